@@ -1,0 +1,185 @@
+/*
+ * internal.h -- shared internals of libtvm_ffi.  Never installed.
+ *
+ * Naming: public entry points are TVMFFI<Noun><Verb>; internals are
+ * tvmffi__<module>_<verb> and have hidden visibility (the library is built
+ * with -fvisibility=hidden, only TVM_FFI_DLL symbols leave it).
+ *
+ * Error convention inside the runtime: a function that can fail returns int
+ * (0 ok, -1 failed) after raising with tvmffi__raise(); helpers that return a
+ * pointer return NULL after raising.
+ */
+#ifndef TVMFFI_SRC_INTERNAL_H_
+#define TVMFFI_SRC_INTERNAL_H_
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+#define TVMFFI__HIDDEN __attribute__((visibility("hidden")))
+#define TVMFFI__LIKELY(x) __builtin_expect(!!(x), 1)
+#define TVMFFI__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TVMFFI__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TVMFFI__NORETURN __attribute__((noreturn))
+#define TVMFFI__COLD __attribute__((cold, noinline))
+
+/* ---- init.c: one-time runtime set-up --------------------------------- */
+
+/* Builds the static type table and registers the core global functions.
+ * Runs from a library constructor; entry points that may be reached earlier
+ * (type registry, system-lib symbols, global registry) call it first. */
+void tvmffi__ensure_init(void);
+
+/* Prints "tvm_ffi: <message>" to stderr and exits with status 255: the
+ * "log-and-exit" behaviour of the reference runtime for fatal misuse. */
+TVMFFI__NORETURN void tvmffi__fatal(const char* fmt, ...) TVMFFI__PRINTF(1, 2);
+
+/* ---- object.c -------------------------------------------------------- */
+
+/* Allocates a zeroed object of `size` bytes (header included) with counts
+ * 1/1, the given type index and deleter.  Raises MemoryError and returns
+ * NULL on failure. */
+TVMFFIObject* tvmffi__object_alloc(size_t size, int32_t type_index,
+                                   void (*deleter)(void* self, int flags));
+
+/* Deleter for objects that own nothing but their block (allocated by
+ * tvmffi__object_alloc): frees on the weak bit. */
+void tvmffi__object_deleter_plain(void* self, int flags);
+
+static inline void tvmffi__incref(TVMFFIObject* obj) {
+  __atomic_fetch_add(&obj->combined_ref_count, 1, __ATOMIC_RELAXED);
+}
+/* Strong decrement with the full protocol; NULL allowed. */
+void tvmffi__decref(TVMFFIObject* obj);
+
+/* ---- any.c ----------------------------------------------------------- */
+
+/* Releases an owned Any and resets it to None. */
+static inline void tvmffi__any_release(TVMFFIAny* v) {
+  if (v->type_index >= kTVMFFIStaticObjectBegin) tvmffi__decref(v->v_obj);
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+/* Copies an owned Any into *dst (adds a reference for objects). */
+static inline void tvmffi__any_copy(const TVMFFIAny* src, TVMFFIAny* dst) {
+  *dst = *src;
+  if (src->type_index >= kTVMFFIStaticObjectBegin) tvmffi__incref(src->v_obj);
+}
+static inline void tvmffi__any_set_none(TVMFFIAny* v) {
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+static inline void tvmffi__any_set_int(TVMFFIAny* v, int64_t x) {
+  v->type_index = kTVMFFIInt;
+  v->zero_padding = 0;
+  v->v_int64 = x;
+}
+static inline void tvmffi__any_set_bool(TVMFFIAny* v, int x) {
+  v->type_index = kTVMFFIBool;
+  v->zero_padding = 0;
+  v->v_int64 = x ? 1 : 0;
+}
+/* Moves an object reference into *v (steals `obj`; NULL gives None). */
+static inline void tvmffi__any_set_obj(TVMFFIAny* v, TVMFFIObject* obj) {
+  if (obj == NULL) {
+    tvmffi__any_set_none(v);
+    return;
+  }
+  v->type_index = obj->type_index;
+  v->zero_padding = 0;
+  v->v_obj = obj;
+}
+
+/* AnyHash / AnyEqual of the ABI (Map keys). */
+uint64_t tvmffi__any_hash(const TVMFFIAny* a);
+int tvmffi__any_equal(const TVMFFIAny* a, const TVMFFIAny* b);
+
+/* ---- string.c -------------------------------------------------------- */
+
+/* New heap ffi.String (type_index 65) or ffi.Bytes (66) object holding a
+ * NUL-terminated copy of data[0..n).  Raises and returns NULL on OOM. */
+TVMFFIObject* tvmffi__bytes_obj_new(int32_t type_index, const char* data, size_t n);
+
+/* Owned String/Bytes value in *out: small form when n <= 7.  0/-1. */
+int tvmffi__str_to_any(int32_t type_index, const char* data, size_t n, TVMFFIAny* out);
+
+/* If v (view or owned) holds a string (RawStr, SmallStr, Str) writes a
+ * borrowed byte range into *out and returns 1; else returns 0 (no raise). */
+int tvmffi__any_as_str(const TVMFFIAny* v, TVMFFIByteArray* out);
+/* Same for bytes (ByteArrayPtr, SmallBytes, Bytes). */
+int tvmffi__any_as_bytes(const TVMFFIAny* v, TVMFFIByteArray* out);
+
+/* ---- error.c --------------------------------------------------------- */
+
+/* Raises a new error of `kind` whose message is printf-formatted, with a
+ * backtrace of the caller.  Always returns -1 so callers can write
+ * `return tvmffi__raise("TypeError", "...")`. */
+TVMFFI__COLD int tvmffi__raise(const char* kind, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
+int tvmffi__vraise(const char* kind, const char* fmt, va_list ap);
+
+/* Raises MemoryError without allocating anything new (a preallocated
+ * error object is used).  Returns -1. */
+int tvmffi__raise_oom(void);
+
+/* ---- type.c ---------------------------------------------------------- */
+
+/* The key of a registered type index, or "<unregistered type N>" style
+ * text for messages.  Never NULL; the pointer is stable. */
+const char* tvmffi__type_key(int32_t type_index);
+/* IsInstance rule of the ABI: is an object of type t an instance of T? */
+int tvmffi__type_is_instance(int32_t t, int32_t T);
+/* Human name of the type held by a value (for TypeError messages). */
+const char* tvmffi__any_type_key(const TVMFFIAny* v);
+
+/* ---- function.c ------------------------------------------------------ */
+
+/* Registers a core global function implemented in C.  `schema` is the JSON
+ * type schema (e.g. {"type":"ffi.Function","args":[...]}) or NULL. Fatal on
+ * failure (only called during init). */
+void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
+                             const char* schema);
+
+/* ---- args.c: argument checking for core globals ----------------------- */
+
+/* Each raises TypeError naming the function, the argument index and the
+ * expected/actual type keys, and returns -1 on mismatch; 0 on success. */
+int tvmffi__args_count(const char* fname, int32_t num_args, int32_t expected);
+int tvmffi__arg_int(const char* fname, const TVMFFIAny* args, int32_t i, int64_t* out);
+int tvmffi__arg_bool(const char* fname, const TVMFFIAny* args, int32_t i, int* out);
+int tvmffi__arg_str(const char* fname, const TVMFFIAny* args, int32_t i, TVMFFIByteArray* out);
+/* Borrowed object of type `type_index` or a subclass (None rejected). */
+int tvmffi__arg_obj(const char* fname, const TVMFFIAny* args, int32_t i, int32_t type_index,
+                    TVMFFIObject** out);
+
+/* ---- containers (array.c, list.c, map.c) ------------------------------ */
+
+/* New empty ffi.Array with room for `capacity` elements (inline storage). */
+TVMFFIObject* tvmffi__array_new(int64_t capacity);
+/* Appends an owned value (moved in, *v reset to None); the array must have
+ * been created with enough capacity.  Used to build results in C. */
+void tvmffi__array_push_move(TVMFFIObject* array, TVMFFIAny* v);
+
+/* ---- string helpers used across files ---------------------------------- */
+
+/* Growable byte buffer for messages and backtraces (malloc-backed). */
+typedef struct {
+  char* data;
+  size_t size;
+  size_t capacity;
+} tvmffi__buf;
+int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n); /* 0 or -1 (OOM) */
+int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
+void tvmffi__buf_free(tvmffi__buf* b);
+
+/* ---- init hooks: each module registers its global functions ------------ */
+void tvmffi__types_init(void);          /* type.c: static type table */
+void tvmffi__function_globals_init(void); /* function.c: ffi.Function*, ffi.String, ... */
+void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */
+void tvmffi__container_globals_init(void); /* array.c/list.c/map.c globals */
+void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
+
+#endif /* TVMFFI_SRC_INTERNAL_H_ */
