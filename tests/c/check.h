@@ -93,15 +93,15 @@ static inline void check__slot_clean(const char* file, int line) {
 
 /* The call returns non-zero with an error of `kind` raised; the error is
  * moved out and released, and the message must contain `needle` (may be ""). */
-#define CHECK_RAISED(call, kind, needle)                                            \
+#define CHECK_RAISED(call, kind_, needle)                                            \
   do {                                                                              \
     int _rc = (call);                                                               \
-    if (_rc == 0) FAIL("%s succeeded, expected %s", #call, kind);                   \
+    if (_rc == 0) FAIL("%s succeeded, expected %s", #call, kind_);                   \
     TVMFFIObjectHandle _e = check__take_error(__FILE__, __LINE__);                  \
     TVMFFIErrorCell* _c = TVMFFIErrorGetCellPtr(_e);                                \
-    if (_c->kind.size != strlen(kind) || memcmp(_c->kind.data, kind, _c->kind.size)) \
+    if (_c->kind.size != strlen(kind_) || memcmp(_c->kind.data, kind_, _c->kind.size)) \
       FAIL("%s raised %.*s (%.*s), expected %s", #call, (int)_c->kind.size,         \
-           _c->kind.data, (int)_c->message.size, _c->message.data, kind);           \
+           _c->kind.data, (int)_c->message.size, _c->message.data, kind_);           \
     if (strstr(_c->message.data, (needle)) == NULL)                                 \
       FAIL("%s: message \"%.*s\" lacks \"%s\"", #call, (int)_c->message.size,       \
            _c->message.data, (const char*)(needle));                                \

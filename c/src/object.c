@@ -1,0 +1,141 @@
+/*
+ * object.c -- object header, reference counting (abi.md §4), opaque objects
+ * (§7.10) and the custom allocator hook (§4.7).
+ *
+ * C++ header code in kernel libraries manipulates combined_ref_count inline,
+ * so the decrement below follows the ABI protocol bit for bit.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define STRONG_ONE UINT64_C(1)
+#define WEAK_ONE (UINT64_C(1) << 32)
+
+TVMFFIObject* tvmffi__object_alloc(size_t size, int32_t type_index,
+                                   void (*deleter)(void* self, int flags)) {
+  if (size < sizeof(TVMFFIObject)) size = sizeof(TVMFFIObject);
+  TVMFFIObject* obj = (TVMFFIObject*)calloc(1, size);
+  if (obj == NULL) {
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  obj->combined_ref_count = STRONG_ONE | WEAK_ONE;
+  obj->type_index = type_index;
+  obj->deleter = deleter;
+  return obj;
+}
+
+void tvmffi__object_deleter_plain(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+void tvmffi__decref(TVMFFIObject* obj) {
+  if (obj == NULL) return;
+  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, STRONG_ONE, __ATOMIC_RELEASE);
+  if (old == (STRONG_ONE | WEAK_ONE)) {
+    /* Last strong reference and no weak ones: destroy and free at once. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (obj->deleter) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+  } else if ((old & 0xFFFFFFFFu) == 1) {
+    /* Weak references remain: destroy contents now, then drop the weak unit
+     * the strong references held collectively. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    void (*deleter)(void*, int) = obj->deleter;
+    if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
+    uint64_t old2 = __atomic_fetch_sub(&obj->combined_ref_count, WEAK_ONE, __ATOMIC_RELEASE);
+    if (old2 == WEAK_ONE) {
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+    }
+  }
+}
+
+TVM_FFI_DLL int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
+  tvmffi__incref((TVMFFIObject*)obj);
+  return 0;
+}
+
+TVM_FFI_DLL int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
+  tvmffi__decref((TVMFFIObject*)obj);
+  return 0;
+}
+
+/* ---- opaque objects --------------------------------------------------- */
+
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIOpaqueObjectCell cell; /* +24, ABI */
+  void (*user_deleter)(void* handle); /* implementation area */
+} tvmffi__opaque;
+
+static void opaque_deleter(void* self, int flags) {
+  tvmffi__opaque* o = (tvmffi__opaque*)self;
+  if ((flags & kTVMFFIObjectDeleterFlagBitMaskStrong) && o->user_deleter)
+    o->user_deleter(o->cell.handle);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(o);
+}
+
+TVM_FFI_DLL int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index,
+                                         void (*deleter)(void* handle),
+                                         TVMFFIObjectHandle* out) {
+  if (type_index != kTVMFFIOpaquePyObject)
+    return tvmffi__raise("RuntimeError",
+                         "TVMFFIObjectCreateOpaque: only type index %d (ffi.OpaquePyObject) "
+                         "can wrap an opaque handle, got type index %d",
+                         (int)kTVMFFIOpaquePyObject, (int)type_index);
+  if (out == NULL)
+    return tvmffi__raise("ValueError", "TVMFFIObjectCreateOpaque: out must not be NULL");
+  tvmffi__opaque* o =
+      (tvmffi__opaque*)tvmffi__object_alloc(sizeof(tvmffi__opaque), type_index, opaque_deleter);
+  if (o == NULL) return -1;
+  o->cell.handle = handle;
+  o->user_deleter = deleter;
+  *out = o;
+  return 0;
+}
+
+/* ---- custom allocator (dormant upstream; we only store it) ----------- */
+
+/* The default mirrors upstream's layout: the body starts `prefix` =
+ * max(16, alignment) bytes into an aligned block; the 8 bytes before the body
+ * hold the TVMFFIObjectAllocHeader and the 8 before those the block base, so
+ * delete_space never reads the (destroyed) object. */
+#define DEFAULT_PREFIX 16
+
+static void default_delete_space(void* body) { free(((void**)body)[-2]); }
+
+static void* default_allocate(size_t size, size_t alignment, int32_t type_index, void* ctx) {
+  (void)type_index;
+  (void)ctx;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    tvmffi__raise("ValueError", "custom allocator: alignment %zu is not a power of two",
+                  alignment);
+    return NULL;
+  }
+  size_t prefix = alignment > DEFAULT_PREFIX ? alignment : DEFAULT_PREFIX;
+  size_t align = alignment > sizeof(void*) ? alignment : sizeof(void*);
+  void* base = NULL;
+  if (size > SIZE_MAX - prefix || posix_memalign(&base, align, prefix + size) != 0) {
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  char* body = (char*)base + prefix;
+  ((void**)body)[-2] = base;
+  ((TVMFFIObjectAllocHeader*)body)[-1].delete_space = default_delete_space;
+  return body;
+}
+
+static TVMFFICustomAllocator default_allocator = {default_allocate, NULL};
+static TVMFFICustomAllocator* current_allocator = NULL;
+
+TVM_FFI_DLL TVMFFICustomAllocator* TVMFFIGetCustomAllocator(void) {
+  TVMFFICustomAllocator* a = current_allocator;
+  return a ? a : &default_allocator;
+}
+
+TVM_FFI_DLL int TVMFFISetCustomAllocator(TVMFFICustomAllocator* allocator) {
+  current_allocator = allocator;
+  return 0;
+}
