@@ -184,7 +184,7 @@ int tvmffi__raise_oom(void) {
 
 /* Creates and raises an error with the caller's backtrace; never fails
  * (falls back to the preallocated MemoryError). */
-static void raise_bytes(const char* kind, const char* msg, size_t msg_len) {
+static void tvmffi__raise_bytes(const char* kind, const char* msg, size_t msg_len) {
   const TVMFFIByteArray* bt = TVMFFIBacktrace(NULL, 0, NULL, 0);
   TVMFFIByteArray k = {kind ? kind : "RuntimeError", strlen(kind ? kind : "RuntimeError")};
   TVMFFIByteArray m = {msg, msg_len};
@@ -198,7 +198,7 @@ static void raise_bytes(const char* kind, const char* msg, size_t msg_len) {
 
 TVM_FFI_DLL void TVMFFIErrorSetRaisedFromCStr(const char* kind, const char* message) {
   if (message == NULL) message = "";
-  raise_bytes(kind, message, strlen(message));
+  tvmffi__raise_bytes(kind, message, strlen(message));
 }
 
 TVM_FFI_DLL void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** message_parts,
@@ -214,7 +214,7 @@ TVM_FFI_DLL void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char*
     tvmffi__raise_oom();
     return;
   }
-  raise_bytes(kind, b.data ? b.data : "", b.size);
+  tvmffi__raise_bytes(kind, b.data ? b.data : "", b.size);
   tvmffi__buf_free(&b);
 }
 
@@ -225,12 +225,12 @@ int tvmffi__vraise(const char* kind, const char* fmt, va_list ap) {
   int n = vsnprintf(small, sizeof(small), fmt, ap);
   if (n < 0) {
     va_end(ap2);
-    raise_bytes(kind, fmt, strlen(fmt)); /* bad format: keep the template */
+    tvmffi__raise_bytes(kind, fmt, strlen(fmt)); /* bad format: keep the template */
     return -1;
   }
   if ((size_t)n < sizeof(small)) {
     va_end(ap2);
-    raise_bytes(kind, small, (size_t)n);
+    tvmffi__raise_bytes(kind, small, (size_t)n);
     return -1;
   }
   char* big = (char*)malloc((size_t)n + 1);
@@ -240,7 +240,7 @@ int tvmffi__vraise(const char* kind, const char* fmt, va_list ap) {
   }
   vsnprintf(big, (size_t)n + 1, fmt, ap2);
   va_end(ap2);
-  raise_bytes(kind, big, (size_t)n);
+  tvmffi__raise_bytes(kind, big, (size_t)n);
   free(big);
   return -1;
 }
