@@ -175,6 +175,23 @@ int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n); /* 0 or -1 (
 int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
 void tvmffi__buf_free(tvmffi__buf* b);
 
+/* ---- shape.c, tensor.c ------------------------------------------------- */
+
+/* New ffi.Shape holding a copy of data[0..n).  Raises, NULL on failure. */
+TVMFFIObject* tvmffi__shape_new(const int64_t* data, size_t n);
+
+/* Largest ndim the runtime accepts from outside (DLPack imports, views,
+ * allocation prototypes); real tensors stay far below it. */
+#define TVMFFI__TENSOR_MAX_NDIM 64
+/* Structural checks of a foreign DLTensor: ndim range, shape present and
+ * non-negative, element count fits int64, known device type, device_id >= 0
+ * and, when check_data, data non-NULL for a non-empty tensor.  ValueError
+ * prefixed with fname. 0/-1. */
+int tvmffi__dltensor_check(const char* fname, const DLTensor* t, int check_data);
+/* Wraps what a DLPack allocator returned (TVMFFIEnvTensorAlloc): no
+ * alignment/contiguity/flag checks.  On failure the caller keeps mt. */
+int tvmffi__tensor_from_allocated(DLManagedTensorVersioned* mt, TVMFFIObjectHandle* out);
+
 /* ---- init hooks: each module registers its global functions ------------ */
 void tvmffi__types_init(void);          /* type.c: static type table */
 void tvmffi__function_globals_init(void); /* function.c: ffi.Function*, ffi.String, ... */
