@@ -1,0 +1,57 @@
+#!/bin/sh
+# scripts/run-tests.sh -- the README's second command: every test.
+#
+# Installs what is missing (setup.sh --deps), builds, runs `make check` (C
+# tests, header/export guards, man lint, and the C++, Python, compat and
+# example suites as they are added), then -- under CI=true or with
+# VALGRIND=1 -- the C and C++ test programs again under valgrind.
+# Ends with one line 'N passed, N failed' and exits non-zero on any failure.
+# Environment: BUILD_DIR (default: the source tree), MAKE_JOBS (default 2).
+set -u
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$srcdir}
+MAKE_JOBS=${MAKE_JOBS:-2}
+export BUILD_DIR MAKE_JOBS
+
+sh "$srcdir/scripts/setup.sh" --deps || exit 1
+(
+  cd "$srcdir" || exit 1
+  if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+    ./autogen.sh > /dev/null 2>&1 || ./autogen.sh || exit 1
+  fi
+  mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" || exit 1
+  [ -f Makefile ] || "$srcdir/configure" -q || exit 1
+) || { echo "run-tests: configure failed"; echo "0 passed, 1 failed"; exit 1; }
+cd "$BUILD_DIR" || exit 1
+
+status=0
+suites=test-suite.log
+echo "run-tests: make check"
+make -j"$MAKE_JOBS" check || status=1
+
+if [ "${CI:-}" = true ] || [ "${VALGRIND:-0}" = 1 ]; then
+  echo "run-tests: make check-valgrind"
+  make -j"$MAKE_JOBS" check-valgrind || status=1
+  suites="$suites test-suite-valgrind.log"
+fi
+
+# Sum the counts of every automake test-suite log (the top-level one and the
+# valgrind run); a build failure before any test ran counts as one failure.
+pass=0; fail=0
+for log in $suites; do
+  [ -f "$log" ] || { [ "$status" = 0 ] || fail=$((fail + 1)); continue; }
+  p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+  x=$(sed -n 's/^# XFAIL: *//p' "$log" | head -n 1)
+  f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
+  xp=$(sed -n 's/^# XPASS: *//p' "$log" | head -n 1)
+  e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
+  s=$(sed -n 's/^# SKIP: *//p' "$log" | head -n 1)
+  pass=$((pass + ${p:-0} + ${x:-0}))
+  fail=$((fail + ${f:-0} + ${xp:-0} + ${e:-0}))
+  skip=$((${skip:-0} + ${s:-0}))
+done
+[ "$fail" -gt 0 ] && status=1
+[ "$status" != 0 ] && [ "$fail" = 0 ] && fail=1
+echo "${pass} passed, ${fail} failed${skip:+, $skip skipped}"
+exit "$status"
