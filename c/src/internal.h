@@ -134,6 +134,12 @@ const char* tvmffi__type_key(int32_t type_index);
 int tvmffi__type_is_instance(int32_t t, int32_t T);
 /* Human name of the type held by a value (for TypeError messages). */
 const char* tvmffi__any_type_key(const TVMFFIAny* v);
+/* The entry of a registered index, or NULL (no raise, no init). Lock-free. */
+const TVMFFITypeInfo* tvmffi__type_info_lookup(int32_t type_index);
+/* Highest registered type index so far (-1 before init). */
+int32_t tvmffi__type_max_index(void);
+/* libstdc++ std::_Hash_bytes with its default seed: upstream's type_key_hash. */
+uint64_t tvmffi__hash_bytes(const void* data, size_t len);
 
 /* ---- function.c ------------------------------------------------------ */
 

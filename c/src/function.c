@@ -1,0 +1,566 @@
+/*
+ * function.c -- ffi.Function objects, TVMFFIFunctionCall and the global
+ * function registry (abi.md §7.3, §8, §10.3).
+ *
+ * The registry is a chained hash table plus an insertion-ordered list under
+ * a reader/writer lock: lookups (hot, benchmarked) take the read side only
+ * long enough to find the entry and add a reference.  Functions released by
+ * override/removal are dropped after the lock is gone, because their
+ * deleters may call back into the registry.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- function objects ---------------------------------------------------- */
+
+/* Layout of functions made here: header, cell, then upstream's trampoline
+ * implementation area (self +40, fn +48, deleter +56). */
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIFunctionCell cell;
+  void* self;
+  TVMFFISafeCallType fn;
+  void (*deleter)(void* self);
+} func_obj;
+
+static int func_trampoline(void* handle, const TVMFFIAny* args, int32_t num_args,
+                           TVMFFIAny* result) {
+  func_obj* f = (func_obj*)handle;
+  return f->fn(f->self, args, num_args, result);
+}
+
+static void func_deleter(void* self, int flags) {
+  func_obj* f = (func_obj*)self;
+  if ((flags & kTVMFFIObjectDeleterFlagBitMaskStrong) && f->deleter != NULL) {
+    void (*deleter)(void*) = f->deleter;
+    f->deleter = NULL; /* exactly once, even if flags arrive split */
+    deleter(f->self);
+  }
+  tvmffi__object_deleter_plain(self, flags);
+}
+
+int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
+                         TVMFFIObjectHandle* out) {
+  if (safe_call == NULL)
+    return tvmffi__raise("ValueError", "TVMFFIFunctionCreate: safe_call must not be NULL");
+  if (out == NULL) return tvmffi__raise("ValueError", "TVMFFIFunctionCreate: out is NULL");
+  func_obj* f = (func_obj*)tvmffi__object_alloc(sizeof(func_obj), kTVMFFIFunction, func_deleter);
+  if (f == NULL) return -1;
+  f->self = self;
+  f->fn = safe_call;
+  f->deleter = deleter;
+  /* Without self/deleter the callee gets the function handle itself. */
+  f->cell.safe_call = (self == NULL && deleter == NULL) ? safe_call : func_trampoline;
+  f->cell.cpp_call = NULL; /* never a C++ fast path from this runtime */
+  *out = f;
+  return 0;
+}
+
+/* A real frame with this name is the backtrace boundary (abi.md §9.4), so it
+ * must not be inlined nor turned into a tail call. */
+__attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args,
+                                                 int32_t num_args, TVMFFIAny* result) {
+  if (TVMFFI__UNLIKELY(func == NULL))
+    return tvmffi__raise("ValueError", "TVMFFIFunctionCall: func is NULL");
+  if (TVMFFI__UNLIKELY(((TVMFFIObject*)func)->type_index != kTVMFFIFunction))
+    return tvmffi__raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",
+                         tvmffi__type_key(((TVMFFIObject*)func)->type_index));
+  int rc = TVMFFIFunctionGetCellPtr(func)->safe_call(func, args, num_args, result);
+  __asm__ volatile("" ::: "memory"); /* keeps the call from being a tail call */
+  return rc;
+}
+
+/* ---- the global registry -------------------------------------------------- */
+
+typedef struct gentry {
+  struct gentry* chain; /* next in the hash bucket */
+  struct gentry* prev;  /* registration order */
+  struct gentry* next;
+  uint64_t hash;
+  TVMFFIObject* func; /* owned */
+  int64_t flags;
+  TVMFFIByteArray name; /* owned, NUL-terminated */
+  TVMFFIByteArray doc;  /* owned, NUL-terminated or {NULL, 0} */
+  TVMFFIByteArray metadata;
+} gentry;
+
+static pthread_rwlock_t g_rw = PTHREAD_RWLOCK_INITIALIZER;
+static gentry** g_buckets;
+static size_t g_nbuckets; /* power of two */
+static size_t g_count;
+static gentry* g_head;
+static gentry* g_tail;
+static int g_inited;
+
+static char* dup_bytes(const char* data, size_t n) {
+  char* p = malloc(n + 1);
+  if (p == NULL) return NULL;
+  if (n) memcpy(p, data, n);
+  p[n] = '\0';
+  return p;
+}
+
+static void entry_free(gentry* e) {
+  if (e == NULL) return;
+  tvmffi__decref(e->func);
+  free((void*)e->name.data);
+  free((void*)e->doc.data);
+  free((void*)e->metadata.data);
+  free(e);
+}
+
+/* Under the lock (either side). */
+static gentry* find_locked(const char* name, size_t n, uint64_t hash) {
+  if (g_nbuckets == 0) return NULL;
+  for (gentry* e = g_buckets[hash & (g_nbuckets - 1)]; e != NULL; e = e->chain)
+    if (e->hash == hash && e->name.size == n && memcmp(e->name.data, name, n) == 0) return e;
+  return NULL;
+}
+
+/* Under the write lock.  0 or -1 (OOM, not raised). */
+static int grow_locked(void) {
+  size_t nb = g_nbuckets ? g_nbuckets * 2 : 512;
+  gentry** b = calloc(nb, sizeof(gentry*));
+  if (b == NULL) return -1;
+  for (gentry* e = g_head; e != NULL; e = e->next) {
+    size_t i = e->hash & (nb - 1);
+    e->chain = b[i];
+    b[i] = e;
+  }
+  free(g_buckets);
+  g_buckets = b;
+  g_nbuckets = nb;
+  return 0;
+}
+
+static void unlink_locked(gentry* e) {
+  gentry** pp = &g_buckets[e->hash & (g_nbuckets - 1)];
+  while (*pp != e) pp = &(*pp)->chain;
+  *pp = e->chain;
+  if (e->prev) e->prev->next = e->next; else g_head = e->next;
+  if (e->next) e->next->prev = e->prev; else g_tail = e->prev;
+  g_count--;
+}
+
+/* Registers `func` (borrowed) with copies of the strings. `causes` is
+ * appended to the duplicate-name message. */
+static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func,
+                        const TVMFFIByteArray* doc, const TVMFFIByteArray* metadata, int64_t flags,
+                        int allow_override, const char* causes) {
+  gentry* e = calloc(1, sizeof(gentry));
+  if (e == NULL) return tvmffi__raise_oom();
+  e->name.data = dup_bytes(name->data, name->size);
+  e->name.size = name->size;
+  if (doc && doc->size) {
+    e->doc.data = dup_bytes(doc->data, doc->size);
+    e->doc.size = doc->size;
+  }
+  if (metadata && metadata->size) {
+    e->metadata.data = dup_bytes(metadata->data, metadata->size);
+    e->metadata.size = metadata->size;
+  }
+  if (e->name.data == NULL || (doc && doc->size && e->doc.data == NULL) ||
+      (metadata && metadata->size && e->metadata.data == NULL)) {
+    entry_free(e);
+    return tvmffi__raise_oom();
+  }
+  e->hash = tvmffi__hash_bytes(name->data, name->size);
+  e->flags = flags;
+  e->func = func;
+  tvmffi__incref(func);
+
+  gentry* old = NULL;
+  pthread_rwlock_wrlock(&g_rw);
+  gentry* cur = find_locked(e->name.data, e->name.size, e->hash);
+  if (cur != NULL && !allow_override) {
+    pthread_rwlock_unlock(&g_rw);
+    if (causes) fprintf(stderr, "tvm_ffi: Global Function `%s` is already registered\n",
+                        e->name.data);
+    int rc = tvmffi__raise("RuntimeError", "Global Function `%s` is already registered%s",
+                           e->name.data, causes ? causes : "");
+    entry_free(e);
+    return rc;
+  }
+  if (cur != NULL) {
+    /* Override in place: the name keeps its position in the listing. */
+    gentry tmp = *cur;
+    cur->func = e->func;
+    cur->flags = e->flags;
+    cur->doc = e->doc;
+    cur->metadata = e->metadata;
+    e->func = tmp.func;
+    e->doc = tmp.doc;
+    e->metadata = tmp.metadata;
+    old = e;
+  } else {
+    if (g_count + 1 > g_nbuckets && grow_locked() != 0 && g_nbuckets == 0) {
+      pthread_rwlock_unlock(&g_rw);
+      entry_free(e);
+      return tvmffi__raise_oom();
+    }
+    size_t i = e->hash & (g_nbuckets - 1);
+    e->chain = g_buckets[i];
+    g_buckets[i] = e;
+    e->prev = g_tail;
+    if (g_tail) g_tail->next = e; else g_head = e;
+    g_tail = e;
+    g_count++;
+  }
+  pthread_rwlock_unlock(&g_rw);
+  entry_free(old); /* the replaced function's deleter runs outside the lock */
+  return 0;
+}
+
+/* 1 removed, 0 absent. */
+static int registry_remove(const char* name, size_t n) {
+  uint64_t hash = tvmffi__hash_bytes(name, n);
+  pthread_rwlock_wrlock(&g_rw);
+  gentry* e = find_locked(name, n, hash);
+  if (e) unlink_locked(e);
+  pthread_rwlock_unlock(&g_rw);
+  entry_free(e);
+  return e != NULL;
+}
+
+static inline void ensure_init(void) {
+  if (TVMFFI__UNLIKELY(!__atomic_load_n(&g_inited, __ATOMIC_ACQUIRE))) tvmffi__ensure_init();
+}
+
+int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out) {
+  if (TVMFFI__UNLIKELY(name == NULL || out == NULL || (name->data == NULL && name->size)))
+    return tvmffi__raise("ValueError", "TVMFFIFunctionGetGlobal: name and out must not be NULL");
+  ensure_init();
+  uint64_t hash = tvmffi__hash_bytes(name->data, name->size);
+  TVMFFIObject* f = NULL;
+  pthread_rwlock_rdlock(&g_rw);
+  gentry* e = find_locked(name->data, name->size, hash);
+  if (e) {
+    f = e->func;
+    tvmffi__incref(f);
+  }
+  pthread_rwlock_unlock(&g_rw);
+  *out = f;
+  return 0;
+}
+
+static int check_function(const char* what, TVMFFIObject* f) {
+  if (f == NULL) return tvmffi__raise("ValueError", "%s: the function is NULL", what);
+  if (f->type_index != kTVMFFIFunction)
+    return tvmffi__raise("TypeError", "%s: expected `ffi.Function` but got `%s`", what,
+                         tvmffi__type_key(f->type_index));
+  return 0;
+}
+
+static int check_name(const char* what, const TVMFFIByteArray* name) {
+  if (name == NULL || name->data == NULL || name->size == 0)
+    return tvmffi__raise("ValueError", "%s: the name must be a non-empty string", what);
+  return 0;
+}
+
+int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
+                            int allow_override) {
+  ensure_init();
+  if (check_name("TVMFFIFunctionSetGlobal", name) ||
+      check_function("TVMFFIFunctionSetGlobal", (TVMFFIObject*)f))
+    return -1;
+  return registry_set(name, (TVMFFIObject*)f, NULL, NULL, kTVMFFIFieldFlagBitMaskIsStaticMethod,
+                      allow_override, NULL);
+}
+
+int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
+                                          int allow_override) {
+  ensure_init();
+  if (method_info == NULL)
+    return tvmffi__raise("ValueError", "TVMFFIFunctionSetGlobalFromMethodInfo: info is NULL");
+  if (check_name("TVMFFIFunctionSetGlobalFromMethodInfo", &method_info->name)) return -1;
+  if (method_info->method.type_index != kTVMFFIFunction)
+    return tvmffi__raise("TypeError",
+                         "Global Function `%.*s`: method must be an `ffi.Function`, got `%s`",
+                         (int)method_info->name.size, method_info->name.data,
+                         tvmffi__any_type_key(&method_info->method));
+  return registry_set(&method_info->name, method_info->method.v_obj, &method_info->doc,
+                      &method_info->metadata, method_info->flags, allow_override,
+                      ", possible causes: the same function is registered twice (e.g. two "
+                      "libraries define it, or one library is loaded twice)");
+}
+
+/* ---- registration of the runtime's own globals ----------------------------- */
+
+/* Appends s as a JSON string body (without quotes). */
+static int json_escape(tvmffi__buf* b, const char* s) {
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    int rc;
+    if (c == '"' || c == '\\') {
+      char esc[2] = {'\\', (char)c};
+      rc = tvmffi__buf_append(b, esc, 2);
+    } else if (c < 0x20) {
+      rc = tvmffi__buf_printf(b, "\\u%04x", c);
+    } else {
+      rc = tvmffi__buf_append(b, (const char*)&c, 1);
+    }
+    if (rc != 0) return -1;
+  }
+  return 0;
+}
+
+void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
+                             const char* schema) {
+  tvmffi__buf meta = {NULL, 0, 0};
+  if (schema != NULL &&
+      (tvmffi__buf_append(&meta, "{\"type_schema\": \"", 17) != 0 ||
+       json_escape(&meta, schema) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0))
+    tvmffi__fatal("out of memory registering global function %s", name);
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0)
+    tvmffi__fatal("cannot create global function %s", name);
+  TVMFFIByteArray n = {name, strlen(name)};
+  TVMFFIByteArray d = {doc, doc ? strlen(doc) : 0};
+  TVMFFIByteArray m = {meta.data, meta.size};
+  if (registry_set(&n, (TVMFFIObject*)f, &d, &m, kTVMFFIFieldFlagBitMaskIsStaticMethod, 0,
+                   NULL) != 0) {
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err);
+    TVMFFIErrorCell* c = err ? TVMFFIErrorGetCellPtr(err) : NULL;
+    tvmffi__fatal("cannot register global function %s: %s", name,
+                  c ? c->message.data : "unknown error");
+  }
+  tvmffi__decref((TVMFFIObject*)f);
+  tvmffi__buf_free(&meta);
+}
+
+/* ---- §14.1 globals ---------------------------------------------------------- */
+
+/* Snapshot of the registered names behind a ListGlobalNames functor. */
+typedef struct {
+  int64_t count;
+  TVMFFIByteArray names[]; /* each points into one block after the array */
+} name_snapshot;
+
+static int names_functor(void* self, const TVMFFIAny* args, int32_t num_args,
+                         TVMFFIAny* result) {
+  static const char* sig = "ffi.FunctionListGlobalNamesFunctor.functor(0: int) -> Any";
+  name_snapshot* s = (name_snapshot*)self;
+  int64_t i;
+  if (tvmffi__args_count(sig, num_args, 1) || tvmffi__arg_int(sig, args, 0, &i)) return -1;
+  if (i == -1) {
+    tvmffi__any_set_int(result, s->count);
+    return 0;
+  }
+  if (i < 0 || i >= s->count)
+    return tvmffi__raise("IndexError", "global function name index %lld out of range [0, %lld)",
+                         (long long)i, (long long)s->count);
+  return tvmffi__str_to_any(kTVMFFIStr, s->names[i].data, s->names[i].size, result);
+}
+
+static int g_list_names(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (tvmffi__args_count("ffi.FunctionListGlobalNamesFunctor() -> ffi.Function", num_args, 0))
+    return -1;
+  pthread_rwlock_rdlock(&g_rw);
+  size_t bytes = 0;
+  for (gentry* e = g_head; e; e = e->next) bytes += e->name.size + 1;
+  name_snapshot* s = malloc(sizeof(name_snapshot) + g_count * sizeof(TVMFFIByteArray) + bytes);
+  if (s != NULL) {
+    char* p = (char*)&s->names[g_count];
+    s->count = (int64_t)g_count;
+    int64_t k = 0;
+    for (gentry* e = g_head; e; e = e->next, ++k) {
+      memcpy(p, e->name.data, e->name.size + 1);
+      s->names[k].data = p;
+      s->names[k].size = e->name.size;
+      p += e->name.size + 1;
+    }
+  }
+  pthread_rwlock_unlock(&g_rw);
+  if (s == NULL) return tvmffi__raise_oom();
+  TVMFFIObjectHandle f;
+  if (TVMFFIFunctionCreate(s, names_functor, free, &f) != 0) {
+    free(s);
+    return -1;
+  }
+  tvmffi__any_set_obj(result, (TVMFFIObject*)f);
+  return 0;
+}
+
+static int g_remove_global(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  static const char* sig = "ffi.FunctionRemoveGlobal(0: str) -> bool";
+  TVMFFIByteArray name;
+  (void)h;
+  if (tvmffi__args_count(sig, num_args, 1) || tvmffi__arg_str(sig, args, 0, &name)) return -1;
+  tvmffi__any_set_bool(result, registry_remove(name.data, name.size));
+  return 0;
+}
+
+static int g_get_metadata(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  static const char* sig = "ffi.GetGlobalFuncMetadata(0: str) -> str";
+  TVMFFIByteArray name;
+  (void)h;
+  if (tvmffi__args_count(sig, num_args, 1) || tvmffi__arg_str(sig, args, 0, &name)) return -1;
+  uint64_t hash = tvmffi__hash_bytes(name.data, name.size);
+  pthread_rwlock_rdlock(&g_rw);
+  gentry* e = find_locked(name.data, name.size, hash);
+  int rc = e ? tvmffi__str_to_any(kTVMFFIStr, e->metadata.data ? e->metadata.data : "",
+                                  e->metadata.size, result)
+             : 1;
+  pthread_rwlock_unlock(&g_rw);
+  if (rc == 1)
+    return tvmffi__raise("RuntimeError", "Global Function is not found: %.*s", (int)name.size,
+                         name.data);
+  return rc;
+}
+
+/* void* parameters accept OpaquePtr and None (abi.md §8), and an Int address. */
+static int arg_ptr(const char* sig, const TVMFFIAny* args, int32_t i, void** out) {
+  const TVMFFIAny* v = &args[i];
+  if (v->type_index == kTVMFFIOpaquePtr || v->type_index == kTVMFFINone ||
+      v->type_index == kTVMFFIInt) {
+    *out = v->type_index == kTVMFFINone ? NULL : v->v_ptr;
+    return 0;
+  }
+  return tvmffi__raise("TypeError",
+                       "Mismatched type on argument #%d when calling: `%s`. Expected `void*` but "
+                       "got `%s`",
+                       (int)i, sig, tvmffi__any_type_key(v));
+}
+
+static int g_from_extern_c(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  static const char* sig =
+      "ffi.FunctionFromExternC(0: void*, 1: void*, 2: void*) -> ffi.Function";
+  void *self, *call, *deleter;
+  (void)h;
+  if (tvmffi__args_count(sig, num_args, 3) || arg_ptr(sig, args, 0, &self) ||
+      arg_ptr(sig, args, 1, &call) || arg_ptr(sig, args, 2, &deleter))
+    return -1;
+  if (call == NULL)
+    return tvmffi__raise("ValueError", "ffi.FunctionFromExternC: safe_call must not be NULL");
+  TVMFFIObjectHandle f;
+  /* Converting object pointers to function pointers: POSIX guarantees it. */
+  TVMFFISafeCallType fn;
+  void (*del)(void*);
+  memcpy(&fn, &call, sizeof(fn));
+  memcpy(&del, &deleter, sizeof(del));
+  if (TVMFFIFunctionCreate(self, fn, del, &f) != 0) return -1;
+  tvmffi__any_set_obj(result, (TVMFFIObject*)f);
+  return 0;
+}
+
+/* Identity for strings/bytes, always handing back an owned value. */
+static int identity_str(const char* sig, int32_t kind, const TVMFFIAny* args, int32_t num_args,
+                        TVMFFIAny* result) {
+  if (tvmffi__args_count(sig, num_args, 1)) return -1;
+  const TVMFFIAny* v = &args[0];
+  TVMFFIByteArray ba;
+  int ok = kind == kTVMFFIStr ? tvmffi__any_as_str(v, &ba) : tvmffi__any_as_bytes(v, &ba);
+  if (!ok) {
+    return tvmffi__raise("TypeError",
+                         "Mismatched type on argument #0 when calling: `%s`. Expected `%s` but "
+                         "got `%s`",
+                         sig, kind == kTVMFFIStr ? "str" : "bytes", tvmffi__any_type_key(v));
+  }
+  if (v->type_index == kind) { /* already an owned object: share it */
+    tvmffi__any_copy(v, result);
+    return 0;
+  }
+  return tvmffi__str_to_any(kind, ba.data, ba.size, result);
+}
+
+static int g_string(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  return identity_str("ffi.String(0: str) -> str", kTVMFFIStr, args, num_args, result);
+}
+
+static int g_bytes(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  return identity_str("ffi.Bytes(0: bytes) -> bytes", kTVMFFIBytes, args, num_args, result);
+}
+
+static int g_type_keys(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (tvmffi__args_count("ffi.GetRegisteredTypeKeys() -> Array<str>", num_args, 0)) return -1;
+  int32_t max = tvmffi__type_max_index();
+  int64_t n = 0;
+  for (int32_t i = 0; i <= max; ++i) n += tvmffi__type_info_lookup(i) != NULL;
+  TVMFFIObject* arr = tvmffi__array_new(n);
+  if (arr == NULL) return -1;
+  /* Types registered meanwhile by another thread are left out. */
+  for (int32_t i = 0, k = 0; i <= max && k < n; ++i) {
+    const TVMFFITypeInfo* info = tvmffi__type_info_lookup(i);
+    if (info == NULL) continue;
+    TVMFFIAny s;
+    if (tvmffi__str_to_any(kTVMFFIStr, info->type_key.data, info->type_key.size, &s) != 0) {
+      tvmffi__decref(arr);
+      return -1;
+    }
+    tvmffi__array_push_move(arr, &s);
+    ++k;
+  }
+  tvmffi__any_set_obj(result, arr);
+  return 0;
+}
+
+/* Process-wide sentinels: static plain ffi.Object headers with a NULL
+ * deleter and a huge strong count, so no imbalance can ever release them. */
+#define SENTINEL_COUNT ((UINT64_C(1) << 32) | (UINT64_C(1) << 30))
+static TVMFFIObject g_invalid_obj = {SENTINEL_COUNT, kTVMFFIObject, 0, {NULL}};
+static TVMFFIObject g_kwargs_obj = {SENTINEL_COUNT, kTVMFFIObject, 0, {NULL}};
+
+static int sentinel(const char* sig, TVMFFIObject* obj, int32_t num_args, TVMFFIAny* result) {
+  if (tvmffi__args_count(sig, num_args, 0)) return -1;
+  tvmffi__incref(obj);
+  tvmffi__any_set_obj(result, obj);
+  return 0;
+}
+
+static int g_invalid(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  return sentinel("ffi.GetInvalidObject() -> ffi.Object", &g_invalid_obj, num_args, result);
+}
+
+static int g_kwargs(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  return sentinel("ffi.GetKwargsObject() -> ffi.Object", &g_kwargs_obj, num_args, result);
+}
+
+#define FN_SCHEMA(...) "{\"type\":\"ffi.Function\",\"args\":[" __VA_ARGS__ "]}"
+#define T(x) "{\"type\":\"" x "\"}"
+
+void tvmffi__function_globals_init(void) {
+  /* Before registering: later init hooks call the public entry points. */
+  __atomic_store_n(&g_inited, 1, __ATOMIC_RELEASE);
+  tvmffi__register_global(
+      "ffi.FunctionListGlobalNamesFunctor", g_list_names,
+      "Returns a functor g: g(-1) is the number of global functions, g(i) the i-th name.",
+      FN_SCHEMA(T("ffi.Function")));
+  tvmffi__register_global("ffi.FunctionRemoveGlobal", g_remove_global,
+                          "Removes a global function; returns false when it was absent.",
+                          FN_SCHEMA(T("bool") "," T("ffi.String")));
+  tvmffi__register_global("ffi.GetGlobalFuncMetadata", g_get_metadata,
+                          "Metadata JSON of a global function (empty when none).",
+                          FN_SCHEMA(T("ffi.String") "," T("ffi.String")));
+  tvmffi__register_global("ffi.FunctionFromExternC", g_from_extern_c,
+                          "Wraps (self, safe_call, deleter) C pointers into a Function.",
+                          FN_SCHEMA(T("ffi.Function") "," T("void*") "," T("void*") "," T("void*")));
+  tvmffi__register_global("ffi.String", g_string, "Converts to an owned String.",
+                          FN_SCHEMA(T("ffi.String") "," T("ffi.String")));
+  tvmffi__register_global("ffi.Bytes", g_bytes, "Converts to an owned Bytes.",
+                          FN_SCHEMA(T("ffi.Bytes") "," T("ffi.Bytes")));
+  tvmffi__register_global("ffi.GetRegisteredTypeKeys", g_type_keys,
+                          "Keys of all registered types in index order.",
+                          FN_SCHEMA("{\"type\":\"ffi.Array\",\"args\":[" T("ffi.String") "]}"));
+  tvmffi__register_global("ffi.GetInvalidObject", g_invalid,
+                          "The process-wide sentinel meaning a missing value.",
+                          FN_SCHEMA(T("ffi.Object")));
+  tvmffi__register_global("ffi.GetKwargsObject", g_kwargs,
+                          "The sentinel separating positional from keyword arguments.",
+                          FN_SCHEMA(T("ffi.Object")));
+}
