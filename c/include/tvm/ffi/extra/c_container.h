@@ -1,0 +1,972 @@
+/*
+ * tvm/ffi/extra/c_container.h -- inline implementation of the ABI container
+ * layouts; used by the runtime and the C++ headers.
+ *
+ * Valid C11 and C++17.  Everything here is `static inline` and reaches the
+ * runtime only through public entry points (TVMFFIGetTypeAttrColumn,
+ * TVMFFIFunctionCall, TVMFFIObjectDecRef, TVMFFIErrorSetRaisedFromCStr), so
+ * the same algorithms run in libtvm_ffi.so and, inlined, in every C or C++
+ * binary that reads or mutates Array/List/Map/Dict objects (abi.md §5.6,
+ * §6.3, §7.6-§7.8).  Maps built by one party are mutated in place by another,
+ * so the table algorithms below reproduce the reference ones exactly.
+ *
+ * Contents
+ *   Hashing (abi.md §5.6):
+ *     TVMFFIContainerHashCombine, TVMFFIContainerHashBytes,
+ *     TVMFFIContainerAnyHash (0/-1), TVMFFIContainerAnyEqual (1/0/-1).
+ *   Sequences (Array, List; TVMFFISeqCell of c_api.h):
+ *     TVMFFISeqCellItems, TVMFFISeqCellReleaseItems, TVMFFIListCellReserve.
+ *   Maps (Map, Dict):
+ *     TVMFFIMapCell, TVMFFIMapKV, TVMFFIMapDenseItem, TVMFFIMapGetCellPtr,
+ *     TVMFFIMapCellIsSmall, TVMFFIMapCellNumSlots,
+ *     TVMFFIMapCellInitSmall, TVMFFIMapCellInitDense, TVMFFIMapCellDestroy,
+ *     TVMFFIMapCellClear, TVMFFIMapCellFind, TVMFFIMapCellIterBegin/Next/Prev,
+ *     TVMFFIMapCellKey, TVMFFIMapCellValue, TVMFFIMapCellInsert,
+ *     TVMFFIMapCellGrowCapacity, TVMFFIMapCellGrowInto, TVMFFIMapCellErase,
+ *     TVMFFIMapJump, TVMFFIMapDenseMeta, TVMFFIMapDenseItemPtr.
+ *
+ * Ownership: container elements are owned TVMFFIAny values.  Functions that
+ * "move in" a value take its reference and reset the caller's slot to None.
+ * Fallible functions return 0/-1 (-1 with an error raised, see c_api.h);
+ * the only failures are out-of-memory and errors of user __any_hash__ /
+ * __any_equal__ hooks.
+ *
+ * Storage rule: every buffer allocated here comes from malloc and is
+ * released by `free`, which is stored as data_deleter.  Storage made by
+ * others is released only through its own data_deleter (NULL = inline).
+ */
+#ifndef TVM_FFI_EXTRA_C_CONTAINER_H_
+#define TVM_FFI_EXTRA_C_CONTAINER_H_
+
+#include <stdlib.h>
+#include <string.h>
+#include <tvm/ffi/c_api.h>
+
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TVMFFI_CONTAINER_INLINE static inline
+
+/* ===================================================================== */
+/* Section: AnyHash / AnyEqual                                           */
+/* ===================================================================== */
+
+/* combine(key, value) of abi.md §5.6. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIContainerHashCombine(uint64_t key, uint64_t value) {
+  return key ^ (value + UINT64_C(0x9e3779b9) + (key << 6) + (key >> 2));
+}
+
+/* hash_bytes(p, n): 8-byte little-endian chunks folded modulo 2^31 - 1. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIContainerHashBytes(const char* data, size_t n) {
+  const uint64_t kMul = UINT64_C(1099511628211), kMod = UINT64_C(2147483647);
+  uint64_t r = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w = 0;
+    for (int b = 7; b >= 0; --b) w = (w << 8) | (unsigned char)data[i + (size_t)b];
+    r = (r * kMul + w) % kMod;
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    for (size_t b = n; b > i; --b) w = (w << 8) | (unsigned char)data[b - 1];
+    r = (r * kMul + w) % kMod;
+  }
+  return r;
+}
+
+/* The column entry of attribute `name` for `type_index`, or NULL for None.
+ * The column pointer is cached per translation unit once it exists; data
+ * and size are re-read on every call because the column may grow. */
+TVMFFI_CONTAINER_INLINE const TVMFFIAny* TVMFFIContainer__Hook(const TVMFFITypeAttrColumn** cache,
+                                                               const char* name,
+                                                               int32_t type_index) {
+  const TVMFFITypeAttrColumn* col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (col == NULL) {
+    TVMFFIByteArray ba;
+    ba.data = name;
+    ba.size = strlen(name);
+    col = TVMFFIGetTypeAttrColumn(&ba);
+    if (col == NULL) return NULL;
+    __atomic_store_n(cache, col, __ATOMIC_RELEASE);
+  }
+  int32_t rel = type_index - col->begin_index;
+  if (rel < 0 || rel >= col->size) return NULL;
+  const TVMFFIAny* entry = &col->data[rel];
+  return entry->type_index == kTVMFFINone ? NULL : entry;
+}
+
+/* Byte range of a Str/SmallStr/Bytes/SmallBytes value. */
+TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainer__Bytes(const TVMFFIAny* a) {
+  if (a->type_index == kTVMFFISmallStr || a->type_index == kTVMFFISmallBytes)
+    return TVMFFISmallBytesGetContentByteArray(a);
+  return *TVMFFIBytesGetByteArrayPtr(a->v_obj);
+}
+
+/*
+ * AnyHash of abi.md §5.6 into *out.  `a` must be in owned form (no view-only
+ * kinds 7..10).  Returns 0/-1; -1 only when a "__any_hash__" hook fails or
+ * an ffi.Function hook returns something other than an int (TypeError).
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyHash(const TVMFFIAny* a, uint64_t* out) {
+  const uint64_t kMod = UINT64_C(2147483647);
+  int32_t ti = a->type_index;
+  if (ti == kTVMFFISmallStr || ti == kTVMFFISmallBytes) {
+    *out = TVMFFIContainerHashCombine(ti == kTVMFFISmallStr ? kTVMFFIStr : kTVMFFIBytes,
+                                      a->v_uint64 % kMod);
+    return 0;
+  }
+  if (ti == kTVMFFIStr || ti == kTVMFFIBytes) {
+    TVMFFIByteArray ba = *TVMFFIBytesGetByteArrayPtr(a->v_obj);
+    *out = TVMFFIContainerHashCombine((uint64_t)ti, TVMFFIContainerHashBytes(ba.data, ba.size));
+    return 0;
+  }
+  if (ti >= kTVMFFIStaticObjectBegin) {
+    static const TVMFFITypeAttrColumn* cache = NULL;
+    const TVMFFIAny* hook = TVMFFIContainer__Hook(&cache, "__any_hash__", ti);
+    if (hook != NULL) {
+      int64_t custom;
+      if (hook->type_index == kTVMFFIOpaquePtr) {
+        /* A C++ `int64_t f(const Any&)`: the reference is a pointer to the Any.
+         * memcpy because ISO C has no object-to-function pointer cast. */
+        int64_t (*fn)(const TVMFFIAny*);
+        memcpy(&fn, &hook->v_ptr, sizeof(fn));
+        custom = fn(a);
+      } else if (hook->type_index == kTVMFFIFunction) {
+        TVMFFIAny arg = *a, res;
+        res.type_index = kTVMFFINone;
+        res.zero_padding = 0;
+        res.v_int64 = 0;
+        if (TVMFFIFunctionCall(hook->v_obj, &arg, 1, &res) != 0) return -1;
+        if (res.type_index != kTVMFFIInt) {
+          if (res.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(res.v_obj);
+          TVMFFIErrorSetRaisedFromCStr("TypeError", "__any_hash__ hook must return an int");
+          return -1;
+        }
+        custom = res.v_int64;
+      } else {
+        TVMFFIErrorSetRaisedFromCStr("TypeError",
+                                     "__any_hash__ attribute must be an opaque function "
+                                     "pointer or an ffi.Function");
+        return -1;
+      }
+      *out = TVMFFIContainerHashCombine((uint64_t)ti, (uint64_t)custom);
+      return 0;
+    }
+  }
+  *out = TVMFFIContainerHashCombine((uint64_t)(int64_t)ti, a->v_uint64);
+  return 0;
+}
+
+/*
+ * AnyEqual of abi.md §5.6.  Returns 1 (equal), 0 (not equal) or -1 when an
+ * "__any_equal__" hook fails.  Both values must be in owned form.
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (a->type_index == b->type_index && a->zero_padding == b->zero_padding &&
+      a->v_uint64 == b->v_uint64)
+    return 1;
+  int32_t ta = a->type_index, tb = b->type_index;
+  if (ta == tb) {
+    if (ta == kTVMFFIStr || ta == kTVMFFIBytes) {
+      TVMFFIByteArray x = TVMFFIContainer__Bytes(a), y = TVMFFIContainer__Bytes(b);
+      return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
+    }
+    if (ta < kTVMFFIStaticObjectBegin) return 0;
+    static const TVMFFITypeAttrColumn* cache = NULL;
+    const TVMFFIAny* hook = TVMFFIContainer__Hook(&cache, "__any_equal__", ta);
+    if (hook == NULL) return 0;
+    if (hook->type_index == kTVMFFIOpaquePtr) {
+      bool (*fn)(const TVMFFIAny*, const TVMFFIAny*);
+      memcpy(&fn, &hook->v_ptr, sizeof(fn));
+      return fn(a, b) ? 1 : 0;
+    }
+    if (hook->type_index == kTVMFFIFunction) {
+      TVMFFIAny args[2], res;
+      args[0] = *a;
+      args[1] = *b;
+      res.type_index = kTVMFFINone;
+      res.zero_padding = 0;
+      res.v_int64 = 0;
+      if (TVMFFIFunctionCall(hook->v_obj, args, 2, &res) != 0) return -1;
+      if (res.type_index != kTVMFFIBool && res.type_index != kTVMFFIInt) {
+        if (res.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(res.v_obj);
+        TVMFFIErrorSetRaisedFromCStr("TypeError", "__any_equal__ hook must return a bool");
+        return -1;
+      }
+      return res.v_int64 != 0;
+    }
+    TVMFFIErrorSetRaisedFromCStr("TypeError",
+                                 "__any_equal__ attribute must be an opaque function "
+                                 "pointer or an ffi.Function");
+    return -1;
+  }
+  if ((ta == kTVMFFIStr && tb == kTVMFFISmallStr) || (ta == kTVMFFISmallStr && tb == kTVMFFIStr) ||
+      (ta == kTVMFFIBytes && tb == kTVMFFISmallBytes) ||
+      (ta == kTVMFFISmallBytes && tb == kTVMFFIBytes)) {
+    TVMFFIByteArray x = TVMFFIContainer__Bytes(a), y = TVMFFIContainer__Bytes(b);
+    return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
+  }
+  return 0;
+}
+
+/* Releases an owned Any and resets it to None. */
+TVMFFI_CONTAINER_INLINE void TVMFFIContainer__Release(TVMFFIAny* v) {
+  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+
+/* Resets a slot whose reference was moved elsewhere (no DecRef). */
+TVMFFI_CONTAINER_INLINE void TVMFFIContainer__Reset(TVMFFIAny* v) {
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+
+TVMFFI_CONTAINER_INLINE int TVMFFIContainer__OOM(void) {
+  TVMFFIErrorSetRaisedFromCStr("MemoryError", "out of memory while growing a container");
+  return -1;
+}
+
+/* ===================================================================== */
+/* Section: sequences (ffi.Array, ffi.List)                              */
+/* ===================================================================== */
+
+/* The element array of a sequence cell. */
+TVMFFI_CONTAINER_INLINE TVMFFIAny* TVMFFISeqCellItems(TVMFFISeqCell* cell) {
+  return (TVMFFIAny*)cell->data;
+}
+
+/* Releases elements [0, size) and sets size to 0 (storage is kept). */
+TVMFFI_CONTAINER_INLINE void TVMFFISeqCellReleaseItems(TVMFFISeqCell* cell) {
+  TVMFFIAny* items = (TVMFFIAny*)cell->data;
+  int64_t n = cell->size;
+  cell->size = 0;
+  for (int64_t i = 0; i < n; ++i) TVMFFIContainer__Release(&items[i]);
+}
+
+/*
+ * Grows a List buffer to hold at least `capacity` elements (abi.md §7.7):
+ * a new malloc'd buffer receives the elements, the old buffer goes to the
+ * *existing* data_deleter, which stays in place (installing `free` when it
+ * is NULL).  Never shrinks.  Returns 0/-1 (MemoryError).
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIListCellReserve(TVMFFISeqCell* cell, int64_t capacity) {
+  if (capacity <= cell->capacity) return 0;
+  if ((uint64_t)capacity > SIZE_MAX / sizeof(TVMFFIAny)) return TVMFFIContainer__OOM();
+  TVMFFIAny* fresh = (TVMFFIAny*)malloc((size_t)capacity * sizeof(TVMFFIAny));
+  if (fresh == NULL) return TVMFFIContainer__OOM();
+  if (cell->size > 0) memcpy(fresh, cell->data, (size_t)cell->size * sizeof(TVMFFIAny));
+  void* old = cell->data;
+  if (cell->data_deleter == NULL) {
+    cell->data_deleter = free; /* old buffer was inline (never for runtime lists) */
+  } else {
+    cell->data_deleter(old);
+  }
+  cell->data = fresh;
+  cell->capacity = capacity;
+  return 0;
+}
+
+/* ===================================================================== */
+/* Section: maps (ffi.Map, ffi.Dict)                                     */
+/* ===================================================================== */
+
+/*
+ * The map cell at handle + 24 (abi.md §7.8).  The last three fields exist
+ * only in the dense layout: a small-layout object may end right after
+ * data_deleter (or hold its pairs inline at handle + 56), so touch them only
+ * when the cell is dense.
+ */
+typedef struct {
+  void* data;          /* small: TVMFFIMapKV[capacity]; dense: blocks */
+  uint64_t size;       /* number of entries */
+  uint64_t slots;      /* bit 63 set: small, low bits capacity; else dense slot count */
+  void (*data_deleter)(void* data); /* NULL when data is inline */
+  uint32_t fib_shift;  /* dense: 64 - log2(slots) */
+  uint32_t padding;
+  uint64_t iter_list_head; /* dense: first slot in insertion order */
+  uint64_t iter_list_tail; /* dense: last slot in insertion order */
+} TVMFFIMapCell;
+
+/* A key/value pair of the small layout (32 bytes). */
+typedef struct {
+  TVMFFIAny key;
+  TVMFFIAny value;
+} TVMFFIMapKV;
+
+/* An item of the dense layout (48 bytes); prev/next are slot indices. */
+typedef struct {
+  TVMFFIAny key;
+  TVMFFIAny value;
+  uint64_t prev;
+  uint64_t next;
+} TVMFFIMapDenseItem;
+
+#define TVMFFI_MAP_SMALL_TAG (UINT64_C(1) << 63)
+#define TVMFFI_MAP_SMALL_MAX 4      /* largest small capacity */
+#define TVMFFI_MAP_SMALL_INIT 2     /* capacity of a default-constructed map */
+#define TVMFFI_MAP_BLOCK_CAP 16     /* slots per dense block */
+#define TVMFFI_MAP_BLOCK_BYTES 784  /* 16 metadata bytes + 16 * 48 */
+#define TVMFFI_MAP_META_EMPTY 0xFF
+#define TVMFFI_MAP_META_PROTECTED 0xFE
+#define TVMFFI_MAP_NUM_JUMPS 126
+#define TVMFFI_MAP_ITER_END UINT64_MAX /* end of iteration; also "absent" */
+#define TVMFFI_MAP_FIB_MUL UINT64_C(11400714819323198485)
+
+/* The map cell of an ffi.Map / ffi.Dict object. */
+TVMFFI_CONTAINER_INLINE TVMFFIMapCell* TVMFFIMapGetCellPtr(TVMFFIObjectHandle obj) {
+  return (TVMFFIMapCell*)((char*)obj + sizeof(TVMFFIObject));
+}
+
+TVMFFI_CONTAINER_INLINE int TVMFFIMapCellIsSmall(const TVMFFIMapCell* cell) {
+  return (cell->slots & TVMFFI_MAP_SMALL_TAG) != 0;
+}
+
+/* Small: pair capacity.  Dense: slot count. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellNumSlots(const TVMFFIMapCell* cell) {
+  return cell->slots & ~TVMFFI_MAP_SMALL_TAG;
+}
+
+/* Probe distance P[j] of abi.md §7.8 (0 <= j < 126). */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapJump(unsigned j) {
+  static const uint64_t kP[TVMFFI_MAP_NUM_JUMPS] = {
+      UINT64_C(0), UINT64_C(1), UINT64_C(2), UINT64_C(3), UINT64_C(4), UINT64_C(5), UINT64_C(6),
+      UINT64_C(7), UINT64_C(8), UINT64_C(9), UINT64_C(10), UINT64_C(11), UINT64_C(12),
+      UINT64_C(13), UINT64_C(14), UINT64_C(15), UINT64_C(21), UINT64_C(28), UINT64_C(36),
+      UINT64_C(45), UINT64_C(55), UINT64_C(66), UINT64_C(78), UINT64_C(91), UINT64_C(105),
+      UINT64_C(120), UINT64_C(136), UINT64_C(153), UINT64_C(171), UINT64_C(190), UINT64_C(210),
+      UINT64_C(231), UINT64_C(253), UINT64_C(276), UINT64_C(300), UINT64_C(325), UINT64_C(351),
+      UINT64_C(378), UINT64_C(406), UINT64_C(435), UINT64_C(465), UINT64_C(496), UINT64_C(528),
+      UINT64_C(561), UINT64_C(595), UINT64_C(630), UINT64_C(666), UINT64_C(703), UINT64_C(741),
+      UINT64_C(780), UINT64_C(820), UINT64_C(861), UINT64_C(903), UINT64_C(946), UINT64_C(990),
+      UINT64_C(1035), UINT64_C(1081), UINT64_C(1128), UINT64_C(1176), UINT64_C(1225),
+      UINT64_C(1275), UINT64_C(1326), UINT64_C(1378), UINT64_C(1431), UINT64_C(1485),
+      UINT64_C(1540), UINT64_C(1596), UINT64_C(1653), UINT64_C(1711), UINT64_C(1770),
+      UINT64_C(1830), UINT64_C(1891), UINT64_C(1953), UINT64_C(2016), UINT64_C(2080),
+      UINT64_C(2145), UINT64_C(2211), UINT64_C(2278), UINT64_C(2346), UINT64_C(2415),
+      UINT64_C(2485), UINT64_C(2556), UINT64_C(2628), UINT64_C(8515), UINT64_C(19110),
+      UINT64_C(42778), UINT64_C(96141), UINT64_C(216153), UINT64_C(486591), UINT64_C(1092981),
+      UINT64_C(2458653), UINT64_C(5532801), UINT64_C(12442566), UINT64_C(27993903),
+      UINT64_C(62983476), UINT64_C(141717030), UINT64_C(318844378), UINT64_C(717352503),
+      UINT64_C(1614057336), UINT64_C(3631522476), UINT64_C(8170957530), UINT64_C(18384510628),
+      UINT64_C(41364789378), UINT64_C(93070452520), UINT64_C(209408356380),
+      UINT64_C(471168559170), UINT64_C(1060128894105), UINT64_C(2385289465695),
+      UINT64_C(5366898840628), UINT64_C(12075518705635), UINT64_C(27169915244790),
+      UINT64_C(61132312065111), UINT64_C(137547689707000), UINT64_C(309482283181501),
+      UINT64_C(696335127828753), UINT64_C(1566753995631385), UINT64_C(3525196511162271),
+      UINT64_C(7931691992677701), UINT64_C(17846306936293605), UINT64_C(40154190677507445),
+      UINT64_C(90346928918121501), UINT64_C(203280589587557251), UINT64_C(457381325854679626),
+      UINT64_C(1029107982097042876), UINT64_C(2315492959180353330),
+      UINT64_C(5209859154120846435)};
+  return kP[j];
+}
+
+/* Metadata byte of dense slot s. */
+TVMFFI_CONTAINER_INLINE uint8_t* TVMFFIMapDenseMeta(const TVMFFIMapCell* cell, uint64_t s) {
+  return (uint8_t*)cell->data + (s / TVMFFI_MAP_BLOCK_CAP) * TVMFFI_MAP_BLOCK_BYTES +
+         s % TVMFFI_MAP_BLOCK_CAP;
+}
+
+/* Item of dense slot s. */
+TVMFFI_CONTAINER_INLINE TVMFFIMapDenseItem* TVMFFIMapDenseItemPtr(const TVMFFIMapCell* cell,
+                                                                  uint64_t s) {
+  return (TVMFFIMapDenseItem*)((char*)cell->data +
+                               (s / TVMFFI_MAP_BLOCK_CAP) * TVMFFI_MAP_BLOCK_BYTES +
+                               TVMFFI_MAP_BLOCK_CAP +
+                               sizeof(TVMFFIMapDenseItem) * (s % TVMFFI_MAP_BLOCK_CAP));
+}
+
+/* Pair i of a small table. */
+TVMFFI_CONTAINER_INLINE TVMFFIMapKV* TVMFFIMap__SmallKV(const TVMFFIMapCell* cell, uint64_t i) {
+  return (TVMFFIMapKV*)cell->data + i;
+}
+
+/* Makes an empty small table over `data` (room for `capacity` pairs; may be
+ * NULL when capacity is 0), released by data_deleter (NULL when inline). */
+TVMFFI_CONTAINER_INLINE void TVMFFIMapCellInitSmall(TVMFFIMapCell* cell, void* data,
+                                                    uint64_t capacity,
+                                                    void (*data_deleter)(void*)) {
+  cell->data = data;
+  cell->size = 0;
+  cell->slots = TVMFFI_MAP_SMALL_TAG | capacity;
+  cell->data_deleter = data_deleter;
+}
+
+/* Dense sizing of abi.md §7.8: smallest power of two above `count`, doubled
+ * once more when below 2*count; at least 8 slots. */
+TVMFFI_CONTAINER_INLINE void TVMFFIMap__DenseSize(uint64_t count, uint64_t* slots,
+                                                  uint32_t* fib_shift) {
+  uint32_t shift = 64;
+  uint64_t n = 1;
+  if (count < TVMFFI_MAP_SMALL_MAX) count = TVMFFI_MAP_SMALL_MAX;
+  for (uint64_t c = count; c != 0; c >>= 1) {
+    --shift;
+    n <<= 1;
+  }
+  if (n < count * 2) {
+    --shift;
+    n <<= 1;
+  }
+  *slots = n;
+  *fib_shift = shift;
+}
+
+/* Allocates empty dense storage of `slots` slots into *cell (whole 56-byte
+ * cell written).  Returns 0/-1 (MemoryError). */
+TVMFFI_CONTAINER_INLINE int TVMFFIMap__DenseAlloc(TVMFFIMapCell* cell, uint64_t slots,
+                                                  uint32_t fib_shift) {
+  uint64_t blocks = (slots + TVMFFI_MAP_BLOCK_CAP - 1) / TVMFFI_MAP_BLOCK_CAP;
+  if (slots == 0 || slots > (UINT64_C(1) << 58) || blocks > SIZE_MAX / TVMFFI_MAP_BLOCK_BYTES)
+    return TVMFFIContainer__OOM();
+  char* data = (char*)malloc((size_t)blocks * TVMFFI_MAP_BLOCK_BYTES);
+  if (data == NULL) return TVMFFIContainer__OOM();
+  for (uint64_t b = 0; b < blocks; ++b)
+    memset(data + b * TVMFFI_MAP_BLOCK_BYTES, TVMFFI_MAP_META_EMPTY, TVMFFI_MAP_BLOCK_CAP);
+  cell->data = data;
+  cell->size = 0;
+  cell->slots = slots;
+  cell->data_deleter = free;
+  cell->fib_shift = fib_shift;
+  cell->padding = 0;
+  cell->iter_list_head = TVMFFI_MAP_ITER_END;
+  cell->iter_list_tail = TVMFFI_MAP_ITER_END;
+  return 0;
+}
+
+/* Makes an empty dense table sized for `count` entries (the layout C++
+ * builds for a range of count >= 4 entries).  The object must have room for
+ * the whole 56-byte cell.  Returns 0/-1. */
+TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInitDense(TVMFFIMapCell* cell, uint64_t count) {
+  uint64_t slots;
+  uint32_t shift;
+  TVMFFIMap__DenseSize(count, &slots, &shift);
+  return TVMFFIMap__DenseAlloc(cell, slots, shift);
+}
+
+/* ---- iteration: positions are pair indices (small) or slot indices (dense);
+ * TVMFFI_MAP_ITER_END ends both directions. ---- */
+
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellIterBegin(const TVMFFIMapCell* cell) {
+  if (TVMFFIMapCellIsSmall(cell)) return cell->size > 0 ? 0 : TVMFFI_MAP_ITER_END;
+  return cell->size > 0 ? cell->iter_list_head : TVMFFI_MAP_ITER_END;
+}
+
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellIterNext(const TVMFFIMapCell* cell, uint64_t pos) {
+  if (pos == TVMFFI_MAP_ITER_END) return pos;
+  if (TVMFFIMapCellIsSmall(cell)) return pos + 1 < cell->size ? pos + 1 : TVMFFI_MAP_ITER_END;
+  return TVMFFIMapDenseItemPtr(cell, pos)->next;
+}
+
+/* Previous position; from TVMFFI_MAP_ITER_END gives the last entry. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellIterPrev(const TVMFFIMapCell* cell, uint64_t pos) {
+  if (cell->size == 0) return TVMFFI_MAP_ITER_END;
+  if (TVMFFIMapCellIsSmall(cell)) {
+    if (pos == TVMFFI_MAP_ITER_END) return cell->size - 1;
+    return pos == 0 ? TVMFFI_MAP_ITER_END : pos - 1;
+  }
+  if (pos == TVMFFI_MAP_ITER_END) return cell->iter_list_tail;
+  return TVMFFIMapDenseItemPtr(cell, pos)->prev;
+}
+
+/* Key / value stored at a valid position (owned by the table). */
+TVMFFI_CONTAINER_INLINE TVMFFIAny* TVMFFIMapCellKey(const TVMFFIMapCell* cell, uint64_t pos) {
+  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMap__SmallKV(cell, pos)->key;
+  return &TVMFFIMapDenseItemPtr(cell, pos)->key;
+}
+
+TVMFFI_CONTAINER_INLINE TVMFFIAny* TVMFFIMapCellValue(const TVMFFIMapCell* cell, uint64_t pos) {
+  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMap__SmallKV(cell, pos)->value;
+  return &TVMFFIMapDenseItemPtr(cell, pos)->value;
+}
+
+/* ---- lookup ---- */
+
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__Home(const TVMFFIMapCell* cell, uint64_t hash) {
+  return (TVMFFI_MAP_FIB_MUL * hash) >> cell->fib_shift;
+}
+
+/* Slot after s in its chain, or TVMFFI_MAP_ITER_END at the chain's end. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainNext(const TVMFFIMapCell* cell, uint64_t s,
+                                                      uint8_t meta) {
+  unsigned j = meta & 0x7F;
+  if (j == 0) return TVMFFI_MAP_ITER_END;
+  return (s + TVMFFIMapJump(j)) & (cell->slots - 1);
+}
+
+/* Position of `key` (hash already computed) or TVMFFI_MAP_ITER_END in *out.
+ * Returns 0/-1 (an equality hook failed). */
+TVMFFI_CONTAINER_INLINE int TVMFFIMap__FindHashed(const TVMFFIMapCell* cell, const TVMFFIAny* key,
+                                                  uint64_t hash, uint64_t* out) {
+  *out = TVMFFI_MAP_ITER_END;
+  if (TVMFFIMapCellIsSmall(cell)) {
+    for (uint64_t i = 0; i < cell->size; ++i) {
+      int eq = TVMFFIContainerAnyEqual(key, &TVMFFIMap__SmallKV(cell, i)->key);
+      if (eq < 0) return -1;
+      if (eq) {
+        *out = i;
+        return 0;
+      }
+    }
+    return 0;
+  }
+  if (cell->size == 0) return 0;
+  uint64_t s = TVMFFIMap__Home(cell, hash);
+  uint8_t meta = *TVMFFIMapDenseMeta(cell, s);
+  if (meta & 0x80) return 0; /* empty, protected or inside a foreign chain */
+  while (s != TVMFFI_MAP_ITER_END) {
+    meta = *TVMFFIMapDenseMeta(cell, s);
+    int eq = TVMFFIContainerAnyEqual(key, &TVMFFIMapDenseItemPtr(cell, s)->key);
+    if (eq < 0) return -1;
+    if (eq) {
+      *out = s;
+      return 0;
+    }
+    s = TVMFFIMap__ChainNext(cell, s, meta);
+  }
+  return 0;
+}
+
+/*
+ * Finds `key` (owned form).  *out_pos receives its position or
+ * TVMFFI_MAP_ITER_END when absent.  Returns 0/-1 (hash/equal hook failed).
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIMapCellFind(const TVMFFIMapCell* cell, const TVMFFIAny* key,
+                                              uint64_t* out_pos) {
+  uint64_t hash = 0;
+  *out_pos = TVMFFI_MAP_ITER_END;
+  if (cell->size == 0) return 0;
+  if (!TVMFFIMapCellIsSmall(cell) && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
+  return TVMFFIMap__FindHashed(cell, key, hash, out_pos);
+}
+
+/* ---- dense internals ---- */
+
+TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterPushBack(TVMFFIMapCell* cell, uint64_t s) {
+  TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
+  it->prev = cell->iter_list_tail;
+  it->next = TVMFFI_MAP_ITER_END;
+  if (cell->iter_list_tail != TVMFFI_MAP_ITER_END)
+    TVMFFIMapDenseItemPtr(cell, cell->iter_list_tail)->next = s;
+  else
+    cell->iter_list_head = s;
+  cell->iter_list_tail = s;
+}
+
+TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterUnlink(TVMFFIMapCell* cell, uint64_t s) {
+  TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
+  if (it->prev != TVMFFI_MAP_ITER_END)
+    TVMFFIMapDenseItemPtr(cell, it->prev)->next = it->next;
+  else
+    cell->iter_list_head = it->next;
+  if (it->next != TVMFFI_MAP_ITER_END)
+    TVMFFIMapDenseItemPtr(cell, it->next)->prev = it->prev;
+  else
+    cell->iter_list_tail = it->prev;
+}
+
+/* Slot `to` takes over the iteration position of slot `from`. */
+TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterReplace(TVMFFIMapCell* cell, uint64_t from,
+                                                    uint64_t to) {
+  TVMFFIMapDenseItem* src = TVMFFIMapDenseItemPtr(cell, from);
+  TVMFFIMapDenseItem* dst = TVMFFIMapDenseItemPtr(cell, to);
+  uint64_t prev = src->prev, next = src->next;
+  dst->prev = prev;
+  dst->next = next;
+  if (prev != TVMFFI_MAP_ITER_END)
+    TVMFFIMapDenseItemPtr(cell, prev)->next = to;
+  else
+    cell->iter_list_head = to;
+  if (next != TVMFFI_MAP_ITER_END)
+    TVMFFIMapDenseItemPtr(cell, next)->prev = to;
+  else
+    cell->iter_list_tail = to;
+}
+
+/* First empty slot reachable from s by a jump; *jump receives its index. */
+TVMFFI_CONTAINER_INLINE int TVMFFIMap__NextEmpty(const TVMFFIMapCell* cell, uint64_t s,
+                                                 unsigned* jump, uint64_t* out) {
+  for (unsigned j = 1; j < TVMFFI_MAP_NUM_JUMPS; ++j) {
+    uint64_t c = (s + TVMFFIMapJump(j)) & (cell->slots - 1);
+    if (*TVMFFIMapDenseMeta(cell, c) == TVMFFI_MAP_META_EMPTY) {
+      *jump = j;
+      *out = c;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Predecessor of non-head slot s in its chain.  Exactly one occupied slot
+ * jumps to s, so probing backwards finds it without hashing any key. */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainPrev(const TVMFFIMapCell* cell, uint64_t s) {
+  for (unsigned j = 1; j < TVMFFI_MAP_NUM_JUMPS; ++j) {
+    uint64_t w = (s - TVMFFIMapJump(j)) & (cell->slots - 1);
+    uint8_t meta = *TVMFFIMapDenseMeta(cell, w);
+    if (meta != TVMFFI_MAP_META_EMPTY && meta != TVMFFI_MAP_META_PROTECTED && (meta & 0x7F) == j)
+      return w;
+  }
+  return TVMFFI_MAP_ITER_END; /* unreachable in a consistent table */
+}
+
+TVMFFI_CONTAINER_INLINE int TVMFFIMap__IsFull(const TVMFFIMapCell* cell) {
+  return (double)(cell->size + 1) > (double)cell->slots * 0.99;
+}
+
+TVMFFI_CONTAINER_INLINE void TVMFFIMap__SetJump(TVMFFIMapCell* cell, uint64_t s, unsigned j) {
+  uint8_t* m = TVMFFIMapDenseMeta(cell, s);
+  *m = (uint8_t)((*m & 0x80) | j);
+}
+
+/*
+ * Places a key known to be absent (copied bitwise from key and value) into a
+ * dense table, appending it to the iteration order.  Returns 0 when placed,
+ * 1 when the table must be rebuilt larger.  A chain relocation that runs out
+ * of room midway returns 1 with the iteration list intact (the table may
+ * then only be iterated, rebuilt or destroyed), as in the reference.
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIMap__DensePlace(TVMFFIMapCell* cell, uint64_t hash,
+                                                  const TVMFFIAny* key, const TVMFFIAny* value,
+                                                  uint64_t* out_pos) {
+  uint64_t home = TVMFFIMap__Home(cell, hash), target;
+  uint8_t meta = *TVMFFIMapDenseMeta(cell, home);
+  if (meta == TVMFFI_MAP_META_EMPTY) {
+    *TVMFFIMapDenseMeta(cell, home) = 0x00;
+    target = home;
+  } else if (meta & 0x80) {
+    /* home lies inside a foreign chain: move that chain's suffix away. */
+    if (TVMFFIMap__IsFull(cell)) return 1;
+    uint64_t w = TVMFFIMap__ChainPrev(cell, home), r = home;
+    int first = 1;
+    for (;;) {
+      unsigned jump;
+      uint64_t empty;
+      if (!TVMFFIMap__NextEmpty(cell, w, &jump, &empty)) return 1;
+      uint8_t r_meta = *TVMFFIMapDenseMeta(cell, r);
+      TVMFFIMapDenseItem* src = TVMFFIMapDenseItemPtr(cell, r);
+      TVMFFIMapDenseItem* dst = TVMFFIMapDenseItemPtr(cell, empty);
+      *TVMFFIMapDenseMeta(cell, empty) = 0x80;
+      dst->key = src->key;
+      dst->value = src->value;
+      TVMFFIMap__IterReplace(cell, r, empty);
+      *TVMFFIMapDenseMeta(cell, r) = first ? TVMFFI_MAP_META_PROTECTED : TVMFFI_MAP_META_EMPTY;
+      first = 0;
+      TVMFFIMap__SetJump(cell, w, jump);
+      w = empty;
+      r = TVMFFIMap__ChainNext(cell, r, r_meta);
+      if (r == TVMFFI_MAP_ITER_END) break;
+    }
+    *TVMFFIMapDenseMeta(cell, home) = 0x00;
+    target = home;
+  } else {
+    uint64_t tail = home;
+    for (;;) {
+      uint64_t nx = TVMFFIMap__ChainNext(cell, tail, *TVMFFIMapDenseMeta(cell, tail));
+      if (nx == TVMFFI_MAP_ITER_END) break;
+      tail = nx;
+    }
+    if (TVMFFIMap__IsFull(cell)) return 1;
+    unsigned jump;
+    if (!TVMFFIMap__NextEmpty(cell, tail, &jump, &target)) return 1;
+    *TVMFFIMapDenseMeta(cell, target) = 0x80;
+    TVMFFIMap__SetJump(cell, tail, jump);
+  }
+  TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, target);
+  it->key = *key;
+  it->value = *value;
+  TVMFFIMap__IterPushBack(cell, target);
+  cell->size += 1;
+  *out_pos = target;
+  return 0;
+}
+
+/* ---- growth ---- */
+
+/*
+ * Layout the next table takes when `cell` is full: a small capacity
+ * min(max(2*cap, 2), 4) while the capacity is below 4, else 0 meaning
+ * "dense" (from a full small table: sized for its entries; from a dense
+ * table: twice the slots).
+ */
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellGrowCapacity(const TVMFFIMapCell* cell) {
+  if (!TVMFFIMapCellIsSmall(cell)) return 0;
+  uint64_t cap = TVMFFIMapCellNumSlots(cell);
+  if (cap >= TVMFFI_MAP_SMALL_MAX) return 0;
+  uint64_t next = cap * 2 > TVMFFI_MAP_SMALL_INIT ? cap * 2 : TVMFFI_MAP_SMALL_INIT;
+  return next < TVMFFI_MAP_SMALL_MAX ? next : TVMFFI_MAP_SMALL_MAX;
+}
+
+/*
+ * Rebuilds the entries of `src` plus one new pair, absent from src, into
+ * `dst`, in the layout TVMFFIMapCellGrowCapacity(src) names.  For a small
+ * result `small_data` holds room for that many pairs (e.g. inline in the new
+ * object; data_deleter NULL) or is NULL to malloc it; a dense result needs
+ * the whole 56-byte cell in dst.  The key and value are moved in.  On
+ * success src is left empty (data NULL, size 0, slots 0, data_deleter
+ * NULL), its storage released, its entries moved.  Returns 0/-1; on failure
+ * nothing changed.  `dst` may be a local: copy it into the object afterwards
+ * (32 bytes for small, 56 for dense).
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapCell* dst,
+                                                  void* small_data, TVMFFIAny* key,
+                                                  TVMFFIAny* value) {
+  uint64_t cap = TVMFFIMapCellGrowCapacity(src), n = src->size;
+  if (cap != 0) {
+    /* small -> larger small: pairs keep their order. */
+    void* data = small_data;
+    void (*deleter)(void*) = NULL;
+    if (data == NULL) {
+      data = malloc((size_t)cap * sizeof(TVMFFIMapKV));
+      if (data == NULL) return TVMFFIContainer__OOM();
+      deleter = free;
+    }
+    TVMFFIMapKV* pairs = (TVMFFIMapKV*)data;
+    if (n > 0) memcpy(pairs, src->data, (size_t)n * sizeof(TVMFFIMapKV));
+    pairs[n].key = *key;
+    pairs[n].value = *value;
+    if (src->data_deleter != NULL) src->data_deleter(src->data);
+    TVMFFIMapCellInitSmall(dst, data, cap, deleter);
+    dst->size = n + 1;
+  } else {
+    /* Hash everything first: hooks may fail, and nothing may move before. */
+    uint64_t* hashes = (uint64_t*)malloc((size_t)(n + 1) * sizeof(uint64_t));
+    if (hashes == NULL) return TVMFFIContainer__OOM();
+    uint64_t i = 0;
+    for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END;
+         p = TVMFFIMapCellIterNext(src, p), ++i) {
+      if (TVMFFIContainerAnyHash(TVMFFIMapCellKey(src, p), &hashes[i]) != 0) {
+        free(hashes);
+        return -1;
+      }
+    }
+    if (TVMFFIContainerAnyHash(key, &hashes[n]) != 0) {
+      free(hashes);
+      return -1;
+    }
+    uint64_t slots;
+    uint32_t shift;
+    if (TVMFFIMapCellIsSmall(src)) {
+      TVMFFIMap__DenseSize(n, &slots, &shift);
+    } else {
+      slots = src->slots * 2;
+      shift = src->fib_shift - 1;
+    }
+    /* Insert in iteration order, then the new pair; a table that fills up
+     * is retried twice as large, which yields the same layout as growing
+     * it midway and re-inserting. */
+    TVMFFIMapCell tmp;
+    for (;;) {
+      if (TVMFFIMap__DenseAlloc(&tmp, slots, shift) != 0) {
+        free(hashes);
+        return -1;
+      }
+      int full = 0;
+      uint64_t pos;
+      i = 0;
+      for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END && !full;
+           p = TVMFFIMapCellIterNext(src, p), ++i)
+        full = TVMFFIMap__DensePlace(&tmp, hashes[i], TVMFFIMapCellKey(src, p),
+                                     TVMFFIMapCellValue(src, p), &pos);
+      if (!full) full = TVMFFIMap__DensePlace(&tmp, hashes[n], key, value, &pos);
+      if (!full) break;
+      free(tmp.data);
+      slots *= 2;
+      shift -= 1;
+    }
+    free(hashes);
+    if (src->data_deleter != NULL) src->data_deleter(src->data);
+    *dst = tmp;
+  }
+  src->data = NULL;
+  src->size = 0;
+  src->slots = 0;
+  src->data_deleter = NULL;
+  TVMFFIContainer__Reset(key);
+  TVMFFIContainer__Reset(value);
+  return 0;
+}
+
+/*
+ * Inserts or assigns.  `key` and `value` are owned and moved in on success
+ * (an existing key keeps its stored key object; the passed one is released).
+ * Assigning keeps the position in a small table and moves the entry to the
+ * end of the iteration order in a dense one.
+ *
+ * When the table has no room: with `allow_realloc` the storage is rebuilt
+ * in place through TVMFFIMapCellGrowInto (the object needs room for the
+ * whole 56-byte cell: any Dict, or a Map only its creator owns); without it
+ * nothing is moved and 1 is returned, the caller then grows into a new
+ * object with TVMFFIMapCellGrowInto (how C++ grows a copy-on-write Map).
+ * Returns 0, 1, or -1 (error raised; key and value still the caller's).
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInsert(TVMFFIMapCell* cell, TVMFFIAny* key,
+                                                TVMFFIAny* value, int allow_realloc) {
+  int small = TVMFFIMapCellIsSmall(cell);
+  uint64_t hash = 0, pos;
+  if (!small && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
+  if (TVMFFIMap__FindHashed(cell, key, hash, &pos) != 0) return -1;
+  if (pos != TVMFFI_MAP_ITER_END) {
+    TVMFFIAny* slot = TVMFFIMapCellValue(cell, pos);
+    TVMFFIAny old = *slot;
+    *slot = *value;
+    TVMFFIContainer__Reset(value);
+    if (!small) {
+      TVMFFIMap__IterUnlink(cell, pos);
+      TVMFFIMap__IterPushBack(cell, pos);
+    }
+    /* Release last: a deleter may re-enter and look at this table. */
+    TVMFFIContainer__Release(key);
+    TVMFFIContainer__Release(&old);
+    return 0;
+  }
+  if (small) {
+    if (cell->size < TVMFFIMapCellNumSlots(cell)) {
+      TVMFFIMapKV* kv = TVMFFIMap__SmallKV(cell, cell->size);
+      kv->key = *key;
+      kv->value = *value;
+      cell->size += 1;
+      TVMFFIContainer__Reset(key);
+      TVMFFIContainer__Reset(value);
+      return 0;
+    }
+  } else {
+    if (TVMFFIMap__DensePlace(cell, hash, key, value, &pos) == 0) {
+      TVMFFIContainer__Reset(key);
+      TVMFFIContainer__Reset(value);
+      return 0;
+    }
+  }
+  if (!allow_realloc) return 1;
+  TVMFFIMapCell tmp;
+  if (TVMFFIMapCellGrowInto(cell, &tmp, NULL, key, value) != 0) return -1;
+  if (TVMFFIMapCellIsSmall(&tmp))
+    memcpy(cell, &tmp, 32);
+  else
+    *cell = tmp;
+  return 0;
+}
+
+/* ---- removal ---- */
+
+/*
+ * Erases the entry at a valid position, releasing its key and value.
+ * Small: the tail shifts left.  Dense: the chain's last element fills the
+ * hole (abi.md §7.8).  Never fails.
+ */
+TVMFFI_CONTAINER_INLINE void TVMFFIMapCellErase(TVMFFIMapCell* cell, uint64_t pos) {
+  TVMFFIAny old_key, old_value;
+  if (TVMFFIMapCellIsSmall(cell)) {
+    TVMFFIMapKV* kv = TVMFFIMap__SmallKV(cell, pos);
+    old_key = kv->key;
+    old_value = kv->value;
+    if (pos + 1 < cell->size)
+      memmove(kv, kv + 1, (size_t)(cell->size - pos - 1) * sizeof(TVMFFIMapKV));
+    cell->size -= 1;
+  } else {
+    TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, pos);
+    uint8_t meta = *TVMFFIMapDenseMeta(cell, pos);
+    old_key = it->key;
+    old_value = it->value;
+    cell->size -= 1;
+    if ((meta & 0x7F) == 0) {
+      if (meta & 0x80) TVMFFIMap__SetJump(cell, TVMFFIMap__ChainPrev(cell, pos), 0);
+      TVMFFIMap__IterUnlink(cell, pos);
+      *TVMFFIMapDenseMeta(cell, pos) = TVMFFI_MAP_META_EMPTY;
+    } else {
+      uint64_t prev = pos, last = TVMFFIMap__ChainNext(cell, pos, meta);
+      for (;;) {
+        uint64_t nx = TVMFFIMap__ChainNext(cell, last, *TVMFFIMapDenseMeta(cell, last));
+        if (nx == TVMFFI_MAP_ITER_END) break;
+        prev = last;
+        last = nx;
+      }
+      TVMFFIMap__IterUnlink(cell, pos);
+      TVMFFIMapDenseItem* lt = TVMFFIMapDenseItemPtr(cell, last);
+      it->key = lt->key;
+      it->value = lt->value;
+      TVMFFIMap__IterReplace(cell, last, pos);
+      *TVMFFIMapDenseMeta(cell, last) = TVMFFI_MAP_META_EMPTY;
+      TVMFFIMap__SetJump(cell, prev, 0);
+    }
+  }
+  TVMFFIContainer__Release(&old_key);
+  TVMFFIContainer__Release(&old_value);
+}
+
+/* Releases every entry without touching the storage (size becomes 0; a
+ * dense table is reset to all-empty, keeping its slots). */
+TVMFFI_CONTAINER_INLINE void TVMFFIMapCellClear(TVMFFIMapCell* cell) {
+  uint64_t n = cell->size;
+  if (n == 0) return;
+  if (TVMFFIMapCellIsSmall(cell)) {
+    /* Detach first so re-entrant deleters see an empty table. */
+    TVMFFIMapKV* kv = (TVMFFIMapKV*)cell->data;
+    cell->size = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      TVMFFIContainer__Release(&kv[i].key);
+      TVMFFIContainer__Release(&kv[i].value);
+    }
+    return;
+  }
+  uint64_t blocks = (cell->slots + TVMFFI_MAP_BLOCK_CAP - 1) / TVMFFI_MAP_BLOCK_CAP;
+  cell->size = 0;
+  uint64_t head = cell->iter_list_head;
+  cell->iter_list_head = cell->iter_list_tail = TVMFFI_MAP_ITER_END;
+  /* Collect in iteration order via the links, then mark slots empty. */
+  for (uint64_t s = head; s != TVMFFI_MAP_ITER_END;) {
+    TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
+    uint64_t next = it->next;
+    *TVMFFIMapDenseMeta(cell, s) = TVMFFI_MAP_META_EMPTY;
+    TVMFFIContainer__Release(&it->key);
+    TVMFFIContainer__Release(&it->value);
+    s = next;
+  }
+  for (uint64_t b = 0; b < blocks; ++b)
+    memset((char*)cell->data + b * TVMFFI_MAP_BLOCK_BYTES, TVMFFI_MAP_META_EMPTY,
+           TVMFFI_MAP_BLOCK_CAP);
+}
+
+/* Releases every entry and the storage (through data_deleter); the cell is
+ * left empty (data NULL, size 0, slots 0).  For object deleters. */
+TVMFFI_CONTAINER_INLINE void TVMFFIMapCellDestroy(TVMFFIMapCell* cell) {
+  if (TVMFFIMapCellIsSmall(cell)) {
+    TVMFFIMapCellClear(cell);
+  } else if (cell->data != NULL) {
+    /* Walk the metadata, not the links: robust even mid-relocation. */
+    uint64_t slots = cell->slots;
+    for (uint64_t s = 0; s < slots; ++s) {
+      uint8_t meta = *TVMFFIMapDenseMeta(cell, s);
+      if (meta == TVMFFI_MAP_META_EMPTY || meta == TVMFFI_MAP_META_PROTECTED) continue;
+      TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
+      TVMFFIContainer__Release(&it->key);
+      TVMFFIContainer__Release(&it->value);
+    }
+  }
+  if (cell->data_deleter != NULL && cell->data != NULL) cell->data_deleter(cell->data);
+  cell->data = NULL;
+  cell->size = 0;
+  cell->slots = 0;
+  cell->data_deleter = NULL;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#if defined(__cplusplus)
+static_assert(sizeof(TVMFFIMapCell) == 56, "TVMFFIMapCell must be 56 bytes");
+static_assert(sizeof(TVMFFIMapKV) == 32, "TVMFFIMapKV must be 32 bytes");
+static_assert(sizeof(TVMFFIMapDenseItem) == 48, "TVMFFIMapDenseItem must be 48 bytes");
+#else
+_Static_assert(sizeof(TVMFFIMapCell) == 56, "TVMFFIMapCell must be 56 bytes");
+_Static_assert(sizeof(TVMFFIMapKV) == 32, "TVMFFIMapKV must be 32 bytes");
+_Static_assert(sizeof(TVMFFIMapDenseItem) == 48, "TVMFFIMapDenseItem must be 48 bytes");
+#endif
+
+#endif /* TVM_FFI_EXTRA_C_CONTAINER_H_ */

@@ -1,0 +1,42 @@
+/*
+ * container.h -- internals shared by array.c, list.c, map.c and
+ * container_globals.c.  Never installed.  The table algorithms themselves
+ * live in the installed <tvm/ffi/extra/c_container.h> so C++ code inlines
+ * the very same ones.
+ */
+#ifndef TVMFFI_SRC_CONTAINER_H_
+#define TVMFFI_SRC_CONTAINER_H_
+
+#include <tvm/ffi/extra/c_container.h>
+
+#include "internal.h"
+
+/* Owned copy of an argument used as a key or probe: view-only kinds are
+ * converted (strings copied), an rvalue-ref slot is peeked, not stolen.
+ * Release with tvmffi__any_release.  Returns 0/-1. */
+int tvmffi__container_key_acquire(const TVMFFIAny* view, TVMFFIAny* out);
+
+/* ffi.Array of owned copies of args[0..n).  Returns 0/-1. */
+int tvmffi__array_from_views(const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result);
+
+/* Bool result: does the Array/List hold a value equal to `probe` (owned form)? */
+int tvmffi__seq_contains(TVMFFIObject* seq, const TVMFFIAny* probe, TVMFFIAny* result);
+
+/* New empty ffi.List with room for `capacity` elements.  NULL after raising. */
+TVMFFIObject* tvmffi__list_new(int64_t capacity);
+
+/* New empty ffi.Map (72) or ffi.Dict (76): small layout, capacity 2, pairs
+ * inline.  NULL after raising. */
+TVMFFIObject* tvmffi__map_new(int32_t type_index);
+
+/* Inserts or assigns, moving *key and *value (owned) in.  For a Map the
+ * object may be replaced by a larger one (*obj updated); a Dict keeps its
+ * identity.  On failure nothing is moved.  Returns 0/-1. */
+int tvmffi__map_set(TVMFFIObject** obj, TVMFFIAny* key, TVMFFIAny* value);
+
+/* Registration hooks called by tvmffi__container_globals_init. */
+void tvmffi__array_globals_init(void);
+void tvmffi__list_globals_init(void);
+void tvmffi__map_globals_init(void);
+
+#endif /* TVMFFI_SRC_CONTAINER_H_ */
