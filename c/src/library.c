@@ -1,0 +1,582 @@
+/*
+ * library.c -- library modules (abi.md §13): the dlopen loader
+ * ffi.Module.load_from_file.so, library-module construction with context
+ * symbols and __tvm_ffi__library_ctx / __tvm_ffi__library_bin, function
+ * lookup (__tvm_ffi_<name>), and the system library (ffi.SystemLib) over
+ * symbols registered with TVMFFIEnvModRegisterSystemLibSymbol.
+ *
+ * Lifetimes: a function taken from a library module holds the module, the
+ * module holds the dlopen handle, and dlclose runs in the module's finalizer,
+ * i.e. only after the module and every function from it are gone.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "module.h"
+
+#define FUNC_PREFIX "__tvm_ffi_"
+
+/* ---- symbol tables: system library and context symbols ----------------- */
+
+/* Usable from static initialisers before the runtime is initialised: only
+ * statically initialised locks and malloc. */
+typedef struct {
+  char* name;
+  void* ptr;
+} sym_entry;
+
+static pthread_mutex_t g_sys_lock = PTHREAD_MUTEX_INITIALIZER;
+static sym_entry* g_sys;          /* open addressing; name NULL = empty */
+static size_t g_sys_size, g_sys_cap; /* cap is a power of two */
+
+static uint64_t hash_name(const char* s) {
+  uint64_t h = UINT64_C(1469598103934665603);
+  for (; *s; ++s) h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+  return h;
+}
+
+static sym_entry* sys_slot_locked(const char* name) {
+  if (g_sys_cap == 0) return NULL;
+  size_t mask = g_sys_cap - 1;
+  for (size_t i = (size_t)hash_name(name) & mask;; i = (i + 1) & mask) {
+    if (g_sys[i].name == NULL || strcmp(g_sys[i].name, name) == 0) return &g_sys[i];
+  }
+}
+
+static int sys_grow_locked(void) {
+  size_t cap = g_sys_cap ? 2 * g_sys_cap : 64;
+  sym_entry* t = (sym_entry*)calloc(cap, sizeof(sym_entry));
+  if (t == NULL) return -1;
+  for (size_t j = 0; j < g_sys_cap; ++j) {
+    if (g_sys[j].name == NULL) continue;
+    size_t i = (size_t)hash_name(g_sys[j].name) & (cap - 1);
+    while (t[i].name != NULL) i = (i + 1) & (cap - 1);
+    t[i] = g_sys[j];
+  }
+  free(g_sys);
+  g_sys = t;
+  g_sys_cap = cap;
+  return 0;
+}
+
+TVM_FFI_DLL int TVMFFIEnvModRegisterSystemLibSymbol(const char* name, void* symbol) {
+  if (name == NULL) {
+    fprintf(stderr, "tvm_ffi: TVMFFIEnvModRegisterSystemLibSymbol: NULL name ignored\n");
+    return 0;
+  }
+  pthread_mutex_lock(&g_sys_lock);
+  sym_entry* e = sys_slot_locked(name);
+  if (e != NULL && e->name != NULL) {
+    if (e->ptr != symbol)
+      fprintf(stderr,
+              "tvm_ffi: warning: system-lib symbol %s registered again with a different "
+              "address; the new one replaces the old\n",
+              name);
+    e->ptr = symbol;
+    pthread_mutex_unlock(&g_sys_lock);
+    return 0;
+  }
+  char* copy = NULL;
+  if (((g_sys_size + 1) * 2 <= g_sys_cap || sys_grow_locked() == 0) &&
+      (copy = strdup(name)) != NULL) {
+    e = sys_slot_locked(name);
+    e->name = copy;
+    e->ptr = symbol;
+    g_sys_size++;
+  }
+  pthread_mutex_unlock(&g_sys_lock);
+  if (copy == NULL) {
+    tvmffi__ensure_init(); /* raising needs the error machinery */
+    return tvmffi__raise_oom();
+  }
+  return 0;
+}
+
+static void* sys_lookup(const char* name) {
+  pthread_mutex_lock(&g_sys_lock);
+  sym_entry* e = sys_slot_locked(name);
+  void* p = (e != NULL && e->name != NULL) ? e->ptr : NULL;
+  pthread_mutex_unlock(&g_sys_lock);
+  return p;
+}
+
+static pthread_mutex_t g_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static sym_entry* g_ctx; /* registration order; duplicates kept */
+static size_t g_ctx_size, g_ctx_cap;
+
+TVM_FFI_DLL int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol) {
+  if (name == NULL)
+    return tvmffi__raise("ValueError", "TVMFFIEnvModRegisterContextSymbol: name is NULL");
+  char* copy = strdup(name);
+  if (copy == NULL) return tvmffi__raise_oom();
+  pthread_mutex_lock(&g_ctx_lock);
+  if (g_ctx_size == g_ctx_cap) {
+    size_t cap = g_ctx_cap ? 2 * g_ctx_cap : 16;
+    sym_entry* t = (sym_entry*)realloc(g_ctx, cap * sizeof(sym_entry));
+    if (t == NULL) {
+      pthread_mutex_unlock(&g_ctx_lock);
+      free(copy);
+      return tvmffi__raise_oom();
+    }
+    g_ctx = t;
+    g_ctx_cap = cap;
+  }
+  g_ctx[g_ctx_size].name = copy;
+  g_ctx[g_ctx_size].ptr = symbol;
+  g_ctx_size++;
+  pthread_mutex_unlock(&g_ctx_lock);
+  return 0;
+}
+
+/* ---- the library behind a module ----------------------------------------- */
+
+typedef struct {
+  void* dl;     /* dlopen handle, or NULL for the system library */
+  char* prefix; /* system library symbol prefix */
+} lib_impl;
+
+/* Plain symbol lookup (§13.4): system libraries try prefix + name first. */
+static void* lib_sym(const lib_impl* L, const char* name) {
+  if (L->dl != NULL) return dlsym(L->dl, name);
+  if (L->prefix[0] != '\0') {
+    size_t np = strlen(L->prefix), nn = strlen(name);
+    char* full = (char*)malloc(np + nn + 1);
+    if (full != NULL) {
+      memcpy(full, L->prefix, np);
+      memcpy(full + np, name, nn + 1);
+      void* p = sys_lookup(full);
+      free(full);
+      if (p != NULL) return p;
+    }
+  }
+  return sys_lookup(name);
+}
+
+/* malloc'd concatenation a + b + c, or NULL after raising. */
+static char* concat3(const char* a, const char* b, const char* c) {
+  size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+  char* s = (char*)malloc(na + nb + nc + 1);
+  if (s == NULL) {
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  memcpy(s, a, na);
+  memcpy(s + na, b, nb);
+  memcpy(s + na + nb, c, nc + 1);
+  return s;
+}
+
+/* Address of the safe-call symbol of function `name` (§13.4).  Returns 0 and
+ * *out (NULL when absent), or -1 on OOM. */
+static int lib_func_sym(const lib_impl* L, const char* name, void** out) {
+  *out = NULL;
+  if (L->dl == NULL && L->prefix[0] != '\0') {
+    char* s = concat3(FUNC_PREFIX, L->prefix, name);
+    if (s == NULL) return -1;
+    *out = sys_lookup(s);
+    free(s);
+    if (*out != NULL) return 0;
+  }
+  char* s = concat3(FUNC_PREFIX, name, "");
+  if (s == NULL) return -1;
+  *out = L->dl ? dlsym(L->dl, s) : sys_lookup(s);
+  free(s);
+  return 0;
+}
+
+/* A function of the library: calls the raw symbol with handle NULL (§13.6). */
+typedef struct {
+  TVMFFIObject* module; /* strong: keeps the library mapped */
+  TVMFFISafeCallType fn;
+} lib_func;
+
+static int lib_func_call(void* self, const TVMFFIAny* args, int32_t num_args,
+                         TVMFFIAny* result) {
+  lib_func* c = (lib_func*)self;
+  if (result->type_index >= kTVMFFIStaticObjectBegin)
+    return tvmffi__raise("ValueError",
+                         "result slot of a library function call must be initialised to a "
+                         "non-object kind (e.g. None), got %s",
+                         tvmffi__any_type_key(result));
+  return c->fn(NULL, args, num_args, result);
+}
+
+static void lib_func_free(void* self) {
+  lib_func* c = (lib_func*)self;
+  tvmffi__decref(c->module);
+  free(c);
+}
+
+static int lib_get_function(tvmffi__module* m, const char* name, TVMFFIObject** out) {
+  void* addr;
+  *out = NULL;
+  if (lib_func_sym((const lib_impl*)m->impl, name, &addr) != 0) return -1;
+  if (addr == NULL) return 0;
+  lib_func* c = (lib_func*)malloc(sizeof(lib_func));
+  if (c == NULL) return tvmffi__raise_oom();
+  tvmffi__incref(&m->header);
+  c->module = &m->header;
+  c->fn = (TVMFFISafeCallType)addr;
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(c, lib_func_call, lib_func_free, &f) != 0) {
+    lib_func_free(c);
+    return -1;
+  }
+  *out = (TVMFFIObject*)f;
+  return 0;
+}
+
+static int lib_implements(tvmffi__module* m, const char* name) {
+  void* addr = NULL;
+  if (lib_func_sym((const lib_impl*)m->impl, name, &addr) != 0) {
+    TVMFFIObjectHandle err = NULL; /* OOM: report "absent" rather than raise */
+    TVMFFIErrorMoveFromRaised(&err);
+    TVMFFIObjectDecRef(err);
+    return 0;
+  }
+  return addr != NULL;
+}
+
+static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name,
+                        TVMFFIAny* out) {
+  char* s = concat3(prefix, name, "");
+  if (s == NULL) return -1;
+  TVMFFISafeCallType fn = (TVMFFISafeCallType)lib_sym((const lib_impl*)m->impl, s);
+  tvmffi__any_set_none(out);
+  if (fn == NULL) {
+    free(s);
+    return 0;
+  }
+  TVMFFIAny r;
+  tvmffi__any_set_none(&r);
+  if (fn(NULL, NULL, 0, &r) != 0) {
+    free(s);
+    return -1;
+  }
+  if (r.type_index != kTVMFFIStr && r.type_index != kTVMFFISmallStr &&
+      r.type_index != kTVMFFINone) {
+    tvmffi__raise("TypeError", "symbol %s returned %s, expected a String", s,
+                  tvmffi__any_type_key(&r));
+    tvmffi__any_release(&r);
+    free(s);
+    return -1;
+  }
+  free(s);
+  *out = r;
+  return 0;
+}
+
+static void lib_finalize(void* impl) {
+  lib_impl* L = (lib_impl*)impl;
+  if (L == NULL) return;
+  if (L->dl != NULL) dlclose(L->dl);
+  free(L->prefix);
+  free(L);
+}
+
+static const tvmffi__module_vtable kLibraryVtable = {
+    "library", 3, lib_get_function, lib_implements, lib_get_info, lib_finalize,
+};
+
+/* ---- __tvm_ffi__library_bin (§13.5) --------------------------------------- */
+
+typedef struct {
+  const unsigned char* p;
+  uint64_t left;
+} reader;
+
+static int rd_u64(reader* r, uint64_t* out) {
+  if (r->left < 8)
+    return tvmffi__raise("RuntimeError", "Corrupt library binary: unexpected end of blob");
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | r->p[i]; /* little endian */
+  r->p += 8;
+  r->left -= 8;
+  *out = v;
+  return 0;
+}
+
+static int rd_vec(reader* r, uint64_t** out, uint64_t* count) {
+  if (rd_u64(r, count) != 0) return -1;
+  if (*count > r->left / 8)
+    return tvmffi__raise("RuntimeError",
+                         "Corrupt library binary: vector size exceeds remaining blob");
+  *out = (uint64_t*)malloc((*count ? *count : 1) * sizeof(uint64_t));
+  if (*out == NULL) return tvmffi__raise_oom();
+  for (uint64_t i = 0; i < *count; ++i) rd_u64(r, &(*out)[i]);
+  return 0;
+}
+
+static int rd_str(reader* r, TVMFFIByteArray* out) {
+  uint64_t n;
+  if (rd_u64(r, &n) != 0) return -1;
+  if (n > r->left)
+    return tvmffi__raise("RuntimeError", "Corrupt library binary: string length exceeds blob");
+  out->data = (const char*)r->p;
+  out->size = (size_t)n;
+  r->p += n;
+  r->left -= n;
+  return 0;
+}
+
+/* Calls ffi.Module.load_from_bytes.<kind>(payload).  New reference or NULL. */
+static tvmffi__module* load_from_bytes(TVMFFIByteArray kind, TVMFFIByteArray payload) {
+  static const char kPrefix[] = "ffi.Module.load_from_bytes.";
+  size_t nl = sizeof(kPrefix) - 1 + kind.size;
+  char* lname = (char*)malloc(nl + 1);
+  if (lname == NULL) {
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  memcpy(lname, kPrefix, sizeof(kPrefix) - 1);
+  memcpy(lname + sizeof(kPrefix) - 1, kind.data, kind.size);
+  lname[nl] = '\0';
+  TVMFFIByteArray ln = {lname, nl};
+  TVMFFIObjectHandle loader = NULL;
+  tvmffi__module* mod = NULL;
+  if (TVMFFIFunctionGetGlobal(&ln, &loader) != 0) goto done;
+  if (loader == NULL) {
+    tvmffi__raise("RuntimeError",
+                  "Library binary embeds a {%.*s} module but loader %s is not registered",
+                  (int)kind.size, kind.data, lname);
+    goto done;
+  }
+  TVMFFIAny arg, out;
+  if (TVMFFIBytesFromByteArray(&payload, &arg) != 0) goto done;
+  tvmffi__any_set_none(&out);
+  int rc = TVMFFIFunctionCall(loader, &arg, 1, &out);
+  tvmffi__any_release(&arg);
+  if (rc != 0) goto done;
+  if (out.type_index != kTVMFFIModule) {
+    tvmffi__raise("TypeError", "Cannot convert from type `%s` to `ffi.Module`: %s returned it",
+                  tvmffi__any_type_key(&out), lname);
+    tvmffi__any_release(&out);
+    goto done;
+  }
+  mod = (tvmffi__module*)out.v_obj;
+done:
+  tvmffi__decref((TVMFFIObject*)loader);
+  free(lname);
+  return mod;
+}
+
+/* Rebuilds the import tree of `bin`; `lib` is the library module (borrowed)
+ * standing for "_lib" entries.  Returns module 0 (new reference) or NULL. */
+static tvmffi__module* process_library_bin(const void* bin, tvmffi__module* lib) {
+  const char* corrupt = "Corrupt library binary: ";
+  reader r = {(const unsigned char*)bin, 8};
+  uint64_t nbytes;
+  rd_u64(&r, &nbytes);
+  r.left = nbytes;
+  uint64_t *indptr = NULL, *child = NULL, nind = 0, nchild = 0;
+  tvmffi__module** mods = NULL;
+  uint64_t nmod = 0, made = 0;
+  tvmffi__module* root = NULL;
+  if (rd_vec(&r, &indptr, &nind) != 0 || rd_vec(&r, &child, &nchild) != 0) goto done;
+  if (nind < 2) {
+    tvmffi__raise("RuntimeError", "%simport tree indptr must have at least 2 entries", corrupt);
+    goto done;
+  }
+  if (indptr[0] != 0) {
+    tvmffi__raise("RuntimeError", "%simport tree indptr must start at 0", corrupt);
+    goto done;
+  }
+  for (uint64_t i = 1; i < nind; ++i) {
+    if (indptr[i] < indptr[i - 1]) {
+      tvmffi__raise("RuntimeError", "%simport tree indptr must be non-decreasing", corrupt);
+      goto done;
+    }
+  }
+  if (indptr[nind - 1] > nchild) {
+    tvmffi__raise("RuntimeError", "%simport tree indptr exceeds child index count", corrupt);
+    goto done;
+  }
+  nmod = nind - 1;
+  for (uint64_t j = 0; j < indptr[nind - 1]; ++j) {
+    if (child[j] >= nmod) {
+      tvmffi__raise("RuntimeError", "%schild index out of range", corrupt);
+      goto done;
+    }
+  }
+  mods = (tvmffi__module**)calloc(nmod, sizeof(*mods));
+  if (mods == NULL) {
+    tvmffi__raise_oom();
+    goto done;
+  }
+  for (; made < nmod; ++made) {
+    TVMFFIByteArray kind, payload;
+    if (rd_str(&r, &kind) != 0) goto done;
+    if (kind.size == 4 && memcmp(kind.data, "_lib", 4) == 0) {
+      tvmffi__incref(&lib->header);
+      mods[made] = lib;
+      continue;
+    }
+    if (rd_str(&r, &payload) != 0) goto done;
+    mods[made] = load_from_bytes(kind, payload);
+    if (mods[made] == NULL) goto done;
+  }
+  for (uint64_t i = 0; i < nmod; ++i)
+    for (uint64_t j = indptr[i]; j < indptr[i + 1]; ++j)
+      if (tvmffi__module_import(mods[i], mods[child[j]]) != 0) goto done;
+  root = mods[0];
+  tvmffi__incref(&root->header);
+done:
+  for (uint64_t i = 0; i < made; ++i) tvmffi__decref(&mods[i]->header);
+  free(mods);
+  free(indptr);
+  free(child);
+  return root;
+}
+
+/* ---- construction (§13.3) ------------------------------------------------ */
+
+/* Builds the module over `L` (ownership of L moves in).  New reference or
+ * NULL after raising. */
+static tvmffi__module* library_module_create(lib_impl* L) {
+  tvmffi__module* m = tvmffi__module_new(&kLibraryVtable, L);
+  if (m == NULL) return NULL;
+  pthread_mutex_lock(&g_ctx_lock);
+  for (size_t i = 0; i < g_ctx_size; ++i) {
+    void** slot = (void**)lib_sym(L, g_ctx[i].name);
+    if (slot != NULL) *slot = g_ctx[i].ptr;
+  }
+  pthread_mutex_unlock(&g_ctx_lock);
+  const void* bin = lib_sym(L, "__tvm_ffi__library_bin");
+  void** ctx = (void**)lib_sym(L, "__tvm_ffi__library_ctx");
+  /* The token is the module handle itself (see TVMFFIEnvModLookupFromImports). */
+  if (ctx != NULL) *ctx = m;
+  if (bin == NULL) return m;
+  tvmffi__module* root = process_library_bin(bin, m);
+  tvmffi__decref(&m->header); /* the tree holds it if a "_lib" entry uses it */
+  return root;
+}
+
+/* ffi.Module.load_from_file.so(path[, format]) */
+static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  const char* f = "ffi.Module.load_from_file.so";
+  TVMFFIByteArray path, fmt;
+  if (num_args != 1 && num_args != 2)
+    return tvmffi__raise("TypeError", "%s expects 2 arguments (path, format), got %d", f,
+                         (int)num_args);
+  if (tvmffi__arg_str(f, args, 0, &path) != 0) return -1;
+  if (num_args == 2 && tvmffi__arg_str(f, args, 1, &fmt) != 0) return -1;
+  if (memchr(path.data, '\0', path.size) != NULL)
+    return tvmffi__raise("ValueError", "%s: the path must not contain NUL bytes", f);
+  char* cpath = (char*)malloc(path.size + 1);
+  if (cpath == NULL) return tvmffi__raise_oom();
+  memcpy(cpath, path.data, path.size);
+  cpath[path.size] = '\0';
+  void* dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);
+  if (dl == NULL) {
+    const char* why = dlerror();
+    tvmffi__raise("InternalError", "Failed to load dynamic shared library %s: %s", cpath,
+                  why ? why : "unknown dlopen error");
+    free(cpath);
+    return -1;
+  }
+  free(cpath);
+  lib_impl* L = (lib_impl*)calloc(1, sizeof(lib_impl));
+  char* empty = strdup("");
+  if (L == NULL || empty == NULL) {
+    free(L);
+    free(empty);
+    dlclose(dl);
+    return tvmffi__raise_oom();
+  }
+  L->dl = dl;
+  L->prefix = empty;
+  tvmffi__module* m = library_module_create(L);
+  if (m == NULL) return -1;
+  tvmffi__any_set_obj(result, &m->header);
+  return 0;
+}
+
+/* ---- ffi.SystemLib([prefix]) (§13.7) -------------------------------------- */
+
+/* Recursive: a loader run while building one system library may ask for
+ * another; the per-prefix singletons live for the rest of the process. */
+static pthread_mutex_t g_syslib_lock;
+static struct {
+  char* prefix;
+  tvmffi__module* mod;
+} * g_syslibs;
+static size_t g_syslibs_size, g_syslibs_cap;
+
+static int g_system_lib(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)h;
+  const char* f = "ffi.SystemLib";
+  TVMFFIByteArray pre = {"", 0};
+  if (num_args > 1)
+    return tvmffi__raise("TypeError", "%s expects at most 1 argument (prefix), got %d", f,
+                         (int)num_args);
+  if (num_args == 1 && tvmffi__arg_str(f, args, 0, &pre) != 0) return -1;
+  if (memchr(pre.data, '\0', pre.size) != NULL)
+    return tvmffi__raise("ValueError", "%s: the prefix must not contain NUL bytes", f);
+  pthread_mutex_lock(&g_syslib_lock);
+  tvmffi__module* m = NULL;
+  for (size_t i = 0; i < g_syslibs_size && m == NULL; ++i)
+    if (strlen(g_syslibs[i].prefix) == pre.size &&
+        memcmp(g_syslibs[i].prefix, pre.data, pre.size) == 0)
+      m = g_syslibs[i].mod;
+  if (m == NULL) {
+    lib_impl* L = (lib_impl*)calloc(1, sizeof(lib_impl));
+    char* p1 = (char*)malloc(pre.size + 1);
+    char* p2 = (char*)malloc(pre.size + 1);
+    if (g_syslibs_size == g_syslibs_cap) {
+      size_t cap = g_syslibs_cap ? 2 * g_syslibs_cap : 4;
+      void* t = realloc(g_syslibs, cap * sizeof(*g_syslibs));
+      if (t != NULL) {
+        g_syslibs = t;
+        g_syslibs_cap = cap;
+      }
+    }
+    if (L == NULL || p1 == NULL || p2 == NULL || g_syslibs_size == g_syslibs_cap) {
+      free(L);
+      free(p1);
+      free(p2);
+      pthread_mutex_unlock(&g_syslib_lock);
+      return tvmffi__raise_oom();
+    }
+    memcpy(p1, pre.data, pre.size);
+    p1[pre.size] = '\0';
+    memcpy(p2, p1, pre.size + 1);
+    L->prefix = p1;
+    m = library_module_create(L);
+    if (m == NULL) {
+      free(p2);
+      pthread_mutex_unlock(&g_syslib_lock);
+      return -1;
+    }
+    g_syslibs[g_syslibs_size].prefix = p2;
+    g_syslibs[g_syslibs_size].mod = m; /* the cache's reference, never dropped */
+    g_syslibs_size++;
+  }
+  tvmffi__incref(&m->header);
+  pthread_mutex_unlock(&g_syslib_lock);
+  tvmffi__any_set_obj(result, &m->header);
+  return 0;
+}
+
+void tvmffi__library_globals_init(void) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&g_syslib_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  tvmffi__register_global(
+      "ffi.Module.load_from_file.so", g_load_so,
+      "Loads a shared library with dlopen(RTLD_LAZY | RTLD_LOCAL) as a library module.",
+      "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Module\"},{\"type\":"
+      "\"ffi.String\"},{\"type\":\"ffi.String\"}]}");
+  tvmffi__register_global(
+      "ffi.SystemLib", g_system_lib,
+      "The library module over symbols registered with TVMFFIEnvModRegisterSystemLibSymbol "
+      "(one per prefix).",
+      "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Module\"},{\"type\":"
+      "\"ffi.String\"}]}");
+}

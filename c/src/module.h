@@ -1,0 +1,64 @@
+/*
+ * module.h -- the module object shared by module.c (generic object, imports,
+ * ffi.Module* globals) and library.c (dlopen and system libraries).  Private
+ * to those two files; never installed.
+ *
+ * Layout (abi.md §7.9): header, then imports_ at offset 24 (an ffi.Array
+ * header pointer, never NULL, read through the reflection field imports_),
+ * then our own fields.  The C++ vtable of upstream's ModuleObj is not
+ * reproduced: C++ and Python reach modules only through the ffi.Module*
+ * global functions.
+ */
+#ifndef TVMFFI_SRC_MODULE_H_
+#define TVMFFI_SRC_MODULE_H_
+
+#include "internal.h"
+
+typedef struct tvmffi__module tvmffi__module;
+
+/* Lookup cache of TVMFFIEnvModLookupFromImports: name -> owned function. */
+typedef struct {
+  char** names;
+  TVMFFIObject** funcs;
+  size_t size;
+  size_t capacity; /* power of two, open addressing */
+} tvmffi__fcache;
+
+/* What a kind of module does.  Names are NUL-terminated. */
+typedef struct {
+  const char* kind;      /* "library" */
+  int32_t property_mask; /* 1 serializable | 2 runnable | 4 exportable */
+  /* Function `name` of the module itself: new reference in *out, or NULL
+   * when absent.  Returns 0/-1. */
+  int (*get_function)(tvmffi__module* self, const char* name, TVMFFIObject** out);
+  /* Does the module itself define `name`?  Never raises. */
+  int (*implements)(tvmffi__module* self, const char* name);
+  /* Calls the `<prefix><name>` symbol (prefix "__tvm_ffi__metadata_" or
+   * "__tvm_ffi__doc_") and stores the owned String in *out, or None when
+   * absent.  Returns 0/-1. */
+  int (*get_info)(tvmffi__module* self, const char* prefix, const char* name, TVMFFIAny* out);
+  /* Releases `impl` when the module is destroyed. */
+  void (*finalize)(void* impl);
+} tvmffi__module_vtable;
+
+struct tvmffi__module {
+  TVMFFIObject header;   /* +0 */
+  TVMFFIObject* imports; /* +24: ffi.Array of modules; replaced, never mutated */
+  tvmffi__fcache cache;  /* guarded by the module lock (module.c) */
+  const tvmffi__module_vtable* vt;
+  void* impl;
+};
+
+/* A new module of kind `vt` owning `impl` (finalize runs even on failure).
+ * Returns a new reference, or NULL after raising. */
+tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl);
+
+/* Appends `other` to mod's imports after the cycle check (RuntimeError
+ * "Cyclic dependency detected during import").  Returns 0/-1. */
+int tvmffi__module_import(tvmffi__module* mod, tvmffi__module* other);
+
+/* Registers the loader globals of library.c (ffi.Module.load_from_file.so,
+ * ffi.SystemLib); called from tvmffi__module_globals_init. */
+void tvmffi__library_globals_init(void);
+
+#endif /* TVMFFI_SRC_MODULE_H_ */

@@ -1,0 +1,773 @@
+/*
+ * testing.c -- libtvm_ffi_testing.so: the testing.* global functions of
+ * abi.md §15 that the C core can express, registered from a constructor
+ * when the library is loaded (python.md §20).  Pure C over the public API.
+ *
+ * Left out (need C++ object types or enum machinery): enum_variant_get,
+ * TestIntPairSum and the testing.Test* dataclass fixtures,
+ * get_mlir_add_one_c_symbol, and the schema_* fixtures over typed
+ * containers (arr_*, list_*, map_*, dict_*, variant_*, opt_obj).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static void set_none(TVMFFIAny* v) {
+  v->type_index = kTVMFFINone;
+  v->zero_padding = 0;
+  v->v_int64 = 0;
+}
+
+static void set_int(TVMFFIAny* v, int64_t x) {
+  v->type_index = kTVMFFIInt;
+  v->zero_padding = 0;
+  v->v_int64 = x;
+}
+
+static void set_bool(TVMFFIAny* v, int x) {
+  v->type_index = kTVMFFIBool;
+  v->zero_padding = 0;
+  v->v_int64 = x != 0;
+}
+
+static void release(TVMFFIAny* v) {
+  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
+  set_none(v);
+}
+
+static const char* type_key_of(const TVMFFIAny* v) {
+  return TVMFFIGetTypeInfo(v->type_index)->type_key.data;
+}
+
+/* Upstream's typed-function mismatch message, e.g.
+ * Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`.
+ * Expected `int` but got `ffi.OpaquePyObject` */
+static int arg_mismatch(const char* sig, int i, const char* expected, const TVMFFIAny* got) {
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but got `%s`", i,
+           sig, expected, type_key_of(got));
+  TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
+  return -1;
+}
+
+static int arg_count(const char* sig, int32_t got, int32_t expected) {
+  char msg[512];
+  if (got == expected) return 0;
+  snprintf(msg, sizeof(msg), "Mismatched number of arguments when calling: `%s`. Expected %d but got %d arguments",
+           sig, (int)expected, (int)got);
+  TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
+  return -1;
+}
+
+static int is_str(const TVMFFIAny* v) {
+  return v->type_index == kTVMFFIRawStr || v->type_index == kTVMFFISmallStr ||
+         v->type_index == kTVMFFIStr;
+}
+
+/* NUL-terminated view of a string argument, copied into buf if needed. */
+static const char* str_of(const TVMFFIAny* v, char* buf, size_t cap) {
+  if (v->type_index == kTVMFFIRawStr) return v->v_c_str;
+  if (v->type_index == kTVMFFIStr) return TVMFFIBytesGetByteArrayPtr(v->v_obj)->data;
+  TVMFFIByteArray b = TVMFFISmallBytesGetContentByteArray(v);
+  size_t n = b.size < cap - 1 ? b.size : cap - 1;
+  memcpy(buf, b.data, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int call_global(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
+  TVMFFIByteArray b = {name, strlen(name)};
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionGetGlobal(&b, &f) != 0) return -1;
+  if (f == NULL) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "global function %s is not registered", name);
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg);
+    return -1;
+  }
+  set_none(out);
+  int rc = TVMFFIFunctionCall(f, args, n, out);
+  TVMFFIObjectDecRef(f);
+  return rc;
+}
+
+static TVMFFIAny v_int(int64_t x) {
+  TVMFFIAny v;
+  set_int(&v, x);
+  return v;
+}
+
+static TVMFFIAny v_str(const char* s) {
+  TVMFFIAny v;
+  v.type_index = kTVMFFIRawStr;
+  v.zero_padding = 0;
+  v.v_c_str = s;
+  return v;
+}
+
+/* ---- scalar functions -------------------------------------------------- */
+
+/* Named so that backtraces show it (python.md §25.2 #37). */
+int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
+int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char* sig = "testing.test_raise_error(0: str, 1: str) -> None";
+  char kb[16], mb[16];
+  (void)h;
+  (void)result;
+  if (arg_count(sig, n, 2) != 0) return -1;
+  if (!is_str(&args[0])) return arg_mismatch(sig, 0, "str", &args[0]);
+  if (!is_str(&args[1])) return arg_mismatch(sig, 1, "str", &args[1]);
+  const char* kind = str_of(&args[0], kb, sizeof(kb));
+  const char* msg = str_of(&args[1], mb, sizeof(mb));
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(__FILE__, __LINE__, "TestRaiseError", 0);
+  TVMFFIByteArray k = {kind, strlen(kind)}, m = {msg, strlen(msg)};
+  TVMFFIObjectHandle err = NULL;
+  if (TVMFFIErrorCreate(&k, &m, bt, &err) != 0) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.test_raise_error: out of memory");
+    return -1;
+  }
+  TVMFFIErrorSetRaised(err);
+  TVMFFIObjectDecRef(err);
+  return -1;
+}
+
+static int add_one(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char* sig = "testing.add_one(0: int) -> int";
+  (void)h;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != kTVMFFIInt && args[0].type_index != kTVMFFIBool)
+    return arg_mismatch(sig, 0, "int", &args[0]);
+  set_int(result, args[0].v_int64 + 1);
+  return 0;
+}
+
+/* The raw safe-call handed out by get_add_one_c_symbol and registered as the
+ * system-library symbol __tvm_ffi_testing.add_one. */
+static int add_one_c(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  return add_one(h, args, n, result);
+}
+
+static int nop(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  (void)n;
+  (void)result;
+  return 0;
+}
+
+static int echo(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  if (n < 1) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.echo expects at least 1 argument");
+    return -1;
+  }
+  return TVMFFIAnyViewToOwnedAny(&args[0], result);
+}
+
+int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
+int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  if (n < 1) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError",
+                                 "testing.apply expects a function and its arguments");
+    return -1;
+  }
+  if (args[0].type_index != kTVMFFIFunction)
+    return arg_mismatch("testing.apply(0: ffi.Function, *args) -> Any", 0, "ffi.Function",
+                        &args[0]);
+  TVMFFIAny* rest = (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)(n > 1 ? n - 1 : 1));
+  if (rest == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.apply: out of memory");
+    return -1;
+  }
+  if (n > 1) memcpy(rest, args + 1, sizeof(TVMFFIAny) * (size_t)(n - 1));
+  int rc = TVMFFIFunctionCall(args[0].v_obj, rest, n - 1, result);
+  free(rest);
+  return rc;
+}
+
+static int run_check_signal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char* sig = "testing.run_check_signal(0: int) -> None";
+  (void)h;
+  (void)result;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != kTVMFFIInt && args[0].type_index != kTVMFFIBool)
+    return arg_mismatch(sig, 0, "int", &args[0]);
+  for (int64_t i = 0; i < args[0].v_int64; ++i) {
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+    if (TVMFFIEnvCheckSignals() != 0) {
+      TVMFFIErrorSetRaisedFromCStr("EnvErrorAlreadySet", "");
+      return -1;
+    }
+  }
+  printf("Function finished without catching signal\n");
+  fflush(stdout);
+  return 0;
+}
+
+static int object_use_count(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char* sig = "testing.object_use_count(0: ffi.Object) -> int";
+  (void)h;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index < kTVMFFIStaticObjectBegin)
+    return arg_mismatch(sig, 0, "ffi.Object", &args[0]);
+  uint64_t c = __atomic_load_n(&args[0].v_obj->combined_ref_count, __ATOMIC_RELAXED);
+  set_int(result, (int64_t)(c & 0xFFFFFFFFu));
+  return 0;
+}
+
+static int get_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (arg_count("testing.get_add_one_c_symbol() -> int", n, 0) != 0) return -1;
+  set_int(result, (int64_t)(intptr_t)&add_one_c);
+  return 0;
+}
+
+static int optional_tensor_view_has_value(void* h, const TVMFFIAny* args, int32_t n,
+                                          TVMFFIAny* result) {
+  static const char* sig =
+      "testing.optional_tensor_view_has_value(0: Optional[ffi.Tensor]) -> bool";
+  (void)h;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  int t = args[0].type_index;
+  if (t != kTVMFFINone && t != kTVMFFIDLTensorPtr && t != kTVMFFITensor)
+    return arg_mismatch(sig, 0, "Optional[ffi.Tensor]", &args[0]);
+  set_bool(result, t != kTVMFFINone);
+  return 0;
+}
+
+/* ---- make_unregistered_object: a type with reflection but no Python class */
+
+typedef struct {
+  TVMFFIObject header;
+  int64_t v1; /* +24, testing.TestUnregisteredBaseObject */
+  int64_t v2; /* +32, testing.TestUnregisteredObject */
+} unreg_obj;
+
+static int32_t g_unreg_base_index = -1, g_unreg_index = -1;
+
+static void unreg_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+static int int64_getter(void* addr, TVMFFIAny* result) {
+  set_int(result, *(int64_t*)addr);
+  return 0;
+}
+
+static int int64_setter(void* addr, const TVMFFIAny* value) {
+  if (value->type_index != kTVMFFIInt && value->type_index != kTVMFFIBool) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "expected an int");
+    return -1;
+  }
+  *(int64_t*)addr = value->v_int64;
+  return 0;
+}
+
+/* Checks that args[0] is an instance (self) of the unregistered types. */
+static unreg_obj* unreg_self(const char* sig, const TVMFFIAny* args, int32_t n, int derived) {
+  if (arg_count(sig, n, 1) != 0) return NULL;
+  int t = args[0].type_index;
+  if (t != g_unreg_index && (derived || t != g_unreg_base_index)) {
+    arg_mismatch(sig, 0,
+                 derived ? "testing.TestUnregisteredObject"
+                         : "testing.TestUnregisteredBaseObject",
+                 &args[0]);
+    return NULL;
+  }
+  return (unreg_obj*)args[0].v_obj;
+}
+
+static int get_v1_plus_one(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  unreg_obj* o = unreg_self("get_v1_plus_one(0: self) -> int", args, n, 0);
+  if (o == NULL) return -1;
+  set_int(result, o->v1 + 1);
+  return 0;
+}
+
+static int get_v2_plus_two(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  unreg_obj* o = unreg_self("get_v2_plus_two(0: self) -> int", args, n, 1);
+  if (o == NULL) return -1;
+  set_int(result, o->v2 + 2);
+  return 0;
+}
+
+static int make_unregistered_object(void* h, const TVMFFIAny* args, int32_t n,
+                                     TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (arg_count("testing.make_unregistered_object() -> ffi.Object", n, 0) != 0) return -1;
+  unreg_obj* o = (unreg_obj*)calloc(1, sizeof(unreg_obj));
+  if (o == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.make_unregistered_object");
+    return -1;
+  }
+  o->header.combined_ref_count = UINT64_C(0x100000001);
+  o->header.type_index = g_unreg_index;
+  o->header.deleter = unreg_deleter;
+  o->v1 = 41;
+  o->v2 = 42;
+  result->type_index = g_unreg_index;
+  result->zero_padding = 0;
+  result->v_obj = &o->header;
+  return 0;
+}
+
+static TVMFFIByteArray ba(const char* s) {
+  TVMFFIByteArray b = {s, s ? strlen(s) : 0};
+  return b;
+}
+
+static void register_int_field(int32_t tindex, const char* name, const char* doc,
+                               int64_t offset) {
+  TVMFFIFieldInfo f;
+  memset(&f, 0, sizeof(f));
+  f.name = ba(name);
+  f.doc = ba(doc);
+  f.metadata = ba("{\"type_schema\":\"{\\\"type\\\":\\\"int\\\"}\"}");
+  f.flags = 0;
+  f.size = 8;
+  f.alignment = 8;
+  f.offset = offset;
+  f.getter = int64_getter;
+  f.setter = (void*)int64_setter;
+  f.field_static_type_index = kTVMFFIInt;
+  TVMFFITypeRegisterField(tindex, &f);
+}
+
+static void register_method(int32_t tindex, const char* name, const char* doc,
+                            TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0) return;
+  TVMFFIMethodInfo m;
+  memset(&m, 0, sizeof(m));
+  m.name = ba(name);
+  m.doc = ba(doc);
+  m.metadata = ba(
+      "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type\\\":"
+      "\\\"int\\\"}]}\"}");
+  m.flags = 0;
+  m.method.type_index = kTVMFFIFunction;
+  m.method.v_obj = (TVMFFIObject*)f;
+  TVMFFITypeRegisterMethod(tindex, &m);
+  TVMFFIObjectDecRef(f);
+}
+
+static void register_unregistered_types(void) {
+  TVMFFIByteArray base_key = ba("testing.TestUnregisteredBaseObject");
+  TVMFFIByteArray key = ba("testing.TestUnregisteredObject");
+  g_unreg_base_index = TVMFFITypeGetOrAllocIndex(&base_key, -1, 1, 0, 1, kTVMFFIObject);
+  g_unreg_index = TVMFFITypeGetOrAllocIndex(&key, -1, 2, 0, 1, g_unreg_base_index);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.doc = ba("Base of testing.TestUnregisteredObject.");
+  md.total_size = (int32_t)offsetof(unreg_obj, v2);
+  TVMFFITypeRegisterMetadata(g_unreg_base_index, &md);
+  md.doc = ba("An object type that has reflection but no Python class.");
+  md.total_size = (int32_t)sizeof(unreg_obj);
+  TVMFFITypeRegisterMetadata(g_unreg_index, &md);
+  register_int_field(g_unreg_base_index, "v1", "Field v1", offsetof(unreg_obj, v1));
+  register_int_field(g_unreg_index, "v2", "Field v2", offsetof(unreg_obj, v2));
+  register_method(g_unreg_base_index, "get_v1_plus_one", "Returns v1 + 1", get_v1_plus_one);
+  register_method(g_unreg_index, "get_v2_plus_two", "Returns v2 + 2", get_v2_plus_two);
+}
+
+/* ---- containers holding tensors (DLPack round-trip tests) ---------------- */
+
+static int want_tensors(const char* sig, const TVMFFIAny* args, int32_t n, int32_t count) {
+  if (arg_count(sig, n, count) != 0) return -1;
+  if (args[0].type_index != kTVMFFITensor) return arg_mismatch(sig, 0, "ffi.Tensor", &args[0]);
+  if (count == 2 && strstr(sig, "1: ffi.Tensor") && args[1].type_index != kTVMFFITensor)
+    return arg_mismatch(sig, 1, "ffi.Tensor", &args[1]);
+  return 0;
+}
+
+static int make_array_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_array_with_tensor(0: ffi.Tensor) -> ffi.Array", args, n, 1))
+    return -1;
+  TVMFFIAny a[1] = {args[0]};
+  return call_global("ffi.Array", a, 1, r);
+}
+
+static int make_array_with_mixed(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_array_with_mixed(0: ffi.Tensor, 1: Any) -> ffi.Array", args,
+                   n, 2))
+    return -1;
+  TVMFFIAny a[3] = {args[0], args[1], v_str("hello")};
+  return call_global("ffi.Array", a, 3, r);
+}
+
+static int make_nested_array_with_tensor(void* h, const TVMFFIAny* args, int32_t n,
+                                         TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_nested_array_with_tensor(0: ffi.Tensor) -> ffi.Array", args,
+                   n, 1))
+    return -1;
+  TVMFFIAny inner, a[2] = {args[0], v_int(42)};
+  if (call_global("ffi.Array", a, 2, &inner) != 0) return -1;
+  TVMFFIAny b[2] = {inner, args[0]};
+  int rc = call_global("ffi.Array", b, 2, r);
+  release(&inner);
+  return rc;
+}
+
+static int make_list_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_list_with_tensor(0: ffi.Tensor, 1: Any) -> ffi.List", args, n,
+                   2))
+    return -1;
+  TVMFFIAny a[2] = {args[0], args[1]};
+  return call_global("ffi.List", a, 2, r);
+}
+
+static int make_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_map_with_tensor(0: ffi.Tensor) -> ffi.Map", args, n, 1))
+    return -1;
+  TVMFFIAny a[6] = {v_str("tensor"), args[0], v_str("value"), v_int(42), v_str("name"),
+                    v_str("test")};
+  return call_global("ffi.Map", a, 6, r);
+}
+
+static int make_dict_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_dict_with_tensor(0: ffi.Tensor) -> ffi.Dict", args, n, 1))
+    return -1;
+  TVMFFIAny a[4] = {v_str("tensor"), args[0], v_str("value"), v_int(42)};
+  return call_global("ffi.Dict", a, 4, r);
+}
+
+static int make_empty_array_with_tensor_input(void* h, const TVMFFIAny* args, int32_t n,
+                                              TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors("testing.make_empty_array_with_tensor_input(0: ffi.Tensor) -> ffi.Array",
+                   args, n, 1))
+    return -1;
+  return call_global("ffi.Array", NULL, 0, r);
+}
+
+static int make_nested_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n,
+                                       TVMFFIAny* r) {
+  (void)h;
+  if (want_tensors(
+          "testing.make_nested_map_with_tensor(0: ffi.Tensor, 1: ffi.Tensor) -> ffi.Map", args,
+          n, 2))
+    return -1;
+  TVMFFIAny arr, inner;
+  TVMFFIAny a[2] = {args[0], args[1]};
+  if (call_global("ffi.Array", a, 2, &arr) != 0) return -1;
+  TVMFFIAny m[2] = {v_str("t"), args[0]};
+  if (call_global("ffi.Map", m, 2, &inner) != 0) {
+    release(&arr);
+    return -1;
+  }
+  TVMFFIAny top[6] = {v_str("array"), arr, v_str("map"), inner, v_str("scalar"), v_int(99)};
+  int rc = call_global("ffi.Map", top, 6, r);
+  release(&arr);
+  release(&inner);
+  return rc;
+}
+
+/* ---- schema_* fixtures: identity functions with a type_schema ------------ */
+
+typedef enum { S_INT, S_FLOAT, S_BOOL, S_STR, S_BYTES, S_ANY, S_OBJ, S_FUNC, S_DEVICE,
+               S_DTYPE, S_TENSOR, S_DLTENSOR, S_OPT_INT, S_OPT_STR } schema_kind;
+
+typedef struct {
+  const char* name;     /* global name */
+  schema_kind kind;
+  const char* type_key; /* for messages and the schema */
+} schema_fn;
+
+static const schema_fn kSchemaFns[] = {
+    {"testing.schema_id_int", S_INT, "int"},
+    {"testing.schema_id_float", S_FLOAT, "float"},
+    {"testing.schema_id_bool", S_BOOL, "bool"},
+    {"testing.schema_id_string", S_STR, "ffi.String"},
+    {"testing.schema_id_bytes", S_BYTES, "ffi.Bytes"},
+    {"testing.schema_id_any", S_ANY, "Any"},
+    {"testing.schema_id_object", S_OBJ, "ffi.Object"},
+    {"testing.schema_id_func", S_FUNC, "ffi.Function"},
+    {"testing.schema_id_device", S_DEVICE, "Device"},
+    {"testing.schema_id_dtype", S_DTYPE, "DataType"},
+    {"testing.schema_id_tensor", S_TENSOR, "ffi.Tensor"},
+    {"testing.schema_id_dltensor", S_DLTENSOR, "DLTensor*"},
+    {"testing.schema_id_opt_int", S_OPT_INT, "Optional[int]"},
+    {"testing.schema_id_opt_str", S_OPT_STR, "Optional[ffi.String]"},
+};
+
+static int schema_id(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  const schema_fn* s = (const schema_fn*)self;
+  char sig[160];
+  snprintf(sig, sizeof(sig), "%s(0: %s) -> %s", s->name, s->type_key, s->type_key);
+  if (arg_count(sig, n, 1) != 0) return -1;
+  const TVMFFIAny* a = &args[0];
+  int t = a->type_index, ok;
+  switch (s->kind) {
+    case S_INT: ok = t == kTVMFFIInt || t == kTVMFFIBool;
+      if (ok) set_int(r, a->v_int64);
+      return ok ? 0 : arg_mismatch(sig, 0, s->type_key, a);
+    case S_FLOAT:
+      if (t == kTVMFFIFloat) { *r = *a; return 0; }
+      if (t != kTVMFFIInt && t != kTVMFFIBool) return arg_mismatch(sig, 0, s->type_key, a);
+      r->type_index = kTVMFFIFloat;
+      r->zero_padding = 0;
+      r->v_float64 = (double)a->v_int64;
+      return 0;
+    case S_BOOL: ok = t == kTVMFFIInt || t == kTVMFFIBool;
+      if (ok) set_bool(r, a->v_int64 != 0);
+      return ok ? 0 : arg_mismatch(sig, 0, s->type_key, a);
+    case S_OPT_STR: if (t == kTVMFFINone) return 0; /* fall through */
+    case S_STR:
+      if (!is_str(a)) return arg_mismatch(sig, 0, s->type_key, a);
+      if (t == kTVMFFIRawStr) {
+        TVMFFIByteArray b = {a->v_c_str, strlen(a->v_c_str)};
+        return TVMFFIStringFromByteArray(&b, r);
+      }
+      return TVMFFIAnyViewToOwnedAny(a, r);
+    case S_BYTES:
+      if (t != kTVMFFIByteArrayPtr && t != kTVMFFISmallBytes && t != kTVMFFIBytes)
+        return arg_mismatch(sig, 0, s->type_key, a);
+      return TVMFFIAnyViewToOwnedAny(a, r);
+    case S_ANY: return TVMFFIAnyViewToOwnedAny(a, r);
+    case S_OBJ: ok = t >= kTVMFFIStaticObjectBegin; break;
+    case S_FUNC: ok = t == kTVMFFIFunction; break;
+    case S_DEVICE: ok = t == kTVMFFIDevice; break;
+    case S_DTYPE:
+      if (is_str(a)) {
+        char buf[16];
+        const char* str = str_of(a, buf, sizeof(buf));
+        TVMFFIByteArray b = {str, strlen(str)};
+        DLDataType dt;
+        if (TVMFFIDataTypeFromString(&b, &dt) != 0) return -1;
+        r->type_index = kTVMFFIDataType;
+        r->zero_padding = 0;
+        r->v_int64 = 0;
+        r->v_dtype = dt;
+        return 0;
+      }
+      ok = t == kTVMFFIDataType;
+      break;
+    case S_TENSOR: ok = t == kTVMFFITensor; break;
+    case S_DLTENSOR: ok = t == kTVMFFITensor; /* a view cannot be returned owned */ break;
+    case S_OPT_INT: ok = t == kTVMFFINone || t == kTVMFFIInt || t == kTVMFFIBool;
+      if (ok && t != kTVMFFINone) { set_int(r, a->v_int64); return 0; }
+      break;
+    default: ok = 0;
+  }
+  if (!ok) return arg_mismatch(sig, 0, s->type_key, a);
+  return TVMFFIAnyViewToOwnedAny(a, r);
+}
+
+static int schema_packed(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  set_int(r, n);
+  return 0;
+}
+
+static int schema_no_args(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  if (arg_count("testing.schema_no_args() -> int", n, 0) != 0) return -1;
+  set_int(r, 1);
+  return 0;
+}
+
+static int schema_no_return(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  static const char* sig = "testing.schema_no_return(0: int) -> None";
+  (void)h;
+  (void)r;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != kTVMFFIInt && args[0].type_index != kTVMFFIBool)
+    return arg_mismatch(sig, 0, "int", &args[0]);
+  return 0;
+}
+
+static int schema_no_args_no_return(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  (void)r;
+  return arg_count("testing.schema_no_args_no_return() -> None", n, 0);
+}
+
+/* ---- exported symbols (abi.md §15) ---------------------------------------- */
+
+/* Lets Python detect that this library is loaded. */
+TVM_FFI_DLL_EXPORT int TVMFFITestingDummyTarget(void) { return 0; }
+
+static int ret_str(TVMFFIAny* r, const char* s) {
+  TVMFFIByteArray b = {s, strlen(s)};
+  return TVMFFIStringFromByteArray(&b, r);
+}
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_schema_id_int(void* h, const TVMFFIAny* args,
+                                                           int32_t n, TVMFFIAny* r) {
+  static const schema_fn s = {"testing_dll_schema_id_int", S_INT, "int"};
+  (void)h;
+  return schema_id((void*)&s, args, n, r);
+}
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h,
+                                                                     const TVMFFIAny* args,
+                                                                     int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  (void)n;
+  return ret_str(r,
+                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type"
+                 "\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}");
+}
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_test_add_with_docstring(void* h,
+                                                                     const TVMFFIAny* args,
+                                                                     int32_t n, TVMFFIAny* r) {
+  static const char* sig = "testing_dll_test_add_with_docstring(0: int, 1: int) -> int";
+  (void)h;
+  if (arg_count(sig, n, 2) != 0) return -1;
+  for (int i = 0; i < 2; ++i)
+    if (args[i].type_index != kTVMFFIInt && args[i].type_index != kTVMFFIBool)
+      return arg_mismatch(sig, i, "int", &args[i]);
+  set_int(r, args[0].v_int64 + args[1].v_int64);
+  return 0;
+}
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_test_add_with_docstring(
+    void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  (void)n;
+  return ret_str(r,
+                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type"
+                 "\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}");
+}
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
+    void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  (void)n;
+  return ret_str(r,
+                 "Add two integers.\n\n"
+                 "Parameters\n----------\na : int\n    First operand.\nb : int\n"
+                 "    Second operand.\n\nReturns\n-------\nint\n    The sum a + b.");
+}
+
+/* ---- registration ---------------------------------------------------------- */
+
+/* Registers `fn` (with `self` when non-NULL) under `name` with a type_schema
+ * metadata built from the schema JSON.  Failures are reported, not fatal: a
+ * second copy of the library must not abort the process. */
+static void reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
+                const char* schema) {
+  char meta[1024];
+  size_t k = 0;
+  const char* head = "{\"type_schema\":\"";
+  memcpy(meta, head, strlen(head));
+  k = strlen(head);
+  for (const char* p = schema; *p && k + 4 < sizeof(meta); ++p) {
+    if (*p == '"' || *p == '\\') meta[k++] = '\\';
+    meta[k++] = *p;
+  }
+  memcpy(meta + k, "\"}", 3);
+  TVMFFIObjectHandle f = NULL;
+  /* With self non-NULL the function receives self (the schema_fn entry). */
+  if (TVMFFIFunctionCreate(self, fn, NULL, &f) != 0) goto fail;
+  TVMFFIMethodInfo info;
+  memset(&info, 0, sizeof(info));
+  info.name = ba(name);
+  info.doc = ba(doc);
+  info.metadata = ba(meta);
+  info.flags = kTVMFFIFieldFlagBitMaskIsStaticMethod;
+  info.method.type_index = kTVMFFIFunction;
+  info.method.v_obj = (TVMFFIObject*)f;
+  int rc = TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0);
+  TVMFFIObjectDecRef(f);
+  if (rc == 0) return;
+fail:;
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != NULL) {
+    TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
+    fprintf(stderr, "libtvm_ffi_testing: cannot register %s: %s\n", name, c->message.data);
+    TVMFFIObjectDecRef(err);
+  }
+}
+
+#define SCHEMA(ret, args) "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"" ret "\"}" args "]}"
+#define ARG(t) ",{\"type\":\"" t "\"}"
+
+__attribute__((constructor)) static void testing_init(void) {
+  reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
+      SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
+  reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
+  reg("testing.nop", nop, NULL, "Ignores its arguments.", SCHEMA("None", ""));
+  reg("testing.echo", echo, NULL, "Returns its first argument.", SCHEMA("Any", ""));
+  reg("testing.apply", TestApply, NULL, "Calls f(*args).", SCHEMA("Any", ARG("ffi.Function")));
+  reg("testing.run_check_signal", run_check_signal, NULL,
+      "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
+  reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",
+      SCHEMA("int", ARG("ffi.Object")));
+  reg("testing.make_unregistered_object", make_unregistered_object, NULL,
+      "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
+  reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
+      "Address of a raw safe-call function computing x + 1.", SCHEMA("int", ""));
+  reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
+      "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
+  reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",
+      SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+  reg("testing.make_array_with_mixed", make_array_with_mixed, NULL, "Array[t, x, \"hello\"]",
+      SCHEMA("ffi.Array", ARG("ffi.Tensor") ARG("Any")));
+  reg("testing.make_nested_array_with_tensor", make_nested_array_with_tensor, NULL,
+      "Array[Array[t, 42], t]", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+  reg("testing.make_list_with_tensor", make_list_with_tensor, NULL, "List[t, x]",
+      SCHEMA("ffi.List", ARG("ffi.Tensor") ARG("Any")));
+  reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
+      "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", ARG("ffi.Tensor")));
+  reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
+      "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", ARG("ffi.Tensor")));
+  reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
+      "An empty Array.", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+  reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,
+      "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
+      SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
+  for (size_t i = 0; i < sizeof(kSchemaFns) / sizeof(kSchemaFns[0]); ++i) {
+    char schema[256];
+    const char* t = kSchemaFns[i].type_key;
+    if (strncmp(t, "Optional[", 9) == 0) {
+      char inner[64];
+      snprintf(inner, sizeof(inner), "%.*s", (int)(strlen(t) - 10), t + 9);
+      snprintf(schema, sizeof(schema),
+               "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":[{"
+               "\"type\":\"%s\"}]},{\"type\":\"Optional\",\"args\":[{\"type\":\"%s\"}]}]}",
+               inner, inner);
+    } else {
+      snprintf(schema, sizeof(schema),
+               "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"%s\"},{\"type\":\"%s\"}]}", t,
+               t);
+    }
+    reg(kSchemaFns[i].name, schema_id, (void*)&kSchemaFns[i], "Identity.", schema);
+  }
+  reg("testing.schema_packed", schema_packed, NULL, "Packed arguments; returns their count.",
+      SCHEMA("int", ""));
+  reg("testing.schema_no_args", schema_no_args, NULL, "No arguments.", SCHEMA("int", ""));
+  reg("testing.schema_no_return", schema_no_return, NULL, "No result.",
+      SCHEMA("None", ARG("int")));
+  reg("testing.schema_no_args_no_return", schema_no_args_no_return, NULL, "Nothing at all.",
+      SCHEMA("None", ""));
+  register_unregistered_types();
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_testing.add_one", (void*)add_one_c);
+}
