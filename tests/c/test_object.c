@@ -3,6 +3,7 @@
  * that records its flags, opaque objects (§10.1) and the custom allocator
  * hook (§4.7).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
 
