@@ -74,7 +74,7 @@ static int array_ctor(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
 static int array_get_item(void* self, const TVMFFIAny* args, int32_t num_args,
                           TVMFFIAny* result) {
   (void)self;
-  static const char fname[] = "ffi.ArrayGetItem";
+  static const char fname[] = "ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any";
   TVMFFIObject* arr;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 2) || tvmffi__arg_obj(fname, args, 0, kTVMFFIArray, &arr) ||
@@ -90,7 +90,7 @@ static int array_get_item(void* self, const TVMFFIAny* args, int32_t num_args,
 
 static int array_size(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
-  static const char fname[] = "ffi.ArraySize";
+  static const char fname[] = "ffi.ArraySize(0: ffi.Array) -> int";
   TVMFFIObject* arr;
   if (tvmffi__args_count(fname, num_args, 1) || tvmffi__arg_obj(fname, args, 0, kTVMFFIArray, &arr))
     return -1;
@@ -114,7 +114,7 @@ int tvmffi__seq_contains(TVMFFIObject* seq, const TVMFFIAny* v, TVMFFIAny* resul
 static int array_contains(void* self, const TVMFFIAny* args, int32_t num_args,
                           TVMFFIAny* result) {
   (void)self;
-  static const char fname[] = "ffi.ArrayContains";
+  static const char fname[] = "ffi.ArrayContains(0: ffi.Array, 1: Any) -> bool";
   TVMFFIObject* arr;
   if (tvmffi__args_count(fname, num_args, 2) || tvmffi__arg_obj(fname, args, 0, kTVMFFIArray, &arr))
     return -1;
@@ -127,16 +127,13 @@ static int array_contains(void* self, const TVMFFIAny* args, int32_t num_args,
 
 void tvmffi__array_globals_init(void) {
   tvmffi__register_global("ffi.Array", array_ctor, "Creates an ffi.Array of the arguments.",
-                          "{\"type\":\"ffi.Function\"}");
+                          SCHEMA_PACKED);
   tvmffi__register_global("ffi.ArrayGetItem", array_get_item,
                           "Returns element i of an array (0 <= i < size).",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Any\"},"
-                          "{\"type\":\"ffi.Array\"},{\"type\":\"int\"}]}");
+                          SCHEMA_FN("Any", ARG("ffi.Array") ARG("int")));
   tvmffi__register_global("ffi.ArraySize", array_size, "Returns the number of elements.",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},"
-                          "{\"type\":\"ffi.Array\"}]}");
+                          SCHEMA_FN("int", ARG("ffi.Array")));
   tvmffi__register_global("ffi.ArrayContains", array_contains,
                           "Tells whether an array holds a value (AnyEqual).",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"bool\"},"
-                          "{\"type\":\"ffi.Array\"},{\"type\":\"Any\"}]}");
+                          SCHEMA_FN("bool", ARG("ffi.Array") ARG("Any")));
 }

@@ -34,6 +34,13 @@ TVMFFIObject* tvmffi__map_new(int32_t type_index);
  * identity.  On failure nothing is moved.  Returns 0/-1. */
 int tvmffi__map_set(TVMFFIObject** obj, TVMFFIAny* key, TVMFFIAny* value);
 
+/* JSON type schema of a typed global: SCHEMA_FN("int", ARG("ffi.List")). */
+#define SCHEMA_FN(ret, ...) \
+  "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"" ret "\"}" __VA_ARGS__ "]}"
+#define ARG(t) ",{\"type\":\"" t "\"}"
+/* Schema of a packed (variadic) global. */
+#define SCHEMA_PACKED "{\"type\":\"ffi.Function\"}"
+
 /* Registration hooks called by tvmffi__container_globals_init. */
 void tvmffi__array_globals_init(void);
 void tvmffi__list_globals_init(void);
