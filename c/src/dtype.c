@@ -155,11 +155,19 @@ static int parse_custom(const char* s, size_t n, size_t* pos, const char* orig, 
 
 /* ---- parsing ------------------------------------------------------------- */
 
-/* Optional "x<N>" (1 <= N <= 65535) at *pos. */
+/* Optional lanes suffix at *pos: "x<N>" (1 <= N <= 65535) or the scalable
+ * "xvscalex<N>" (lanes hold -N as 16 bits, 1 <= N <= 32768). */
 static int parse_lanes(const char* s, size_t n, size_t* pos, const char* orig, size_t orig_n,
                        uint16_t* lanes) {
   uint64_t v;
   if (*pos >= n) return 0;
+  if (has_prefix(s, n, *pos, "xvscalex")) {
+    *pos += 8;
+    if (!read_uint(s, n, pos, 32768, &v) || v < 1 || v > 32768)
+      return dtype_bad(orig, orig_n, "scalable lanes must be in [1, 32768]");
+    *lanes = (uint16_t)(-(int32_t)v);
+    return 0;
+  }
   if (s[*pos] != 'x') return dtype_bad(orig, orig_n, NULL);
   ++*pos;
   if (!read_uint(s, n, pos, 65535, &v)) return dtype_bad(orig, orig_n, "expected lanes after `x`");
@@ -168,7 +176,10 @@ static int parse_lanes(const char* s, size_t n, size_t* pos, const char* orig, s
   return 0;
 }
 
-/* float8_ / float6_ / float4_ variants: fixed code and bits, lanes only. */
+/* float8_ / float6_ / float4_ variants: fixed code and bits, lanes only.
+ * The reference parser takes only "x<N>" here; we also take "xvscalex<N>"
+ * because the printer emits it for scalable lanes and printed text must parse
+ * back. */
 static int parse_small_float(const char* s, size_t n, size_t pos, const dtype_variant* vars,
                              size_t nvars, uint8_t bits, const char* orig, size_t orig_n,
                              DLDataType* out) {
@@ -238,15 +249,7 @@ static int parse_canonical(const char* s, size_t n, const char* orig, size_t ori
     if (v > 255) return dtype_bad(orig, orig_n, "bits must be at most 255");
     if (v != 0) t.bits = (uint8_t)v; /* 0 keeps the default */
   }
-  if (has_prefix(s, n, pos, "xvscalex")) {
-    /* Scalable vector: lanes hold -N as a 16-bit value. */
-    pos += 8;
-    if (!read_uint(s, n, &pos, 32768, &v) || v < 1 || v > 32768)
-      return dtype_bad(orig, orig_n, "scalable lanes must be in [1, 32768]");
-    t.lanes = (uint16_t)(-(int32_t)v);
-  } else if (parse_lanes(s, n, &pos, orig, orig_n, &t.lanes) != 0) {
-    return -1;
-  }
+  if (parse_lanes(s, n, &pos, orig, orig_n, &t.lanes) != 0) return -1;
   if (pos != n) return dtype_bad(orig, orig_n, NULL);
   *out = t;
   return 0;

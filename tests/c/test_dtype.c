@@ -81,6 +81,8 @@ static void test_forms(void) {
   round_trip("float8_e4m3fnx2", kDLFloat8_e4m3fn, 8, 2, "float8_e4m3fnx2");
   round_trip("float4_e2m1fnx2", kDLFloat4_e2m1fn, 4, 2, "float4_e2m1fnx2");
   round_trip("float4_e2m1fn_x2", kDLFloat4_e2m1fn, 4, 2, "float4_e2m1fnx2");
+  /* Printed scalable low-precision floats parse back (a superset of upstream). */
+  round_trip("float8_e4m3fnxvscalex4", kDLFloat8_e4m3fn, 8, (uint16_t)-4, "float8_e4m3fnxvscalex4");
 }
 
 /* Forms whose printed text deliberately drops information. */
