@@ -312,7 +312,7 @@ static int rd_vec(reader* r, uint64_t** out, uint64_t* count) {
 }
 
 static int rd_str(reader* r, TVMFFIByteArray* out) {
-  uint64_t n;
+  uint64_t n = 0;
   if (rd_u64(r, &n) != 0) return -1;
   if (n > r->left)
     return tvmffi__raise("RuntimeError", "Corrupt library binary: string length exceeds blob");

@@ -1,0 +1,661 @@
+/*
+ * test_module.c -- library modules (abi.md §13, §14.3, §11.4): loading,
+ * function lookup and calls, metadata/doc, load errors, format dispatch and
+ * custom loaders, imports and cycles, TVMFFIEnvModLookupFromImports order
+ * and caching, context symbols, __tvm_ffi__library_bin, and lifetimes
+ * (the library stays mapped while a function from it lives).
+ *
+ * Kernels come from tests/c/kernels, built into $TVMFFI_TEST_KERNEL_DIR.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "check.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char g_dir[1024];
+static char g_tmp[1024];
+
+static const char* kernel(const char* name) {
+  static char buf[8][1200];
+  static int next;
+  char* p = buf[next++ % 8];
+  snprintf(p, sizeof(buf[0]), "%s/%s.so", g_dir, name);
+  return p;
+}
+
+static TVMFFIAny v_none(void) {
+  TVMFFIAny v;
+  memset(&v, 0, sizeof(v));
+  return v;
+}
+static TVMFFIAny v_int(int64_t x) {
+  TVMFFIAny v = v_none();
+  v.type_index = kTVMFFIInt;
+  v.v_int64 = x;
+  return v;
+}
+static TVMFFIAny v_bool(int x) {
+  TVMFFIAny v = v_none();
+  v.type_index = kTVMFFIBool;
+  v.v_int64 = x;
+  return v;
+}
+static TVMFFIAny v_str(const char* s) {
+  TVMFFIAny v = v_none();
+  v.type_index = kTVMFFIRawStr;
+  v.v_c_str = s;
+  return v;
+}
+static TVMFFIAny v_obj(TVMFFIObjectHandle h) {
+  TVMFFIAny v = v_none();
+  v.type_index = TVMFFIObjectGetTypeIndex(h);
+  v.v_obj = (TVMFFIObject*)h;
+  return v;
+}
+
+/* Text of an owned or view string value. */
+static const char* str_of(const TVMFFIAny* v) {
+  static char small[8];
+  if (v->type_index == kTVMFFISmallStr) {
+    memcpy(small, v->v_bytes, v->small_str_len);
+    small[v->small_str_len] = '\0';
+    return small;
+  }
+  if (v->type_index == kTVMFFIStr) return TVMFFIBytesGetByteArrayPtr(v->v_obj)->data;
+  if (v->type_index == kTVMFFIRawStr) return v->v_c_str;
+  FAIL("expected a string, got type index %d", v->type_index);
+}
+
+static int load(const char* path, TVMFFIObjectHandle* out) {
+  TVMFFIAny a = v_str(path), r;
+  int rc = check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r);
+  if (rc == 0) {
+    CHECK_EQ_INT(r.type_index, kTVMFFIModule);
+    *out = r.v_obj;
+  }
+  return rc;
+}
+
+static TVMFFIObjectHandle load_ok(const char* path) {
+  TVMFFIObjectHandle m = NULL;
+  CHECK_OK(load(path, &m));
+  CHECK_EQ_INT(check_use_count(m), 1);
+  return m;
+}
+
+/* ffi.ModuleGetFunction(m, name, query_imports): new reference or NULL. */
+static TVMFFIObjectHandle get_fn(TVMFFIObjectHandle m, const char* name, int query) {
+  TVMFFIAny a[3] = {v_obj(m), v_str(name), v_bool(query)}, r;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 3, &r));
+  if (r.type_index == kTVMFFINone) return NULL;
+  CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
+  return r.v_obj;
+}
+
+static int call(TVMFFIObjectHandle f, TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  *r = v_none();
+  return TVMFFIFunctionCall(f, args, n, r);
+}
+
+/* Calls m.<name>(args) and returns the int result. */
+static int64_t call_int(TVMFFIObjectHandle m, const char* name, TVMFFIAny* args, int32_t n) {
+  TVMFFIObjectHandle f = get_fn(m, name, 0);
+  if (f == NULL) FAIL("function %s not found", name);
+  TVMFFIAny r;
+  CHECK_OK(call(f, args, n, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  TVMFFIObjectDecRef(f);
+  return r.v_int64;
+}
+
+/* 1 while `path` is mapped in the process. */
+static int is_mapped(const char* path) {
+  void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+  if (h == NULL) return 0;
+  dlclose(h);
+  return 1;
+}
+
+static void write_file(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+static int64_t times_two(int64_t x) { return 2 * x; }
+
+/* ---- cases -------------------------------------------------------------- */
+
+static void test_load_and_call(void) {
+  TVMFFIObjectHandle m = load_ok(kernel("kadd"));
+  TVMFFIAny a[3], r;
+
+  a[0] = v_obj(m);
+  CHECK_OK(check_call_global("ffi.ModuleGetKind", a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "library");
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetPropertyMask", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 3);
+
+  /* ints */
+  a[0] = v_int(3);
+  a[1] = v_int(4);
+  CHECK_EQ_INT(call_int(m, "add_int", a, 2), 7);
+  a[1] = v_bool(1);
+  CHECK_EQ_INT(call_int(m, "add_int", a, 2), 4);
+  CHECK_EQ_INT(call_int(m, "main", a, 0), 42);
+
+  /* strings: raw, small and heap forms in, a heap String out */
+  TVMFFIObjectHandle greet = get_fn(m, "greet", 0);
+  CHECK(greet != NULL);
+  a[0] = v_str("bob");
+  CHECK_OK(call(greet, a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "hello, bob");
+  check_any_release(&r);
+  TVMFFIByteArray small = check_ba("al"), big = check_ba("a rather long name");
+  CHECK_OK(TVMFFIStringFromByteArray(&small, &a[0]));
+  CHECK_EQ_INT(a[0].type_index, kTVMFFISmallStr);
+  CHECK_OK(call(greet, a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "hello, al");
+  check_any_release(&r);
+  CHECK_OK(TVMFFIStringFromByteArray(&big, &a[0]));
+  CHECK_EQ_INT(a[0].type_index, kTVMFFIStr);
+  CHECK_OK(call(greet, a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "hello, a rather long name");
+  check_any_release(&r);
+  check_any_release(&a[0]);
+  a[0] = v_int(1);
+  CHECK_RAISED(call(greet, a, 1, &r), "TypeError", "expected a str");
+  TVMFFIObjectDecRef(greet);
+
+  /* tensors */
+  float xs[4] = {1, 2, 3, 4}, ys[4] = {0};
+  int64_t shape[1] = {4};
+  DLTensor x = {xs, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  DLTensor y = {ys, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  TVMFFIObjectHandle add_one = get_fn(m, "add_one", 0);
+  CHECK(add_one != NULL);
+  a[0] = v_none();
+  a[0].type_index = kTVMFFIDLTensorPtr;
+  a[0].v_ptr = &x;
+  a[1] = a[0];
+  a[1].v_ptr = &y;
+  CHECK_OK(call(add_one, a, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  for (int i = 0; i < 4; ++i) CHECK(ys[i] == xs[i] + 1.0f);
+  /* the library function checks the result slot was initialised */
+  TVMFFIObjectHandle dummy = get_fn(m, "main", 0);
+  r = v_obj(dummy);
+  CHECK_RAISED(TVMFFIFunctionCall(add_one, a, 2, &r), "ValueError", "non-object kind");
+  TVMFFIObjectDecRef(dummy);
+  TVMFFIObjectDecRef(add_one);
+
+  /* library functions receive handle == NULL; errors propagate */
+  TVMFFIObjectHandle f = get_fn(m, "handle_is_null", 0);
+  CHECK_OK(call(f, a, 0, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(r.v_int64, 1);
+  TVMFFIObjectDecRef(f);
+  f = get_fn(m, "fail", 0);
+  a[0] = v_str("boom from kernel");
+  CHECK_RAISED(call(f, a, 1, &r), "ValueError", "boom from kernel");
+  TVMFFIObjectDecRef(f);
+
+  /* absent symbols: None, not an error */
+  CHECK(get_fn(m, "missing", 0) == NULL);
+  CHECK(get_fn(m, "missing", 1) == NULL);
+  a[0] = v_obj(m);
+  a[1] = v_str("add_int");
+  a[2] = v_bool(0);
+  CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(r.v_int64, 1);
+  a[1] = v_str("missing");
+  CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
+  CHECK_EQ_INT(r.v_int64, 0);
+  /* query_imports may be omitted */
+  a[1] = v_str("add_int");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
+  check_any_release(&r);
+
+  /* metadata and doc */
+  a[1] = v_str("add_int");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
+  CHECK(strstr(str_of(&r), "\"type_schema\"") != NULL);
+  CHECK(strstr(str_of(&r), "ffi.Function") != NULL);
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_STR(str_of(&r), "Adds two integers.");
+  check_any_release(&r);
+  a[1] = v_str("add_one");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  a[1] = v_str("greet"); /* its metadata symbol returns an int */
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r), "TypeError",
+               "__tvm_ffi__metadata_greet");
+
+  /* unsupported operations */
+  CHECK_OK(check_call_global("ffi.ModuleInspectSource", a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "");
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetWriteFormats", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  CHECK_EQ_INT(TVMFFISeqGetCellPtr(r.v_obj)->size, 0);
+  check_any_release(&r);
+  a[1] = v_str("/tmp/out.so");
+  a[2] = v_str("so");
+  CHECK_RAISED(check_call_global("ffi.ModuleWriteToFile", a, 3, &r), "RuntimeError",
+               "Module[library] does not support WriteToFile");
+
+  /* bad arguments */
+  a[0] = v_int(1);
+  a[1] = v_str("add_int");
+  a[2] = v_bool(0);
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
+  a[0] = v_obj(m);
+  a[1] = v_int(5);
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 1, &r), "TypeError", "");
+  a[1] = v_str("add_int");
+  a[2] = v_str("yes");
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
+
+  CHECK_EQ_INT(check_use_count(m), 1);
+  TVMFFIObjectDecRef(m);
+}
+
+static void test_load_errors(void) {
+  TVMFFIObjectHandle m = NULL;
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/does_not_exist.so", g_tmp);
+  CHECK_RAISED(load(path, &m), "InternalError", "Failed to load dynamic shared library");
+  CHECK_RAISED(load(path, &m), "InternalError", path);
+  /* a text file is not a shared object: the message names the file */
+  snprintf(path, sizeof(path), "%s/not_a_library.so", g_tmp);
+  write_file(path, "this is not an ELF file\n");
+  CHECK_RAISED(load(path, &m), "InternalError", "not_a_library.so");
+  CHECK_RAISED(load("libnoext", &m), "RuntimeError", "Failed to get file format from libnoext");
+  CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
+               "Loader for `.unknownext` files is not registered");
+  CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
+               "ffi.Module.load_from_file.unknownext");
+  TVMFFIAny a = v_int(3), r;
+  CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r), "TypeError", "");
+  CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 0, &r), "TypeError", "");
+  /* the dlopen loader directly, as examples/stable_c_abi does: empty format */
+  TVMFFIAny la[2] = {v_str(kernel("kadd")), v_none()};
+  TVMFFIByteArray empty = check_ba("");
+  CHECK_OK(TVMFFIStringFromByteArray(&empty, &la[1]));
+  CHECK_OK(check_call_global("ffi.Module.load_from_file.so", la, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIModule);
+  check_any_release(&r);
+}
+
+static void test_format_mapping(void) {
+  const char* exts[] = {"dso", "dylib", "dll"};
+  for (int i = 0; i < 3; ++i) {
+    char link[1200];
+    snprintf(link, sizeof(link), "%s/kadd_copy.%s", g_tmp, exts[i]);
+    unlink(link);
+    CHECK(symlink(kernel("kadd"), link) == 0);
+    TVMFFIObjectHandle m = load_ok(link);
+    TVMFFIAny a[2] = {v_int(20), v_int(22)};
+    CHECK_EQ_INT(call_int(m, "add_int", a, 2), 42);
+    TVMFFIObjectDecRef(m);
+    unlink(link);
+  }
+}
+
+/* ---- a loader for the made-up ".fake" format ---------------------------- */
+
+static char g_fake_path[256], g_fake_format[32];
+static int g_fake_calls;
+
+static int fake_loader(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  g_fake_calls++;
+  CHECK_EQ_INT(n, 2);
+  snprintf(g_fake_path, sizeof(g_fake_path), "%s", str_of(&args[0]));
+  snprintf(g_fake_format, sizeof(g_fake_format), "%s", str_of(&args[1]));
+  TVMFFIAny a = v_str(kernel("kadd"));
+  return check_call_global("ffi.ModuleLoadFromFile", &a, 1, result);
+}
+
+static int bad_loader(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  (void)n;
+  result->type_index = kTVMFFIInt;
+  result->v_int64 = 1;
+  return 0;
+}
+
+static void set_global(const char* name, TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  TVMFFIByteArray b = check_ba(name);
+  CHECK_OK(TVMFFIFunctionCreate(NULL, fn, NULL, &f));
+  CHECK_OK(TVMFFIFunctionSetGlobal(&b, f, 1));
+  TVMFFIObjectDecRef(f);
+}
+
+static void remove_global(const char* name) {
+  TVMFFIAny a = v_str(name), r;
+  CHECK_OK(check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+}
+
+static void test_custom_loader(void) {
+  set_global("ffi.Module.load_from_file.fake", fake_loader);
+  TVMFFIObjectHandle m = load_ok("/some/dir.d/model.fake");
+  CHECK_EQ_INT(g_fake_calls, 1);
+  CHECK_EQ_STR(g_fake_path, "/some/dir.d/model.fake");
+  CHECK_EQ_STR(g_fake_format, "fake");
+  TVMFFIAny a[2] = {v_int(1), v_int(2)};
+  CHECK_EQ_INT(call_int(m, "add_int", a, 2), 3);
+  TVMFFIObjectDecRef(m);
+  remove_global("ffi.Module.load_from_file.fake");
+
+  set_global("ffi.Module.load_from_file.bad", bad_loader);
+  CHECK_RAISED(load("x.bad", &m), "TypeError", "expected ffi.Module");
+  remove_global("ffi.Module.load_from_file.bad");
+}
+
+/* Reads the reflected field ffi.Module.imports_ (offset 24) like Python does. */
+static TVMFFIObjectHandle read_imports(TVMFFIObjectHandle m) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(kTVMFFIModule);
+  for (int32_t i = 0; i < info->num_fields; ++i) {
+    const TVMFFIFieldInfo* fi = &info->fields[i];
+    if (fi->name.size == 8 && memcmp(fi->name.data, "imports_", 8) == 0) {
+      CHECK_EQ_INT(fi->offset, 24);
+      TVMFFIAny r = v_none();
+      CHECK_OK(fi->getter((char*)m + fi->offset, &r));
+      CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+      CHECK(*(void**)((char*)m + 24) == r.v_obj); /* the ABI offset holds the array */
+      return r.v_obj;
+    }
+  }
+  FAIL("ffi.Module has no reflected field imports_");
+}
+
+static int64_t num_imports(TVMFFIObjectHandle m) {
+  TVMFFIObjectHandle arr = read_imports(m);
+  int64_t n = TVMFFISeqGetCellPtr(arr)->size;
+  TVMFFIObjectDecRef(arr);
+  return n;
+}
+
+static void import_module(TVMFFIObjectHandle m, TVMFFIObjectHandle other) {
+  TVMFFIAny a[2] = {v_obj(m), v_obj(other)}, r;
+  CHECK_OK(check_call_global("ffi.ModuleImportModule", a, 2, &r));
+}
+
+static void test_imports(void) {
+  TVMFFIObjectHandle A = load_ok(kernel("kadd"));
+  TVMFFIObjectHandle B = load_ok(kernel("kctx"));
+  TVMFFIObjectHandle C = load_ok(kernel("kadd")); /* a second module over kadd */
+  TVMFFIAny a[3], r;
+
+  CHECK_EQ_INT(num_imports(B), 0);
+  import_module(B, A);
+  CHECK_EQ_INT(num_imports(B), 1);
+  CHECK_EQ_INT(check_use_count(A), 2); /* B's imports hold A */
+  TVMFFIObjectHandle arr = read_imports(B);
+  const TVMFFIAny* items = (const TVMFFIAny*)TVMFFISeqGetCellPtr(arr)->data;
+  CHECK(items[0].v_obj == A);
+  TVMFFIObjectDecRef(arr);
+
+  /* the module's own symbol wins; imports only with query_imports */
+  a[0] = v_int(1);
+  a[1] = v_int(2);
+  CHECK_EQ_INT(call_int(B, "add_int", a, 2), 1003);
+  CHECK(get_fn(B, "greet", 0) == NULL);
+  TVMFFIObjectHandle g = get_fn(B, "greet", 1);
+  CHECK(g != NULL);
+  TVMFFIObjectDecRef(g);
+  a[0] = v_obj(B);
+  a[1] = v_str("greet");
+  a[2] = v_bool(1);
+  CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+  a[1] = v_str("add_int");
+  /* B's add_int has no doc symbol: the miss continues into the imports */
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_STR(str_of(&r), "Adds two integers.");
+  check_any_release(&r);
+  a[2] = v_bool(0);
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  a[2] = v_bool(1);
+  a[1] = v_str("add_one");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+
+  /* depth first: C imports B, which imports A */
+  import_module(C, B);
+  g = get_fn(C, "lookup_call", 1);
+  CHECK(g != NULL);
+  TVMFFIObjectDecRef(g);
+
+  /* cycles, including importing oneself */
+  a[0] = v_obj(A);
+  a[1] = v_obj(C);
+  CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "RuntimeError",
+               "Cyclic dependency detected during import");
+  a[1] = v_obj(A);
+  CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "RuntimeError",
+               "Cyclic dependency detected during import");
+  CHECK_EQ_INT(num_imports(A), 0);
+  a[1] = v_int(1);
+  CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "TypeError", "");
+
+  /* a diamond is not a cycle */
+  import_module(C, A);
+  CHECK_EQ_INT(num_imports(C), 2);
+
+  a[0] = v_obj(C);
+  CHECK_OK(check_call_global("ffi.ModuleClearImports", a, 1, &r));
+  CHECK_EQ_INT(num_imports(C), 0);
+  CHECK(get_fn(C, "lookup_call", 1) == NULL);
+
+  TVMFFIObjectDecRef(C);
+  TVMFFIObjectDecRef(B);
+  CHECK_EQ_INT(check_use_count(A), 1);
+  TVMFFIObjectDecRef(A);
+}
+
+static int triple(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  CHECK_EQ_INT(n, 1);
+  result->type_index = kTVMFFIInt;
+  result->v_int64 = 3 * args[0].v_int64;
+  return 0;
+}
+
+static void test_lookup_from_imports(void) {
+  TVMFFIObjectHandle A = load_ok(kernel("kadd"));
+  TVMFFIObjectHandle B = load_ok(kernel("kctx"));
+  import_module(B, A);
+  TVMFFIObjectHandle lookup_call = get_fn(B, "lookup_call", 0);
+  TVMFFIObjectHandle lookup_handle = get_fn(B, "lookup_handle", 0);
+  TVMFFIAny a[3], r;
+
+  /* the imported add_int, not B's own (own symbols are not searched) */
+  a[0] = v_str("add_int");
+  a[1] = v_int(1);
+  a[2] = v_int(2);
+  CHECK_OK(call(lookup_call, a, 3, &r));
+  CHECK_EQ_INT(r.v_int64, 3);
+
+  /* cached: the same borrowed handle every time, owned by B */
+  CHECK_OK(call(lookup_handle, a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIOpaquePtr);
+  void* h1 = r.v_ptr;
+  CHECK_OK(call(lookup_handle, a, 1, &r));
+  CHECK(r.v_ptr == h1);
+  CHECK_EQ_INT(check_use_count(h1), 1);
+
+  /* imports come before the global registry */
+  set_global("greet", triple);
+  a[0] = v_str("greet");
+  a[1] = v_str("x");
+  CHECK_OK(call(lookup_call, a, 2, &r));
+  CHECK_EQ_STR(str_of(&r), "hello, x");
+  check_any_release(&r);
+  remove_global("greet");
+
+  /* then the registry; the result stays cached after removal */
+  set_global("modtest.triple", triple);
+  a[0] = v_str("modtest.triple");
+  a[1] = v_int(5);
+  CHECK_OK(call(lookup_call, a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 15);
+  remove_global("modtest.triple");
+  CHECK_OK(call(lookup_call, a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 15);
+
+  a[0] = v_str("no_such_function");
+  CHECK_RAISED(call(lookup_call, a, 1, &r), "RuntimeError",
+               "Cannot find function no_such_function in the imported modules or global "
+               "registry");
+
+  TVMFFIObjectHandle out = NULL;
+  CHECK_RAISED(TVMFFIEnvModLookupFromImports(NULL, "add_int", &out), "ValueError",
+               "__tvm_ffi__library_ctx");
+  CHECK_RAISED(TVMFFIEnvModLookupFromImports(A, NULL, &out), "ValueError", "");
+  CHECK(out == NULL);
+
+  TVMFFIObjectDecRef(lookup_call);
+  TVMFFIObjectDecRef(lookup_handle);
+  TVMFFIObjectDecRef(B);
+  CHECK_EQ_INT(check_use_count(A), 1);
+  TVMFFIObjectDecRef(A);
+}
+
+/* Context symbols are registered before anything loads kctx (see main). */
+static void test_context_symbols(void) {
+  TVMFFIObjectHandle B = load_ok(kernel("kctx"));
+  TVMFFIAny a[1], r;
+  a[0] = v_int(21);
+  CHECK_EQ_INT(call_int(B, "call_helper", a, 1), 42);
+  /* the token in __tvm_ffi__library_ctx is the module handle */
+  TVMFFIObjectHandle f = get_fn(B, "get_ctx", 0);
+  CHECK_OK(call(f, a, 0, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIOpaquePtr);
+  CHECK(r.v_ptr == B);
+  TVMFFIObjectDecRef(f);
+  /* registered after loading: the loaded library is not updated */
+  static int marker;
+  CHECK_OK(TVMFFIEnvModRegisterContextSymbol("kctx_unset", &marker));
+  f = get_fn(B, "get_unset", 0);
+  CHECK_OK(call(f, a, 0, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  TVMFFIObjectDecRef(f);
+  CHECK_RAISED(TVMFFIEnvModRegisterContextSymbol(NULL, &marker), "ValueError", "");
+  TVMFFIObjectDecRef(B);
+}
+
+/* ffi.Module.load_from_bytes.testpath: the payload names a kernel file. */
+static int load_testpath(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  CHECK_EQ_INT(n, 1);
+  CHECK(args[0].type_index == kTVMFFIBytes || args[0].type_index == kTVMFFISmallBytes);
+  TVMFFIByteArray b = args[0].type_index == kTVMFFIBytes
+                          ? *TVMFFIBytesGetByteArrayPtr(args[0].v_obj)
+                          : TVMFFISmallBytesGetContentByteArray(&args[0]);
+  char path[1300];
+  snprintf(path, sizeof(path), "%s/%.*s", g_dir, (int)b.size, b.data);
+  TVMFFIAny a = v_str(path);
+  return check_call_global("ffi.ModuleLoadFromFile", &a, 1, result);
+}
+
+static void test_library_bin(void) {
+  TVMFFIObjectHandle m = NULL;
+  CHECK_RAISED(load(kernel("kbin"), &m), "RuntimeError",
+               "Library binary embeds a {testpath} module but loader "
+               "ffi.Module.load_from_bytes.testpath is not registered");
+  CHECK(!is_mapped(kernel("kbin"))); /* nothing leaked the failed load */
+  set_global("ffi.Module.load_from_bytes.testpath", load_testpath);
+  m = load_ok(kernel("kbin"));
+  CHECK_EQ_INT(num_imports(m), 1);
+  TVMFFIAny a[2] = {v_int(40), v_int(2)};
+  CHECK_EQ_INT(call_int(m, "call_imported", a, 2), 42);
+  TVMFFIObjectHandle g = get_fn(m, "greet", 1);
+  CHECK(g != NULL);
+  TVMFFIObjectDecRef(g);
+  TVMFFIObjectDecRef(m);
+  CHECK(!is_mapped(kernel("kbin")));
+  remove_global("ffi.Module.load_from_bytes.testpath");
+
+  CHECK_RAISED(load(kernel("kbadbin"), &m), "RuntimeError",
+               "Corrupt library binary: import tree indptr must start at 0");
+}
+
+static void test_lifetime(void) {
+  const char* path = kernel("kadd");
+  CHECK(!is_mapped(path));
+  TVMFFIObjectHandle m = load_ok(path);
+  CHECK(is_mapped(path));
+  TVMFFIObjectHandle f = get_fn(m, "add_int", 0);
+  CHECK_EQ_INT(check_use_count(m), 2); /* the function holds the module */
+  TVMFFIObjectDecRef(m);
+  CHECK(is_mapped(path));
+  TVMFFIAny a[2] = {v_int(2), v_int(3)}, r;
+  CHECK_OK(call(f, a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 5);
+  TVMFFIObjectDecRef(f);
+  CHECK(!is_mapped(path)); /* dlclose after the last function went */
+
+  /* the keep-alive set holds one reference, once */
+  m = load_ok(path);
+  a[0] = v_obj(m);
+  CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", a, 1, &r));
+  CHECK_EQ_INT(check_use_count(m), 2);
+  CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", a, 1, &r));
+  CHECK_EQ_INT(check_use_count(m), 2);
+  CHECK_OK(check_call_global("ffi.ModuleGlobalsRemove", a, 1, &r));
+  CHECK_EQ_INT(check_use_count(m), 1);
+  CHECK_OK(check_call_global("ffi.ModuleGlobalsRemove", a, 1, &r));
+  CHECK_EQ_INT(check_use_count(m), 1);
+  TVMFFIObjectDecRef(m);
+  CHECK(!is_mapped(path));
+}
+
+int main(void) {
+  const char* dir = getenv("TVMFFI_TEST_KERNEL_DIR");
+  snprintf(g_dir, sizeof(g_dir), "%s", dir ? dir : "tests/c/kernels/.libs");
+  if (g_dir[0] != '/') { /* dlopen needs a path with a slash to skip the search */
+    char cwd[512];
+    CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+    char full[2048];
+    snprintf(full, sizeof(full), "%s/%s", cwd, g_dir);
+    CHECK(strlen(full) < sizeof(g_dir));
+    memcpy(g_dir, full, strlen(full) + 1);
+  }
+  snprintf(g_tmp, sizeof(g_tmp), "/tmp/tvmffi_test_module.XXXXXX");
+  CHECK(mkdtemp(g_tmp) != NULL);
+  /* before kctx is loaded anywhere: every later load gets the helper */
+  CHECK_OK(TVMFFIEnvModRegisterContextSymbol("kctx_helper", (void*)times_two));
+
+  test_load_and_call();
+  test_load_errors();
+  test_format_mapping();
+  test_custom_loader();
+  test_imports();
+  test_lookup_from_imports();
+  test_context_symbols();
+  test_library_bin();
+  test_lifetime();
+
+  char cmd[1200];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_tmp);
+  CHECK(system(cmd) == 0);
+  printf("test_module: ok\n");
+  return 0;
+}

@@ -1,0 +1,348 @@
+/*
+ * test_system_lib.c -- the system library (abi.md §13.7, §11.4): symbols
+ * registered with TVMFFIEnvModRegisterSystemLibSymbol from static
+ * initialisers, ffi.SystemLib with and without prefix, context symbols and
+ * __tvm_ffi__library_ctx through the symbol table; a kernel carrying
+ * NEEDED libtvm_ffi.so binds to this process's runtime; and the testing
+ * library (linked in) registers its globals and __tvm_ffi_testing.add_one.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <unistd.h>
+
+#include "check.h"
+
+int TVMFFITestingDummyTarget(void); /* from libtvm_ffi_testing.so */
+
+static TVMFFIAny v_none(void) {
+  TVMFFIAny v;
+  memset(&v, 0, sizeof(v));
+  return v;
+}
+static TVMFFIAny v_int(int64_t x) {
+  TVMFFIAny v = v_none();
+  v.type_index = kTVMFFIInt;
+  v.v_int64 = x;
+  return v;
+}
+static TVMFFIAny v_str(const char* s) {
+  TVMFFIAny v = v_none();
+  v.type_index = kTVMFFIRawStr;
+  v.v_c_str = s;
+  return v;
+}
+static TVMFFIAny v_obj(TVMFFIObjectHandle h) {
+  TVMFFIAny v = v_none();
+  v.type_index = TVMFFIObjectGetTypeIndex(h);
+  v.v_obj = (TVMFFIObject*)h;
+  return v;
+}
+
+static const char* str_of(const TVMFFIAny* v) {
+  static char small[8];
+  if (v->type_index == kTVMFFISmallStr) {
+    memcpy(small, v->v_bytes, v->small_str_len);
+    small[v->small_str_len] = '\0';
+    return small;
+  }
+  if (v->type_index == kTVMFFIStr) return TVMFFIBytesGetByteArrayPtr(v->v_obj)->data;
+  FAIL("expected a string, got type index %d", v->type_index);
+}
+
+/* ---- statically registered symbols -------------------------------------- */
+
+static int sys_add(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  CHECK_EQ_INT(n, 2);
+  r->type_index = kTVMFFIInt;
+  r->v_int64 = args[0].v_int64 + args[1].v_int64;
+  return 0;
+}
+static int sys_sub(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  CHECK_EQ_INT(n, 2);
+  r->type_index = kTVMFFIInt;
+  r->v_int64 = args[0].v_int64 - args[1].v_int64;
+  return 0;
+}
+static int sys_mul(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  CHECK_EQ_INT(n, 2);
+  r->type_index = kTVMFFIInt;
+  r->v_int64 = args[0].v_int64 * args[1].v_int64;
+  return 0;
+}
+static int sys_handle_is_null(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)args;
+  (void)n;
+  r->type_index = kTVMFFIBool;
+  r->v_int64 = h == NULL;
+  return 0;
+}
+static int sys_doc(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)args;
+  (void)n;
+  TVMFFIByteArray b = check_ba("Multiplies two integers.");
+  return TVMFFIStringFromByteArray(&b, r);
+}
+
+static void* g_ctx_token;  /* plays __tvm_ffi__library_ctx of prefix "sl." */
+static void* g_ctx_helper; /* a context-symbol variable of prefix "sl." */
+static int g_helper_value;
+
+/* Runs from a static initialiser, as generated system-lib code does. */
+__attribute__((constructor)) static void register_symbols(void) {
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sl.add", (void*)sys_add);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_plain_mul", (void*)sys_mul);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sl.handle_is_null", (void*)sys_handle_is_null);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__doc_plain_mul", (void*)sys_doc);
+  TVMFFIEnvModRegisterSystemLibSymbol("sl.__tvm_ffi__library_ctx", (void*)&g_ctx_token);
+  TVMFFIEnvModRegisterSystemLibSymbol("sl.helper_slot", (void*)&g_ctx_helper);
+}
+
+static TVMFFIObjectHandle system_lib(const char* prefix) {
+  TVMFFIAny a = v_str(prefix), r;
+  CHECK_OK(check_call_global("ffi.SystemLib", &a, prefix ? 1 : 0, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIModule);
+  return r.v_obj;
+}
+
+static TVMFFIObjectHandle get_fn(TVMFFIObjectHandle m, const char* name) {
+  TVMFFIAny a[3] = {v_obj(m), v_str(name), v_none()}, r;
+  a[2].type_index = kTVMFFIBool;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 3, &r));
+  if (r.type_index == kTVMFFINone) return NULL;
+  CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
+  return r.v_obj;
+}
+
+static int64_t call2(TVMFFIObjectHandle f, int64_t x, int64_t y) {
+  TVMFFIAny a[2] = {v_int(x), v_int(y)}, r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(f, a, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  return r.v_int64;
+}
+
+static void test_prefixes(void) {
+  /* context symbols must be registered before the module is built */
+  CHECK_OK(TVMFFIEnvModRegisterContextSymbol("helper_slot", &g_helper_value));
+  TVMFFIObjectHandle sl = system_lib("sl.");
+  CHECK(g_ctx_token == sl); /* the token is the module handle */
+  CHECK(g_ctx_helper == &g_helper_value);
+
+  /* prefix + name first, then the bare name */
+  TVMFFIObjectHandle f = get_fn(sl, "add");
+  CHECK(f != NULL);
+  CHECK_EQ_INT(call2(f, 2, 3), 5);
+  TVMFFIObjectDecRef(f);
+  f = get_fn(sl, "plain_mul");
+  CHECK(f != NULL);
+  CHECK_EQ_INT(call2(f, 6, 7), 42);
+  TVMFFIObjectDecRef(f);
+  f = get_fn(sl, "handle_is_null");
+  TVMFFIAny r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(f, NULL, 0, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+  TVMFFIObjectDecRef(f);
+  CHECK(get_fn(sl, "missing") == NULL);
+
+  /* without a prefix only bare names resolve */
+  TVMFFIObjectHandle plain = system_lib(NULL);
+  CHECK(plain != sl);
+  CHECK(get_fn(plain, "add") == NULL);
+  f = get_fn(plain, "sl.add");
+  CHECK(f != NULL);
+  TVMFFIObjectDecRef(f);
+
+  /* one module per prefix, for the whole process */
+  TVMFFIObjectHandle again = system_lib("sl.");
+  CHECK(again == sl);
+  TVMFFIObjectDecRef(again);
+  again = system_lib("");
+  CHECK(again == plain);
+  TVMFFIObjectDecRef(again);
+
+  /* kind, doc through the table, symbols registered after creation */
+  TVMFFIAny a[3] = {v_obj(plain), v_str("plain_mul"), v_none()};
+  a[2].type_index = kTVMFFIBool;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_STR(str_of(&r), "Multiplies two integers.");
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetKind", a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "library");
+  check_any_release(&r);
+  CHECK_OK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sl.late", (void*)sys_add));
+  f = get_fn(sl, "late");
+  CHECK(f != NULL);
+  CHECK_EQ_INT(call2(f, 1, 1), 2);
+  TVMFFIObjectDecRef(f);
+  /* re-registration with another address warns and replaces */
+  CHECK_OK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sl.late", (void*)sys_sub));
+  f = get_fn(sl, "late");
+  CHECK_EQ_INT(call2(f, 5, 1), 4);
+  TVMFFIObjectDecRef(f);
+  CHECK_OK(TVMFFIEnvModRegisterSystemLibSymbol(NULL, (void*)sys_sub));
+
+  TVMFFIAny bad = v_int(1);
+  CHECK_RAISED(check_call_global("ffi.SystemLib", &bad, 1, &r), "TypeError", "");
+  TVMFFIAny two[2] = {v_str("a"), v_str("b")};
+  CHECK_RAISED(check_call_global("ffi.SystemLib", two, 2, &r), "TypeError", "");
+
+  TVMFFIObjectDecRef(plain);
+  TVMFFIObjectDecRef(sl);
+}
+
+static int count_runtime(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  const char* slash = strrchr(info->dlpi_name, '/');
+  const char* base = slash ? slash + 1 : info->dlpi_name;
+  if (strcmp(base, "libtvm_ffi.so") == 0) ++*(int*)data;
+  return 0;
+}
+
+/* kstatic.so carries NEEDED libtvm_ffi.so; its constructor registers a global
+ * and a system-lib symbol, which must land in our runtime, not a second copy. */
+static void test_needed_runtime_binds_to_ours(void) {
+  char path[1200];
+  const char* dir = getenv("TVMFFI_TEST_KERNEL_DIR");
+  char cwd[512];
+  CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+  if (dir == NULL) dir = "tests/c/kernels/.libs";
+  if (dir[0] == '/')
+    snprintf(path, sizeof(path), "%s/kstatic.so", dir);
+  else
+    snprintf(path, sizeof(path), "%s/%s/kstatic.so", cwd, dir);
+  TVMFFIAny a = v_str(path), r;
+  CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r));
+  TVMFFIObjectHandle m = r.v_obj;
+  /* keep the code of the registered functions mapped */
+  a = v_obj(m);
+  CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", &a, 1, &r));
+
+  int copies = 0;
+  dl_iterate_phdr(count_runtime, &copies);
+  CHECK_EQ_INT(copies, 1);
+
+  TVMFFIByteArray name = check_ba("kstatic.hello");
+  TVMFFIObjectHandle hello = NULL;
+  CHECK_OK(TVMFFIFunctionGetGlobal(&name, &hello));
+  CHECK(hello != NULL);
+  TVMFFIAny args[2] = {v_int(1), v_int(2)};
+  r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(hello, args, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 7002);
+  TVMFFIObjectDecRef(hello);
+
+  TVMFFIObjectHandle ks = system_lib("kstatic.");
+  TVMFFIObjectHandle f = get_fn(ks, "sys_add");
+  CHECK(f != NULL);
+  CHECK_EQ_INT(call2(f, 40, 2), 42);
+  TVMFFIObjectDecRef(f);
+  TVMFFIObjectDecRef(ks);
+  TVMFFIObjectDecRef(m);
+}
+
+/* The testing library is linked in: its constructor registered testing.*. */
+static void test_testing_library(void) {
+  CHECK_EQ_INT(TVMFFITestingDummyTarget(), 0);
+  TVMFFIObjectHandle t = system_lib("testing.");
+  TVMFFIObjectHandle f = get_fn(t, "add_one");
+  CHECK(f != NULL);
+  TVMFFIAny a[2] = {v_int(41), v_none()}, r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(f, a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 42);
+  TVMFFIObjectDecRef(f);
+  TVMFFIObjectDecRef(t);
+
+  CHECK_OK(check_call_global("testing.add_one", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 42);
+  a[0] = v_str("x");
+  CHECK_RAISED(check_call_global("testing.add_one", a, 1, &r), "TypeError",
+               "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`."
+               " Expected `int` but got `const char*`");
+  a[0] = v_str("ValueError");
+  a[1] = v_str("raised on purpose");
+  CHECK_RAISED(check_call_global("testing.test_raise_error", a, 2, &r), "ValueError",
+               "raised on purpose");
+  a[0] = v_int(5);
+  CHECK_OK(check_call_global("testing.echo", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 5);
+  CHECK_OK(check_call_global("testing.nop", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+
+  /* apply(f, x) calls f(x) */
+  TVMFFIByteArray name = check_ba("testing.add_one");
+  TVMFFIObjectHandle add_one = NULL;
+  CHECK_OK(TVMFFIFunctionGetGlobal(&name, &add_one));
+  a[0] = v_obj(add_one);
+  a[1] = v_int(9);
+  CHECK_OK(check_call_global("testing.apply", a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 10);
+  CHECK_OK(check_call_global("testing.object_use_count", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 2); /* ours and the registry's */
+  TVMFFIObjectDecRef(add_one);
+
+  /* the raw C symbol wrapped with ffi.FunctionFromExternC-style creation */
+  CHECK_OK(check_call_global("testing.get_add_one_c_symbol", a, 0, &r));
+  TVMFFISafeCallType raw = (TVMFFISafeCallType)(intptr_t)r.v_int64;
+  a[0] = v_int(1);
+  r = v_none();
+  CHECK_OK(raw(NULL, a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 2);
+
+  /* an object of a type that only reflection knows */
+  CHECK_OK(check_call_global("testing.make_unregistered_object", a, 0, &r));
+  CHECK(r.type_index >= kTVMFFIDynObjectBegin);
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(r.type_index);
+  CHECK_EQ_BYTES(info->type_key, "testing.TestUnregisteredObject");
+  CHECK_EQ_INT(info->type_depth, 2);
+  CHECK_EQ_BYTES(info->type_ancestors[1]->type_key, "testing.TestUnregisteredBaseObject");
+  CHECK_EQ_INT(info->num_fields, 1);
+  TVMFFIAny fv = v_none();
+  CHECK_OK(info->fields[0].getter((char*)r.v_obj + info->fields[0].offset, &fv));
+  CHECK_EQ_INT(fv.v_int64, 42);
+  CHECK_EQ_INT(info->num_methods, 1);
+  TVMFFIAny self = r, mr = v_none();
+  CHECK_OK(TVMFFIFunctionCall(info->methods[0].method.v_obj, &self, 1, &mr));
+  CHECK_EQ_INT(mr.v_int64, 44);
+  check_any_release(&r);
+
+  /* optional tensor argument */
+  a[0] = v_none();
+  CHECK_OK(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(r.v_int64, 0);
+  int64_t shape[1] = {1};
+  float data[1] = {0};
+  DLTensor dl = {data, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  a[0].type_index = kTVMFFIDLTensorPtr;
+  a[0].v_ptr = &dl;
+  CHECK_OK(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+  a[0] = v_int(3);
+  CHECK_RAISED(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r),
+               "TypeError", "Mismatched type on argument #0");
+
+  /* schema fixtures carry their type_schema metadata */
+  a[0] = v_str("testing.schema_id_int");
+  CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", a, 1, &r));
+  CHECK(strstr(str_of(&r), "type_schema") != NULL);
+  check_any_release(&r);
+  a[0] = v_int(7);
+  CHECK_OK(check_call_global("testing.schema_id_int", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 7);
+  a[0] = v_str("float32");
+  CHECK_OK(check_call_global("testing.schema_id_dtype", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIDataType);
+  CHECK_EQ_INT(r.v_dtype.code, kDLFloat);
+  CHECK_EQ_INT(r.v_dtype.bits, 32);
+}
+
+int main(void) {
+  test_prefixes();
+  test_needed_runtime_binds_to_ours();
+  test_testing_library();
+  printf("test_system_lib: ok\n");
+  return 0;
+}
