@@ -92,8 +92,11 @@ build() {
     # shellcheck disable=SC2086
     "$srcdir/configure" -q $CONFIGURE_FLAGS || die "configure failed (see $BUILD_DIR/config.log)"
   fi
-  say "make -j$MAKE_JOBS"
-  make -s -j"$MAKE_JOBS" > /dev/null || { make -j1 2>&1 | tail -n 40; die "build failed"; }
+  say "make -j$MAKE_JOBS (log: $BUILD_DIR/setup-build.log)"
+  make -j"$MAKE_JOBS" > setup-build.log 2>&1 || { tail -n 40 setup-build.log; die "build failed"; }
+  if grep -q 'warning:' setup-build.log; then
+    say "the build printed $(grep -c 'warning:' setup-build.log) compiler warnings (see the log)"
+  fi
 }
 
 # The main job: the quickstart builds a kernel library and calls it from C.
