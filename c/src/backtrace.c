@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #endif
 
@@ -45,13 +46,21 @@ static void bt_key_init(void) { pthread_key_create(&bt_key, bt_buf_free_at_threa
 
 /* ---- symbolisation cache (guarded by sym_mutex) ----------------------- */
 
+/* One printed line.  A return address yields several when the call sits in
+ * code inlined into its caller (innermost first, like real frames). */
 typedef struct {
-  uintptr_t pc; /* 0 = empty slot */
-  char* func;   /* demangled, or NULL */
-  char* file;   /* source file (libdw) or library path, or NULL */
+  char* func; /* demangled, or NULL */
+  char* file; /* source file (libdw) or library path, or NULL */
   int line;
   unsigned char boundary; /* stops the walk when cross_ffi_boundary == 0 */
   unsigned char hidden;   /* FFI plumbing or nothing known: not printed */
+} sub_frame;
+
+typedef struct {
+  uintptr_t pc; /* 0 = empty slot */
+  int nsub;
+  sub_frame* subs; /* &one, or a malloc'd array for inlined chains */
+  sub_frame one;
 } frame_info;
 
 #define CACHE_BITS 12
@@ -77,8 +86,12 @@ static demangle_fn demangler;
 
 static void cache_clear(void) {
   for (unsigned i = 0; i < CACHE_SIZE; ++i) {
-    free(cache[i].func);
-    free(cache[i].file);
+    frame_info* f = &cache[i];
+    for (int j = 0; j < f->nsub; ++j) {
+      free(f->subs[j].func);
+      free(f->subs[j].file);
+    }
+    if (f->subs != &f->one) free(f->subs);
   }
   memset(cache, 0, sizeof(cache));
   cache_used = 0;
@@ -159,17 +172,104 @@ static char* demangle(const char* name) {
   return strdup(name);
 }
 
+static void sub_set(sub_frame* sf, const char* func, const char* file, int line) {
+  sf->func = demangle(func);
+  sf->file = dup_or_null(file);
+  sf->line = line;
+  sf->boundary = (unsigned char)is_boundary(sf->func);
+  sf->hidden = (unsigned char)is_hidden(sf->func, sf->file);
+}
+
+#ifdef HAVE_LIBDW
+/* Name of a function DIE: the linkage (mangled) name when present, so C++
+ * names come out qualified after demangling. */
+static const char* die_func_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  const char* name = NULL;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != NULL ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != NULL)
+    name = dwarf_formstring(&attr);
+  if (name == NULL && dwarf_attr_integrate(die, DW_AT_name, &attr) != NULL)
+    name = dwarf_formstring(&attr);
+  return name;
+}
+
+/* Call site (file, line) recorded on an inlined-subroutine DIE. */
+static void die_call_site(Dwarf_Die* cu, Dwarf_Die* die, const char** file, int* line) {
+  Dwarf_Attribute attr;
+  Dwarf_Word v;
+  *file = NULL;
+  *line = 0;
+  if (dwarf_attr(die, DW_AT_call_line, &attr) != NULL && dwarf_formudata(&attr, &v) == 0)
+    *line = (int)v;
+  Dwarf_Files* files;
+  size_t nfiles;
+  if (dwarf_attr(die, DW_AT_call_file, &attr) != NULL && dwarf_formudata(&attr, &v) == 0 &&
+      dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+    *file = dwarf_filesrc(files, (size_t)v, NULL, NULL);
+}
+
+/* Fills f with the inline chain at addr; returns 0 when there is none. */
+static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym,
+                             const char* file, int line, frame_info* f) {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, (Dwarf_Addr)addr, &bias);
+  if (cu == NULL) return 0;
+  Dwarf_Die* scopes = NULL;
+  int n = dwarf_getscopes(cu, (Dwarf_Addr)addr - bias, &scopes);
+  if (n <= 0) {
+    free(scopes);
+    return 0;
+  }
+  /* dwarf_getscopes continues into the abstract definition of an inlined
+   * function; the physical nesting (who inlined whom) comes from the parents
+   * of the innermost DIE. */
+  Dwarf_Die innermost = scopes[0];
+  free(scopes);
+  scopes = NULL;
+  n = dwarf_getscopes_die(&innermost, &scopes);
+  int m = 0; /* inlined scopes, innermost first, before the enclosing function */
+  while (m < n && dwarf_tag(&scopes[m]) != DW_TAG_subprogram) ++m;
+  int inlined = 0;
+  for (int i = 0; i < m; ++i) inlined += dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+  if (inlined == 0) {
+    free(scopes);
+    return 0;
+  }
+  sub_frame* subs = (sub_frame*)calloc((size_t)inlined + 1, sizeof(sub_frame));
+  if (subs == NULL) {
+    free(scopes);
+    return 0;
+  }
+  int k = 0;
+  for (int i = 0; i < m; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    sub_set(&subs[k++], die_func_name(&scopes[i]), file, line);
+    die_call_site(cu, &scopes[i], &file, &line); /* location in the next outer one */
+  }
+  if (sym == NULL && m < n) sym = die_func_name(&scopes[m]);
+  sub_set(&subs[k++], sym, file, line);
+  free(scopes);
+  f->subs = subs;
+  f->nsub = k;
+  return 1;
+}
+#endif
+
 /* Symbolises one address into *f (strings owned by f). */
 static void symbolize(uintptr_t addr, frame_info* f) {
   const char* func = NULL;
   const char* file = NULL;
   int line = 0;
+  f->subs = &f->one;
+  f->nsub = 1;
 #ifdef HAVE_LIBDW
   Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) {
     func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
     Dwfl_Line* l = dwfl_module_getsrc(mod, (Dwarf_Addr)addr);
     if (l != NULL) file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+    if (file != NULL && symbolize_inlined(mod, addr, func, file, line, f)) return;
   }
 #endif
   Dl_info info;
@@ -180,11 +280,7 @@ static void symbolize(uintptr_t addr, frame_info* f) {
       line = 0;
     }
   }
-  f->func = demangle(func);
-  f->file = dup_or_null(file);
-  f->line = line;
-  f->boundary = (unsigned char)is_boundary(f->func);
-  f->hidden = (unsigned char)is_hidden(f->func, f->file);
+  sub_set(&f->one, func, file, line);
 }
 
 static const frame_info* lookup(uintptr_t addr) {
@@ -274,11 +370,15 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
       /* A return address points after the call: look up the call itself. */
       const frame_info* f = lookup((uintptr_t)pcs[i] - 1);
       if (f == NULL) continue;
-      if (!cross_ffi_boundary && f->boundary) break;
-      if (f->hidden) continue;
-      emit(b, f->file, f->line, f->func);
-      ++lines;
+      for (int j = 0; j < f->nsub && lines < limit; ++j) {
+        const sub_frame* sf = &f->subs[j];
+        if (!cross_ffi_boundary && sf->boundary) goto done;
+        if (sf->hidden) continue;
+        emit(b, sf->file, sf->line, sf->func);
+        ++lines;
+      }
     }
+  done:
     pthread_mutex_unlock(&sym_mutex);
   }
   if (pcs != stack_pcs) free(pcs);
