@@ -351,9 +351,11 @@ static tvmffi__module* load_from_bytes(TVMFFIByteArray kind, TVMFFIByteArray pay
   int rc = TVMFFIFunctionCall(loader, &arg, 1, &out);
   tvmffi__any_release(&arg);
   if (rc != 0) goto done;
-  if (out.type_index != kTVMFFIModule) {
+  if (out.type_index != kTVMFFIModule || !tvmffi__module_is_ours(out.v_obj)) {
     tvmffi__raise("TypeError", "Cannot convert from type `%s` to `ffi.Module`: %s returned it",
-                  tvmffi__any_type_key(&out), lname);
+                  out.type_index == kTVMFFIModule ? "foreign ffi.Module"
+                                                  : tvmffi__any_type_key(&out),
+                  lname);
     tvmffi__any_release(&out);
     goto done;
   }
@@ -467,6 +469,8 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   if (num_args == 2 && tvmffi__arg_str(f, args, 1, &fmt) != 0) return -1;
   if (memchr(path.data, '\0', path.size) != NULL)
     return tvmffi__raise("ValueError", "%s: the path must not contain NUL bytes", f);
+  if (path.size == 0) /* dlopen("") would hand back the main program */
+    return tvmffi__raise("ValueError", "%s: the path is empty", f);
   char* cpath = (char*)malloc(path.size + 1);
   if (cpath == NULL) return tvmffi__raise_oom();
   memcpy(cpath, path.data, path.size);

@@ -98,6 +98,10 @@ static void module_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(m);
 }
 
+int tvmffi__module_is_ours(const TVMFFIObject* obj) {
+  return obj->type_index == kTVMFFIModule && obj->deleter == module_deleter;
+}
+
 tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl) {
   TVMFFIObject* imports = tvmffi__array_new(0);
   tvmffi__module* m = NULL;
@@ -268,7 +272,7 @@ static int module_get_info(tvmffi__module* m, const char* prefix, const char* na
  * (upstream writes handle - 8; libraries never dereference it). */
 TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
                                               const char* func_name, TVMFFIObjectHandle* out) {
-  if (library_ctx == NULL || ((TVMFFIObject*)library_ctx)->type_index != kTVMFFIModule)
+  if (library_ctx == NULL || !tvmffi__module_is_ours((TVMFFIObject*)library_ctx))
     return tvmffi__raise("ValueError",
                          "TVMFFIEnvModLookupFromImports: library_ctx is not a module token; "
                          "pass the value the loader wrote into __tvm_ffi__library_ctx");
@@ -339,7 +343,14 @@ static char* arg_cstr(const char* fname, const TVMFFIAny* args, int32_t i, const
 
 static int arg_module(const char* fname, const TVMFFIAny* args, int32_t i,
                       tvmffi__module** out) {
-  return tvmffi__arg_obj(fname, args, i, kTVMFFIModule, (TVMFFIObject**)out);
+  if (tvmffi__arg_obj(fname, args, i, kTVMFFIModule, (TVMFFIObject**)out) != 0) return -1;
+  if (!tvmffi__module_is_ours(&(*out)->header))
+    return tvmffi__raise("TypeError",
+                         "%s: argument #%d is an ffi.Module created outside this runtime (e.g. "
+                         "a C++ ModuleObj subclass); only modules made by the runtime's "
+                         "loaders are supported",
+                         fname, (int)i);
+  return 0;
 }
 
 /* (m, name[, query_imports]) -- query_imports defaults to false. */

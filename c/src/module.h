@@ -53,6 +53,10 @@ struct tvmffi__module {
  * Returns a new reference, or NULL after raising. */
 tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl);
 
+/* Was obj made by tvmffi__module_new?  Objects of type index 73 made
+ * elsewhere (C++ ModuleObj subclasses) have another layout. */
+int tvmffi__module_is_ours(const TVMFFIObject* obj);
+
 /* Appends `other` to mod's imports after the cycle check (RuntimeError
  * "Cyclic dependency detected during import").  Returns 0/-1. */
 int tvmffi__module_import(tvmffi__module* mod, tvmffi__module* other);

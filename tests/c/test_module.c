@@ -296,6 +296,36 @@ static void test_load_errors(void) {
   CHECK_OK(check_call_global("ffi.Module.load_from_file.so", la, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIModule);
   check_any_release(&r);
+  la[0] = v_str(""); /* dlopen("") would be the main program */
+  CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 2, &r), "ValueError",
+               "empty");
+}
+
+static void foreign_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+/* An object of type index 73 made elsewhere (say a C++ ModuleObj subclass)
+ * has another layout: rejected with an error, never dereferenced. */
+static void test_foreign_module(void) {
+  TVMFFIObject* fake = (TVMFFIObject*)calloc(1, 64);
+  fake->combined_ref_count = UINT64_C(0x100000001);
+  fake->type_index = kTVMFFIModule;
+  fake->deleter = foreign_deleter;
+  TVMFFIAny a[3] = {v_obj(fake), v_str("f"), v_bool(0)}, r;
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError",
+               "created outside this runtime");
+  CHECK_RAISED(check_call_global("ffi.ModuleGetKind", a, 1, &r), "TypeError",
+               "created outside this runtime");
+  TVMFFIObjectHandle out = NULL;
+  CHECK_RAISED(TVMFFIEnvModLookupFromImports(fake, "f", &out), "ValueError", "");
+  TVMFFIObjectHandle m = load_ok(kernel("kadd"));
+  a[0] = v_obj(m);
+  a[1] = v_obj(fake);
+  CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "TypeError",
+               "argument #1");
+  TVMFFIObjectDecRef(m);
+  TVMFFIObjectDecRef(fake);
 }
 
 static void test_format_mapping(void) {
@@ -646,6 +676,7 @@ int main(void) {
   test_load_and_call();
   test_load_errors();
   test_format_mapping();
+  test_foreign_module();
   test_custom_loader();
   test_imports();
   test_lookup_from_imports();
