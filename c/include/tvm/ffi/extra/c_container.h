@@ -703,20 +703,47 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellGrowCapacity(const TVMFFIMapCell* 
 }
 
 /*
- * Rebuilds the entries of `src` plus one new pair, absent from src, into
- * `dst`, in the layout TVMFFIMapCellGrowCapacity(src) names.  For a small
- * result `small_data` holds room for that many pairs (e.g. inline in the new
- * object; data_deleter NULL) or is NULL to malloc it; a dense result needs
- * the whole 56-byte cell in dst.  The key and value are moved in.  On
- * success src is left empty (data NULL, size 0, slots 0, data_deleter
- * NULL), its storage released, its entries moved.  Returns 0/-1; on failure
- * nothing changed.  `dst` may be a local: copy it into the object afterwards
- * (32 bytes for small, 56 for dense).
+ * Rebuilds the entries of `src` plus the pair (key, value) into `dst`, in
+ * the layout TVMFFIMapCellGrowCapacity(src) names.  If the key is already
+ * in src its value is replaced (and, in a dense result, the entry moves to
+ * the end of the iteration order), otherwise the pair is appended.  For a
+ * small result `small_data` has room for that many pairs (e.g. inline in a
+ * new object; data_deleter NULL) or is NULL to malloc it; a dense result
+ * needs the whole 56-byte cell in dst.  Key and value are moved in.  On
+ * success src is left empty (data NULL, size 0, slots 0, data_deleter NULL):
+ * its entries moved, its storage released.  Returns 0/-1; on failure
+ * nothing changed.  `dst` may be a local copied into the object afterwards
+ * (the first 32 bytes for small, all 56 for dense).
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapCell* dst,
                                                   void* small_data, TVMFFIAny* key,
                                                   TVMFFIAny* value) {
-  uint64_t cap = TVMFFIMapCellGrowCapacity(src), n = src->size;
+  uint64_t cap = TVMFFIMapCellGrowCapacity(src), n = src->size, found;
+  uint64_t* hashes = NULL;
+  TVMFFIAny old_value;
+  old_value.type_index = kTVMFFINone;
+  old_value.zero_padding = 0;
+  old_value.v_int64 = 0;
+  if (cap == 0) {
+    /* Hash everything first: hooks may fail, and nothing may move before. */
+    hashes = (uint64_t*)malloc((size_t)(n + 1) * sizeof(uint64_t));
+    if (hashes == NULL) return TVMFFIContainer__OOM();
+    uint64_t i = 0;
+    for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END;
+         p = TVMFFIMapCellIterNext(src, p), ++i) {
+      if (TVMFFIContainerAnyHash(TVMFFIMapCellKey(src, p), &hashes[i]) != 0) {
+        free(hashes);
+        return -1;
+      }
+    }
+    if (TVMFFIContainerAnyHash(key, &hashes[n]) != 0 ||
+        TVMFFIMap__FindHashed(src, key, hashes[n], &found) != 0) {
+      free(hashes);
+      return -1;
+    }
+  } else if (TVMFFIMap__FindHashed(src, key, 0, &found) != 0) {
+    return -1;
+  }
   if (cap != 0) {
     /* small -> larger small: pairs keep their order. */
     void* data = small_data;
@@ -728,28 +755,18 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
     }
     TVMFFIMapKV* pairs = (TVMFFIMapKV*)data;
     if (n > 0) memcpy(pairs, src->data, (size_t)n * sizeof(TVMFFIMapKV));
-    pairs[n].key = *key;
-    pairs[n].value = *value;
+    if (found != TVMFFI_MAP_ITER_END) {
+      old_value = pairs[found].value;
+      pairs[found].value = *value;
+    } else {
+      pairs[n].key = *key;
+      pairs[n].value = *value;
+    }
     if (src->data_deleter != NULL) src->data_deleter(src->data);
     TVMFFIMapCellInitSmall(dst, data, cap, deleter);
-    dst->size = n + 1;
+    dst->size = found != TVMFFI_MAP_ITER_END ? n : n + 1;
   } else {
-    /* Hash everything first: hooks may fail, and nothing may move before. */
-    uint64_t* hashes = (uint64_t*)malloc((size_t)(n + 1) * sizeof(uint64_t));
-    if (hashes == NULL) return TVMFFIContainer__OOM();
-    uint64_t i = 0;
-    for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END;
-         p = TVMFFIMapCellIterNext(src, p), ++i) {
-      if (TVMFFIContainerAnyHash(TVMFFIMapCellKey(src, p), &hashes[i]) != 0) {
-        free(hashes);
-        return -1;
-      }
-    }
-    if (TVMFFIContainerAnyHash(key, &hashes[n]) != 0) {
-      free(hashes);
-      return -1;
-    }
-    uint64_t slots;
+    uint64_t slots, new_pos = TVMFFI_MAP_ITER_END;
     uint32_t shift;
     if (TVMFFIMapCellIsSmall(src)) {
       TVMFFIMap__DenseSize(n, &slots, &shift);
@@ -767,17 +784,32 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
         return -1;
       }
       int full = 0;
-      uint64_t pos;
-      i = 0;
+      uint64_t i = 0, pos;
       for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END && !full;
            p = TVMFFIMapCellIterNext(src, p), ++i)
         full = TVMFFIMap__DensePlace(&tmp, hashes[i], TVMFFIMapCellKey(src, p),
                                      TVMFFIMapCellValue(src, p), &pos);
-      if (!full) full = TVMFFIMap__DensePlace(&tmp, hashes[n], key, value, &pos);
+      if (!full && found == TVMFFI_MAP_ITER_END)
+        full = TVMFFIMap__DensePlace(&tmp, hashes[n], key, value, &pos);
       if (!full) break;
       free(tmp.data);
       slots *= 2;
       shift -= 1;
+    }
+    if (found != TVMFFI_MAP_ITER_END) {
+      /* Later placements may have relocated the entry: find its bits again
+       * along its chain (a raw compare, so no hook runs after moving). */
+      const TVMFFIAny* want = TVMFFIMapCellKey(src, found);
+      for (new_pos = TVMFFIMap__Home(&tmp, hashes[n]);;) {
+        const TVMFFIAny* k = &TVMFFIMapDenseItemPtr(&tmp, new_pos)->key;
+        if (memcmp(k, want, sizeof(TVMFFIAny)) == 0) break;
+        new_pos = TVMFFIMap__ChainNext(&tmp, new_pos, *TVMFFIMapDenseMeta(&tmp, new_pos));
+      }
+      TVMFFIAny* slot = &TVMFFIMapDenseItemPtr(&tmp, new_pos)->value;
+      old_value = *slot;
+      *slot = *value;
+      TVMFFIMap__IterUnlink(&tmp, new_pos);
+      TVMFFIMap__IterPushBack(&tmp, new_pos);
     }
     free(hashes);
     if (src->data_deleter != NULL) src->data_deleter(src->data);
@@ -787,7 +819,12 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
   src->size = 0;
   src->slots = 0;
   src->data_deleter = NULL;
-  TVMFFIContainer__Reset(key);
+  if (found != TVMFFI_MAP_ITER_END) {
+    TVMFFIContainer__Release(key); /* the stored key stays */
+    TVMFFIContainer__Release(&old_value);
+  } else {
+    TVMFFIContainer__Reset(key);
+  }
   TVMFFIContainer__Reset(value);
   return 0;
 }
@@ -796,12 +833,13 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
  * Inserts or assigns.  `key` and `value` are owned and moved in on success
  * (an existing key keeps its stored key object; the passed one is released).
  * Assigning keeps the position in a small table and moves the entry to the
- * end of the iteration order in a dense one.
+ * end of the iteration order in a dense one.  Like the reference, a full
+ * small table of capacity 4 turns dense on any set, even of a present key.
  *
- * When the table has no room: with `allow_realloc` the storage is rebuilt
- * in place through TVMFFIMapCellGrowInto (the object needs room for the
- * whole 56-byte cell: any Dict, or a Map only its creator owns); without it
- * nothing is moved and 1 is returned, the caller then grows into a new
+ * When the table needs new storage: with `allow_realloc` it is rebuilt in
+ * place through TVMFFIMapCellGrowInto (the object needs room for the whole
+ * 56-byte cell: any Dict, or a Map only its creator owns); without it
+ * nothing is moved and 1 is returned, and the caller grows into a new
  * object with TVMFFIMapCellGrowInto (how C++ grows a copy-on-write Map).
  * Returns 0, 1, or -1 (error raised; key and value still the caller's).
  */
@@ -809,6 +847,8 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInsert(TVMFFIMapCell* cell, TVMFFIAny* 
                                                 TVMFFIAny* value, int allow_realloc) {
   int small = TVMFFIMapCellIsSmall(cell);
   uint64_t hash = 0, pos;
+  if (small && cell->size >= TVMFFIMapCellNumSlots(cell) && TVMFFIMapCellGrowCapacity(cell) == 0)
+    goto grow;
   if (!small && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
   if (TVMFFIMap__FindHashed(cell, key, hash, &pos) != 0) return -1;
   if (pos != TVMFFI_MAP_ITER_END) {
@@ -835,20 +875,21 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInsert(TVMFFIMapCell* cell, TVMFFIAny* 
       TVMFFIContainer__Reset(value);
       return 0;
     }
-  } else {
-    if (TVMFFIMap__DensePlace(cell, hash, key, value, &pos) == 0) {
-      TVMFFIContainer__Reset(key);
-      TVMFFIContainer__Reset(value);
-      return 0;
-    }
+  } else if (TVMFFIMap__DensePlace(cell, hash, key, value, &pos) == 0) {
+    TVMFFIContainer__Reset(key);
+    TVMFFIContainer__Reset(value);
+    return 0;
   }
+grow:
   if (!allow_realloc) return 1;
-  TVMFFIMapCell tmp;
-  if (TVMFFIMapCellGrowInto(cell, &tmp, NULL, key, value) != 0) return -1;
-  if (TVMFFIMapCellIsSmall(&tmp))
-    memcpy(cell, &tmp, 32);
-  else
-    *cell = tmp;
+  {
+    TVMFFIMapCell tmp;
+    if (TVMFFIMapCellGrowInto(cell, &tmp, NULL, key, value) != 0) return -1;
+    if (TVMFFIMapCellIsSmall(&tmp))
+      memcpy(cell, &tmp, 32);
+    else
+      *cell = tmp;
+  }
   return 0;
 }
 
