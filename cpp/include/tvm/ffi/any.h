@@ -1,0 +1,307 @@
+/*
+ * tvm/ffi/any.h -- AnyView (non-owning, trivially copyable) and Any (owning):
+ * both are exactly one TVMFFIAny.
+ */
+#ifndef TVM_FFI_ANY_H_
+#define TVM_FFI_ANY_H_
+
+#include <tvm/ffi/extra/c_container.h>
+#include <tvm/ffi/string.h>
+#include <tvm/ffi/type_traits.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+TVM_FFI_NS_BEGIN
+
+class Any;
+
+namespace details {
+template <typename Tr, typename = void>
+struct has_copy_after_check : std::false_type {};
+template <typename Tr>
+struct has_copy_after_check<Tr, std::void_t<decltype(Tr::CopyFromAnyViewAfterCheck(nullptr))>>
+    : std::true_type {};
+template <typename Tr, typename = void>
+struct has_move_after_check : std::false_type {};
+template <typename Tr>
+struct has_move_after_check<Tr, std::void_t<decltype(Tr::MoveFromAnyAfterCheck(nullptr))>>
+    : std::true_type {};
+
+struct AnyUnsafe;
+
+/* Strict extraction (no conversion). */
+template <typename T>
+inline std::optional<T> AsStrict(const TVMFFIAny* d) {
+  using Tr = TypeTraitsNoCR<T>;
+  if constexpr (has_copy_after_check<Tr>::value) {
+    if (Tr::CheckAnyStrict(d)) return Tr::CopyFromAnyViewAfterCheck(d);
+  }
+  return std::nullopt;
+}
+}  // namespace details
+
+/*! \brief Non-owning view of any FFI value (16 bytes, trivially copyable). */
+class AnyView {
+ public:
+  AnyView() noexcept { details::AnySetNone(&data_); }
+  AnyView(const AnyView&) noexcept = default;
+  AnyView& operator=(const AnyView&) noexcept = default;
+  AnyView(AnyView&& o) noexcept : data_(o.data_) { details::AnySetNone(&o.data_); }
+  AnyView& operator=(AnyView&& o) noexcept {
+    data_ = o.data_;
+    details::AnySetNone(&o.data_);
+    return *this;
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraitsNoCR<T>::convert_enabled>>
+  AnyView(const T& other) {  // NOLINT(*)
+    TypeTraitsNoCR<T>::CopyToAnyView(other, &data_);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraitsNoCR<T>::convert_enabled>>
+  AnyView& operator=(const T& other) {
+    TypeTraitsNoCR<T>::CopyToAnyView(other, &data_);
+    return *this;
+  }
+
+  int32_t type_index() const noexcept { return data_.type_index; }
+  std::string GetTypeKey() const { return TypeIndexToTypeKey(data_.type_index); }
+  void reset() noexcept { details::AnySetNone(&data_); }
+  void swap(AnyView& o) noexcept { std::swap(data_, o.data_); }
+
+  template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
+  std::optional<T> as() const {
+    if constexpr (std::is_same_v<T, AnyView>) return *this;
+    else return details::AsStrict<T>(&data_);
+  }
+  template <typename ObjT, std::enable_if_t<std::is_base_of_v<Object, ObjT>, long> = 0>
+  const ObjT* as() const {
+    if (data_.type_index >= kTVMFFIStaticObjectBegin &&
+        details::AnyObject(&data_)->template IsInstance<ObjT>()) {
+      return static_cast<const ObjT*>(details::AnyObject(&data_));
+    }
+    return nullptr;
+  }
+  template <typename T>
+  T cast() const {
+    if constexpr (std::is_same_v<T, AnyView>) {
+      return *this;
+    } else {
+      std::optional<T> r = TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+      if (!r.has_value()) details::ThrowCannotConvert<T>(&data_);
+      return *std::move(r);
+    }
+  }
+  template <typename T>
+  std::optional<T> try_cast() const {
+    if constexpr (std::is_same_v<T, AnyView>) return *this;
+    else return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+  }
+  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == kTVMFFINone; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != kTVMFFINone; }
+
+  /// Raw access. [ext]
+  TVMFFIAny CopyToTVMFFIAny() const noexcept { return data_; }
+  static AnyView CopyFromTVMFFIAny(TVMFFIAny data) noexcept {
+    AnyView v;
+    v.data_ = data;
+    return v;
+  }
+
+ protected:
+  TVMFFIAny data_;
+  friend class Any;
+  friend struct details::AnyUnsafe;
+};
+
+/*! \brief Owning FFI value: holds one strong reference when the payload is an object. */
+class Any {
+ public:
+  Any() noexcept { details::AnySetNone(&data_); }
+  ~Any() { reset(); }
+  Any(const Any& o) noexcept : data_(o.data_) {
+    if (data_.type_index >= kTVMFFIStaticObjectBegin) details::ObjectUnsafe::IncRefHandle(data_.v_obj);
+  }
+  Any(Any&& o) noexcept : data_(o.data_) { details::AnySetNone(&o.data_); }
+  Any& operator=(const Any& o) noexcept {
+    Any(o).swap(*this);  // take new, then drop old
+    return *this;
+  }
+  Any& operator=(Any&& o) noexcept {
+    Any(std::move(o)).swap(*this);
+    return *this;
+  }
+  /// Promotes a view: objects get a reference; raw strings/bytes are copied; rvalue refs move.
+  Any(const AnyView& v) {  // NOLINT(*)
+    const int32_t ti = v.data_.type_index;
+    if (ti >= kTVMFFIStaticObjectBegin) {
+      data_ = v.data_;
+      details::ObjectUnsafe::IncRefHandle(data_.v_obj);
+    } else if (ti == kTVMFFIRawStr || ti == kTVMFFIByteArrayPtr || ti == kTVMFFIObjectRValueRef) {
+      details::AnySetNone(&data_);
+      TVM_FFI_CHECK_SAFE_CALL(TVMFFIAnyViewToOwnedAny(&v.data_, &data_));
+    } else {
+      data_ = v.data_;
+    }
+  }
+  Any& operator=(const AnyView& v) {
+    Any(v).swap(*this);
+    return *this;
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraitsNoCR<T>::convert_enabled>>
+  Any(T other) {  // NOLINT(*)
+    TypeTraitsNoCR<T>::MoveToAny(std::move(other), &data_);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraitsNoCR<T>::convert_enabled>>
+  Any& operator=(T other) {
+    Any(std::move(other)).swap(*this);
+    return *this;
+  }
+  operator AnyView() const noexcept { return AnyView::CopyFromTVMFFIAny(data_); }
+
+  void reset() noexcept {
+    if (data_.type_index >= kTVMFFIStaticObjectBegin) details::ObjectUnsafe::DecRefHandle(data_.v_obj);
+    details::AnySetNone(&data_);
+  }
+  void swap(Any& o) noexcept { std::swap(data_, o.data_); }
+  int32_t type_index() const noexcept { return data_.type_index; }
+  std::string GetTypeKey() const { return TypeIndexToTypeKey(data_.type_index); }
+
+  template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
+  std::optional<T> as() const& {
+    if constexpr (std::is_same_v<T, Any>) return *this;
+    else return details::AsStrict<T>(&data_);
+  }
+  template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
+  std::optional<T> as() && {
+    if constexpr (std::is_same_v<T, Any>) {
+      return std::move(*this);
+    } else {
+      using Tr = TypeTraitsNoCR<T>;
+      if constexpr (details::has_move_after_check<Tr>::value) {
+        if (Tr::CheckAnyStrict(&data_)) return Tr::MoveFromAnyAfterCheck(&data_);
+        return std::nullopt;
+      } else {
+        return details::AsStrict<T>(&data_);
+      }
+    }
+  }
+  template <typename ObjT, std::enable_if_t<std::is_base_of_v<Object, ObjT>, long> = 0>
+  const ObjT* as() const& {
+    return AnyView::CopyFromTVMFFIAny(data_).as<ObjT>();
+  }
+  template <typename T>
+  T as_or_throw() const& {
+    std::optional<T> r = this->as<T>();
+    if (!r.has_value()) details::ThrowCannotTreat<T>(GetTypeKey());
+    return *std::move(r);
+  }
+  template <typename T>
+  T as_or_throw() && {
+    std::optional<T> r = std::move(*this).template as<T>();
+    if (!r.has_value()) details::ThrowCannotTreat<T>(GetTypeKey());
+    return *std::move(r);
+  }
+  template <typename T>
+  T cast() const& {
+    if constexpr (std::is_same_v<T, Any>) {
+      return *this;
+    } else {
+      std::optional<T> r = TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+      if (!r.has_value()) details::ThrowCannotConvert<T>(&data_);
+      return *std::move(r);
+    }
+  }
+  template <typename T>
+  T cast() && {
+    if constexpr (std::is_same_v<T, Any>) {
+      return std::move(*this);
+    } else {
+      using Tr = TypeTraitsNoCR<T>;
+      if constexpr (details::has_move_after_check<Tr>::value) {
+        if (Tr::CheckAnyStrict(&data_)) return Tr::MoveFromAnyAfterCheck(&data_);
+      }
+      std::optional<T> r = Tr::TryCastFromAnyView(&data_);
+      if (!r.has_value()) details::ThrowCannotConvert<T>(&data_);
+      return *std::move(r);
+    }
+  }
+  template <typename T>
+  std::optional<T> try_cast() const {
+    if constexpr (std::is_same_v<T, Any>) return *this;
+    else return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+  }
+  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == kTVMFFINone; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != kTVMFFINone; }
+  /// Bitwise (identity) comparison.
+  bool same_as(const Any& o) const noexcept {
+    return std::memcmp(&data_, &o.data_, sizeof(TVMFFIAny)) == 0;
+  }
+  bool same_as(const ObjectRef& o) const noexcept {
+    if (o.get() == nullptr) return data_.type_index == kTVMFFINone;
+    return data_.type_index >= kTVMFFIStaticObjectBegin &&
+           details::AnyObject(&data_) == o.get();
+  }
+
+ protected:
+  TVMFFIAny data_;
+  friend struct details::AnyUnsafe;
+};
+
+static_assert(sizeof(Any) == sizeof(TVMFFIAny), "Any must be one TVMFFIAny");
+static_assert(sizeof(AnyView) == sizeof(TVMFFIAny), "AnyView must be one TVMFFIAny");
+
+namespace details {
+/*! \brief Raw access used by the layer itself. */
+struct AnyUnsafe {
+  static TVMFFIAny* GetRaw(Any* a) noexcept { return &a->data_; }
+  static const TVMFFIAny* GetRaw(const Any* a) noexcept { return &a->data_; }
+  static const TVMFFIAny* GetRaw(const AnyView* a) noexcept { return &a->data_; }
+  static TVMFFIAny* GetRaw(AnyView* a) noexcept { return &a->data_; }
+  /* Moves the owned payload out (caller owns it); `a` becomes None. */
+  static TVMFFIAny MoveAnyToTVMFFIAny(Any&& a) noexcept {
+    TVMFFIAny r = a.data_;
+    AnySetNone(&a.data_);
+    return r;
+  }
+  /* Adopts an owned payload. */
+  static Any MoveTVMFFIAnyToAny(TVMFFIAny* raw) noexcept {
+    Any a;
+    a.data_ = *raw;
+    AnySetNone(raw);
+    return a;
+  }
+  template <typename T>
+  static T MoveFromAny(Any&& a) {
+    return std::move(a).cast<T>();
+  }
+};
+
+}  // namespace details
+
+/*! \brief Hash used by Map/Dict keys: content for strings/bytes, raw bits otherwise (ABI §5.6). */
+struct AnyHash {
+  uint64_t operator()(const Any& a) const {
+    uint64_t h = 0;
+    if (TVMFFIContainerAnyHash(details::AnyUnsafe::GetRaw(&a), &h) != 0) details::ThrowRaised(-1);
+    return h;
+  }
+};
+
+/*! \brief Equality used by Map/Dict keys (Int 1 and Float 1.0 differ). */
+struct AnyEqual {
+  bool operator()(const Any& a, const Any& b) const {
+    int r = TVMFFIContainerAnyEqual(details::AnyUnsafe::GetRaw(&a), details::AnyUnsafe::GetRaw(&b));
+    if (r < 0) details::ThrowRaised(-1);
+    return r != 0;
+  }
+};
+
+TVM_FFI_NS_END
+
+namespace tvm {
+using tvm::ffi::Any;
+using tvm::ffi::AnyView;
+}  // namespace tvm
+
+#endif  // TVM_FFI_ANY_H_

@@ -1,0 +1,179 @@
+/*
+ * tvm/ffi/function_details.h -- typed <-> packed adaptation (internal).
+ *
+ * A typed callable R(A...) is adapted to the packed form
+ * (const AnyView* args, int32_t n, Any* rv).  Each argument goes through the
+ * converting extraction (TypeTraits<T>::TryCastFromAnyView); a mismatch is a
+ * TypeError naming the argument index, the function and both types.  The
+ * signature text is only built on the error path.
+ */
+#ifndef TVM_FFI_FUNCTION_DETAILS_H_
+#define TVM_FFI_FUNCTION_DETAILS_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/error.h>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+TVM_FFI_NS_BEGIN
+namespace details {
+
+/* Static type name used in messages and signatures. */
+template <typename T>
+struct Type2Str {
+  static std::string v() {
+    using U = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (std::is_same_v<U, Any>) return "Any";
+    else if constexpr (std::is_same_v<U, AnyView>) return "AnyView";
+    else if constexpr (std::is_void_v<U>) return "void";
+    else return TypeTraits<U>::TypeStr();
+  }
+};
+template <typename T>
+struct Type2Schema {
+  static std::string v() {
+    using U = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>) return SchemaOf("Any");
+    else if constexpr (std::is_void_v<U>) return SchemaOf("None");
+    else return TypeTraits<U>::TypeSchema();
+  }
+};
+
+/* Signature description of a callable. */
+template <typename R, typename... Args>
+struct FuncSig {
+  using RetType = R;
+  using ArgsTuple = std::tuple<Args...>;
+  static constexpr size_t num_args = sizeof...(Args);
+  static std::string Sig() {
+    std::string s = "(";
+    size_t i = 0;
+    ((s += (i ? ", " : "") + std::to_string(i) + ": " + Type2Str<Args>::v(), ++i), ...);
+    (void)i;
+    return s + ") -> " + Type2Str<R>::v();
+  }
+  static std::string Schema() {
+    std::string s = "{\"type\":\"ffi.Function\",\"args\":[" + Type2Schema<R>::v();
+    ((s += "," + Type2Schema<Args>::v()), ...);
+    return s + "]}";
+  }
+};
+
+template <typename F, typename = void>
+struct FuncTraits;
+template <typename R, typename... Args>
+struct FuncTraits<R(Args...)> : FuncSig<R, Args...> {};
+template <typename R, typename... Args>
+struct FuncTraits<R (*)(Args...)> : FuncSig<R, Args...> {};
+template <typename R, typename... Args>
+struct FuncTraits<R (*)(Args...) noexcept> : FuncSig<R, Args...> {};
+template <typename R, typename... Args>
+struct FuncTraits<R(Args...) noexcept> : FuncSig<R, Args...> {};
+template <typename C, typename R, typename... Args>
+struct FuncTraits<R (C::*)(Args...) const> : FuncSig<R, Args...> {};
+template <typename C, typename R, typename... Args>
+struct FuncTraits<R (C::*)(Args...)> : FuncSig<R, Args...> {};
+template <typename C, typename R, typename... Args>
+struct FuncTraits<R (C::*)(Args...) const noexcept> : FuncSig<R, Args...> {};
+template <typename C, typename R, typename... Args>
+struct FuncTraits<R (C::*)(Args...) noexcept> : FuncSig<R, Args...> {};
+/* Functors and lambdas with a single operator(). */
+template <typename F>
+struct FuncTraits<F, std::void_t<decltype(&F::operator())>> : FuncTraits<decltype(&F::operator())> {};
+
+template <typename F>
+using FuncTraitsOf = FuncTraits<std::remove_cv_t<std::remove_reference_t<F>>>;
+
+template <typename Sig>
+[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(const char* name,
+                                                                        int32_t got) {
+  TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
+                           << (name ? name : "") << Sig::Sig() << "`. Expected " << Sig::num_args
+                           << " but got " << got << " arguments";
+  TVM_FFI_UNREACHABLE();
+}
+template <typename Sig, typename T>
+[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArgMismatch(const char* name, int32_t i,
+                                                                      const TVMFFIAny* got) {
+  TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << i << " when calling: `"
+                           << (name ? name : "") << Sig::Sig() << "`. Expected `"
+                           << Type2Str<T>::v() << "` but got `"
+                           << TypeTraits<T>::GetMismatchTypeInfo(got) << "`";
+  TVM_FFI_UNREACHABLE();
+}
+
+/* Converts argument i to the parameter type T (by value). */
+template <typename Sig, typename T>
+TVM_FFI_INLINE std::remove_cv_t<std::remove_reference_t<T>> UnpackArg(const AnyView* args,
+                                                                      int32_t i,
+                                                                      const char* name) {
+  using U = std::remove_cv_t<std::remove_reference_t<T>>;
+  static_assert(!std::is_lvalue_reference_v<T> || std::is_const_v<std::remove_reference_t<T>>,
+                "The function signature do not support unpacked: use T, const T& or T&&");
+  if constexpr (std::is_same_v<U, AnyView>) {
+    return args[i];
+  } else if constexpr (std::is_same_v<U, Any>) {
+    return Any(args[i]);
+  } else {
+    using Tr = TypeTraits<U>;
+    static_assert(Tr::convert_enabled, "parameter type is not convertible from Any");
+    const TVMFFIAny* raw = AnyUnsafe::GetRaw(&args[i]);
+    if constexpr (has_copy_after_check<Tr>::value) {
+      if (TVM_FFI_PREDICT_TRUE(Tr::CheckAnyStrict(raw))) return Tr::CopyFromAnyViewAfterCheck(raw);
+    }
+    std::optional<U> v = Tr::TryCastFromAnyView(raw);
+    if (TVM_FFI_PREDICT_FALSE(!v.has_value())) ThrowArgMismatch<Sig, U>(name, i, raw);
+    return *std::move(v);
+  }
+}
+
+/* Stores a typed result into the owned result slot. */
+template <typename R>
+TVM_FFI_INLINE void StoreResult(R&& value, Any* rv) {
+  using U = std::remove_cv_t<std::remove_reference_t<R>>;
+  if constexpr (std::is_same_v<U, Any>) {
+    *rv = std::forward<R>(value);
+  } else if constexpr (std::is_same_v<U, AnyView>) {
+    *rv = Any(value);
+  } else {
+    static_assert(TypeTraits<U>::convert_enabled, "return type is not convertible to Any");
+    TVMFFIAny tmp;
+    TypeTraits<U>::MoveToAny(U(std::forward<R>(value)), &tmp);
+    *rv = AnyUnsafe::MoveTVMFFIAnyToAny(&tmp);
+  }
+}
+
+template <typename Sig, typename F, typename... Args, size_t... Is>
+TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name, F& f,
+                                   const AnyView* args, int32_t num_args, Any* rv) {
+  if (TVM_FFI_PREDICT_FALSE(num_args != static_cast<int32_t>(sizeof...(Args)))) {
+    ThrowArityMismatch<Sig>(name, num_args);
+  }
+  (void)args;
+  using R = typename Sig::RetType;
+  if constexpr (std::is_void_v<R>) {
+    f(UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...);
+  } else {
+    StoreResult<R>(f(UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...), rv);
+  }
+}
+template <typename Sig, typename F, typename R, typename... Args>
+TVM_FFI_INLINE void UnpackCallTuple(std::tuple<Args...>*, const char* name, F& f,
+                                    const AnyView* args, int32_t num_args, Any* rv) {
+  UnpackCallImpl<Sig, F, Args...>(std::index_sequence_for<Args...>{}, name, f, args, num_args, rv);
+}
+/*! \brief Calls typed `f` with packed arguments (converting each). */
+template <typename F>
+TVM_FFI_INLINE void unpack_call(const char* name, F& f, const AnyView* args, int32_t num_args,
+                                Any* rv) {
+  using Sig = FuncTraitsOf<F>;
+  UnpackCallTuple<Sig, F, typename Sig::RetType>(static_cast<typename Sig::ArgsTuple*>(nullptr),
+                                                 name, f, args, num_args, rv);
+}
+
+}  // namespace details
+TVM_FFI_NS_END
+#endif  // TVM_FFI_FUNCTION_DETAILS_H_
