@@ -2,14 +2,12 @@
  * function.c -- ffi.Function objects, TVMFFIFunctionCall and the global
  * function registry (abi.md §7.3, §8, §10.3).
  *
- * The registry is a chained hash table plus an insertion-ordered list under
- * a reader/writer lock: lookups (hot, benchmarked) take the read side only
- * long enough to find the entry and add a reference.  Functions released by
- * override/removal are dropped after the lock is gone, because their
- * deleters may call back into the registry.
+ * Functions released by override/removal are dropped after the registry
+ * lock is gone, because their deleters may call back into the registry.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +75,18 @@ __attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFI
 
 /* ---- the global registry -------------------------------------------------- */
 
+/*
+ * Lookups (hot, benchmarked) take no lock: the table is open addressing over
+ * immutable entries, published with seq_cst stores.  A reader marks itself
+ * active in a per-thread record while it probes and takes its reference; a
+ * writer that unlinks an entry (or retires a table) waits until every record
+ * it may race with is inactive before freeing it (a minimal RCU grace
+ * period).  Writers serialise on g_wlock; listing and metadata reads take it
+ * too (they are rare).
+ */
+
 typedef struct gentry {
-  struct gentry* chain; /* next in the hash bucket */
-  struct gentry* prev;  /* registration order */
+  struct gentry* prev; /* registration order, under g_wlock */
   struct gentry* next;
   uint64_t hash;
   TVMFFIObject* func; /* owned */
@@ -89,13 +96,75 @@ typedef struct gentry {
   TVMFFIByteArray metadata;
 } gentry;
 
-static pthread_rwlock_t g_rw = PTHREAD_RWLOCK_INITIALIZER;
-static gentry** g_buckets;
-static size_t g_nbuckets; /* power of two */
-static size_t g_count;
+#define TOMBSTONE ((gentry*)(uintptr_t)1)
+
+typedef struct {
+  size_t mask;
+  size_t used; /* live entries + tombstones */
+  gentry* slots[];
+} gtable;
+
+/* One per thread that ever looked something up; reused after thread exit. */
+typedef struct reader_rec {
+  int64_t active; /* nesting depth of lookups in progress */
+  int in_use;
+  struct reader_rec* next;
+  char pad[64 - 2 * sizeof(int64_t) - sizeof(void*)]; /* own cache line */
+} reader_rec;
+
+static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;
+static gtable* g_table;
+static size_t g_count; /* live entries, under g_wlock */
 static gentry* g_head;
 static gentry* g_tail;
 static int g_inited;
+
+static reader_rec* g_readers; /* push-only list */
+static _Thread_local reader_rec* t_reader;
+static pthread_key_t g_reader_key;
+static pthread_once_t g_reader_key_once = PTHREAD_ONCE_INIT;
+
+static void reader_release(void* p) {
+  reader_rec* r = (reader_rec*)p;
+  t_reader = NULL; /* a later lookup in another TLS destructor re-acquires */
+  __atomic_store_n(&r->in_use, 0, __ATOMIC_RELEASE);
+}
+
+static void reader_key_create(void) {
+  if (pthread_key_create(&g_reader_key, reader_release) != 0)
+    tvmffi__fatal("cannot create the registry reader key");
+}
+
+static TVMFFI__COLD reader_rec* reader_acquire(void) {
+  pthread_once(&g_reader_key_once, reader_key_create);
+  reader_rec* r;
+  for (r = __atomic_load_n(&g_readers, __ATOMIC_ACQUIRE); r != NULL; r = r->next) {
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&r->in_use, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+      break;
+  }
+  if (r == NULL) {
+    r = aligned_alloc(64, sizeof(*r));
+    if (r == NULL) tvmffi__fatal("out of memory in the global function registry");
+    memset(r, 0, sizeof(*r));
+    r->in_use = 1;
+    r->next = __atomic_load_n(&g_readers, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&g_readers, &r->next, r, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+    }
+  }
+  pthread_setspecific(g_reader_key, r);
+  t_reader = r;
+  return r;
+}
+
+/* Under g_wlock, after unpublishing something: returns once no lookup that
+ * could still see it is in progress. */
+static void wait_for_readers(void) {
+  for (reader_rec* r = __atomic_load_n(&g_readers, __ATOMIC_ACQUIRE); r; r = r->next)
+    while (__atomic_load_n(&r->active, __ATOMIC_SEQ_CST) != 0) sched_yield();
+}
 
 static char* dup_bytes(const char* data, size_t n) {
   char* p = malloc(n + 1);
@@ -114,37 +183,51 @@ static void entry_free(gentry* e) {
   free(e);
 }
 
-/* Under the lock (either side). */
-static gentry* find_locked(const char* name, size_t n, uint64_t hash) {
-  if (g_nbuckets == 0) return NULL;
-  for (gentry* e = g_buckets[hash & (g_nbuckets - 1)]; e != NULL; e = e->chain)
-    if (e->hash == hash && e->name.size == n && memcmp(e->name.data, name, n) == 0) return e;
-  return NULL;
-}
-
-/* Under the write lock.  0 or -1 (OOM, not raised). */
-static int grow_locked(void) {
-  size_t nb = g_nbuckets ? g_nbuckets * 2 : 512;
-  gentry** b = calloc(nb, sizeof(gentry*));
-  if (b == NULL) return -1;
-  for (gentry* e = g_head; e != NULL; e = e->next) {
-    size_t i = e->hash & (nb - 1);
-    e->chain = b[i];
-    b[i] = e;
+/* The slot holding `name` (its entry in *found), or NULL; *free_slot gets
+ * the first reusable slot on the probe path.  Readers and writers both use
+ * it; readers must use *found, never re-read the slot. */
+static gentry** probe(gtable* t, const char* name, size_t n, uint64_t hash, gentry** found,
+                      gentry*** free_slot) {
+  gentry** reuse = NULL;
+  for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+    gentry* e = __atomic_load_n(&t->slots[i], __ATOMIC_SEQ_CST);
+    if (e == NULL) {
+      if (free_slot) *free_slot = reuse ? reuse : &t->slots[i];
+      return NULL;
+    }
+    if (e == TOMBSTONE) {
+      if (reuse == NULL) reuse = &t->slots[i];
+      continue;
+    }
+    if (e->hash == hash && e->name.size == n && memcmp(e->name.data, name, n) == 0) {
+      if (found) *found = e;
+      return &t->slots[i];
+    }
   }
-  free(g_buckets);
-  g_buckets = b;
-  g_nbuckets = nb;
-  return 0;
 }
 
-static void unlink_locked(gentry* e) {
-  gentry** pp = &g_buckets[e->hash & (g_nbuckets - 1)];
-  while (*pp != e) pp = &(*pp)->chain;
-  *pp = e->chain;
-  if (e->prev) e->prev->next = e->next; else g_head = e->next;
-  if (e->next) e->next->prev = e->prev; else g_tail = e->prev;
-  g_count--;
+/* Under g_wlock: makes room for one more entry (rebuilding without
+ * tombstones when half full).  0 or -1 (OOM, not raised). */
+static int reserve_locked(void) {
+  gtable* t = g_table;
+  if (t != NULL && (t->used + 1) * 2 <= t->mask + 1) return 0;
+  size_t cap = 512;
+  while (cap < (g_count + 1) * 4) cap *= 2;
+  gtable* nt = calloc(1, sizeof(gtable) + cap * sizeof(gentry*));
+  if (nt == NULL) return -1;
+  nt->mask = cap - 1;
+  for (gentry* e = g_head; e != NULL; e = e->next) {
+    size_t i = e->hash & nt->mask;
+    while (nt->slots[i]) i = (i + 1) & nt->mask;
+    nt->slots[i] = e;
+  }
+  nt->used = g_count;
+  __atomic_store_n(&g_table, nt, __ATOMIC_SEQ_CST);
+  if (t != NULL) {
+    wait_for_readers();
+    free(t);
+  }
+  return 0;
 }
 
 /* Registers `func` (borrowed) with copies of the strings. `causes` is
@@ -174,44 +257,42 @@ static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func,
   e->func = func;
   tvmffi__incref(func);
 
+  pthread_mutex_lock(&g_wlock);
+  if (reserve_locked() != 0) {
+    pthread_mutex_unlock(&g_wlock);
+    entry_free(e);
+    return tvmffi__raise_oom();
+  }
+  gentry** free_slot = NULL;
   gentry* old = NULL;
-  pthread_rwlock_wrlock(&g_rw);
-  gentry* cur = find_locked(e->name.data, e->name.size, e->hash);
-  if (cur != NULL && !allow_override) {
-    pthread_rwlock_unlock(&g_rw);
-    if (causes) fprintf(stderr, "tvm_ffi: Global Function `%s` is already registered\n",
-                        e->name.data);
+  gentry** slot = probe(g_table, e->name.data, e->name.size, e->hash, &old, &free_slot);
+  if (old != NULL && !allow_override) {
+    pthread_mutex_unlock(&g_wlock);
+    if (causes)
+      fprintf(stderr, "tvm_ffi: Global Function `%s` is already registered\n", e->name.data);
     int rc = tvmffi__raise("RuntimeError", "Global Function `%s` is already registered%s",
                            e->name.data, causes ? causes : "");
     entry_free(e);
     return rc;
   }
-  if (cur != NULL) {
-    /* Override in place: the name keeps its position in the listing. */
-    gentry tmp = *cur;
-    cur->func = e->func;
-    cur->flags = e->flags;
-    cur->doc = e->doc;
-    cur->metadata = e->metadata;
-    e->func = tmp.func;
-    e->doc = tmp.doc;
-    e->metadata = tmp.metadata;
-    old = e;
+  if (old != NULL) {
+    /* Override: the new entry takes the old one's place, in the table and
+     * in the listing order. */
+    e->prev = old->prev;
+    e->next = old->next;
+    if (e->prev) e->prev->next = e; else g_head = e;
+    if (e->next) e->next->prev = e; else g_tail = e;
+    __atomic_store_n(slot, e, __ATOMIC_SEQ_CST);
+    wait_for_readers();
   } else {
-    if (g_count + 1 > g_nbuckets && grow_locked() != 0 && g_nbuckets == 0) {
-      pthread_rwlock_unlock(&g_rw);
-      entry_free(e);
-      return tvmffi__raise_oom();
-    }
-    size_t i = e->hash & (g_nbuckets - 1);
-    e->chain = g_buckets[i];
-    g_buckets[i] = e;
     e->prev = g_tail;
     if (g_tail) g_tail->next = e; else g_head = e;
     g_tail = e;
+    if (*free_slot == NULL) g_table->used++;
+    __atomic_store_n(free_slot, e, __ATOMIC_SEQ_CST);
     g_count++;
   }
-  pthread_rwlock_unlock(&g_rw);
+  pthread_mutex_unlock(&g_wlock);
   entry_free(old); /* the replaced function's deleter runs outside the lock */
   return 0;
 }
@@ -219,12 +300,26 @@ static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func,
 /* 1 removed, 0 absent. */
 static int registry_remove(const char* name, size_t n) {
   uint64_t hash = tvmffi__hash_bytes(name, n);
-  pthread_rwlock_wrlock(&g_rw);
-  gentry* e = find_locked(name, n, hash);
-  if (e) unlink_locked(e);
-  pthread_rwlock_unlock(&g_rw);
+  gentry* e = NULL;
+  pthread_mutex_lock(&g_wlock);
+  gentry** slot = g_table ? probe(g_table, name, n, hash, &e, NULL) : NULL;
+  if (slot != NULL) {
+    __atomic_store_n(slot, TOMBSTONE, __ATOMIC_SEQ_CST);
+    if (e->prev) e->prev->next = e->next; else g_head = e->next;
+    if (e->next) e->next->prev = e->prev; else g_tail = e->prev;
+    g_count--;
+    wait_for_readers();
+  }
+  pthread_mutex_unlock(&g_wlock);
   entry_free(e);
   return e != NULL;
+}
+
+/* Under g_wlock. */
+static gentry* find_locked(const char* name, size_t n) {
+  gentry* e = NULL;
+  if (g_table) probe(g_table, name, n, tvmffi__hash_bytes(name, n), &e, NULL);
+  return e;
 }
 
 static inline void ensure_init(void) {
@@ -236,14 +331,18 @@ int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out
     return tvmffi__raise("ValueError", "TVMFFIFunctionGetGlobal: name and out must not be NULL");
   ensure_init();
   uint64_t hash = tvmffi__hash_bytes(name->data, name->size);
+  reader_rec* r = t_reader;
+  if (TVMFFI__UNLIKELY(r == NULL)) r = reader_acquire();
+  int64_t depth = r->active; /* only this thread writes it */
+  __atomic_store_n(&r->active, depth + 1, __ATOMIC_SEQ_CST);
   TVMFFIObject* f = NULL;
-  pthread_rwlock_rdlock(&g_rw);
-  gentry* e = find_locked(name->data, name->size, hash);
-  if (e) {
+  gtable* t = __atomic_load_n(&g_table, __ATOMIC_SEQ_CST);
+  gentry* e = NULL;
+  if (t != NULL && probe(t, name->data, name->size, hash, &e, NULL) != NULL) {
     f = e->func;
     tvmffi__incref(f);
   }
-  pthread_rwlock_unlock(&g_rw);
+  __atomic_store_n(&r->active, depth, __ATOMIC_RELEASE);
   *out = f;
   return 0;
 }
@@ -363,7 +462,7 @@ static int g_list_names(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFI
   (void)args;
   if (tvmffi__args_count("ffi.FunctionListGlobalNamesFunctor() -> ffi.Function", num_args, 0))
     return -1;
-  pthread_rwlock_rdlock(&g_rw);
+  pthread_mutex_lock(&g_wlock);
   size_t bytes = 0;
   for (gentry* e = g_head; e; e = e->next) bytes += e->name.size + 1;
   name_snapshot* s = malloc(sizeof(name_snapshot) + g_count * sizeof(TVMFFIByteArray) + bytes);
@@ -378,7 +477,7 @@ static int g_list_names(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFI
       p += e->name.size + 1;
     }
   }
-  pthread_rwlock_unlock(&g_rw);
+  pthread_mutex_unlock(&g_wlock);
   if (s == NULL) return tvmffi__raise_oom();
   TVMFFIObjectHandle f;
   if (TVMFFIFunctionCreate(s, names_functor, free, &f) != 0) {
@@ -403,13 +502,12 @@ static int g_get_metadata(void* h, const TVMFFIAny* args, int32_t num_args, TVMF
   TVMFFIByteArray name;
   (void)h;
   if (tvmffi__args_count(sig, num_args, 1) || tvmffi__arg_str(sig, args, 0, &name)) return -1;
-  uint64_t hash = tvmffi__hash_bytes(name.data, name.size);
-  pthread_rwlock_rdlock(&g_rw);
-  gentry* e = find_locked(name.data, name.size, hash);
+  pthread_mutex_lock(&g_wlock);
+  gentry* e = find_locked(name.data, name.size);
   int rc = e ? tvmffi__str_to_any(kTVMFFIStr, e->metadata.data ? e->metadata.data : "",
                                   e->metadata.size, result)
              : 1;
-  pthread_rwlock_unlock(&g_rw);
+  pthread_mutex_unlock(&g_wlock);
   if (rc == 1)
     return tvmffi__raise("RuntimeError", "Global Function is not found: %.*s", (int)name.size,
                          name.data);
