@@ -267,6 +267,13 @@ static void symbolize(uintptr_t addr, frame_info* f) {
   Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) {
     func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
+    /* Hidden plumbing (e.g. __libc_start_call_main) is never printed: skip
+     * the line lookup, which would load and decompress that module's DWARF
+     * (~100 ms for libc when its debug package is installed). */
+    if (func != NULL && is_hidden(func, "")) {
+      sub_set(&f->one, func, NULL, 0);
+      return;
+    }
     Dwfl_Line* l = dwfl_module_getsrc(mod, (Dwarf_Addr)addr);
     if (l != NULL) file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
     if (file != NULL && symbolize_inlined(mod, addr, func, file, line, f)) return;
@@ -300,6 +307,14 @@ static const frame_info* lookup(uintptr_t addr) {
     }
   }
   return NULL;
+}
+
+/* A child forked while another thread held sym_mutex would deadlock on its
+ * first backtrace: hold the mutex across fork(). */
+static void fork_prepare(void) { pthread_mutex_lock(&sym_mutex); }
+static void fork_release(void) { pthread_mutex_unlock(&sym_mutex); }
+__attribute__((constructor)) static void backtrace_setup(void) {
+  pthread_atfork(fork_prepare, fork_release, fork_release);
 }
 
 __attribute__((destructor)) static void backtrace_cleanup(void) {

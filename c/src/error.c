@@ -167,6 +167,7 @@ static void slot_store(TVMFFIObject* err) {
 __attribute__((destructor)) static void raised_clear_at_exit(void) { slot_store(NULL); }
 
 TVM_FFI_DLL void TVMFFIErrorMoveFromRaised(TVMFFIObjectHandle* result) {
+  if (result == NULL) return; /* nowhere to move it: keep it raised */
   *result = raised;
   raised = NULL;
 }

@@ -53,6 +53,7 @@ void tvmffi__decref(TVMFFIObject* obj) {
 }
 
 TVM_FFI_DLL int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
+  if (TVMFFI__UNLIKELY(obj == NULL)) return 0; /* undefined upstream; harmless here */
   tvmffi__incref((TVMFFIObject*)obj);
   return 0;
 }
