@@ -1,0 +1,859 @@
+/*
+ * helpers.c -- the C fast path of the tvm_ffi cffi module.
+ *
+ * Compiled into tvm_ffi._ffi_cffi through cffi's set_source (see _build_ffi.py).
+ * Why C: packing arguments field by field from Python costs ~200 ns per
+ * argument; here one cffi call converts a whole argument tuple with per-type
+ * dispatch, calls the function, and converts the result, so a call costs one
+ * Python frame plus one cffi call.  Python objects reach C as id() of a "box"
+ * (see helpers.h); the GIL is held throughout (the module is built with
+ * cffi's GIL release disabled, _build_ffi.py) and released only around the
+ * foreign call itself, as Function.release_gil asks.
+ *
+ * Everything Python-specific that is not hot (class selection for returned
+ * objects, protocol objects, errors with tracebacks) is delegated to hooks
+ * installed from core.py by TVMFFIPyInit.
+ */
+#include <string.h>
+
+/* ---- hooks installed by TVMFFIPyInit ------------------------------------ */
+static PyObject* g_cobject_cls;   /* tvm_ffi.core.CObject */
+static PyObject* g_classify;      /* classify(type) -> rule (int or (rule, extra)) */
+static PyObject* g_convert_slow;  /* convert_slow(value) -> simpler value */
+static PyObject* g_ret_obj;       /* ret_obj(type_index, payload, api_obj) -> object */
+static PyObject* g_exc_to_error;  /* exc_to_error(exc) -> core.Error */
+static PyObject* g_test_wrapper;  /* core.DLTensorTestWrapper */
+static TVMFFIObjectHandle g_fn_array; /* ffi.Array (owned) */
+static TVMFFIObjectHandle g_fn_map;   /* ffi.Map (owned) */
+static PyObject* g_type_cache;    /* dict: type -> rule */
+static PyObject* g_str_h;
+static PyObject* g_str_release_gil;
+static PyObject* g_str_pod;
+static PyObject* g_str_api;
+static PyObject* g_str_tensor;
+static volatile int g_finalizing;
+
+enum { RULE_SLOW = 0, RULE_OBJECT = 1, RULE_EXCHANGE = 2, RULE_POD = 3, RULE_CONTAINER = 4 };
+
+/* Per-call conversion state: temporaries and the stream/allocator context. */
+typedef struct {
+  TVMFFIObjectHandle owned_stack[8];
+  TVMFFIObjectHandle* owned; /* FFI temporaries, DecRef'd after the call */
+  int n_owned, cap_owned;
+  PyObject* temps; /* Python temporaries (list), NULL until needed */
+  int has_device;
+  int32_t dev_type, dev_id;
+  void* stream;
+  const DLPackExchangeAPI* api; /* exchange table of the last framework tensor */
+  PyObject* api_obj;            /* its Python identity (borrowed from temps/cache) */
+} CallCtx;
+
+static void ctx_init(CallCtx* c) {
+  c->owned = c->owned_stack;
+  c->n_owned = 0;
+  c->cap_owned = 8;
+  c->temps = NULL;
+  c->has_device = 0;
+  c->dev_type = c->dev_id = 0;
+  c->stream = NULL;
+  c->api = NULL;
+  c->api_obj = NULL;
+}
+
+static void ctx_release(CallCtx* c) {
+  for (int i = 0; i < c->n_owned; ++i) TVMFFIObjectDecRef(c->owned[i]);
+  if (c->owned != c->owned_stack) free(c->owned);
+  c->owned = c->owned_stack;
+  c->n_owned = 0;
+  Py_XDECREF(c->temps);
+  c->temps = NULL;
+}
+
+static int ctx_own(CallCtx* c, TVMFFIObjectHandle h) {
+  if (c->n_owned == c->cap_owned) {
+    int cap = c->cap_owned * 2;
+    TVMFFIObjectHandle* p = (TVMFFIObjectHandle*)malloc(sizeof(*p) * (size_t)cap);
+    if (p == NULL) {
+      TVMFFIObjectDecRef(h);
+      PyErr_NoMemory();
+      return -1;
+    }
+    memcpy(p, c->owned, sizeof(*p) * (size_t)c->n_owned);
+    if (c->owned != c->owned_stack) free(c->owned);
+    c->owned = p;
+    c->cap_owned = cap;
+  }
+  c->owned[c->n_owned++] = h;
+  return 0;
+}
+
+static int ctx_keep(CallCtx* c, PyObject* o) { /* steals o */
+  if (c->temps == NULL && (c->temps = PyList_New(0)) == NULL) {
+    Py_DECREF(o);
+    return -1;
+  }
+  int rc = PyList_Append(c->temps, o);
+  Py_DECREF(o);
+  return rc;
+}
+
+/* Moves the pending Python exception out as a normalized instance. */
+static PyObject* fetch_exception(void) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  if (t == NULL) return NULL;
+  PyErr_NormalizeException(&t, &v, &tb);
+  if (tb != NULL && v != NULL) PyException_SetTraceback(v, tb);
+  Py_XDECREF(t);
+  Py_XDECREF(tb);
+  if (v == NULL) {
+    Py_INCREF(Py_None);
+    v = Py_None;
+  }
+  return v;
+}
+
+/* Drops an FFI error waiting in the slot (used when we replace it by a Python error). */
+static void discard_ffi_error(void) {
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != NULL) TVMFFIObjectDecRef(err);
+}
+
+static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
+  PyObject* h = PyObject_GetAttr(obj, g_str_h);
+  if (h == NULL) return -1;
+  *out = PyLong_AsVoidPtr(h);
+  Py_DECREF(h);
+  if (*out == NULL && PyErr_Occurred()) return -1;
+  return 0;
+}
+
+static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
+  out->type_index = tidx;
+  out->zero_padding = 0;
+  out->v_int64 = payload;
+}
+
+/* Returns 0, -1 (Python exception set) or -2 (FFI error in the slot). */
+static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth);
+
+static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s, Py_ssize_t n,
+                           TVMFFIAny* out) {
+  if (n <= 7) {
+    out->type_index = small;
+    out->small_str_len = (uint32_t)n;
+    out->v_int64 = 0;
+    memcpy(out->v_bytes, s, (size_t)n);
+    return 0;
+  }
+  TVMFFIByteArray ba;
+  ba.data = s;
+  ba.size = (size_t)n;
+  int rc = big == kTVMFFIStr ? TVMFFIStringFromByteArray(&ba, out) : TVMFFIBytesFromByteArray(&ba, out);
+  if (rc != 0) return -2;
+  return ctx_own(c, out->v_obj);
+}
+
+/* list/tuple -> ffi.Array, dict -> ffi.Map, built by calling the global constructors. */
+static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, int depth) {
+  PyObject* seq = NULL;
+  Py_ssize_t n;
+  if ((is_map ? g_fn_map : g_fn_array) == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "tvm_ffi: the runtime has no ffi.Array/ffi.Map");
+    return -1;
+  }
+  if (is_map) {
+    seq = PyObject_CallMethod(v, "items", NULL);
+    if (seq == NULL) return -1;
+    PyObject* lst = PySequence_List(seq);
+    Py_DECREF(seq);
+    if (lst == NULL) return -1;
+    seq = lst;
+    n = PyList_Size(seq) * 2;
+  } else {
+    Py_INCREF(v);
+    seq = v;
+    n = PySequence_Size(v);
+    if (n < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  }
+  TVMFFIAny stack[16];
+  TVMFFIAny* items = n <= 16 ? stack : (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)n);
+  int rc = 0;
+  if (items == NULL) {
+    Py_DECREF(seq);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < (is_map ? n / 2 : n) && rc == 0; ++i) {
+    PyObject* item = PySequence_GetItem(seq, i);
+    if (item == NULL) {
+      rc = -1;
+      break;
+    }
+    if (is_map) {
+      PyObject* k = PySequence_GetItem(item, 0);
+      PyObject* val = PySequence_GetItem(item, 1);
+      if (k == NULL || val == NULL) {
+        rc = -1;
+      } else {
+        rc = pack(c, k, &items[2 * i], depth + 1);
+        if (rc == 0) rc = pack(c, val, &items[2 * i + 1], depth + 1);
+      }
+      Py_XDECREF(k);
+      Py_XDECREF(val);
+    } else {
+      rc = pack(c, item, &items[i], depth + 1);
+    }
+    /* elements stay alive: the container keeps them, temporaries live in c */
+    if (rc == 0 && (PyTuple_CheckExact(item) || PyList_CheckExact(item))) {
+      Py_INCREF(item);
+      rc = ctx_keep(c, item);
+    }
+    Py_DECREF(item);
+  }
+  if (rc == 0) {
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    if (TVMFFIFunctionCall(is_map ? g_fn_map : g_fn_array, items, (int32_t)n, &result) != 0) {
+      rc = -2;
+    } else {
+      *out = result;
+      rc = ctx_own(c, result.v_obj);
+    }
+  }
+  if (items != stack) free(items);
+  Py_DECREF(seq);
+  return rc;
+}
+
+static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, TVMFFIAny* out) {
+  const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(api_obj);
+  DLManagedTensorVersioned* dlmt = NULL;
+  TVMFFIObjectHandle h = NULL;
+  if (api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+    return -1;
+  }
+  if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
+    discard_ffi_error();
+    if (dlmt->deleter) dlmt->deleter(dlmt);
+    PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+    return -1;
+  }
+  if (ctx_own(c, h) != 0) return -1;
+  out->type_index = kTVMFFITensor;
+  out->zero_padding = 0;
+  out->v_obj = (TVMFFIObject*)h;
+  c->api = api;
+  c->api_obj = api_obj;
+  const DLDevice dev = TVMFFITensorGetDLTensorPtr(h)->device;
+  if (!c->has_device && dev.device_type != kDLCPU && api->current_work_stream != NULL) {
+    void* stream = NULL;
+    if (api->current_work_stream(dev.device_type, dev.device_id, &stream) != 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "current_work_stream failed");
+      return -1;
+    }
+    c->has_device = 1;
+    c->dev_type = dev.device_type;
+    c->dev_id = dev.device_id;
+    c->stream = stream;
+  }
+  return 0;
+}
+
+/* Applies a slow-path result: a value, (type_index, payload) or
+ * (value, (dev_type, dev_id) | None, stream, api_obj | None). */
+static int pack_slow_result(CallCtx* c, PyObject* r, TVMFFIAny* out, int depth) {
+  if (PyTuple_CheckExact(r) && PyTuple_Size(r) == 2) {
+    long long tidx = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
+    unsigned long long payload = PyLong_AsUnsignedLongLongMask(PyTuple_GetItem(r, 1));
+    if (PyErr_Occurred()) return -1;
+    set_pod(out, (int32_t)tidx, (int64_t)payload);
+    return 0;
+  }
+  if (PyTuple_CheckExact(r) && PyTuple_Size(r) == 4) {
+    PyObject* dev = PyTuple_GetItem(r, 1);
+    PyObject* api_obj = PyTuple_GetItem(r, 3);
+    if (dev != Py_None && !c->has_device) {
+      c->has_device = 1;
+      c->dev_type = (int32_t)PyLong_AsLong(PyTuple_GetItem(dev, 0));
+      c->dev_id = (int32_t)PyLong_AsLong(PyTuple_GetItem(dev, 1));
+      c->stream = PyLong_AsVoidPtr(PyTuple_GetItem(r, 2));
+      if (PyErr_Occurred()) return -1;
+    }
+    if (api_obj != Py_None) {
+      c->api_obj = api_obj;
+      c->api = PyLong_Check(api_obj) ? (const DLPackExchangeAPI*)PyLong_AsVoidPtr(api_obj) : NULL;
+    }
+    return pack(c, PyTuple_GetItem(r, 0), out, depth + 1);
+  }
+  return pack(c, r, out, depth + 1);
+}
+
+static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
+  PyTypeObject* tp = Py_TYPE(v);
+  if (v == Py_None) {
+    set_pod(out, kTVMFFINone, 0);
+    return 0;
+  }
+  if (tp == &PyLong_Type) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow) {
+      PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to int64_t");
+      return -1;
+    }
+    if (x == -1 && PyErr_Occurred()) return -1;
+    set_pod(out, kTVMFFIInt, x);
+    return 0;
+  }
+  if (tp == &PyFloat_Type) {
+    out->type_index = kTVMFFIFloat;
+    out->zero_padding = 0;
+    out->v_float64 = PyFloat_AsDouble(v);
+    return 0;
+  }
+  if (tp == &PyBool_Type) {
+    set_pod(out, kTVMFFIBool, v == Py_True);
+    return 0;
+  }
+  if (tp == &PyUnicode_Type) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(v, &n);
+    if (s == NULL) return -1;
+    return pack_bytes_like(c, kTVMFFIStr, kTVMFFISmallStr, s, n, out);
+  }
+  if (tp == &PyBytes_Type) {
+    char* s;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(v, &s, &n) != 0) return -1;
+    return pack_bytes_like(c, kTVMFFIBytes, kTVMFFISmallBytes, s, n, out);
+  }
+  if (depth > 64) {
+    PyErr_SetString(PyExc_RecursionError, "tvm_ffi: argument nesting is too deep");
+    return -1;
+  }
+  if (tp == &PyTuple_Type || tp == &PyList_Type) return pack_container(c, v, 0, out, depth);
+  if (tp == &PyDict_Type) return pack_container(c, v, 1, out, depth);
+
+  PyObject* rule = PyDict_GetItem(g_type_cache, (PyObject*)tp); /* borrowed */
+  if (rule == NULL) {
+    rule = PyObject_CallFunctionObjArgs(g_classify, (PyObject*)tp, NULL);
+    if (rule == NULL) return -1;
+    int rc = PyDict_SetItem(g_type_cache, (PyObject*)tp, rule);
+    Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
+    if (rc != 0) return -1;
+  }
+  PyObject* extra = NULL;
+  long code;
+  if (PyTuple_CheckExact(rule)) {
+    code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
+    extra = PyTuple_GetItem(rule, 1);
+  } else {
+    code = PyLong_AsLong(rule);
+  }
+  switch (code) {
+    case RULE_OBJECT:
+    case RULE_CONTAINER: {
+      TVMFFIObjectHandle h;
+      if (get_handle(v, &h) != 0) return -1;
+      if (h == NULL) break; /* empty wrapper or tensor view: slow path decides */
+      out->type_index = ((TVMFFIObject*)h)->type_index;
+      out->zero_padding = 0;
+      out->v_obj = (TVMFFIObject*)h;
+      if (code == RULE_CONTAINER && c->api_obj == NULL) {
+        PyObject* tag = PyObject_GetAttr(v, g_str_api);
+        if (tag == NULL) return -1;
+        if (tag != Py_None) {
+          c->api_obj = tag;
+          c->api = PyLong_Check(tag) ? (const DLPackExchangeAPI*)PyLong_AsVoidPtr(tag) : NULL;
+        }
+        return ctx_keep(c, tag);
+      }
+      return 0;
+    }
+    case RULE_EXCHANGE:
+      return pack_exchange(c, v, extra, out);
+    case RULE_POD: {
+      PyObject* pod = PyObject_GetAttr(v, g_str_pod);
+      if (pod == NULL) return -1;
+      int rc = pack_slow_result(c, pod, out, depth);
+      Py_DECREF(pod);
+      return rc;
+    }
+    default:
+      break;
+  }
+  PyObject* r = PyObject_CallFunctionObjArgs(g_convert_slow, v, NULL);
+  if (r == NULL) return -1;
+  if (ctx_keep(c, r) != 0) return -1; /* r stays alive in temps until the call ends */
+  return pack_slow_result(c, r, out, depth);
+}
+
+/* ---- FFI value -> Python ------------------------------------------------ */
+
+static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPackExchangeAPI* api) {
+  int32_t tidx = v->type_index;
+  switch (tidx) {
+    case kTVMFFINone:
+      Py_RETURN_NONE;
+    case kTVMFFIInt:
+      return PyLong_FromLongLong(v->v_int64);
+    case kTVMFFIBool:
+      return PyBool_FromLong(v->v_int64 != 0);
+    case kTVMFFIFloat:
+      return PyFloat_FromDouble(v->v_float64);
+    case kTVMFFISmallStr:
+      return PyUnicode_DecodeUTF8(v->v_bytes, v->small_str_len, "surrogateescape");
+    case kTVMFFISmallBytes:
+      return PyBytes_FromStringAndSize(v->v_bytes, v->small_str_len);
+    case kTVMFFIRawStr:
+      if (owned) break;
+      return PyUnicode_DecodeUTF8(v->v_c_str, (Py_ssize_t)strlen(v->v_c_str), "surrogateescape");
+    case kTVMFFIByteArrayPtr: {
+      if (owned) break;
+      const TVMFFIByteArray* ba = (const TVMFFIByteArray*)v->v_ptr;
+      return PyBytes_FromStringAndSize(ba->data, (Py_ssize_t)ba->size);
+    }
+    case kTVMFFIObjectRValueRef: {
+      if (owned) break;
+      TVMFFIObjectHandle* slot = (TVMFFIObjectHandle*)v->v_ptr;
+      if (slot == NULL || *slot == NULL) {
+        PyErr_SetString(PyExc_ValueError, "RValueRef already moved");
+        return NULL;
+      }
+      TVMFFIAny moved;
+      moved.type_index = ((TVMFFIObject*)*slot)->type_index;
+      moved.zero_padding = 0;
+      moved.v_obj = (TVMFFIObject*)*slot;
+      *slot = NULL; /* the callee takes the reference */
+      return from_any(&moved, 1, api_obj, api);
+    }
+    case kTVMFFIOpaquePyObject: {
+      PyObject* o = (PyObject*)TVMFFIOpaqueObjectGetCellPtr(v->v_obj)->handle;
+      Py_INCREF(o);
+      if (owned) TVMFFIObjectDecRef(v->v_obj);
+      return o;
+    }
+    case kTVMFFITensor:
+      if (api != NULL && api->managed_tensor_to_py_object_no_sync != NULL) {
+        DLManagedTensorVersioned* dlmt = NULL;
+        if (TVMFFITensorToDLPackVersioned(v->v_obj, &dlmt) == 0) {
+          void* py = NULL;
+          if (api->managed_tensor_to_py_object_no_sync(dlmt, &py) == 0 && py != NULL) {
+            if (owned) TVMFFIObjectDecRef(v->v_obj);
+            return (PyObject*)py;
+          }
+          PyErr_Clear(); /* fall back to tvm_ffi.Tensor */
+          if (dlmt->deleter) dlmt->deleter(dlmt);
+        } else {
+          discard_ffi_error();
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  if (tidx == kTVMFFIRawStr || tidx == kTVMFFIByteArrayPtr || tidx == kTVMFFIObjectRValueRef) {
+    PyErr_Format(PyExc_ValueError, "Return value cannot be %s",
+                 tidx == kTVMFFIRawStr ? "RawStr" : tidx == kTVMFFIByteArrayPtr ? "ByteArrayPtr"
+                                                                                : "ObjectRValueRef");
+    return NULL;
+  }
+  if (tidx >= kTVMFFIStaticObjectBegin && !owned) TVMFFIObjectIncRef(v->v_obj);
+  PyObject* ti = PyLong_FromLong(tidx);
+  PyObject* payload = PyLong_FromUnsignedLongLong(v->v_uint64);
+  PyObject* r = NULL;
+  if (ti != NULL && payload != NULL)
+    r = PyObject_CallFunctionObjArgs(g_ret_obj, ti, payload, api_obj ? api_obj : Py_None, NULL);
+  else if (tidx >= kTVMFFIStaticObjectBegin)
+    TVMFFIObjectDecRef(v->v_obj);
+  Py_XDECREF(ti);
+  Py_XDECREF(payload);
+  return r;
+}
+
+/* ---- boxes ------------------------------------------------------------- */
+
+static PyObject* box_get(PyObject* box) {
+  return PyTuple_CheckExact(box) ? PyTuple_GetItem(box, 0) : PyList_GetItem(box, 0);
+}
+
+static int box_set(PyObject* box, PyObject* value) { /* steals value */
+  return PyTuple_CheckExact(box) ? PyTuple_SetItem(box, 0, value) : PyList_SetItem(box, 0, value);
+}
+
+static int box_shared(PyObject* box) { return PyTuple_CheckExact(box) && Py_REFCNT(box) != 1; }
+
+/* Stores the pending Python exception into the box; returns code. */
+static int box_exception(PyObject* box, int code) {
+  PyObject* e = fetch_exception();
+  if (e == NULL) {
+    e = PyObject_CallFunction(PyExc_RuntimeError, "s", "tvm_ffi: error without exception");
+    if (e == NULL) e = fetch_exception();
+  }
+  box_set(box, e);
+  return code;
+}
+
+/* ---- entry points ---------------------------------------------------- */
+
+int TVMFFIPyInit(intptr_t config) {
+  PyObject* cfg = (PyObject*)config;
+  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 8) return -1;
+  PyObject** slots[] = {&g_cobject_cls, &g_classify, &g_convert_slow, &g_ret_obj,
+                        &g_exc_to_error, &g_test_wrapper};
+  for (int i = 0; i < 6; ++i) {
+    PyObject* o = PyTuple_GetItem(cfg, i);
+    PyObject* old = *slots[i];
+    Py_INCREF(o);
+    *slots[i] = o;
+    Py_XDECREF(old);
+  }
+  g_fn_array = PyLong_AsVoidPtr(PyTuple_GetItem(cfg, 6));
+  g_fn_map = PyLong_AsVoidPtr(PyTuple_GetItem(cfg, 7));
+  if (g_fn_array != NULL) TVMFFIObjectIncRef(g_fn_array);
+  if (g_fn_map != NULL) TVMFFIObjectIncRef(g_fn_map);
+  if (g_type_cache == NULL) g_type_cache = PyDict_New();
+  if (g_str_h == NULL) {
+    g_str_h = PyUnicode_InternFromString("_h");
+    g_str_release_gil = PyUnicode_InternFromString("release_gil");
+    g_str_pod = PyUnicode_InternFromString("__tvm_ffi_pod__");
+    g_str_api = PyUnicode_InternFromString("_tvm_api");
+    g_str_tensor = PyUnicode_InternFromString("_tensor");
+  }
+  TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)PyErr_CheckSignals);
+  TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)PyGILState_Ensure);
+  TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)PyGILState_Release);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return -1;
+  }
+  return 0;
+}
+
+void TVMFFIPySetFinalizing(void) { g_finalizing = 1; }
+
+int TVMFFIPyCall(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  if (box_shared(box)) return -1;
+  Py_ssize_t size = PyTuple_CheckExact(box) ? PyTuple_Size(box) : PyList_Size(box);
+  PyObject* self = box_get(box);
+  TVMFFIObjectHandle fh;
+  if (get_handle(self, &fh) != 0) return box_exception(box, 2);
+  if (fh == NULL) {
+    PyErr_SetString(PyExc_ValueError, "tvm_ffi: calling a Function with a NULL handle");
+    return box_exception(box, 2);
+  }
+  int release = 1;
+  PyObject* rg = PyObject_GetAttr(self, g_str_release_gil);
+  if (rg == NULL) {
+    PyErr_Clear();
+  } else {
+    release = rg == Py_True;
+    Py_DECREF(rg);
+  }
+  int32_t n = (int32_t)(size - 1);
+  TVMFFIAny stack[8];
+  TVMFFIAny* args = n <= 8 ? stack : (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)n);
+  if (args == NULL) {
+    PyErr_NoMemory();
+    return box_exception(box, 2);
+  }
+  CallCtx c;
+  ctx_init(&c);
+  int rc = 0;
+  for (int32_t i = 0; i < n && rc == 0; ++i) {
+    PyObject* item = PyTuple_CheckExact(box) ? PyTuple_GetItem(box, i + 1) : PyList_GetItem(box, i + 1);
+    rc = pack(&c, item, &args[i], 0);
+  }
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.zero_padding = 0;
+  result.v_int64 = 0;
+  if (rc == 0) {
+    TVMFFIStreamHandle prev_stream = NULL;
+    DLPackManagedTensorAllocator prev_alloc = NULL;
+    DLPackManagedTensorAllocator alloc = c.api ? c.api->managed_tensor_allocator : NULL;
+    int stream_set = 0;
+    if (c.has_device) {
+      if (TVMFFIEnvSetStream(c.dev_type, c.dev_id, c.stream, &prev_stream) != 0) rc = -2;
+      else stream_set = 1;
+    }
+    if (rc == 0 && alloc != NULL) TVMFFIEnvSetDLPackManagedTensorAllocator(alloc, 0, &prev_alloc);
+    if (rc == 0) {
+      if (release) {
+        PyThreadState* ts = PyEval_SaveThread();
+        rc = TVMFFIFunctionCall(fh, args, n, &result) == 0 ? 0 : -2;
+        PyEval_RestoreThread(ts);
+      } else {
+        rc = TVMFFIFunctionCall(fh, args, n, &result) == 0 ? 0 : -2;
+      }
+    }
+    if (alloc != NULL && prev_alloc != alloc) {
+      if (TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, NULL) != 0 && rc == 0) {
+        discard_ffi_error();
+        PyErr_SetString(PyExc_RuntimeError, "Failed to recover DLPack managed tensor allocator");
+        rc = -1;
+      }
+    }
+    if (stream_set && prev_stream != c.stream) {
+      if (TVMFFIEnvSetStream(c.dev_type, c.dev_id, prev_stream, NULL) != 0 && rc == 0) {
+        discard_ffi_error();
+        PyErr_SetString(PyExc_RuntimeError, "Failed to recover stream");
+        rc = -1;
+      }
+    }
+  }
+  if (args != stack) free(args);
+  PyObject* out = NULL;
+  if (rc == 0) out = from_any(&result, 1, c.api_obj, c.api);
+  ctx_release(&c);
+  if (rc == -2) return PyErr_Occurred() ? box_exception(box, 3) : 1;
+  if (rc == -1 || out == NULL) return box_exception(box, 2);
+  box_set(box, out);
+  return 0;
+}
+
+int TVMFFIPyToAny(intptr_t box_id, TVMFFIAny* out) {
+  PyObject* box = (PyObject*)box_id;
+  CallCtx c;
+  ctx_init(&c);
+  TVMFFIAny view;
+  int rc = pack(&c, box_get(box), &view, 0);
+  if (rc == 0 && TVMFFIAnyViewToOwnedAny(&view, out) != 0) rc = -2;
+  ctx_release(&c);
+  if (rc == -2) return 1;
+  if (rc == -1) return box_exception(box, 2);
+  return 0;
+}
+
+int TVMFFIPyFromAny(TVMFFIAny* value, int32_t owned, intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* r = from_any(value, owned, NULL, NULL);
+  if (r == NULL) return box_exception(box, 2);
+  box_set(box, r);
+  return 0;
+}
+
+/* ---- Python callables as FFI functions -------------------------------- */
+
+static void py_decref_deleter(void* obj) {
+  if (g_finalizing || !Py_IsInitialized()) return; /* leak rather than touch a dying interpreter */
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject*)obj);
+  PyGILState_Release(g);
+}
+
+/* Raises the pending Python exception as an FFI error (kind from the registry). */
+static void raise_python_error_as_ffi(void) {
+  PyObject* e = fetch_exception();
+  PyObject* err = e ? PyObject_CallFunctionObjArgs(g_exc_to_error, e, NULL) : NULL;
+  TVMFFIObjectHandle h = NULL;
+  if (err != NULL && get_handle(err, &h) == 0 && h != NULL) {
+    TVMFFIErrorSetRaised(h);
+  } else {
+    PyErr_Clear();
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: failed to convert a Python exception");
+  }
+  Py_XDECREF(err);
+  Py_XDECREF(e);
+}
+
+static int py_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  if (g_finalizing || !Py_IsInitialized()) {
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: Python interpreter is finalizing");
+    return -1;
+  }
+  PyGILState_STATE g = PyGILState_Ensure();
+  int rc = 0;
+  PyObject* r = NULL;
+  PyObject* tuple = PyTuple_New(n);
+  if (tuple == NULL) goto pyerr;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject* o = from_any((TVMFFIAny*)&args[i], 0, NULL, NULL);
+    if (o == NULL) goto pyerr;
+    PyTuple_SetItem(tuple, i, o);
+  }
+  r = PyObject_Call((PyObject*)self, tuple, NULL);
+  if (r == NULL) goto pyerr;
+  {
+    CallCtx c;
+    ctx_init(&c);
+    TVMFFIAny view;
+    int prc = pack(&c, r, &view, 0);
+    if (prc == 0 && TVMFFIAnyViewToOwnedAny(&view, result) != 0) prc = -2;
+    ctx_release(&c);
+    if (prc == -1) goto pyerr;
+    if (prc == -2) rc = -1;
+  }
+  goto done;
+pyerr:
+  raise_python_error_as_ffi();
+  rc = -1;
+done:
+  Py_XDECREF(r);
+  Py_XDECREF(tuple);
+  PyGILState_Release(g);
+  return rc;
+}
+
+int TVMFFIPyCallbackCreate(intptr_t box_id, TVMFFIObjectHandle* out) {
+  PyObject* f = box_get((PyObject*)box_id);
+  Py_INCREF(f);
+  if (TVMFFIFunctionCreate(f, py_safe_call, py_decref_deleter, out) != 0) {
+    Py_DECREF(f);
+    return 1;
+  }
+  return 0;
+}
+
+int TVMFFIPyOpaqueCreate(intptr_t box_id, TVMFFIObjectHandle* out) {
+  PyObject* o = box_get((PyObject*)box_id);
+  Py_INCREF(o);
+  if (TVMFFIObjectCreateOpaque(o, kTVMFFIOpaquePyObject, py_decref_deleter, out) != 0) {
+    Py_DECREF(o);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- DLPack capsules ------------------------------------------------- */
+
+static void capsule_dtor_legacy(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
+    if (t != NULL && t->deleter != NULL) t->deleter(t);
+  }
+}
+
+static void capsule_dtor_versioned(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t =
+        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (t != NULL && t->deleter != NULL) t->deleter(t);
+  }
+}
+
+int TVMFFIPyTensorToCapsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* cap;
+  if (versioned) {
+    DLManagedTensorVersioned* t = NULL;
+    if (TVMFFITensorToDLPackVersioned(tensor, &t) != 0) return 1;
+    cap = PyCapsule_New(t, "dltensor_versioned", capsule_dtor_versioned);
+    if (cap == NULL && t->deleter) t->deleter(t);
+  } else {
+    DLManagedTensor* t = NULL;
+    if (TVMFFITensorToDLPack(tensor, &t) != 0) return 1;
+    cap = PyCapsule_New(t, "dltensor", capsule_dtor_legacy);
+    if (cap == NULL && t->deleter) t->deleter(t);
+  }
+  if (cap == NULL) return box_exception(box, 2);
+  box_set(box, cap);
+  return 0;
+}
+
+int TVMFFIPyTensorFromCapsule(intptr_t box_id, int32_t require_alignment,
+                              int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* cap = box_get(box);
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t =
+        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (t->version.major != DLPACK_MAJOR_VERSION) {
+      /* only the deleter may be touched on a major mismatch */
+      unsigned major = t->version.major;
+      if (t->deleter) t->deleter(t);
+      PyCapsule_SetName(cap, "used_dltensor_versioned");
+      PyCapsule_SetDestructor(cap, NULL);
+      PyErr_Format(PyExc_BufferError, "unsupported DLPack major version %u (expected %d)", major,
+                   DLPACK_MAJOR_VERSION);
+      return box_exception(box, 2);
+    }
+    if (TVMFFITensorFromDLPackVersioned(t, require_alignment, require_contiguous, out) != 0) return 1;
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+    PyCapsule_SetDestructor(cap, NULL);
+    return 0;
+  }
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
+    if (TVMFFITensorFromDLPack(t, require_alignment, require_contiguous, out) != 0) return 1;
+    PyCapsule_SetName(cap, "used_dltensor");
+    PyCapsule_SetDestructor(cap, NULL);
+    return 0;
+  }
+  PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+  return box_exception(box, 2);
+}
+
+int TVMFFIPyTensorFromExchangeAPI(intptr_t box_id, void* api_ptr, int32_t require_alignment,
+                                  int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  PyObject* box = (PyObject*)box_id;
+  const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)api_ptr;
+  DLManagedTensorVersioned* t = NULL;
+  if (api->managed_tensor_from_py_object_no_sync((void*)box_get(box), &t) != 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+    return box_exception(box, 2);
+  }
+  if (TVMFFITensorFromDLPackVersioned(t, require_alignment, require_contiguous, out) != 0) {
+    if (t->deleter) t->deleter(t);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- DLTensorTestWrapper's static exchange table ---------------------- */
+
+static int test_from_py(void* py_object, DLManagedTensorVersioned** out) {
+  PyObject* tensor = PyObject_GetAttr((PyObject*)py_object, g_str_tensor);
+  TVMFFIObjectHandle h = NULL;
+  if (tensor == NULL) return -1;
+  int rc = get_handle(tensor, &h);
+  Py_DECREF(tensor);
+  if (rc != 0) return -1;
+  if (TVMFFITensorToDLPackVersioned(h, out) != 0) {
+    discard_ffi_error();
+    PyErr_SetString(PyExc_BufferError, "DLTensorTestWrapper: export failed");
+    return -1;
+  }
+  return 0;
+}
+
+static int test_to_py(DLManagedTensorVersioned* t, void** out) {
+  TVMFFIObjectHandle h = NULL;
+  if (TVMFFITensorFromDLPackVersioned(t, 0, 0, &h) != 0) {
+    discard_ffi_error();
+    PyErr_SetString(PyExc_BufferError, "DLTensorTestWrapper: import failed");
+    return -1;
+  }
+  TVMFFIAny v;
+  v.type_index = kTVMFFITensor;
+  v.zero_padding = 0;
+  v.v_obj = (TVMFFIObject*)h;
+  PyObject* tensor = from_any(&v, 1, NULL, NULL);
+  if (tensor == NULL) return -1;
+  PyObject* w = PyObject_CallFunctionObjArgs(g_test_wrapper, tensor, NULL);
+  Py_DECREF(tensor);
+  if (w == NULL) return -1;
+  *out = w;
+  return 0;
+}
+
+static int test_stream(DLDeviceType device_type, int32_t device_id, void** out) {
+  *out = TVMFFIEnvGetStream(device_type, device_id);
+  return 0;
+}
+
+static DLPackExchangeAPI g_test_api = {
+    {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL}, NULL, test_from_py, test_to_py, NULL,
+    test_stream};
+
+void* TVMFFIPyTestExchangeAPI(void) { return &g_test_api; }

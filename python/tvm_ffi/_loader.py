@@ -1,0 +1,103 @@
+"""Find and load ``libtvm_ffi`` and the cffi module.
+
+Search order for the runtime (first hit wins):
+
+1. ``$TVM_FFI_LIBRARY_PATH`` (a file, or a directory holding ``libtvm_ffi.so``);
+2. the bundled copy ``tvm_ffi/lib/`` (wheels, ``make install`` of the package);
+3. the build tree: ``<repo>/c/.libs/`` (running from a checkout after ``make``);
+4. ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` entries, then the system loader.
+
+The runtime is loaded with ``RTLD_GLOBAL`` (``tvm_ffi.LIB``) so that extensions built without
+bundling it, and the cffi module (which is not linked against it), bind to this one copy.  The
+testing library ``libtvm_ffi_testing`` next to it is loaded too, so ``testing.*`` globals exist
+after ``import tvm_ffi``.
+
+Then ``tvm_ffi._ffi_cffi`` (API mode, compiled by the build) is imported; when it cannot be
+used (not built, PyPy without a compiler, ``TVM_FFI_USE_ABI_MODE=1``) the same generated
+declarations are used in ABI mode (``ffi.dlopen``), and ``API_MODE`` is False.
+"""
+
+import ctypes
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_REPO = os.path.dirname(os.path.dirname(_HERE))
+
+if sys.platform == "darwin":
+    _LIBNAMES = ("libtvm_ffi.dylib", "libtvm_ffi.so")
+elif sys.platform == "win32":
+    _LIBNAMES = ("tvm_ffi.dll",)
+else:
+    _LIBNAMES = ("libtvm_ffi.so",)
+
+
+def _candidate_dirs():
+    env = os.environ.get("TVM_FFI_LIBRARY_PATH")
+    if env:
+        yield env
+    yield os.path.join(_HERE, "lib")
+    yield os.path.join(_REPO, "c", ".libs")
+    yield os.path.join(_REPO, "build", "c", ".libs")
+    for var in ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH"):
+        for d in os.environ.get(var, "").split(os.pathsep):
+            if d:
+                yield d
+
+
+def find_library():
+    """Absolute path of the runtime library; RuntimeError when not found."""
+    searched = []
+    for d in _candidate_dirs():
+        if os.path.isfile(d):
+            return os.path.abspath(d)
+        for name in _LIBNAMES:
+            p = os.path.join(d, name)
+            if os.path.isfile(p):
+                return os.path.abspath(p)
+        searched.append(d)
+    raise RuntimeError(
+        "Cannot find libtvm_ffi (set TVM_FFI_LIBRARY_PATH); searched directories: %s"
+        % ", ".join(searched)
+    )
+
+
+def _load():
+    path = find_library()
+    lib_ctypes = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    testing = None
+    tpath = os.path.join(os.path.dirname(path), os.path.basename(path).replace("tvm_ffi", "tvm_ffi_testing", 1))
+    if os.path.isfile(tpath):
+        testing = ctypes.CDLL(tpath, mode=ctypes.RTLD_GLOBAL)
+    api_mode = os.environ.get("TVM_FFI_USE_ABI_MODE", "0") in ("", "0")
+    ffi = lib = None
+    if api_mode:
+        try:
+            from . import _ffi_cffi  # noqa: PLC0415
+
+            ffi, lib = _ffi_cffi.ffi, _ffi_cffi.lib
+        except ImportError:
+            api_mode = False
+    if not api_mode:
+        import cffi  # noqa: PLC0415
+
+        ffi = cffi.FFI()
+        ffi.cdef(_abi_cdef())
+        lib = ffi.dlopen(path)
+    return path, lib_ctypes, testing, ffi, lib, api_mode
+
+
+def _abi_cdef():
+    shipped = os.path.join(_HERE, "_cdef.h")
+    if os.path.isfile(shipped):
+        with open(shipped, encoding="utf-8") as f:
+            return f.read()
+    from . import _cdef  # noqa: PLC0415 - generate from the headers of a checkout
+
+    inc = os.path.join(_REPO, "c", "include")
+    if not os.path.isdir(inc):
+        inc = os.path.join(_HERE, "include")
+    return _cdef.generate(inc)
+
+
+LIB_PATH, LIB, TESTING_LIB, ffi, lib, API_MODE = _load()

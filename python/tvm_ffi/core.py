@@ -1,0 +1,1204 @@
+"""Core of the tvm_ffi package: object wrappers, the call path, conversions and errors.
+
+The hot path (argument packing, the call, result conversion) is C code inside the cffi module
+(``_ffi_src/helpers.c``); this module installs the Python hooks it delegates the rare cases
+to.  In ABI mode (no compiled module) ``_abi.py`` implements the same protocol in Python.
+"""
+
+import abc
+import ctypes
+import numbers
+import os
+import sys
+import threading
+
+from . import _loader
+from ._loader import API_MODE, ffi, lib
+
+LIB = _loader.LIB
+
+_OBJ_HEADER = 24  # sizeof(TVMFFIObject): cells start right after the header
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+
+
+def _ptr(h):
+    return ffi.cast("void*", h)
+
+
+def _addr(cdata):
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+def _bytearray(b):
+    """A TVMFFIByteArray* for bytes b; the buffer is kept alive by the returned pair."""
+    buf = ffi.from_buffer(b)
+    ba = ffi.new("TVMFFIByteArray*")
+    ba.data = ffi.cast("const char*", buf)
+    ba.size = len(b)
+    return ba, buf
+
+
+def _unpack_bytes(ba):
+    return ffi.unpack(ba.data, ba.size) if ba.size else b""
+
+
+def _decref(h, _decref=lib.TVMFFIObjectDecRef, _cast=ffi.cast):
+    _decref(_cast("void*", h))
+
+
+def _incref(h):
+    lib.TVMFFIObjectIncRef(_ptr(h))
+
+
+def _type_index_of(h):
+    return ffi.cast("TVMFFIObject*", h).type_index
+
+
+def _move_raised_error():
+    """Move the raised FFI error out of this thread's slot as an Error wrapper (or None)."""
+    out = ffi.new("void**")
+    lib.TVMFFIErrorMoveFromRaised(out)
+    h = _addr(out[0])
+    if not h:
+        return None
+    err = Error.__new__(Error)
+    err._h = h
+    return err
+
+
+def _raise_ffi_error():
+    err = _move_raised_error()
+    if err is None:
+        raise RuntimeError("tvm_ffi: call failed without an error object")
+    raise err.py_error()
+
+
+def _check(rc):
+    if rc != 0:
+        _raise_ffi_error()
+
+
+# ---------------------------------------------------------------------------------------------
+# object wrappers
+
+
+class CObject:
+    """Owner of one strong reference to an FFI object handle (slot ``_h``; 0 when empty)."""
+
+    __slots__ = ("_h",)
+
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        self._h = 0
+        return self
+
+    def __del__(self, _decref=_decref):
+        h = self._h
+        if h:
+            self._h = 0
+            _decref(h)
+
+    def __chandle__(self):
+        return self._h
+
+    @property
+    def id_(self):
+        return self._h
+
+    def __ctypes_handle__(self):
+        return ctypes.c_void_p(self._h or None)
+
+    def same_as(self, other):
+        return isinstance(other, CObject) and self._h == other._h
+
+    def is_(self, other):
+        return isinstance(other, CObject) and self._h == other._h and self._h != 0
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __ne__(self, other):
+        return not self.same_as(other)
+
+    def __hash__(self):
+        return self._h
+
+    def __repr__(self):
+        if not self._h:
+            return "<%s>(chandle=None)" % type(self).__name__
+        try:
+            return _global("ffi.ReprPrint")(self)
+        except Exception:  # noqa: BLE001 - repr never raises
+            return "<%s>(0x%x)" % (type(self).__name__, self._h)
+
+    def __init_handle_by_constructor__(self, fconstructor, *args):
+        obj = fconstructor(*args)
+        if not isinstance(obj, CObject):
+            raise TypeError("constructor returned %r, not an object" % type(obj).__name__)
+        self.__move_handle_from__(obj)
+
+    def __move_handle_from__(self, other):
+        old = self._h
+        self._h = other._h
+        other._h = 0
+        if old:
+            _decref(old)
+
+    def _move(self):
+        return ObjectRValueRef(self)
+
+    def __reduce__(self):
+        return (_restore_object, (type(self), self.__getstate__()))
+
+    def __getstate__(self):
+        if not self._h:
+            return {"handle": None}
+        f = _global("ffi.ToJSONGraphString", allow_missing=True)
+        if f is None:
+            raise RuntimeError("pickling needs the global function ffi.ToJSONGraphString")
+        return {"handle": f(self, None)}
+
+    def __setstate__(self, state):
+        if state["handle"] is None:
+            self._h = 0
+            return
+        f = _global("ffi.FromJSONGraphString", allow_missing=True)
+        if f is None:
+            raise RuntimeError("unpickling needs the global function ffi.FromJSONGraphString")
+        self.__move_handle_from__(f(state["handle"]))
+
+
+def _restore_object(cls, state):
+    obj = cls.__new__(cls)
+    obj.__setstate__(state)
+    return obj
+
+
+class _ObjectMeta(abc.ABCMeta):
+    """Gives every subclass ``__slots__ = ()`` unless it declares its own."""
+
+    def __new__(mcs, name, bases, ns, **kw):
+        ns.setdefault("__slots__", ())
+        return super().__new__(mcs, name, bases, ns, **kw)
+
+
+class Object(CObject, metaclass=_ObjectMeta):
+    """Base class of FFI object types (registered classes derive from it)."""
+
+    __slots__ = ()
+
+
+class ObjectRValueRef:
+    """``obj._move()``: passed as an argument, lets the callee take obj's reference."""
+
+    __slots__ = ("obj", "_cell")
+
+    def __init__(self, obj):
+        self.obj = obj
+        self._cell = None
+
+    def _take(self):
+        # the cell holds the reference for the call; the wrapper is detached
+        self._cell = ffi.new("void**", _ptr(self.obj._h))
+        self.obj._h = 0
+        return (10, _addr(self._cell))
+
+    def __del__(self):
+        cell = self._cell
+        if cell is not None and cell[0] != ffi.NULL and not self.obj._h:
+            self.obj._h = _addr(cell[0])  # the callee did not take it: give it back
+            cell[0] = ffi.NULL
+
+
+class OpaquePyObject(CObject):
+    """An FFI object (type index 74) holding a strong reference to a Python object."""
+
+    __slots__ = ()
+
+    def pyobject(self):
+        cell = ffi.cast("TVMFFIOpaqueObjectCell*", self._h + _OBJ_HEADER)
+        return _from_any_view(74, self._h) if cell.handle else None
+
+
+class PyNativeObject:
+    """Mixin of value-like classes that subclass builtins (String, Bytes, Shape)."""
+
+    __slots__ = ()
+
+    def __init_cached_object_by_constructor__(self, fconstructor, *args):
+        self._tvm_ffi_cached_object = fconstructor(*args)
+
+
+class String(str, PyNativeObject):
+    """A ``str`` that may carry the ffi.String object it came from."""
+
+    def __new__(cls, value=""):
+        self = str.__new__(cls, value)
+        self._tvm_ffi_cached_object = None
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class Bytes(bytes, PyNativeObject):
+    """A ``bytes`` that may carry the ffi.Bytes object it came from."""
+
+    def __new__(cls, value=b""):
+        self = bytes.__new__(cls, value)
+        self._tvm_ffi_cached_object = None
+        return self
+
+    def __reduce__(self):
+        return (bytes, (bytes(self),))
+
+
+class Function(CObject):
+    """A callable FFI function object (type index 68)."""
+
+    __slots__ = ("release_gil", "__dict__")
+
+    def __new__(cls, *args, **kwargs):
+        self = CObject.__new__(cls)
+        self.release_gil = _RELEASE_GIL_DEFAULT
+        return self
+
+    def __call__(*args, _call=lib.TVMFFIPyCall if API_MODE else None, _id=id):
+        rc = _call(_id(args))
+        if rc == 0:
+            return args[0]
+        ok, value = _call_failed(rc, args)
+        if ok:
+            return value
+        raise value  # raised here so the traceback shows one package frame
+
+    @staticmethod
+    def __from_extern_c__(c_symbol, *, keep_alive_object=None):
+        f = _global("ffi.FunctionFromExternC")(ctypes.c_void_p(c_symbol), keep_alive_object)
+        return f
+
+    @staticmethod
+    def __from_mlir_packed_safe_call__(addr, *, keep_alive_object=None):
+        return _mlir_function(addr, keep_alive_object)
+
+
+_RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
+
+
+def _call_failed(rc, box):
+    """(True, result) or (False, exception) for a non-zero TVMFFIPyCall code."""
+    if rc == -1:  # the *args tuple is shared: retry with a private list
+        box = list(box)
+        rc = lib.TVMFFIPyCall(id(box))
+        if rc == 0:
+            return True, box[0]
+    if rc == 2:
+        return False, box[0]
+    err = _move_raised_error()
+    if rc == 3 and (err is None or err.kind == "EnvErrorAlreadySet"):
+        return False, box[0]
+    if err is None:
+        return False, RuntimeError("tvm_ffi: call failed without an error object")
+    return False, err.py_error()
+
+
+def _mlir_function(addr, keep_alive_object):
+    """Wrap an MLIR packed entry ``void(void** packed)`` as a Function (via a Python shim)."""
+    proto = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
+    entry = proto(addr)
+
+    def call(*args):
+        raise NotImplementedError("MLIR packed functions are not supported yet")
+
+    del entry
+    f = convert_func(call)
+    if keep_alive_object is not None:
+        f.__dict__["_keep_alive"] = keep_alive_object
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+
+ERROR_NAME_TO_TYPE = {}
+ERROR_TYPE_TO_NAME = {}
+for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
+             AssertionError, MemoryError):
+    ERROR_NAME_TO_TYPE[_cls.__name__] = _cls
+    ERROR_TYPE_TO_NAME[_cls] = _cls.__name__
+
+
+class Error(CObject):
+    """An ffi.Error object (kind, message, backtrace)."""
+
+    __slots__ = ()
+
+    def __init__(self, kind, message, backtrace=""):
+        if self._h:
+            return
+        out = ffi.new("void**")
+        k, kb = _bytearray(kind.encode())
+        m, mb = _bytearray(message.encode("utf-8", "surrogateescape"))
+        b, bb = _bytearray(backtrace.encode("utf-8", "surrogateescape"))
+        if lib.TVMFFIErrorCreate(k, m, b, out) != 0:
+            raise MemoryError("TVMFFIErrorCreate failed")
+        self._h = _addr(out[0])
+
+    def _cell(self):
+        return ffi.cast("TVMFFIErrorCell*", self._h + _OBJ_HEADER)
+
+    @property
+    def kind(self):
+        return _unpack_bytes(self._cell().kind).decode("utf-8", "replace")
+
+    @property
+    def message(self):
+        return _unpack_bytes(self._cell().message).decode("utf-8", "replace")
+
+    @property
+    def backtrace(self):
+        return _unpack_bytes(self._cell().backtrace).decode("utf-8", "replace")
+
+    @property
+    def extra_context(self):
+        h = _addr(self._cell().extra_context)
+        if not h:
+            return None
+        _incref(h)
+        return _ret_obj(_type_index_of(h), h, None)
+
+    def update_backtrace(self, text):
+        ba, buf = _bytearray(text.encode("utf-8", "surrogateescape"))
+        self._cell().update_backtrace(_ptr(self._h), ba, 0)
+
+    def py_error(self):
+        cls = ERROR_NAME_TO_TYPE.get(self.kind, RuntimeError)
+        exc = cls(self.message)
+        exc.__tvm_ffi_error__ = self
+        from .error import _traceback_from_backtrace  # noqa: PLC0415
+
+        return exc.with_traceback(_traceback_from_backtrace(self.backtrace))
+
+
+def _exc_to_error(exc, append_native=True):
+    """Python exception -> core.Error (callbacks, arguments, convert)."""
+    from .error import _format_traceback  # noqa: PLC0415
+
+    text = _format_traceback(exc.__traceback__)
+    if append_native:
+        bt = lib.TVMFFIBacktrace(ffi.NULL, 0, ffi.NULL, 0)
+        if bt != ffi.NULL and bt.size:
+            text += _unpack_bytes(bt).decode("utf-8", "replace")
+    existing = getattr(exc, "__tvm_ffi_error__", None)
+    if isinstance(existing, Error) and existing._h:
+        existing.update_backtrace(text)
+        return existing
+    kind = ERROR_TYPE_TO_NAME.get(type(exc), "RuntimeError")
+    return Error(kind, str(exc), text)
+
+
+# ---------------------------------------------------------------------------------------------
+# global functions
+
+_GLOBAL_CACHE = {}
+
+
+def _global_handle(name):
+    """New reference to a global function handle (int), 0 when absent."""
+    ba, buf = _bytearray(name.encode())
+    out = ffi.new("void**")
+    _check(lib.TVMFFIFunctionGetGlobal(ba, out))
+    return _addr(out[0])
+
+
+def _global(name, allow_missing=False):
+    """Cached Function wrapper of a core global (for internal use)."""
+    f = _GLOBAL_CACHE.get(name)
+    if f is None:
+        h = _global_handle(name)
+        if not h:
+            if allow_missing:
+                return None
+            raise ValueError("Cannot find global function %s" % name)
+        f = Function.__new__(Function)
+        f._h = h
+        _GLOBAL_CACHE[name] = f
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype and device (POD values carry __tvm_ffi_pod__ = (type_index, payload))
+
+_DTYPE_TEXT_CACHE = {}
+
+
+def _dtype_pack(code, bits, lanes):
+    return (code & 0xFF) | ((bits & 0xFF) << 8) | ((lanes & 0xFFFF) << 16)
+
+
+def _parse_dtype(text):
+    ba, buf = _bytearray(text.encode())
+    out = ffi.new("DLDataType*")
+    if lib.TVMFFIDataTypeFromString(ba, out) != 0:
+        err = _move_raised_error()
+        raise ValueError(err.message if err is not None else "unknown dtype %r" % text)
+    return out.code, out.bits, out.lanes
+
+
+def _dtype_text(packed):
+    text = _DTYPE_TEXT_CACHE.get(packed)
+    if text is None:
+        d = ffi.new("DLDataType*")
+        d.code, d.bits, d.lanes = packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFFFF
+        any_ = ffi.new("TVMFFIAny*")
+        _check(lib.TVMFFIDataTypeToString(d, any_))
+        text = _from_owned_any(any_)
+        text = str(text)
+        _DTYPE_TEXT_CACHE[packed] = text
+    return text
+
+
+class DataType:
+    """Low-level DLDataType box: type_code, bits, lanes."""
+
+    __slots__ = ("type_code", "bits", "lanes", "__tvm_ffi_pod__")
+
+    def __init__(self, text=None):
+        if text is not None:
+            self._set(*_parse_dtype(str(text)))
+
+    def _set(self, code, bits, lanes):
+        self.type_code, self.bits, self.lanes = code, bits, lanes
+        self.__tvm_ffi_pod__ = (5, _dtype_pack(code, bits, lanes))
+        return self
+
+    @property
+    def itemsize(self):
+        lanes = self.lanes
+        if lanes >= 0x8000:
+            raise ValueError("itemsize is not defined for scalable vector types")
+        return (self.bits * lanes + 7) // 8
+
+    def __str__(self):
+        return _dtype_text(self.__tvm_ffi_pod__[1])
+
+    def __repr__(self):
+        return "DataType(%r)" % str(self)
+
+    def __eq__(self, other):
+        return isinstance(other, DataType) and self.__tvm_ffi_pod__ == other.__tvm_ffi_pod__
+
+    def __hash__(self):
+        return hash(self.__tvm_ffi_pod__)
+
+    def __reduce__(self):
+        return (_make_datatype, (self.type_code, self.bits, self.lanes))
+
+
+def _make_datatype(code, bits, lanes):
+    return DataType()._set(code, bits, lanes)
+
+
+_DEVICE_NAME_TO_CODE = {
+    "cpu": 1, "cuda": 2, "opencl": 4, "vulkan": 7, "metal": 8, "mps": 8, "vpi": 9, "rocm": 10,
+    "ext_dev": 12, "hexagon": 16, "wgpu": 15, "webgpu": 15, "maia": 17, "trn": 18,
+}
+_DEVICE_CODE_TO_NAME = {
+    1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 9: "vpi",
+    10: "rocm", 11: "rocm_host", 12: "ext_dev", 13: "cuda_managed", 14: "oneapi", 15: "webgpu",
+    16: "hexagon", 17: "maia", 18: "trn",
+}
+
+
+def _device_index(index):
+    if isinstance(index, numbers.Integral):
+        return int(index)
+    item = getattr(index, "item", None)
+    if callable(item):
+        value = item()
+        if isinstance(value, numbers.Integral):
+            return int(value)
+    raise TypeError("Invalid device index: %r" % (index,))
+
+
+class Device:
+    """A (device_type, index) pair (DLDevice)."""
+
+    __slots__ = ("_code", "_index", "__tvm_ffi_pod__")
+
+    def __init__(self, device_type, index=None):
+        if isinstance(device_type, str):
+            text = device_type.split(" ", 1)[0]
+            parts = text.split(":")
+            if len(parts) > 2:
+                raise ValueError("Invalid device: %s" % device_type)
+            name = parts[0]
+            if name not in _DEVICE_NAME_TO_CODE:
+                raise ValueError("Unknown device: %s" % name)
+            code = _DEVICE_NAME_TO_CODE[name]
+            if len(parts) == 2:
+                try:
+                    index = int(parts[1])
+                except ValueError:
+                    raise ValueError("Invalid device index: %s" % device_type) from None
+        elif isinstance(device_type, numbers.Integral):
+            code = int(device_type)
+        else:
+            raise TypeError("Invalid device type: %r" % (device_type,))
+        index = 0 if index is None else _device_index(index)
+        self._init(code, index)
+
+    def _init(self, code, index):
+        self._code = code
+        self._index = index
+        self.__tvm_ffi_pod__ = (6, (code & 0xFFFFFFFF) | ((index & 0xFFFFFFFF) << 32))
+        return self
+
+    @property
+    def type(self):
+        return _DEVICE_CODE_TO_NAME[self._code]
+
+    def __device_type_name__(self):
+        return _DEVICE_CODE_TO_NAME[self._code]
+
+    @property
+    def index(self):
+        return self._index
+
+    def dlpack_device_type(self):
+        return self._code
+
+    def __str__(self):
+        return "%s:%d" % (self.type, self._index)
+
+    def __repr__(self):
+        return "device(type='%s', index=%d)" % (self.type, self._index)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (self._code, self._index) == (other._code, other._index)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((self._code, self._index))
+
+    def __reduce__(self):
+        return (_make_device, (type(self), self._code, self._index))
+
+
+def _make_device(cls, code, index):
+    return cls.__new__(cls)._init(code, index)
+
+
+_CLASS_DEVICE = Device
+
+
+def _set_class_device(cls):
+    global _CLASS_DEVICE
+    _CLASS_DEVICE = cls
+
+
+def _device_from_payload(payload):
+    code = payload & 0xFFFFFFFF
+    index = (payload >> 32) & 0xFFFFFFFF
+    if index >= 1 << 31:
+        index -= 1 << 32
+    return _CLASS_DEVICE.__new__(_CLASS_DEVICE)._init(code, index)
+
+
+# ---------------------------------------------------------------------------------------------
+# type registry: type index -> Python class
+
+_TYPE_CLS = {}  # type index -> class
+_CLS_TYPE = {}  # class -> type index
+_TYPE_INFO = {}
+
+
+def _type_key(tidx):
+    info = lib.TVMFFIGetTypeInfo(tidx)
+    return ffi.string(info.type_key.data, info.type_key.size).decode()
+
+
+def _type_key_to_index(key):
+    ba, buf = _bytearray(key.encode())
+    out = ffi.new("int32_t*")
+    if lib.TVMFFITypeKeyToIndex(ba, out) != 0:
+        err = _move_raised_error()  # leave the slot clean
+        del err
+        return None
+    return out[0]
+
+
+_object_type_key_to_index = _type_key_to_index
+
+
+def _register_class(tidx, cls):
+    _TYPE_CLS[tidx] = cls
+    _CLS_TYPE[cls] = tidx
+
+
+def _class_for_index(tidx):
+    cls = _TYPE_CLS.get(tidx)
+    if cls is None:
+        from .registry import _make_fallback_class  # noqa: PLC0415
+
+        cls = _make_fallback_class(tidx)
+    return cls
+
+
+def _new_wrapper(cls, h):
+    obj = cls.__new__(cls)
+    obj._h = h
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# return conversion hooks (called from C for everything but the simple kinds)
+
+_TORCH_FALLBACK = object()  # api marker: torch tensors without an exchange API
+
+
+def _ret_obj(tidx, payload, api_obj):
+    if tidx >= 64:
+        if tidx == 65 or tidx == 66:
+            cell = ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER)
+            data = _unpack_bytes(cell)
+            if tidx == 65:
+                value = String(data.decode("utf-8", "surrogateescape"))
+            else:
+                value = Bytes(data)
+            value._tvm_ffi_cached_object = _new_wrapper(Object, payload)
+            return value
+        if tidx == 70:
+            t = _new_wrapper(_CLASS_TENSOR, payload)
+            if api_obj is _TORCH_FALLBACK:
+                try:
+                    import torch  # noqa: PLC0415
+
+                    return torch.from_dlpack(t)
+                except Exception:  # noqa: BLE001 - fall back to tvm_ffi.Tensor
+                    return t
+            return t
+        if tidx == 69:
+            from ._tensor import Shape  # noqa: PLC0415
+
+            return Shape._from_handle(payload)
+        cls = _class_for_index(tidx)
+        obj = _new_wrapper(cls, payload)
+        if api_obj is not None and tidx in (71, 72, 75, 76):
+            obj._tvm_api = api_obj
+        return obj
+    if tidx == 4:
+        return ctypes.c_void_p(payload or None)
+    if tidx == 5:
+        from ._dtype import dtype  # noqa: PLC0415
+
+        return dtype._from_packed(payload)
+    if tidx == 6:
+        return _device_from_payload(payload)
+    if tidx == 7:
+        t = _CLASS_TENSOR.__new__(_CLASS_TENSOR)
+        t._view = payload
+        return t
+    raise ValueError("Unhandled type index %d" % tidx)
+
+
+def _from_owned_any(any_ptr):
+    """Convert an owned TVMFFIAny* (reference moved) to Python."""
+    box = [None]
+    rc = lib.TVMFFIPyFromAny(any_ptr, 1, id(box))
+    if rc != 0:
+        raise box[0]
+    return box[0]
+
+
+def _from_any_view(tidx, payload):
+    """Convert a view (type index + payload) to Python, taking a new reference for objects."""
+    any_ = ffi.new("TVMFFIAny*")
+    any_.type_index = tidx
+    any_.v_uint64 = payload
+    box = [None]
+    rc = lib.TVMFFIPyFromAny(any_, 0, id(box))
+    if rc != 0:
+        raise box[0]
+    return box[0]
+
+
+def _to_owned_any(value, out):
+    box = [value]
+    rc = lib.TVMFFIPyToAny(id(box), out)
+    if rc == 1:
+        _raise_ffi_error()
+    if rc == 2:
+        raise box[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# argument conversion hooks
+
+RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER = range(5)
+_SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
+
+
+def _exchange_api_address(attr):
+    if isinstance(attr, int):
+        return attr
+    if type(attr).__name__ == "PyCapsule":
+        get_name = ctypes.pythonapi.PyCapsule_GetName
+        get_name.restype = ctypes.c_char_p
+        get_name.argtypes = [ctypes.py_object]
+        if get_name(attr) == b"dlpack_exchange_api":
+            get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+            get_ptr.restype = ctypes.c_void_p
+            get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+            return get_ptr(attr, b"dlpack_exchange_api")
+    raise ValueError("Expect a dlpack_exchange_api field")
+
+
+def _classify(tp):
+    from .container import CContainerBase  # noqa: PLC0415
+
+    if issubclass(tp, CObject):
+        return RULE_CONTAINER if issubclass(tp, CContainerBase) else RULE_OBJECT
+    if hasattr(tp, "__tvm_ffi_object__"):
+        return RULE_SLOW
+    if not _SKIP_EXCHANGE and hasattr(tp, "__dlpack_c_exchange_api__"):
+        return (RULE_EXCHANGE, _exchange_api_address(tp.__dlpack_c_exchange_api__))
+    if issubclass(tp, (DataType, Device)) or (issubclass(tp, str) and hasattr(tp, "_from_packed")):
+        return RULE_POD
+    return RULE_SLOW
+
+
+def _pack_dtype_tuple(t):
+    code, bits, lanes = (int(x) for x in t)
+    return (5, _dtype_pack(code, bits, lanes))
+
+
+def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
+    """One step of argument conversion for types the C fast path does not know."""
+    tp = type(v)
+    if isinstance(v, Tensor):
+        if not v._h and v._view:
+            return (7, v._view)
+        return None
+    if isinstance(v, CObject):
+        return None  # empty wrapper
+    if isinstance(v, ObjectRValueRef):
+        return v._take()
+    if hasattr(tp, "__tvm_ffi_object__"):
+        obj = v.__tvm_ffi_object__()
+        if not isinstance(obj, CObject):
+            raise TypeError("__tvm_ffi_object__ must return an Object, got %r" % type(obj).__name__)
+        return obj
+    if hasattr(tp, "__cuda_stream__"):
+        return (4, int(v.__cuda_stream__()[1]))
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(v, torch.Tensor):
+        return _torch_fallback(torch, v)
+    if hasattr(tp, "__dlpack__"):
+        return from_dlpack(v)
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        return float(v)
+    if isinstance(v, (String, Bytes)):
+        cached = v._tvm_ffi_cached_object
+        if cached is not None:
+            return cached
+        return str(v) if isinstance(v, str) else bytes(v)
+    if isinstance(v, PyNativeObject):
+        cached = getattr(v, "_tvm_ffi_cached_object", None)
+        if cached is None:
+            raise ValueError("%s has no cached object" % tp.__name__)
+        return cached
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    if isinstance(v, (tuple, list)):
+        return list(v)
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, ctypes.c_void_p):
+        return (4, v.value or 0)
+    if hasattr(tp, "__tvm_ffi_opaque_ptr__"):
+        return (4, int(v.__tvm_ffi_opaque_ptr__()))
+    if callable(v):
+        return convert_func(v)
+    if torch is not None and isinstance(v, torch.dtype):
+        from ._dtype import _torch_dtype_code  # noqa: PLC0415
+
+        code = _torch_dtype_code(v)
+        if code is None:
+            raise ValueError("Unsupported torch dtype %s" % v)
+        return _pack_dtype_tuple(code)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(v, np.dtype):
+        from ._dtype import _numpy_dtype_code  # noqa: PLC0415
+
+        code = _numpy_dtype_code(v)
+        if code is None:
+            raise ValueError("Unsupported numpy dtype %s" % v)
+        return _pack_dtype_tuple(code)
+    if hasattr(tp, "__dlpack_data_type__"):
+        return _pack_dtype_tuple(v.__dlpack_data_type__())
+    if hasattr(tp, "__dlpack_device__"):
+        code, index = v.__dlpack_device__()
+        return (6, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
+    if hasattr(tp, "__tvm_ffi_int__"):
+        return int(v.__tvm_ffi_int__())
+    if hasattr(tp, "__tvm_ffi_float__"):
+        return float(v.__tvm_ffi_float__())
+    if hasattr(tp, "__tvm_ffi_value__"):
+        r = v.__tvm_ffi_value__()
+        return list(r) if type(r) is tuple else r
+    if isinstance(v, BaseException):
+        return _exc_to_error(v, append_native=False)
+    from ._convert import ObjectConvertible  # noqa: PLC0415
+
+    if isinstance(v, ObjectConvertible):
+        return v.asobject()
+    return _make_opaque(v)
+
+
+def _torch_fallback(torch, v):
+    """Rule 10: torch without an exchange API goes through a legacy capsule."""
+    import torch.utils.dlpack  # noqa: PLC0415
+
+    t = from_dlpack(torch.utils.dlpack.to_dlpack(v))
+    dev = None
+    stream = 0
+    if v.device.type == "cuda":
+        index = v.device.index or 0
+        dev = (2 if torch.version.hip is None else 10, index)
+        stream = torch.cuda.current_stream(index).cuda_stream
+    return (t, dev, stream, _TORCH_FALLBACK)
+
+
+def _make_opaque(v):
+    box = [v]
+    out = ffi.new("void**")
+    if lib.TVMFFIPyOpaqueCreate(id(box), out) != 0:
+        _raise_ffi_error()
+    return _new_wrapper(OpaquePyObject, _addr(out[0]))
+
+
+def convert_func(pyfunc, tensor_cls=None):
+    """Wrap a Python callable as an FFI Function."""
+    if tensor_cls is not None:
+        if not hasattr(tensor_cls, "__dlpack_c_exchange_api__"):
+            raise TypeError(
+                "tensor_cls must define __dlpack_c_exchange_api__, got %r" % (tensor_cls,)
+            )
+        inner = pyfunc
+
+        def pyfunc(*args):
+            args = [tensor_cls.from_dlpack(a) if hasattr(tensor_cls, "from_dlpack") and isinstance(a, Tensor)
+                    else _to_framework(tensor_cls, a) for a in args]
+            return inner(*args)
+
+    box = [pyfunc]
+    out = ffi.new("void**")
+    if lib.TVMFFIPyCallbackCreate(id(box), out) != 0:
+        _raise_ffi_error()
+    return _new_wrapper(Function, _addr(out[0]))
+
+
+def _to_framework(tensor_cls, a):
+    if isinstance(a, Tensor):
+        torch = sys.modules.get("torch")
+        if torch is not None and issubclass(tensor_cls, torch.Tensor):
+            return torch.from_dlpack(a)
+    return a
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensor
+
+
+class Tensor(CObject):
+    """A managed n-dimensional array (ffi.Tensor) sharing memory with its producer."""
+
+    __slots__ = ("_view",)
+
+    def __new__(cls, *args, **kwargs):
+        self = CObject.__new__(cls)
+        self._view = 0
+        return self
+
+    def _dl(self):
+        if self._h:
+            return ffi.cast("DLTensor*", self._h + _OBJ_HEADER)
+        if self._view:
+            return ffi.cast("DLTensor*", self._view)
+        raise ValueError("Tensor has no handle")
+
+    @property
+    def shape(self):
+        dl = self._dl()
+        return tuple(dl.shape[i] for i in range(dl.ndim))
+
+    @property
+    def ndim(self):
+        return self._dl().ndim
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def size(self, idx):
+        ndim = self.ndim
+        i = idx + ndim if idx < 0 else idx
+        if i < 0 or i >= ndim:
+            raise IndexError(
+                "Dimension %d out of range for tensor with %d dimensions" % (idx, ndim)
+            )
+        return self._dl().shape[i]
+
+    @property
+    def strides(self):
+        dl = self._dl()
+        if dl.strides == ffi.NULL:
+            out, acc = [], 1
+            for s in reversed(self.shape):
+                out.append(acc)
+                acc *= s
+            return tuple(reversed(out))
+        return tuple(dl.strides[i] for i in range(dl.ndim))
+
+    def is_contiguous(self):
+        dl = self._dl()
+        if dl.strides == ffi.NULL:
+            return True
+        shape = self.shape
+        if any(s == 0 for s in shape):
+            return True
+        expect = 1
+        for i in reversed(range(dl.ndim)):
+            if shape[i] != 1 and dl.strides[i] != expect:
+                return False
+            expect *= shape[i]
+        return True
+
+    def data_ptr(self):
+        dl = self._dl()
+        return _addr(dl.data) + dl.byte_offset
+
+    @property
+    def dtype(self):
+        from ._dtype import dtype  # noqa: PLC0415
+
+        d = self._dl().dtype
+        return dtype._from_packed(_dtype_pack(d.code, d.bits, d.lanes))
+
+    @property
+    def device(self):
+        d = self._dl().device
+        return _CLASS_DEVICE.__new__(_CLASS_DEVICE)._init(int(d.device_type), d.device_id)
+
+    def __dlpack_device__(self):
+        d = self._dl().device
+        return (int(d.device_type), int(d.device_id))
+
+    def _to_dlpack(self):
+        return self._capsule(0)
+
+    def _to_dlpack_versioned(self):
+        return self._capsule(1)
+
+    def _capsule(self, versioned):
+        if not self._h:
+            raise BufferError("cannot export a tensor view without a handle")
+        box = [None]
+        rc = lib.TVMFFIPyTensorToCapsule(_ptr(self._h), versioned, id(box))
+        if rc == 1:
+            _raise_ffi_error()
+        if rc == 2:
+            raise box[0]
+        return box[0]
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if max_version is None or int(max_version[0]) < 1:
+            return self._capsule(0)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("dl_device of different type not supported")
+        if copy:
+            raise BufferError("copy not yet supported")
+        return self._capsule(1)
+
+    def __repr__(self):
+        if not self._h:
+            return "Tensor(chandle=None)"
+        return CObject.__repr__(self)
+
+
+_CLASS_TENSOR = Tensor
+
+
+def _set_class_tensor(cls):
+    global _CLASS_TENSOR
+    _CLASS_TENSOR = cls
+
+
+def _capsule_name(obj):
+    if type(obj).__name__ != "PyCapsule":
+        return None
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    return get_name(obj)
+
+
+def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
+    """Import any DLPack producer (or capsule) as a Tensor without copying."""
+    out = ffi.new("void**")
+    tp = type(ext_tensor)
+    if hasattr(tp, "__dlpack_c_exchange_api__"):
+        api = _exchange_api_address(tp.__dlpack_c_exchange_api__)
+        box = [ext_tensor]
+        rc = lib.TVMFFIPyTensorFromExchangeAPI(
+            id(box), _ptr(api), int(require_alignment), int(bool(require_contiguous)), out
+        )
+        if rc == 0:
+            return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
+        if rc == 1:
+            _raise_ffi_error()
+        if not isinstance(box[0], BufferError) or not hasattr(tp, "__dlpack__"):
+            raise box[0]
+    if hasattr(tp, "__dlpack__"):
+        capsule = ext_tensor.__dlpack__()
+    elif _capsule_name(ext_tensor) in (b"dltensor", b"dltensor_versioned", b"used_dltensor",
+                                         b"used_dltensor_versioned"):
+        capsule = ext_tensor
+    else:
+        raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
+    box = [capsule]
+    rc = lib.TVMFFIPyTensorFromCapsule(
+        id(box), int(require_alignment), int(bool(require_contiguous)), out
+    )
+    if rc == 1:
+        _raise_ffi_error()
+    if rc == 2:
+        raise box[0]
+    return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
+
+
+class DLTensorTestWrapper:
+    """Test helper: a type whose class carries a static DLPack exchange API over a Tensor."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def __dlpack__(self, **kwargs):
+        return self._tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._tensor.__dlpack_device__()
+
+    def __tvm_ffi_env_stream__(self):
+        d = self._tensor.__dlpack_device__()
+        return _addr(lib.TVMFFIEnvGetStream(d[0], d[1]))
+
+
+def _install_test_api():
+    set_name = ctypes.pythonapi.PyCapsule_New
+    set_name.restype = ctypes.py_object
+    set_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    DLTensorTestWrapper.__dlpack_c_exchange_api__ = set_name(
+        _addr(lib.TVMFFIPyTestExchangeAPI()), b"dlpack_exchange_api", None
+    )
+
+
+__dlpack_version__ = (ffi.integer_const("DLPACK_MAJOR_VERSION"), ffi.integer_const("DLPACK_MINOR_VERSION"))
+
+
+# ---------------------------------------------------------------------------------------------
+# CAny
+
+
+class CAny:
+    """Owns one converted value."""
+
+    __slots__ = ("_any", "__weakref__")
+
+    def __init__(self, value=None):
+        self._any = ffi.new("TVMFFIAny*")
+        _to_owned_any(value, self._any)
+
+    @property
+    def type_index(self):
+        return self._any.type_index
+
+    def __del__(self):
+        a = getattr(self, "_any", None)
+        if a is not None and a.type_index >= 64:
+            _decref(_addr(a.v_obj))
+            a.type_index = 0
+
+    def __repr__(self):
+        t = self._any.type_index
+        names = {0: None, 1: "int", 2: "bool", 3: "float"}
+        if t == 0:
+            return "CAny(None)"
+        if t in names:
+            return "CAny(%s=%r)" % (names[t], self.to_py())
+        return "CAny(object, type_index=%d)" % t
+
+    def to_py(self):
+        a = self._any
+        return _from_any_view(a.type_index, a.v_uint64)
+
+
+# ---------------------------------------------------------------------------------------------
+# initialisation
+
+
+def _init():
+    _register_class(64, Object)
+    _register_class(67, Error)
+    _register_class(68, Function)
+    _register_class(70, Tensor)
+    _register_class(74, OpaquePyObject)
+    if not API_MODE:
+        from . import _abi  # noqa: PLC0415
+
+        _abi.install(sys.modules[__name__])
+        return
+    fa = _global_handle("ffi.Array")
+    fm = _global_handle("ffi.Map")
+    cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm)
+    if lib.TVMFFIPyInit(id(cfg)) != 0:
+        raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
+    for h in (fa, fm):
+        if h:
+            _decref(h)
+    _install_test_api()
+    import atexit  # noqa: PLC0415
+
+    atexit.register(lib.TVMFFIPySetFinalizing)
+
+
+_init()
+
+MISSING = None
+KWARGS = None
+
+
+def _init_sentinels():
+    global MISSING, KWARGS
+    f = _global("ffi.GetInvalidObject", allow_missing=True)
+    MISSING = f() if f is not None else None
+    f = _global("ffi.GetKwargsObject", allow_missing=True)
+    KWARGS = f() if f is not None else None
+
+
+_tls = threading.local()

@@ -1,0 +1,79 @@
+"""Error kinds <-> Python exception classes, and C++ backtraces as Python traceback frames."""
+
+import re
+import sys
+import types
+
+from . import core
+
+_LINE_RE = re.compile(r'File "(.*)", line (\d+), in (.*)$')
+
+
+def register_error(name_or_cls=None, cls=None):
+    """Map an error kind to an exception class (both directions). Usable as a decorator."""
+
+    def register(kind, klass):
+        core.ERROR_NAME_TO_TYPE[kind] = klass
+        core.ERROR_TYPE_TO_NAME[klass] = kind
+        return klass
+
+    if isinstance(name_or_cls, type):
+        return register(name_or_cls.__name__, name_or_cls)
+    if name_or_cls is None:
+        return lambda klass: register(klass.__name__, klass)
+    if cls is not None:
+        return register(name_or_cls, cls)
+    return lambda klass: register(name_or_cls, klass)
+
+
+def _parse_backtrace(text):
+    """[(filename, lineno, func)] for every 'File "f", line N, in fn' line, in text order."""
+    out = []
+    for line in text.splitlines():
+        m = _LINE_RE.search(line.strip())
+        if m:
+            out.append((m.group(1), int(m.group(2)), m.group(3)))
+    return out
+
+
+def _format_traceback(tb):
+    """Stored backtrace text of a Python traceback: innermost frame first."""
+    lines = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        lines.append('  File "%s", line %d, in %s\n' % (code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    lines.reverse()
+    return "".join(lines)
+
+
+_FRAME_CACHE = {}
+
+
+def _synthetic_frame(filename, lineno, func):
+    """A frame object whose code names filename/func and sits at lineno (cached)."""
+    key = (filename, lineno, func)
+    frame = _FRAME_CACHE.get(key)
+    if frame is None:
+        code = compile("\n" * (lineno - 1) + "raise KeyError", filename, "exec")
+        try:
+            code = code.replace(co_name=func)
+        except (AttributeError, ValueError):
+            pass
+        try:
+            exec(code, {})  # noqa: S102 - our own one-line code object
+        except KeyError:
+            frame = sys.exc_info()[2].tb_next.tb_frame
+        if len(_FRAME_CACHE) > 4096:
+            _FRAME_CACHE.clear()
+        _FRAME_CACHE[key] = frame
+    return frame
+
+
+def _traceback_from_backtrace(text):
+    """Traceback chain outermost -> innermost for a stored (innermost-first) backtrace."""
+    tb = None
+    for filename, lineno, func in _parse_backtrace(text):
+        frame = _synthetic_frame(filename, lineno, func)
+        tb = types.TracebackType(tb, frame, 0, lineno)
+    return tb

@@ -1,0 +1,108 @@
+"""Modules: load_module, system_lib and the Module class."""
+
+import enum
+import json
+import os
+
+from . import core
+from .core import _global
+
+
+class ModulePropertyMask(enum.IntEnum):
+    BINARY_SERIALIZABLE = 1
+    RUNNABLE = 2
+    COMPILATION_EXPORTABLE = 4
+
+
+class Module(core.Object):
+    """A loaded library or runtime module (ffi.Module)."""
+
+    __slots__ = ("__dict__",)
+    entry_name = "main"
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "_h":
+            raise AttributeError(name)
+        f = self.get_function(name)
+        setattr(self, name, f)
+        return f
+
+    def __getitem__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("Can only take string as function name")
+        return self.get_function(name)
+
+    def __call__(self, *args):
+        return self.main(*args)
+
+    def get_function(self, name, query_imports=False):
+        f = _global("ffi.ModuleGetFunction")(self, name, query_imports)
+        if f is None:
+            raise AttributeError("Module has no function '%s'" % name)
+        return f
+
+    def implements_function(self, name, query_imports=False):
+        return bool(_global("ffi.ModuleImplementsFunction")(self, name, query_imports))
+
+    def get_function_metadata(self, name, query_imports=False):
+        text = _global("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
+        return json.loads(text) if text else None
+
+    def get_function_doc(self, name, query_imports=False):
+        text = _global("ffi.ModuleGetFunctionDoc")(self, name, query_imports)
+        return text if text else None
+
+    @property
+    def kind(self):
+        return _global("ffi.ModuleGetKind")(self)
+
+    @property
+    def imports(self):
+        return list(self.imports_)
+
+    def import_module(self, other):
+        _global("ffi.ModuleImportModule")(self, other)
+
+    def clear_imports(self):
+        _global("ffi.ModuleClearImports")(self)
+
+    def get_property_mask(self):
+        return _global("ffi.ModuleGetPropertyMask")(self)
+
+    def is_binary_serializable(self):
+        return bool(self.get_property_mask() & ModulePropertyMask.BINARY_SERIALIZABLE)
+
+    def is_runnable(self):
+        return bool(self.get_property_mask() & ModulePropertyMask.RUNNABLE)
+
+    def is_compilation_exportable(self):
+        return bool(self.get_property_mask() & ModulePropertyMask.COMPILATION_EXPORTABLE)
+
+    def inspect_source(self, fmt=""):
+        return _global("ffi.ModuleInspectSource")(self, fmt)
+
+    def get_write_formats(self):
+        return list(_global("ffi.ModuleGetWriteFormats")(self))
+
+    def write_to_file(self, file_name, fmt=""):
+        _global("ffi.ModuleWriteToFile")(self, file_name, fmt)
+
+
+def load_module(path, keep_module_alive=True):
+    """Load a library (or any format with a registered loader) as a Module."""
+    mod = _global("ffi.ModuleLoadFromFile")(os.fspath(path))
+    if keep_module_alive:
+        _global("ffi.ModuleGlobalsAdd")(mod)
+    return mod
+
+
+def system_lib(symbol_prefix=""):
+    return _global("ffi.SystemLib")(symbol_prefix)
+
+
+def _register():
+    tidx = core._type_key_to_index("ffi.Module")
+    core._register_class(tidx if tidx is not None else 73, Module)
+
+
+_register()

@@ -1,0 +1,81 @@
+"""Per-device current streams (TVMFFIEnvSetStream / TVMFFIEnvGetStream)."""
+
+import ctypes
+
+from . import core
+
+
+def _stream_int(stream):
+    if isinstance(stream, ctypes.c_void_p):
+        return stream.value or 0
+    return int(stream)
+
+
+class StreamContext:
+    """Sets the env stream of a device on enter and restores the previous one on exit."""
+
+    def __init__(self, device, stream):
+        self.device_type = device.dlpack_device_type()
+        self.device_id = device.index
+        self.stream = stream
+        self._prev = []
+
+    def __enter__(self):
+        prev = core.ffi.new("void**")
+        core._check(
+            core.lib.TVMFFIEnvSetStream(
+                self.device_type, self.device_id, core._ptr(_stream_int(self.stream)), prev
+            )
+        )
+        self._prev.append(prev[0])
+        return self
+
+    def __exit__(self, *exc):
+        prev = self._prev.pop()
+        core._check(core.lib.TVMFFIEnvSetStream(self.device_type, self.device_id, prev, core.ffi.NULL))
+        return False
+
+
+def use_raw_stream(device, stream):
+    if not isinstance(stream, (int, ctypes.c_void_p)) or isinstance(stream, bool):
+        raise ValueError(
+            "use_raw_stream expects an int or ctypes.c_void_p stream, got %r; "
+            "for torch streams or graphs use use_torch_stream" % (stream,)
+        )
+    return StreamContext(device, stream)
+
+
+def get_raw_stream(device):
+    return core._addr(core.lib.TVMFFIEnvGetStream(device.dlpack_device_type(), device.index))
+
+
+class _TorchStreamContext:
+    def __init__(self, context):
+        self.context = context
+        self._inner = None
+
+    def __enter__(self):
+        import torch  # noqa: PLC0415
+
+        from ._tensor import device  # noqa: PLC0415
+
+        if self.context is not None:
+            self.context.__enter__()
+        s = torch.cuda.current_stream()
+        self._inner = StreamContext(device(str(s.device)), s.cuda_stream)
+        self._inner.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.context is not None:
+            self.context.__exit__(*exc)
+        self._inner.__exit__(*exc)
+        return False
+
+
+def use_torch_stream(context=None):
+    try:
+        import torch  # noqa: F401, PLC0415
+    except ImportError:
+        raise ImportError("Cannot import torch") from None
+    return _TorchStreamContext(context)
