@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,9 +371,23 @@ done:
  * standing for "_lib" entries.  Returns module 0 (new reference) or NULL. */
 static tvmffi__module* process_library_bin(const void* bin, tvmffi__module* lib) {
   const char* corrupt = "Corrupt library binary: ";
-  reader r = {(const unsigned char*)bin, 8};
-  uint64_t nbytes;
-  rd_u64(&r, &nbytes);
+  /* When the dynamic symbol table knows the blob's size, never read past it
+   * even if nbytes lies (system-lib blobs carry no size: trusted). */
+  uint64_t limit = UINT64_MAX;
+  Dl_info dli;
+  const ElfW(Sym)* es = NULL;
+  if (((const lib_impl*)lib->impl)->dl != NULL &&
+      dladdr1(bin, &dli, (void**)&es, RTLD_DL_SYMENT) != 0 && es != NULL && es->st_size > 0)
+    limit = (uint64_t)es->st_size;
+  reader r = {(const unsigned char*)bin, limit < 8 ? limit : 8};
+  uint64_t nbytes = 0;
+  if (rd_u64(&r, &nbytes) != 0) return NULL;
+  if (nbytes > limit - 8) {
+    tvmffi__raise("RuntimeError",
+                  "%sunexpected end of blob (header says %llu bytes, the symbol holds %llu)",
+                  corrupt, (unsigned long long)nbytes, (unsigned long long)(limit - 8));
+    return NULL;
+  }
   r.left = nbytes;
   uint64_t *indptr = NULL, *child = NULL, nind = 0, nchild = 0;
   tvmffi__module** mods = NULL;

@@ -625,6 +625,9 @@ static void test_library_bin(void) {
 
   CHECK_RAISED(load(kernel("kbadbin"), &m), "RuntimeError",
                "Corrupt library binary: import tree indptr must start at 0");
+  CHECK_RAISED(load(kernel("kbinlong"), &m), "RuntimeError",
+               "Corrupt library binary: unexpected end of blob");
+  CHECK(!is_mapped(kernel("kbinlong")));
 }
 
 static void test_lifetime(void) {

@@ -7,6 +7,7 @@
  * library (linked in) registers its globals and __tvm_ffi_testing.add_one.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include <unistd.h>
 
@@ -339,10 +340,46 @@ static void test_testing_library(void) {
   CHECK_EQ_INT(r.v_dtype.bits, 32);
 }
 
+/* The testing library is also a kernel library: its __tvm_ffi_testing_dll_*
+ * exports carry metadata and doc symbols. */
+static void test_testing_library_exports(void) {
+  Dl_info info;
+  CHECK(dladdr((void*)TVMFFITestingDummyTarget, &info) != 0 && info.dli_fname != NULL);
+  TVMFFIAny a[3] = {v_str(info.dli_fname), v_none(), v_none()}, r;
+  CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", a, 1, &r));
+  TVMFFIObjectHandle m = r.v_obj;
+  TVMFFIObjectHandle f = get_fn(m, "testing_dll_test_add_with_docstring");
+  CHECK(f != NULL);
+  CHECK_EQ_INT(call2(f, 20, 22), 42);
+  TVMFFIObjectDecRef(f);
+  a[0] = v_obj(m);
+  a[1] = v_str("testing_dll_test_add_with_docstring");
+  a[2].type_index = kTVMFFIBool;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK(strstr(str_of(&r), "Add two integers") != NULL);
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
+  CHECK(strstr(str_of(&r), "\"type_schema\"") != NULL);
+  check_any_release(&r);
+  a[1] = v_str("testing_dll_schema_id_int");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
+  CHECK(strstr(str_of(&r), "int") != NULL);
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  f = get_fn(m, "testing_dll_schema_id_int");
+  TVMFFIAny x = v_str("no");
+  r = v_none();
+  CHECK_RAISED(TVMFFIFunctionCall(f, &x, 1, &r), "TypeError", "Expected `int`");
+  TVMFFIObjectDecRef(f);
+  TVMFFIObjectDecRef(m);
+}
+
 int main(void) {
   test_prefixes();
   test_needed_runtime_binds_to_ours();
   test_testing_library();
+  test_testing_library_exports();
   printf("test_system_lib: ok\n");
   return 0;
 }
