@@ -56,7 +56,8 @@ static int shape_global(void* self, const TVMFFIAny* args, int32_t num_args, TVM
 }
 
 void tvmffi__shape_globals_init(void) {
+  /* Packed (variadic): the schema names no argument list. */
   tvmffi__register_global("ffi.Shape", shape_global,
-                          "Create an ffi.Shape from integer arguments.",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Shape\"}]}");
+                          "Creates an ffi.Shape from integer arguments.",
+                          "{\"type\":\"ffi.Function\"}");
 }

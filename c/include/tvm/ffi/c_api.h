@@ -529,6 +529,11 @@ TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
  * *out is a new reference; on failure the caller still owns `from`.
  * require_alignment (bytes, 0 = none) and require_contiguous are checked.
  * Returns 0/-1.
+ * Errors: ValueError for a malformed tensor (NULL pointers, ndim outside
+ * [0, 64], negative extents, unknown device type, negative device_id, NULL
+ * data with a non-zero size; versioned: version.major != 1); RuntimeError
+ * "FromDLPack: Data is not aligned to N bytes." / "FromDLPack: Tensor is not
+ * contiguous." / (versioned) the sub-byte-padded flag.
  */
 TVM_FFI_DLL int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
                                        int32_t require_contiguous, TVMFFIObjectHandle* out);
