@@ -204,7 +204,16 @@ static int run_check_signal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
     struct timespec ts = {1, 0};
     nanosleep(&ts, NULL);
     if (TVMFFIEnvCheckSignals() != 0) {
-      TVMFFIErrorSetRaisedFromCStr("EnvErrorAlreadySet", "");
+      /* A runtime error (e.g. a half-registered frontend) wins over the
+       * "frontend has a pending exception" marker. */
+      TVMFFIObjectHandle err = NULL;
+      TVMFFIErrorMoveFromRaised(&err);
+      if (err != NULL) {
+        TVMFFIErrorSetRaised(err);
+        TVMFFIObjectDecRef(err);
+      } else {
+        TVMFFIErrorSetRaisedFromCStr("EnvErrorAlreadySet", "");
+      }
       return -1;
     }
   }

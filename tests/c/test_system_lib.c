@@ -375,11 +375,142 @@ static void test_testing_library_exports(void) {
   TVMFFIObjectDecRef(m);
 }
 
+static void noop_dl_deleter(DLManagedTensor* self) { (void)self; }
+
+static TVMFFIObjectHandle make_tensor(float* data, int64_t* shape, DLManagedTensor* mt) {
+  memset(mt, 0, sizeof(*mt));
+  mt->dl_tensor.data = data;
+  mt->dl_tensor.device.device_type = kDLCPU;
+  mt->dl_tensor.ndim = 1;
+  mt->dl_tensor.dtype.code = kDLFloat;
+  mt->dl_tensor.dtype.bits = 32;
+  mt->dl_tensor.dtype.lanes = 1;
+  mt->dl_tensor.shape = shape;
+  mt->deleter = noop_dl_deleter;
+  TVMFFIObjectHandle t = NULL;
+  CHECK_OK(TVMFFITensorFromDLPack(mt, 0, 0, &t));
+  return t;
+}
+
+static int64_t seq_size(const TVMFFIAny* v) { return TVMFFISeqGetCellPtr(v->v_obj)->size; }
+static const TVMFFIAny* seq_at(const TVMFFIAny* v, int64_t i) {
+  return (const TVMFFIAny*)TVMFFISeqGetCellPtr(v->v_obj)->data + i;
+}
+
+static TVMFFIAny map_get(const TVMFFIAny* m, const char* key) {
+  TVMFFIAny a[2] = {*m, v_str(key)}, r;
+  CHECK_OK(check_call_global(m->type_index == kTVMFFIMap ? "ffi.MapGetItem" : "ffi.DictGetItem",
+                             a, 2, &r));
+  return r;
+}
+
+static void test_testing_containers(void) {
+  float d1[2] = {1, 2}, d2[2] = {3, 4};
+  int64_t shape[1] = {2};
+  DLManagedTensor m1, m2;
+  TVMFFIObjectHandle t1 = make_tensor(d1, shape, &m1), t2 = make_tensor(d2, shape, &m2);
+  TVMFFIAny a[2] = {v_obj(t1), v_int(5)}, r, x;
+
+  CHECK_OK(check_call_global("testing.make_array_with_tensor", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  CHECK_EQ_INT(seq_size(&r), 1);
+  CHECK(seq_at(&r, 0)->v_obj == t1);
+  CHECK_EQ_INT(check_use_count(t1), 2);
+  check_any_release(&r);
+  CHECK_EQ_INT(check_use_count(t1), 1);
+
+  CHECK_OK(check_call_global("testing.make_array_with_mixed", a, 2, &r));
+  CHECK_EQ_INT(seq_size(&r), 3);
+  CHECK_EQ_INT(seq_at(&r, 1)->v_int64, 5);
+  CHECK_EQ_STR(str_of(seq_at(&r, 2)), "hello");
+  check_any_release(&r);
+
+  CHECK_OK(check_call_global("testing.make_nested_array_with_tensor", a, 1, &r));
+  CHECK_EQ_INT(seq_size(&r), 2);
+  CHECK_EQ_INT(seq_at(&r, 0)->type_index, kTVMFFIArray);
+  CHECK_EQ_INT(seq_at(seq_at(&r, 0), 1)->v_int64, 42);
+  CHECK(seq_at(&r, 1)->v_obj == t1);
+  check_any_release(&r);
+
+  CHECK_OK(check_call_global("testing.make_list_with_tensor", a, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIList);
+  CHECK_EQ_INT(seq_size(&r), 2);
+  check_any_release(&r);
+
+  CHECK_OK(check_call_global("testing.make_map_with_tensor", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIMap);
+  x = map_get(&r, "value");
+  CHECK_EQ_INT(x.v_int64, 42);
+  x = map_get(&r, "name");
+  CHECK_EQ_STR(str_of(&x), "test");
+  check_any_release(&x);
+  x = map_get(&r, "tensor");
+  CHECK(x.v_obj == t1);
+  check_any_release(&x);
+  check_any_release(&r);
+
+  CHECK_OK(check_call_global("testing.make_dict_with_tensor", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIDict);
+  x = map_get(&r, "value");
+  CHECK_EQ_INT(x.v_int64, 42);
+  check_any_release(&r);
+
+  CHECK_OK(check_call_global("testing.make_empty_array_with_tensor_input", a, 1, &r));
+  CHECK_EQ_INT(seq_size(&r), 0);
+  check_any_release(&r);
+
+  a[1] = v_obj(t2);
+  CHECK_OK(check_call_global("testing.make_nested_map_with_tensor", a, 2, &r));
+  x = map_get(&r, "scalar");
+  CHECK_EQ_INT(x.v_int64, 99);
+  x = map_get(&r, "array");
+  CHECK(seq_at(&x, 1)->v_obj == t2);
+  check_any_release(&x);
+  x = map_get(&r, "map");
+  TVMFFIAny y = map_get(&x, "t");
+  CHECK(y.v_obj == t1);
+  check_any_release(&y);
+  check_any_release(&x);
+  check_any_release(&r);
+
+  a[0] = v_int(1);
+  CHECK_RAISED(check_call_global("testing.make_array_with_tensor", a, 1, &r), "TypeError",
+               "Expected `ffi.Tensor` but got `int`");
+  a[0] = v_obj(t1);
+  a[1] = v_int(1);
+  CHECK_RAISED(check_call_global("testing.make_nested_map_with_tensor", a, 2, &r), "TypeError",
+               "argument #1");
+  CHECK_EQ_INT(check_use_count(t1), 1);
+  CHECK_EQ_INT(check_use_count(t2), 1);
+  TVMFFIObjectDecRef(t1);
+  TVMFFIObjectDecRef(t2);
+}
+
+static int fake_check_signals(void) { return -1; }
+static void* fake_gil_ensure(void) { return NULL; }
+static void fake_gil_release(void* s) { (void)s; }
+
+static void test_run_check_signal(void) {
+  TVMFFIAny a = v_int(0), r;
+  CHECK_OK(check_call_global("testing.run_check_signal", &a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  /* a frontend reporting a pending signal: EnvErrorAlreadySet after 1 s */
+  CHECK_OK(TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)fake_gil_ensure));
+  CHECK_OK(TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)fake_gil_release));
+  CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)fake_check_signals));
+  a = v_int(3);
+  CHECK_RAISED(check_call_global("testing.run_check_signal", &a, 1, &r), "EnvErrorAlreadySet",
+               "");
+  CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", NULL));
+}
+
 int main(void) {
   test_prefixes();
   test_needed_runtime_binds_to_ours();
   test_testing_library();
   test_testing_library_exports();
+  test_testing_containers();
+  test_run_check_signal();
   printf("test_system_lib: ok\n");
   return 0;
 }
