@@ -337,6 +337,26 @@ static void test_unsafe_view(void) {
   CHECK_EQ_INT(legacy_deleted, 2);
 }
 
+/* A C++ WeakObjectPtr keeps the block but not the contents: when the last
+ * strong reference goes the DLPack owner is released (flag 1), and the
+ * memory goes with the last weak unit (flag 2).  Emulates §4.3 by hand. */
+static void test_weak_reference(void) {
+  int64_t shape[1] = {3};
+  DLManagedTensor mt = make_legacy(1, shape, NULL);
+  TVMFFIObjectHandle t = NULL;
+  legacy_deleted = 0;
+  CHECK_OK(TVMFFITensorFromDLPack(&mt, 0, 0, &t));
+  TVMFFIObject* h = (TVMFFIObject*)t;
+  __atomic_fetch_add(&h->combined_ref_count, (uint64_t)1 << 32, __ATOMIC_RELAXED);
+  TVMFFIObjectDecRef(t); /* strong 1 -> 0 with a weak ref: destroy, keep memory */
+  CHECK_EQ_INT(legacy_deleted, 1);
+  CHECK_EQ_INT(h->combined_ref_count, (uint64_t)1 << 32); /* block still readable */
+  uint64_t old = __atomic_fetch_sub(&h->combined_ref_count, (uint64_t)1 << 32, __ATOMIC_RELEASE);
+  CHECK(old == (uint64_t)1 << 32);
+  h->deleter(h, kTVMFFIObjectDeleterFlagBitMaskWeak); /* frees; valgrind checks */
+  CHECK_EQ_INT(legacy_deleted, 1);
+}
+
 int main(void) {
   test_legacy_round_trip();
   test_versioned_round_trip();
@@ -347,6 +367,7 @@ int main(void) {
   test_malformed();
   test_export_errors();
   test_unsafe_view();
+  test_weak_reference();
   printf("test_tensor: ok\n");
   return 0;
 }
