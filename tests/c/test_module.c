@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -660,6 +661,51 @@ static void test_lifetime(void) {
   CHECK(!is_mapped(path));
 }
 
+/* ---- concurrency: lookups and calls race with import-list swaps --------- */
+
+typedef struct {
+  TVMFFIObjectHandle B; /* kctx importing kadd */
+  int failures;
+} race_ctx;
+
+static void* race_worker(void* p) {
+  race_ctx* ctx = (race_ctx*)p;
+  TVMFFIObjectHandle lookup_call = get_fn(ctx->B, "lookup_call", 0);
+  for (int i = 0; i < 2000; ++i) {
+    TVMFFIAny a[3] = {v_str("add_int"), v_int(i), v_int(1)}, r;
+    if (call(lookup_call, a, 3, &r) != 0 || r.v_int64 != i + 1) ctx->failures++;
+    TVMFFIObjectHandle g = get_fn(ctx->B, "greet", 1);
+    if (g == NULL) ctx->failures++;
+    TVMFFIObjectDecRef(g);
+  }
+  TVMFFIObjectDecRef(lookup_call);
+  return NULL;
+}
+
+static void test_concurrent_lookups(void) {
+  TVMFFIObjectHandle A = load_ok(kernel("kadd"));
+  TVMFFIObjectHandle B = load_ok(kernel("kctx"));
+  TVMFFIObjectHandle C = load_ok(kernel("kadd"));
+  import_module(B, A);
+  race_ctx ctx = {B, 0};
+  pthread_t th[4];
+  for (int i = 0; i < 4; ++i) CHECK(pthread_create(&th[i], NULL, race_worker, &ctx) == 0);
+  for (int i = 0; i < 300; ++i) {
+    import_module(B, C); /* B's list is swapped while the workers walk it */
+    TVMFFIAny a = v_obj(C), r;
+    CHECK_OK(check_call_global("ffi.ModuleClearImports", &a, 1, &r));
+    CHECK(num_imports(B) >= 2);
+  }
+  for (int i = 0; i < 4; ++i) CHECK(pthread_join(th[i], NULL) == 0);
+  CHECK_EQ_INT(ctx.failures, 0);
+  CHECK_EQ_INT(num_imports(B), 301);
+  TVMFFIObjectDecRef(B);
+  CHECK_EQ_INT(check_use_count(A), 1);
+  CHECK_EQ_INT(check_use_count(C), 1);
+  TVMFFIObjectDecRef(C);
+  TVMFFIObjectDecRef(A);
+}
+
 int main(void) {
   const char* dir = getenv("TVMFFI_TEST_KERNEL_DIR");
   snprintf(g_dir, sizeof(g_dir), "%s", dir ? dir : "tests/c/kernels/.libs");
@@ -685,6 +731,7 @@ int main(void) {
   test_lookup_from_imports();
   test_context_symbols();
   test_library_bin();
+  test_concurrent_lookups();
   test_lifetime();
 
   char cmd[1200];
