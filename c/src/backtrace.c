@@ -41,6 +41,7 @@ static pthread_once_t bt_key_once = PTHREAD_ONCE_INIT;
 static void bt_buf_free_at_thread_exit(void* unused) {
   (void)unused;
   tvmffi__buf_free(&bt_buf);
+  bt_key_set = 0; /* a later destructor that captures again re-registers */
 }
 static void bt_key_init(void) { pthread_key_create(&bt_key, bt_buf_free_at_thread_exit); }
 

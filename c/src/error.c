@@ -145,6 +145,7 @@ static void raised_key_destructor(void* unused) {
   (void)unused;
   TVMFFIObject* e = raised;
   raised = NULL;
+  raised_key_set = 0; /* a later destructor that raises again re-registers */
   tvmffi__decref(e);
 }
 

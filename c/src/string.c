@@ -52,6 +52,7 @@ int tvmffi__str_to_any(int32_t type_index, const char* data, size_t n, TVMFFIAny
 int tvmffi__any_as_str(const TVMFFIAny* v, TVMFFIByteArray* out) {
   switch (v->type_index) {
     case kTVMFFIRawStr:
+      if (v->v_c_str == NULL) return 0;
       out->data = v->v_c_str;
       out->size = strlen(v->v_c_str);
       return 1;
@@ -69,6 +70,7 @@ int tvmffi__any_as_str(const TVMFFIAny* v, TVMFFIByteArray* out) {
 int tvmffi__any_as_bytes(const TVMFFIAny* v, TVMFFIByteArray* out) {
   switch (v->type_index) {
     case kTVMFFIByteArrayPtr:
+      if (v->v_ptr == NULL) return 0;
       *out = *(const TVMFFIByteArray*)v->v_ptr;
       return 1;
     case kTVMFFISmallBytes:

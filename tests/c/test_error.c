@@ -228,6 +228,83 @@ static void test_thread_exit_releases_slot(void) {
   check_any_release(&ctx);
 }
 
+/* ---- argument checks of core globals (args.c) ------------------------- */
+
+static TVMFFIAny int_view(int64_t x) {
+  TVMFFIAny v = {kTVMFFIInt, {0}, {0}};
+  v.v_int64 = x;
+  return v;
+}
+
+static void test_argument_errors(void) {
+  TVMFFIAny args[3], arr, r;
+  args[0] = int_view(10);
+  args[1] = int_view(20);
+  CHECK_OK(check_call_global("ffi.Array", args, 2, &arr));
+  CHECK_EQ_INT(arr.type_index, kTVMFFIArray);
+
+  /* Arity. */
+  CHECK_RAISED(check_call_global("ffi.ArrayGetItem", &arr, 1, &r), "TypeError",
+               "Mismatched number of arguments when calling: "
+               "`ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any`. Expected 2 but got 1 arguments");
+
+  /* Wrong object type, with the runtime type key of what was passed. */
+  TVMFFIAny s;
+  CHECK_OK(TVMFFIStringFromByteArray(&(TVMFFIByteArray){"not an array at all", 19}, &s));
+  args[0] = s;
+  args[1] = int_view(0);
+  CHECK_RAISED(check_call_global("ffi.ArrayGetItem", args, 2, &r), "TypeError",
+               "Mismatched type on argument #0 when calling: "
+               "`ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any`. Expected `ffi.Array` but got "
+               "`ffi.String`");
+  TVMFFIAny none = {kTVMFFINone, {0}, {0}};
+  args[0] = none;
+  CHECK_RAISED(check_call_global("ffi.ArrayGetItem", args, 2, &r), "TypeError",
+               "Expected `ffi.Array` but got `None`");
+
+  /* Wrong POD type for an int parameter. */
+  args[0] = arr;
+  args[1] = s;
+  CHECK_RAISED(check_call_global("ffi.ArrayGetItem", args, 2, &r), "TypeError",
+               "Mismatched type on argument #1 when calling: "
+               "`ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any`. Expected `int` but got "
+               "`ffi.String`");
+  TVMFFIAny f = {kTVMFFIFloat, {0}, {0}};
+  f.v_float64 = 1.0;
+  args[1] = f;
+  CHECK_RAISED(check_call_global("ffi.ArrayGetItem", args, 2, &r), "TypeError",
+               "Expected `int` but got `float`");
+
+  /* int accepts Bool. */
+  TVMFFIAny b = {kTVMFFIBool, {0}, {0}};
+  b.v_int64 = 1;
+  args[1] = b;
+  CHECK_OK(check_call_global("ffi.ArrayGetItem", args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.v_int64, 20);
+
+  /* An object parameter accepts an rvalue-ref slot (borrowed, not stolen). */
+  TVMFFIObject* slot = arr.v_obj;
+  TVMFFIAny rv = {kTVMFFIObjectRValueRef, {0}, {0}};
+  rv.v_ptr = &slot;
+  CHECK_OK(check_call_global("ffi.ArraySize", &rv, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 2);
+  CHECK(slot == arr.v_obj);
+
+  /* str parameters take RawStr, SmallStr and String; not ints. */
+  TVMFFIAny raw = {kTVMFFIRawStr, {0}, {0}};
+  raw.v_c_str = "no.such.global.function";
+  CHECK_OK(check_call_global("ffi.FunctionRemoveGlobal", &raw, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(r.v_int64, 0);
+  args[0] = int_view(3);
+  CHECK_RAISED(check_call_global("ffi.FunctionRemoveGlobal", args, 1, &r), "TypeError",
+               "Mismatched type on argument #0 when calling: "
+               "`ffi.FunctionRemoveGlobal(0: str) -> bool`. Expected `str` but got `int`");
+  check_any_release(&s);
+  check_any_release(&arr);
+}
+
 int main(void) {
   test_create();
   test_update_backtrace();
@@ -237,6 +314,7 @@ int main(void) {
   test_out_of_memory();
   test_thread_isolation();
   test_thread_exit_releases_slot();
+  test_argument_errors();
   CHECK_SLOT_CLEAN();
   printf("test_error: ok\n");
   return 0;
