@@ -5,7 +5,10 @@ Search order for the runtime (first hit wins):
 1. ``$TVM_FFI_LIBRARY_PATH`` (a file, or a directory holding ``libtvm_ffi.so``);
 2. the bundled copy ``tvm_ffi/lib/`` (wheels, ``make install`` of the package);
 3. the build tree: ``<repo>/c/.libs/`` (running from a checkout after ``make``);
-4. ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` entries, then the system loader.
+4. ``LD_LIBRARY_PATH`` / ``DYLD_LIBRARY_PATH`` entries.
+
+``$TVM_FFI_MODULE_DIR`` adds a directory holding the compiled ``_ffi_cffi`` module and
+``_cdef.h`` (out-of-tree builds put them in the build tree).
 
 The runtime is loaded with ``RTLD_GLOBAL`` (``tvm_ffi.LIB``) so that extensions built without
 bundling it, and the cffi module (which is not linked against it), bind to this one copy.  The
@@ -71,6 +74,10 @@ def _load():
         testing = ctypes.CDLL(tpath, mode=ctypes.RTLD_GLOBAL)
     api_mode = os.environ.get("TVM_FFI_USE_ABI_MODE", "0") in ("", "0")
     ffi = lib = None
+    extra = os.environ.get("TVM_FFI_MODULE_DIR")
+    pkg = sys.modules[__name__.rpartition(".")[0]]
+    if extra and extra not in pkg.__path__:  # out-of-tree build: the compiled module lives there
+        pkg.__path__.append(extra)
     if api_mode:
         try:
             from . import _ffi_cffi  # noqa: PLC0415
@@ -88,10 +95,11 @@ def _load():
 
 
 def _abi_cdef():
-    shipped = os.path.join(_HERE, "_cdef.h")
-    if os.path.isfile(shipped):
-        with open(shipped, encoding="utf-8") as f:
-            return f.read()
+    for d in (_HERE, os.environ.get("TVM_FFI_MODULE_DIR") or _HERE):
+        shipped = os.path.join(d, "_cdef.h")
+        if os.path.isfile(shipped):
+            with open(shipped, encoding="utf-8") as f:
+                return f.read()
     from . import _cdef  # noqa: PLC0415 - generate from the headers of a checkout
 
     inc = os.path.join(_REPO, "c", "include")

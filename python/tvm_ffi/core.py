@@ -56,6 +56,13 @@ def _type_index_of(h):
     return ffi.cast("TVMFFIObject*", h).type_index
 
 
+def _take_exception():
+    box = [None]
+    if lib.TVMFFIPyTakeException(id(box)) != 0:
+        return RuntimeError("tvm_ffi: lost a Python exception")
+    return box[0]
+
+
 def _move_raised_error():
     """Move the raised FFI error out of this thread's slot as an Error wrapper (or None)."""
     out = ffi.new("void**")
@@ -272,16 +279,26 @@ class Function(CObject):
         ok, value = _call_failed(rc, args)
         if ok:
             return value
-        raise value  # raised here so the traceback shows one package frame
+        try:
+            raise value  # raised here so the traceback shows one package frame
+        finally:
+            del value  # no cycle: exception -> traceback -> this frame -> exception
 
     @staticmethod
     def __from_extern_c__(c_symbol, *, keep_alive_object=None):
-        f = _global("ffi.FunctionFromExternC")(ctypes.c_void_p(c_symbol), keep_alive_object)
-        return f
+        out = ffi.new("void**")
+        box = [keep_alive_object]
+        if lib.TVMFFIPyFunctionFromExternC(_ptr(c_symbol), id(box), out) != 0:
+            _raise_ffi_error()
+        return _new_wrapper(Function, _addr(out[0]))
 
     @staticmethod
     def __from_mlir_packed_safe_call__(addr, *, keep_alive_object=None):
-        return _mlir_function(addr, keep_alive_object)
+        out = ffi.new("void**")
+        box = [keep_alive_object]
+        if lib.TVMFFIPyFunctionFromMLIRPacked(_ptr(addr), id(box), out) != 0:
+            _raise_ffi_error()
+        return _new_wrapper(Function, _addr(out[0]))
 
 
 _RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
@@ -295,28 +312,15 @@ def _call_failed(rc, box):
         if rc == 0:
             return True, box[0]
     if rc == 2:
-        return False, box[0]
+        return False, _take_exception()
     err = _move_raised_error()
-    if rc == 3 and (err is None or err.kind == "EnvErrorAlreadySet"):
-        return False, box[0]
+    if rc == 3:
+        pending = _take_exception()
+        if err is None or err.kind == "EnvErrorAlreadySet":
+            return False, pending
     if err is None:
         return False, RuntimeError("tvm_ffi: call failed without an error object")
     return False, err.py_error()
-
-
-def _mlir_function(addr, keep_alive_object):
-    """Wrap an MLIR packed entry ``void(void** packed)`` as a Function (via a Python shim)."""
-    proto = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
-    entry = proto(addr)
-
-    def call(*args):
-        raise NotImplementedError("MLIR packed functions are not supported yet")
-
-    del entry
-    f = convert_func(call)
-    if keep_alive_object is not None:
-        f.__dict__["_keep_alive"] = keep_alive_object
-    return f
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,7 +715,7 @@ def _from_owned_any(any_ptr):
     box = [None]
     rc = lib.TVMFFIPyFromAny(any_ptr, 1, id(box))
     if rc != 0:
-        raise box[0]
+        raise _take_exception()
     return box[0]
 
 
@@ -723,7 +727,7 @@ def _from_any_view(tidx, payload):
     box = [None]
     rc = lib.TVMFFIPyFromAny(any_, 0, id(box))
     if rc != 0:
-        raise box[0]
+        raise _take_exception()
     return box[0]
 
 
@@ -733,7 +737,7 @@ def _to_owned_any(value, out):
     if rc == 1:
         _raise_ffi_error()
     if rc == 2:
-        raise box[0]
+        raise _take_exception()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1021,7 +1025,7 @@ class Tensor(CObject):
         if rc == 1:
             _raise_ffi_error()
         if rc == 2:
-            raise box[0]
+            raise _take_exception()
         return box[0]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -1070,8 +1074,9 @@ def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
             return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
         if rc == 1:
             _raise_ffi_error()
-        if not isinstance(box[0], BufferError) or not hasattr(tp, "__dlpack__"):
-            raise box[0]
+        exc = _take_exception()
+        if not isinstance(exc, BufferError) or not hasattr(tp, "__dlpack__"):
+            raise exc
     if hasattr(tp, "__dlpack__"):
         capsule = ext_tensor.__dlpack__()
     elif _capsule_name(ext_tensor) in (b"dltensor", b"dltensor_versioned", b"used_dltensor",
@@ -1086,7 +1091,7 @@ def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
     if rc == 1:
         _raise_ffi_error()
     if rc == 2:
-        raise box[0]
+        raise _take_exception()
     return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
 
 

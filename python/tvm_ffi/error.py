@@ -48,22 +48,29 @@ def _format_traceback(tb):
 
 
 _FRAME_CACHE = {}
+_FRAME_GLOBALS = {"__name__": "tvm_ffi.native"}
 
 
 def _synthetic_frame(filename, lineno, func):
-    """A frame object whose code names filename/func and sits at lineno (cached)."""
+    """A frame (no f_back, so nothing is kept alive) whose code names filename and func."""
     key = (filename, lineno, func)
     frame = _FRAME_CACHE.get(key)
     if frame is None:
-        code = compile("\n" * (lineno - 1) + "raise KeyError", filename, "exec")
+        code = compile("pass", filename, "exec")
         try:
-            code = code.replace(co_name=func)
+            code = code.replace(co_name=func, co_firstlineno=max(lineno, 1))
         except (AttributeError, ValueError):
             pass
-        try:
-            exec(code, {})  # noqa: S102 - our own one-line code object
-        except KeyError:
-            frame = sys.exc_info()[2].tb_next.tb_frame
+        if core.API_MODE:
+            box = [code, _FRAME_GLOBALS]
+            if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
+                raise core._take_exception()
+            frame = box[0]
+        else:  # ABI mode: a frame from a real (finished) execution
+            try:
+                exec(compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec"), {})
+            except KeyError:
+                frame = sys.exc_info()[2].tb_next.tb_frame
         if len(_FRAME_CACHE) > 4096:
             _FRAME_CACHE.clear()
         _FRAME_CACHE[key] = frame

@@ -492,15 +492,42 @@ static int box_set(PyObject* box, PyObject* value) { /* steals value */
 
 static int box_shared(PyObject* box) { return PyTuple_CheckExact(box) && Py_REFCNT(box) != 1; }
 
-/* Stores the pending Python exception into the box; returns code. */
+/* Python exceptions raised inside an entry point wait here (per thread) until
+ * TVMFFIPyTakeException; kept out of the box so that no frame holding the box
+ * ends up in a reference cycle with the exception's traceback. */
+static _Thread_local PyObject* t_pending_exc;
+
+/* Moves the pending Python exception to the thread's slot; returns code. */
 static int box_exception(PyObject* box, int code) {
+  (void)box;
   PyObject* e = fetch_exception();
-  if (e == NULL) {
-    e = PyObject_CallFunction(PyExc_RuntimeError, "s", "tvm_ffi: error without exception");
-    if (e == NULL) e = fetch_exception();
-  }
-  box_set(box, e);
+  if (e == NULL) e = PyObject_CallFunction(PyExc_RuntimeError, "s", "tvm_ffi: error without exception");
+  if (e == NULL) e = fetch_exception();
+  Py_XDECREF(t_pending_exc);
+  t_pending_exc = e;
   return code;
+}
+
+int TVMFFIPyTakeException(intptr_t box_id) {
+  PyObject* e = t_pending_exc;
+  t_pending_exc = NULL;
+  if (e == NULL) return 1;
+  box_set((PyObject*)box_id, e);
+  return 0;
+}
+
+typedef struct _frame PyFrameObject_;
+/* Not in the limited API but exported by every CPython 3: a frame with no f_back. */
+PyAPI_FUNC(PyFrameObject_*) PyFrame_New(PyThreadState*, PyCodeObject*, PyObject*, PyObject*);
+
+int TVMFFIPyFrameNew(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* code = PyList_GetItem(box, 0);
+  PyObject* globals = PyList_GetItem(box, 1);
+  PyObject* f = (PyObject*)PyFrame_New(PyThreadState_Get(), (PyCodeObject*)code, globals, NULL);
+  if (f == NULL) return box_exception(box, 2);
+  box_set(box, f);
+  return 0;
 }
 
 /* ---- entry points ---------------------------------------------------- */
@@ -723,6 +750,59 @@ int TVMFFIPyOpaqueCreate(intptr_t box_id, TVMFFIObjectHandle* out) {
     return 1;
   }
   return 0;
+}
+
+/* ---- C functions as FFI functions ---------------------------------- */
+
+typedef struct {
+  TVMFFISafeCallType fn;         /* extern C safe call, or NULL */
+  void (*entry)(void** packed);  /* MLIR packed entry, or NULL */
+  PyObject* keep;                /* keep-alive object or NULL */
+} extern_ctx;
+
+static int extern_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  extern_ctx* x = (extern_ctx*)self;
+  if (x->fn != NULL) return x->fn(NULL, args, n, result);
+  void* handle = NULL;
+  int rc = 0;
+  const TVMFFIAny* a = args;
+  void* packed[5] = {&handle, (void*)&a, &n, &result, &rc};
+  x->entry(packed);
+  return rc;
+}
+
+static void extern_deleter(void* self) {
+  extern_ctx* x = (extern_ctx*)self;
+  if (x->keep != NULL) py_decref_deleter(x->keep);
+  free(x);
+}
+
+static int make_extern(TVMFFISafeCallType fn, void (*entry)(void**), intptr_t box_id,
+                       TVMFFIObjectHandle* out) {
+  PyObject* keep = box_get((PyObject*)box_id);
+  extern_ctx* x = (extern_ctx*)malloc(sizeof(extern_ctx));
+  if (x == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "out of memory");
+    return 1;
+  }
+  x->fn = fn;
+  x->entry = entry;
+  x->keep = keep == Py_None ? NULL : keep;
+  Py_XINCREF(x->keep);
+  if (TVMFFIFunctionCreate(x, extern_safe_call, extern_deleter, out) != 0) {
+    Py_XDECREF(x->keep);
+    free(x);
+    return 1;
+  }
+  return 0;
+}
+
+int TVMFFIPyFunctionFromExternC(void* fn, intptr_t box, TVMFFIObjectHandle* out) {
+  return make_extern((TVMFFISafeCallType)fn, NULL, box, out);
+}
+
+int TVMFFIPyFunctionFromMLIRPacked(void* entry, intptr_t box, TVMFFIObjectHandle* out) {
+  return make_extern(NULL, (void (*)(void**))entry, box, out);
 }
 
 /* ---- DLPack capsules ------------------------------------------------- */

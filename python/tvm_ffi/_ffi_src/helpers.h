@@ -7,9 +7,9 @@
  * result; box protocol return codes:
  *   0  success, box[0] is the result
  *   1  an FFI error waits in this thread's raised-error slot
- *   2  box[0] is a Python exception instance to raise
- *   3  an FFI error waits in the slot and box[0] is the Python exception
- *      that was pending in the interpreter (EnvErrorAlreadySet)
+ *   2  a Python exception waits in this thread's slot (TVMFFIPyTakeException)
+ *   3  an FFI error waits in the raised-error slot and the Python exception
+ *      that was pending in the interpreter (EnvErrorAlreadySet) in ours
  *  -1  the box is shared (refcount > 1): retry with a fresh list
  */
 #ifndef TVM_FFI_PY_HELPERS_H_
@@ -35,6 +35,14 @@ int TVMFFIPyTensorFromCapsule(intptr_t box, int32_t require_alignment,
 /* Imports box[0] through the exchange API at address api. */
 int TVMFFIPyTensorFromExchangeAPI(intptr_t box, void* api, int32_t require_alignment,
                                   int32_t require_contiguous, TVMFFIObjectHandle* out);
+/* Function calling the C safe-call fn (self ignored); box[0] is kept alive unless None. */
+int TVMFFIPyFunctionFromExternC(void* fn, intptr_t box, TVMFFIObjectHandle* out);
+/* Function calling an MLIR packed entry void(void** packed); box[0] kept alive as above. */
+int TVMFFIPyFunctionFromMLIRPacked(void* entry, intptr_t box, TVMFFIObjectHandle* out);
+/* box[0] = the Python exception left by an entry point (returns 1 when none). */
+int TVMFFIPyTakeException(intptr_t box);
+/* box = [code, globals]: box[0] = a new frame with no f_back (synthetic traceback frames). */
+int TVMFFIPyFrameNew(intptr_t box);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void TVMFFIPySetFinalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs the pytest suite against the build tree's runtime: first with $PYTHON (the interpreter
+# configure found), then with /usr/bin/python3 when it is a different interpreter (Debian's
+# torch 1.13 there exercises the legacy DLPack path).  Exit 77 (skip) without pytest or cffi.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+PYTHON=${PYTHON:-python3}
+TVM_FFI_LIBRARY_PATH=${TVMFFI_LIBDIR:-$top_builddir/c/.libs}
+TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
+PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
+export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH
+
+run() {
+  py=$1
+  if ! "$py" -c "import pytest, cffi" 2>/dev/null; then
+    echo "run_pytest.sh: $py lacks pytest or cffi; skipped"
+    return 77
+  fi
+  echo "== pytest with $py ($("$py" -c 'import sys; print(sys.version.split()[0])'))"
+  "$py" -m pytest -q -p no:cacheprovider "$top_srcdir/tests/python"
+}
+
+run "$PYTHON"; rc=$?
+if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(command -v "$PYTHON" | xargs readlink -f)" ]; then
+  run /usr/bin/python3; rc2=$?
+  if [ $rc -eq 77 ]; then rc=$rc2; elif [ $rc2 -ne 0 ] && [ $rc2 -ne 77 ]; then rc=$rc2; fi
+fi
+exit $rc
