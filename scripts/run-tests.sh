@@ -4,7 +4,8 @@
 # Installs what is missing (setup.sh --deps), builds, runs `make check` (C
 # tests, header/export guards, man lint, and the C++, Python, compat and
 # example suites as they are added), then -- under CI=true or with
-# VALGRIND=1 -- the C and C++ test programs again under valgrind.
+# VALGRIND=1 -- the C and C++ test programs again under valgrind, and (CI or
+# FUZZ=1) the fuzz targets for FUZZ_SECONDS (20) each.
 # Ends with one line 'N passed, N failed' and exits non-zero on any failure.
 # Environment: BUILD_DIR (default: the source tree), MAKE_JOBS (default 2).
 set -u
@@ -36,9 +37,18 @@ if [ "${CI:-}" = true ] || [ "${VALGRIND:-0}" = 1 ]; then
   suites="$suites test-suite-valgrind.log"
 fi
 
+# The libFuzzer targets (dtype parser, DLPack import), bounded; each run
+# counts as one test.
+extra_pass=0; extra_fail=0
+if { [ "${CI:-}" = true ] || [ "${FUZZ:-0}" = 1 ]; } && grep -q '^fuzz:' Makefile; then
+  echo "run-tests: make fuzz FUZZ_SECONDS=${FUZZ_SECONDS:=20}"
+  if make fuzz FUZZ_SECONDS="$FUZZ_SECONDS"; then extra_pass=$((extra_pass + 1))
+  else extra_fail=$((extra_fail + 1)); status=1; fi
+fi
+
 # Sum the counts of every automake test-suite log (the top-level one and the
 # valgrind run); a build failure before any test ran counts as one failure.
-pass=0; fail=0
+pass=$extra_pass; fail=$extra_fail
 for log in $suites; do
   [ -f "$log" ] || { [ "$status" = 0 ] || fail=$((fail + 1)); continue; }
   p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
