@@ -81,26 +81,25 @@ static int read_uint(const char* s, size_t n, size_t* pos, uint64_t limit, uint6
 /* The message every malformed string gets, with an optional detail that says
  * what exactly is wrong.  `s` is the text as the user wrote it. */
 static int dtype_bad(const char* s, size_t n, const char* detail) {
+  /* Echo at most a screenful of a (possibly huge) input. */
+  const char* more = n > 128 ? "..." : "";
+  int shown = n > 128 ? 128 : (int)n;
   if (detail != NULL)
-    return tvmffi__raise("ValueError", "unknown dtype `%.*s`: %s", (int)n, s, detail);
-  return tvmffi__raise("ValueError", "unknown dtype `%.*s`", (int)n, s);
+    return tvmffi__raise("ValueError", "unknown dtype `%.*s%s`: %s", shown, s, more, detail);
+  return tvmffi__raise("ValueError", "unknown dtype `%.*s%s`", shown, s, more);
 }
 
 /* ---- custom type codes (looked up through global functions) -------------- */
 
-/* Calls the global `fname` with one argument; on success *result holds an
- * owned value.  A missing function is a ValueError naming the dtype. */
-static int call_custom_global(const char* fname, const TVMFFIAny* arg, const char* orig,
-                              size_t orig_n, TVMFFIAny* result) {
+/* Calls the global `fname` with one argument.  Returns 0 with an owned
+ * value in *result, -1 when the call failed (error raised by the callee), or
+ * 1 when nobody registered the function (nothing raised: callers say what
+ * they needed it for). */
+static int call_custom_global(const char* fname, const TVMFFIAny* arg, TVMFFIAny* result) {
   TVMFFIByteArray name = {fname, strlen(fname)};
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionGetGlobal(&name, &f) != 0) return -1;
-  if (f == NULL) {
-    return tvmffi__raise("ValueError",
-                         "dtype `%.*s` uses a custom type, but no global function %s is "
-                         "registered to resolve it",
-                         (int)orig_n, orig, fname);
-  }
+  if (f == NULL) return 1;
   TVMFFIAny args[1] = {*arg};
   tvmffi__any_set_none(result);
   int rc = TVMFFIFunctionCall(f, args, 1, result);
@@ -127,9 +126,13 @@ static int parse_custom(const char* s, size_t n, size_t* pos, const char* orig, 
   arg.zero_padding = 0;
   arg.v_int64 = 0;
   arg.v_c_str = name;
-  int rc = call_custom_global("dtype.get_custom_type_code", &arg, orig, orig_n, &result);
+  int rc = call_custom_global("dtype.get_custom_type_code", &arg, &result);
   if (rc != 0) {
     free(name);
+    if (rc == 1)
+      return dtype_bad(orig, orig_n,
+                       "custom types need the global function dtype.get_custom_type_code, "
+                       "which is not registered");
     return -1;
   }
   if (result.type_index != kTVMFFIInt || result.v_int64 < DTYPE_CUSTOM_BEGIN ||
@@ -140,7 +143,7 @@ static int parse_custom(const char* s, size_t n, size_t* pos, const char* orig, 
                     "must be in [%d, 255]",
                     name, (long long)result.v_int64, DTYPE_CUSTOM_BEGIN);
     } else {
-      tvmffi__raise("TypeError", "dtype.get_custom_type_code(\"%s\") must return int, got `%s`",
+      tvmffi__raise("ValueError", "dtype.get_custom_type_code(\"%s\") must return int, got `%s`",
                     name, tvmffi__any_type_key(&result));
     }
     tvmffi__any_release(&result);
@@ -336,13 +339,16 @@ static int format_suffix(char* buf, size_t cap, DLDataType t, int with_bits) {
 static int print_custom(DLDataType t, TVMFFIAny* out) {
   TVMFFIAny arg, result;
   tvmffi__any_set_int(&arg, t.code);
-  char tag[32];
-  int tag_n = snprintf(tag, sizeof(tag), "custom code %u", (unsigned)t.code);
-  if (call_custom_global("dtype.get_custom_type_name", &arg, tag, (size_t)tag_n, &result) != 0)
-    return -1;
+  int rc = call_custom_global("dtype.get_custom_type_name", &arg, &result);
+  if (rc == 1)
+    return tvmffi__raise("ValueError",
+                         "cannot print custom dtype code %u: the global function "
+                         "dtype.get_custom_type_name is not registered",
+                         (unsigned)t.code);
+  if (rc != 0) return -1;
   TVMFFIByteArray name;
   if (!tvmffi__any_as_str(&result, &name)) {
-    tvmffi__raise("TypeError", "dtype.get_custom_type_name(%u) must return str, got `%s`",
+    tvmffi__raise("ValueError", "dtype.get_custom_type_name(%u) must return str, got `%s`",
                   (unsigned)t.code, tvmffi__any_type_key(&result));
     tvmffi__any_release(&result);
     return -1;
@@ -360,7 +366,7 @@ static int print_custom(DLDataType t, TVMFFIAny* out) {
   buf[7 + name.size] = ']';
   memcpy(buf + 8 + name.size, suffix, (size_t)suffix_n);
   tvmffi__any_release(&result);
-  int rc = tvmffi__str_to_any(kTVMFFIStr, buf, total, out);
+  rc = tvmffi__str_to_any(kTVMFFIStr, buf, total, out);
   free(buf);
   return rc;
 }

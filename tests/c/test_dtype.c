@@ -161,6 +161,20 @@ static void test_malformed(void) {
   bad("voidx2", "unknown dtype");
   bad("custom[", "missing `]`");
   bad("custom[]", "empty custom type name");
+  /* A huge input is echoed only in part. */
+  {
+    static char big[4096];
+    memset(big, 'z', sizeof(big) - 1);
+    TVMFFIByteArray bb = {big, sizeof(big) - 1};
+    DLDataType tt;
+    int rc = TVMFFIDataTypeFromString(&bb, &tt);
+    CHECK(rc != 0);
+    TVMFFIObjectHandle e = check__take_error(__FILE__, __LINE__);
+    TVMFFIByteArray msg = TVMFFIErrorGetCellPtr(e)->message;
+    CHECK(msg.size < 200);
+    CHECK(strstr(msg.data, "zzz...`") != NULL);
+    TVMFFIObjectDecRef(e);
+  }
   /* Embedded NUL bytes never match. */
   TVMFFIByteArray ba = {"int\0" "32", 6};
   DLDataType t;
@@ -192,6 +206,11 @@ static int fake_code(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* re
   if (strcmp(args[0].v_c_str, "myfloat") == 0) {
     result->type_index = kTVMFFIInt;
     result->v_int64 = 130;
+    return 0;
+  }
+  if (strcmp(args[0].v_c_str, "notint") == 0) {
+    result->type_index = kTVMFFIFloat;
+    result->v_float64 = 130.0;
     return 0;
   }
   if (strcmp(args[0].v_c_str, "toolow") == 0) {
@@ -231,6 +250,7 @@ static void test_custom(void) {
   /* Errors of the hook propagate with their own kind and message. */
   bad("custom[other]", "no such custom type");
   bad("custom[toolow]", "must be in [129, 255]");
+  bad("custom[notint]", "must return int, got `float`");
   TVMFFIAny out;
   DLDataType t = {131, 8, 1};
   CHECK_RAISED(TVMFFIDataTypeToString(&t, &out), "ValueError", "no such custom code");
