@@ -3,10 +3,9 @@
  * abi.md §15 that the C core can express, registered from a constructor
  * when the library is loaded (python.md §20).  Pure C over the public API.
  *
- * Left out (need C++ object types or enum machinery): enum_variant_get,
- * TestIntPairSum and the testing.Test* dataclass fixtures,
- * get_mlir_add_one_c_symbol, and the schema_* fixtures over typed
- * containers (arr_*, list_*, map_*, dict_*, variant_*, opt_obj).
+ * The schema_* fixtures live in schema.c.  Left out (they need C++ object
+ * types or enum machinery): enum_variant_get, TestIntPairSum and the
+ * testing.Test* dataclass fixtures, get_mlir_add_one_c_symbol.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -16,101 +15,7 @@
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
-/* ---- small helpers ------------------------------------------------------- */
-
-static void set_none(TVMFFIAny* v) {
-  v->type_index = kTVMFFINone;
-  v->zero_padding = 0;
-  v->v_int64 = 0;
-}
-
-static void set_int(TVMFFIAny* v, int64_t x) {
-  v->type_index = kTVMFFIInt;
-  v->zero_padding = 0;
-  v->v_int64 = x;
-}
-
-static void set_bool(TVMFFIAny* v, int x) {
-  v->type_index = kTVMFFIBool;
-  v->zero_padding = 0;
-  v->v_int64 = x != 0;
-}
-
-static void release(TVMFFIAny* v) {
-  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
-  set_none(v);
-}
-
-static const char* type_key_of(const TVMFFIAny* v) {
-  return TVMFFIGetTypeInfo(v->type_index)->type_key.data;
-}
-
-/* Upstream's typed-function mismatch message, e.g.
- * Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`.
- * Expected `int` but got `ffi.OpaquePyObject` */
-static int arg_mismatch(const char* sig, int i, const char* expected, const TVMFFIAny* got) {
-  char msg[512];
-  snprintf(msg, sizeof(msg),
-           "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but got `%s`", i,
-           sig, expected, type_key_of(got));
-  TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
-  return -1;
-}
-
-static int arg_count(const char* sig, int32_t got, int32_t expected) {
-  char msg[512];
-  if (got == expected) return 0;
-  snprintf(msg, sizeof(msg), "Mismatched number of arguments when calling: `%s`. Expected %d but got %d arguments",
-           sig, (int)expected, (int)got);
-  TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
-  return -1;
-}
-
-static int is_str(const TVMFFIAny* v) {
-  return v->type_index == kTVMFFIRawStr || v->type_index == kTVMFFISmallStr ||
-         v->type_index == kTVMFFIStr;
-}
-
-/* NUL-terminated view of a string argument, copied into buf if needed. */
-static const char* str_of(const TVMFFIAny* v, char* buf, size_t cap) {
-  if (v->type_index == kTVMFFIRawStr) return v->v_c_str;
-  if (v->type_index == kTVMFFIStr) return TVMFFIBytesGetByteArrayPtr(v->v_obj)->data;
-  TVMFFIByteArray b = TVMFFISmallBytesGetContentByteArray(v);
-  size_t n = b.size < cap - 1 ? b.size : cap - 1;
-  memcpy(buf, b.data, n);
-  buf[n] = '\0';
-  return buf;
-}
-
-static int call_global(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
-  TVMFFIByteArray b = {name, strlen(name)};
-  TVMFFIObjectHandle f = NULL;
-  if (TVMFFIFunctionGetGlobal(&b, &f) != 0) return -1;
-  if (f == NULL) {
-    char msg[256];
-    snprintf(msg, sizeof(msg), "global function %s is not registered", name);
-    TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg);
-    return -1;
-  }
-  set_none(out);
-  int rc = TVMFFIFunctionCall(f, args, n, out);
-  TVMFFIObjectDecRef(f);
-  return rc;
-}
-
-static TVMFFIAny v_int(int64_t x) {
-  TVMFFIAny v;
-  set_int(&v, x);
-  return v;
-}
-
-static TVMFFIAny v_str(const char* s) {
-  TVMFFIAny v;
-  v.type_index = kTVMFFIRawStr;
-  v.zero_padding = 0;
-  v.v_c_str = s;
-  return v;
-}
+#include "testing.h"
 
 /* ---- scalar functions -------------------------------------------------- */
 
@@ -333,11 +238,6 @@ static int make_unregistered_object(void* h, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
-static TVMFFIByteArray ba(const char* s) {
-  TVMFFIByteArray b = {s, s ? strlen(s) : 0};
-  return b;
-}
-
 static void register_int_field(int32_t tindex, const char* name, const char* doc,
                                int64_t offset) {
   TVMFFIFieldInfo f;
@@ -490,129 +390,6 @@ static int make_nested_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n
   return rc;
 }
 
-/* ---- schema_* fixtures: identity functions with a type_schema ------------ */
-
-typedef enum { S_INT, S_FLOAT, S_BOOL, S_STR, S_BYTES, S_ANY, S_OBJ, S_FUNC, S_DEVICE,
-               S_DTYPE, S_TENSOR, S_DLTENSOR, S_OPT_INT, S_OPT_STR } schema_kind;
-
-typedef struct {
-  const char* name;     /* global name */
-  schema_kind kind;
-  const char* type_key; /* for messages and the schema */
-} schema_fn;
-
-static const schema_fn kSchemaFns[] = {
-    {"testing.schema_id_int", S_INT, "int"},
-    {"testing.schema_id_float", S_FLOAT, "float"},
-    {"testing.schema_id_bool", S_BOOL, "bool"},
-    {"testing.schema_id_string", S_STR, "ffi.String"},
-    {"testing.schema_id_bytes", S_BYTES, "ffi.Bytes"},
-    {"testing.schema_id_any", S_ANY, "Any"},
-    {"testing.schema_id_object", S_OBJ, "ffi.Object"},
-    {"testing.schema_id_func", S_FUNC, "ffi.Function"},
-    {"testing.schema_id_device", S_DEVICE, "Device"},
-    {"testing.schema_id_dtype", S_DTYPE, "DataType"},
-    {"testing.schema_id_tensor", S_TENSOR, "ffi.Tensor"},
-    {"testing.schema_id_dltensor", S_DLTENSOR, "DLTensor*"},
-    {"testing.schema_id_opt_int", S_OPT_INT, "Optional[int]"},
-    {"testing.schema_id_opt_str", S_OPT_STR, "Optional[ffi.String]"},
-};
-
-static int schema_id(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  const schema_fn* s = (const schema_fn*)self;
-  char sig[160];
-  snprintf(sig, sizeof(sig), "%s(0: %s) -> %s", s->name, s->type_key, s->type_key);
-  if (arg_count(sig, n, 1) != 0) return -1;
-  const TVMFFIAny* a = &args[0];
-  int t = a->type_index, ok;
-  switch (s->kind) {
-    case S_INT: ok = t == kTVMFFIInt || t == kTVMFFIBool;
-      if (ok) set_int(r, a->v_int64);
-      return ok ? 0 : arg_mismatch(sig, 0, s->type_key, a);
-    case S_FLOAT:
-      if (t == kTVMFFIFloat) { *r = *a; return 0; }
-      if (t != kTVMFFIInt && t != kTVMFFIBool) return arg_mismatch(sig, 0, s->type_key, a);
-      r->type_index = kTVMFFIFloat;
-      r->zero_padding = 0;
-      r->v_float64 = (double)a->v_int64;
-      return 0;
-    case S_BOOL: ok = t == kTVMFFIInt || t == kTVMFFIBool;
-      if (ok) set_bool(r, a->v_int64 != 0);
-      return ok ? 0 : arg_mismatch(sig, 0, s->type_key, a);
-    case S_OPT_STR: if (t == kTVMFFINone) return 0; /* fall through */
-    case S_STR:
-      if (!is_str(a)) return arg_mismatch(sig, 0, s->type_key, a);
-      if (t == kTVMFFIRawStr) {
-        TVMFFIByteArray b = {a->v_c_str, strlen(a->v_c_str)};
-        return TVMFFIStringFromByteArray(&b, r);
-      }
-      return TVMFFIAnyViewToOwnedAny(a, r);
-    case S_BYTES:
-      if (t != kTVMFFIByteArrayPtr && t != kTVMFFISmallBytes && t != kTVMFFIBytes)
-        return arg_mismatch(sig, 0, s->type_key, a);
-      return TVMFFIAnyViewToOwnedAny(a, r);
-    case S_ANY: return TVMFFIAnyViewToOwnedAny(a, r);
-    case S_OBJ: ok = t >= kTVMFFIStaticObjectBegin; break;
-    case S_FUNC: ok = t == kTVMFFIFunction; break;
-    case S_DEVICE: ok = t == kTVMFFIDevice; break;
-    case S_DTYPE:
-      if (is_str(a)) {
-        char buf[16];
-        const char* str = str_of(a, buf, sizeof(buf));
-        TVMFFIByteArray b = {str, strlen(str)};
-        DLDataType dt;
-        if (TVMFFIDataTypeFromString(&b, &dt) != 0) return -1;
-        r->type_index = kTVMFFIDataType;
-        r->zero_padding = 0;
-        r->v_int64 = 0;
-        r->v_dtype = dt;
-        return 0;
-      }
-      ok = t == kTVMFFIDataType;
-      break;
-    case S_TENSOR: ok = t == kTVMFFITensor; break;
-    case S_DLTENSOR: ok = t == kTVMFFITensor; /* a view cannot be returned owned */ break;
-    case S_OPT_INT: ok = t == kTVMFFINone || t == kTVMFFIInt || t == kTVMFFIBool;
-      if (ok && t != kTVMFFINone) { set_int(r, a->v_int64); return 0; }
-      break;
-    default: ok = 0;
-  }
-  if (!ok) return arg_mismatch(sig, 0, s->type_key, a);
-  return TVMFFIAnyViewToOwnedAny(a, r);
-}
-
-static int schema_packed(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  (void)h;
-  (void)args;
-  set_int(r, n);
-  return 0;
-}
-
-static int schema_no_args(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  (void)h;
-  (void)args;
-  if (arg_count("testing.schema_no_args() -> int", n, 0) != 0) return -1;
-  set_int(r, 1);
-  return 0;
-}
-
-static int schema_no_return(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  static const char* sig = "testing.schema_no_return(0: int) -> None";
-  (void)h;
-  (void)r;
-  if (arg_count(sig, n, 1) != 0) return -1;
-  if (args[0].type_index != kTVMFFIInt && args[0].type_index != kTVMFFIBool)
-    return arg_mismatch(sig, 0, "int", &args[0]);
-  return 0;
-}
-
-static int schema_no_args_no_return(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  (void)h;
-  (void)args;
-  (void)r;
-  return arg_count("testing.schema_no_args_no_return() -> None", n, 0);
-}
-
 /* ---- exported symbols (abi.md §15) ---------------------------------------- */
 
 /* Lets Python detect that this library is loaded. */
@@ -625,9 +402,7 @@ static int ret_str(TVMFFIAny* r, const char* s) {
 
 TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_schema_id_int(void* h, const TVMFFIAny* args,
                                                            int32_t n, TVMFFIAny* r) {
-  static const schema_fn s = {"testing_dll_schema_id_int", S_INT, "int"};
-  (void)h;
-  return schema_id((void*)&s, args, n, r);
+  return tvmffi_testing__schema_id_int(h, args, n, r);
 }
 
 TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h,
@@ -680,8 +455,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
 /* Registers `fn` (with `self` when non-NULL) under `name` with a type_schema
  * metadata built from the schema JSON.  Failures are reported, not fatal: a
  * second copy of the library must not abort the process. */
-static void reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
-                const char* schema) {
+void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
+                         const char* doc, const char* schema) {
   char meta[1024];
   size_t k = 0;
   const char* head = "{\"type_schema\":\"";
@@ -720,63 +495,40 @@ fail:;
 #define ARG(t) ",{\"type\":\"" t "\"}"
 
 __attribute__((constructor)) static void testing_init(void) {
-  reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
+  tt_reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
       SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
-  reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
-  reg("testing.nop", nop, NULL, "Ignores its arguments.", SCHEMA("None", ""));
-  reg("testing.echo", echo, NULL, "Returns its first argument.", SCHEMA("Any", ""));
-  reg("testing.apply", TestApply, NULL, "Calls f(*args).", SCHEMA("Any", ARG("ffi.Function")));
-  reg("testing.run_check_signal", run_check_signal, NULL,
+  tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
+  tt_reg("testing.nop", nop, NULL, "Ignores its arguments.", SCHEMA("None", ""));
+  tt_reg("testing.echo", echo, NULL, "Returns its first argument.", SCHEMA("Any", ""));
+  tt_reg("testing.apply", TestApply, NULL, "Calls f(*args).", SCHEMA("Any", ARG("ffi.Function")));
+  tt_reg("testing.run_check_signal", run_check_signal, NULL,
       "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
-  reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",
+  tt_reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",
       SCHEMA("int", ARG("ffi.Object")));
-  reg("testing.make_unregistered_object", make_unregistered_object, NULL,
+  tt_reg("testing.make_unregistered_object", make_unregistered_object, NULL,
       "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
-  reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
+  tt_reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
       "Address of a raw safe-call function computing x + 1.", SCHEMA("int", ""));
-  reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
+  tt_reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
       "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
-  reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",
+  tt_reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",
       SCHEMA("ffi.Array", ARG("ffi.Tensor")));
-  reg("testing.make_array_with_mixed", make_array_with_mixed, NULL, "Array[t, x, \"hello\"]",
+  tt_reg("testing.make_array_with_mixed", make_array_with_mixed, NULL, "Array[t, x, \"hello\"]",
       SCHEMA("ffi.Array", ARG("ffi.Tensor") ARG("Any")));
-  reg("testing.make_nested_array_with_tensor", make_nested_array_with_tensor, NULL,
+  tt_reg("testing.make_nested_array_with_tensor", make_nested_array_with_tensor, NULL,
       "Array[Array[t, 42], t]", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
-  reg("testing.make_list_with_tensor", make_list_with_tensor, NULL, "List[t, x]",
+  tt_reg("testing.make_list_with_tensor", make_list_with_tensor, NULL, "List[t, x]",
       SCHEMA("ffi.List", ARG("ffi.Tensor") ARG("Any")));
-  reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
+  tt_reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
       "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", ARG("ffi.Tensor")));
-  reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
+  tt_reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
       "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", ARG("ffi.Tensor")));
-  reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
+  tt_reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
       "An empty Array.", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
-  reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,
+  tt_reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,
       "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
       SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
-  for (size_t i = 0; i < sizeof(kSchemaFns) / sizeof(kSchemaFns[0]); ++i) {
-    char schema[256];
-    const char* t = kSchemaFns[i].type_key;
-    if (strncmp(t, "Optional[", 9) == 0) {
-      char inner[64];
-      snprintf(inner, sizeof(inner), "%.*s", (int)(strlen(t) - 10), t + 9);
-      snprintf(schema, sizeof(schema),
-               "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":[{"
-               "\"type\":\"%s\"}]},{\"type\":\"Optional\",\"args\":[{\"type\":\"%s\"}]}]}",
-               inner, inner);
-    } else {
-      snprintf(schema, sizeof(schema),
-               "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"%s\"},{\"type\":\"%s\"}]}", t,
-               t);
-    }
-    reg(kSchemaFns[i].name, schema_id, (void*)&kSchemaFns[i], "Identity.", schema);
-  }
-  reg("testing.schema_packed", schema_packed, NULL, "Packed arguments; returns their count.",
-      SCHEMA("int", ""));
-  reg("testing.schema_no_args", schema_no_args, NULL, "No arguments.", SCHEMA("int", ""));
-  reg("testing.schema_no_return", schema_no_return, NULL, "No result.",
-      SCHEMA("None", ARG("int")));
-  reg("testing.schema_no_args_no_return", schema_no_args_no_return, NULL, "Nothing at all.",
-      SCHEMA("None", ""));
+  tvmffi_testing__schema_init();
   register_unregistered_types();
   TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_testing.add_one", (void*)add_one_c);
 }

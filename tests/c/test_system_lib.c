@@ -486,6 +486,89 @@ static void test_testing_containers(void) {
   TVMFFIObjectDecRef(t2);
 }
 
+/* Typed identities: conversions and element checks of C++ signatures. */
+static void test_schema_fixtures(void) {
+  TVMFFIAny a[4], r;
+  a[0] = v_str("cuda:1");
+  CHECK_OK(check_call_global("testing.schema_id_device", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIDevice);
+  CHECK_EQ_INT(r.v_device.device_type, kDLCUDA);
+  CHECK_EQ_INT(r.v_device.device_id, 1);
+  a[0] = v_str("cpu");
+  CHECK_OK(check_call_global("testing.schema_id_device", a, 1, &r));
+  CHECK_EQ_INT(r.v_device.device_type, kDLCPU);
+  CHECK_EQ_INT(r.v_device.device_id, 0);
+  a[0] = v_str("llvm");
+  CHECK_RAISED(check_call_global("testing.schema_id_device", a, 1, &r), "ValueError",
+               "Unknown device: llvm");
+  a[0] = v_str("cpu:");
+  CHECK_RAISED(check_call_global("testing.schema_id_device", a, 1, &r), "ValueError",
+               "Invalid device index");
+
+  a[0] = v_int(3);
+  CHECK_OK(check_call_global("testing.schema_id_float", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIFloat);
+  CHECK(r.v_float64 == 3.0);
+  a[0] = v_none();
+  CHECK_OK(check_call_global("testing.schema_id_opt_int", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  a[0] = v_str("a long string argument");
+  CHECK_OK(check_call_global("testing.schema_id_variant_int_str", a, 1, &r));
+  CHECK_EQ_STR(str_of(&r), "a long string argument");
+  check_any_release(&r);
+
+  /* Array -> List conversion with element checks */
+  a[0] = v_int(1);
+  a[1] = v_int(2);
+  TVMFFIAny arr;
+  CHECK_OK(check_call_global("ffi.Array", a, 2, &arr));
+  a[0] = arr;
+  CHECK_OK(check_call_global("testing.schema_id_list_int", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIList);
+  CHECK_EQ_INT(seq_size(&r), 2);
+  CHECK_EQ_INT(seq_at(&r, 1)->v_int64, 2);
+  check_any_release(&r);
+  CHECK_OK(check_call_global("testing.schema_id_arr_int", a, 1, &r));
+  CHECK(r.v_obj == arr.v_obj); /* already the right type: same object */
+  check_any_release(&r);
+  CHECK_RAISED(check_call_global("testing.schema_id_arr_str", a, 1, &r), "TypeError",
+               "Expected `Array<str>` but got `ffi.Array`");
+  check_any_release(&arr);
+
+  /* Map -> Dict with key/value checks */
+  a[0] = v_str("k");
+  a[1] = v_int(7);
+  TVMFFIAny map;
+  CHECK_OK(check_call_global("ffi.Map", a, 2, &map));
+  a[0] = map;
+  CHECK_OK(check_call_global("testing.schema_id_dict_str_int", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIDict);
+  TVMFFIAny x = map_get(&r, "k");
+  CHECK_EQ_INT(x.v_int64, 7);
+  check_any_release(&r);
+  CHECK_RAISED(check_call_global("testing.schema_id_map_str_str", a, 1, &r), "TypeError",
+               "Map<str, str>");
+  check_any_release(&map);
+
+  /* DLTensor* comes back as a view into the argument */
+  int64_t shape[1] = {3};
+  float data[3] = {0};
+  DLTensor dl = {data, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  a[0] = v_none();
+  a[0].type_index = kTVMFFIDLTensorPtr;
+  a[0].v_ptr = &dl;
+  CHECK_OK(check_call_global("testing.schema_id_dltensor", a, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIDLTensorPtr);
+  CHECK(r.v_ptr == &dl);
+
+  a[0] = v_int(1);
+  a[1] = v_str("x");
+  CHECK_OK(check_call_global("testing.schema_packed", a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 2);
+  CHECK_RAISED(check_call_global("testing.schema_no_args", a, 1, &r), "TypeError",
+               "Expected 0 but got 1 arguments");
+}
+
 static int fake_check_signals(void) { return -1; }
 static void* fake_gil_ensure(void) { return NULL; }
 static void fake_gil_release(void* s) { (void)s; }
@@ -510,6 +593,7 @@ int main(void) {
   test_testing_library();
   test_testing_library_exports();
   test_testing_containers();
+  test_schema_fixtures();
   test_run_check_signal();
   printf("test_system_lib: ok\n");
   return 0;
