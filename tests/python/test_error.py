@@ -1,0 +1,170 @@
+"""Errors across the language boundary (python.md §14)."""
+
+import gc
+import traceback
+
+import pytest
+
+import tvm_ffi
+from tvm_ffi import core
+from tvm_ffi.error import _parse_backtrace
+
+
+def _raise_error():
+    return tvm_ffi.get_global_func("testing.test_raise_error")
+
+
+def test_kind_message_backtrace():
+    with pytest.raises(ValueError) as info:
+        _raise_error()("ValueError", "error XYZ")
+    err = info.value.__tvm_ffi_error__
+    assert isinstance(err, core.Error)
+    assert err.kind == "ValueError"
+    assert err.message == "error XYZ"
+    assert "TestRaiseError" in err.backtrace
+    assert str(info.value) == "error XYZ"
+
+
+@pytest.mark.parametrize(
+    "kind, cls",
+    [("TypeError", TypeError), ("KeyError", KeyError), ("IndexError", IndexError),
+     ("AttributeError", AttributeError), ("RuntimeError", RuntimeError),
+     ("InternalError", RuntimeError), ("NotImplementedError", RuntimeError)],
+)
+def test_kind_mapping(kind, cls):
+    with pytest.raises(cls) as info:
+        _raise_error()(kind, "x")
+    assert type(info.value) is cls
+
+
+def test_cpp_frames_in_traceback():
+    try:
+        _raise_error()("ValueError", "boom")
+    except ValueError as e:
+        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    assert "in TestRaiseError" in text
+    lines = [ln for ln in text.splitlines() if ln.strip().startswith("File ")]
+    # user frame, then the package's call frame, then the native frames
+    assert "test_error.py" in lines[0]
+    assert any("core.py" in ln for ln in lines[1:2])
+    assert "TestRaiseError" in lines[-1]
+
+
+def test_through_python_callback():
+    raise_error = _raise_error()
+    with pytest.raises(TypeError):
+        tvm_ffi.get_global_func("testing.apply")(lambda: raise_error("TypeError", "inner"))
+
+
+def test_nested_roundtrip_identity():
+    raise_error = _raise_error()
+    seen = []
+
+    def f():
+        try:
+            raise_error("ValueError", "msg")
+        except ValueError as e:
+            seen.append(e.__tvm_ffi_error__)
+            raise
+
+    with pytest.raises(ValueError) as info:
+        tvm_ffi.get_global_func("testing.apply")(f)
+    assert info.value.__tvm_ffi_error__.same_as(seen[0])
+    bt = info.value.__tvm_ffi_error__.backtrace
+    assert bt.count("TestRaiseError") >= 1
+    assert bt.index("TestRaiseError") < bt.index("in f\n")
+
+
+def test_python_exception_to_error():
+    def raise_error():
+        raise ValueError("py boom")
+
+    try:
+        raise_error()
+    except ValueError as e:
+        err = tvm_ffi.convert(e)
+        assert isinstance(err, core.Error)
+        assert err.kind == "ValueError" and err.message == "py boom"
+        assert "raise_error" in err.backtrace
+        echoed = tvm_ffi.get_global_func("testing.echo")(e)
+        assert isinstance(echoed, core.Error) and echoed.kind == "ValueError"
+
+
+def test_cpp_error_backtrace_gets_python_frames():
+    def caller():
+        _raise_error()("ValueError", "x")
+
+    try:
+        caller()
+    except ValueError as e:
+        assert "caller" not in e.__tvm_ffi_error__.backtrace
+        assert "caller" in tvm_ffi.convert(e).backtrace
+
+
+def test_register_error():
+    @tvm_ffi.register_error
+    class MyError(RuntimeError):
+        pass
+
+    assert isinstance(tvm_ffi.convert(MyError("boom")).py_error(), MyError)
+
+    def f():
+        raise MyError("from python")
+
+    with pytest.raises(MyError, match="from python"):
+        tvm_ffi.get_global_func("testing.apply")(f)
+
+    @tvm_ffi.register_error("CustomKind")
+    class Custom(Exception):
+        pass
+
+    with pytest.raises(Custom, match="c"):
+        _raise_error()("CustomKind", "c")
+
+
+def test_unregistered_subclass_travels_as_runtime_error():
+    class Sub(ValueError):
+        pass
+
+    def f():
+        raise Sub("sub")
+
+    with pytest.raises(RuntimeError, match="sub"):
+        tvm_ffi.get_global_func("testing.apply")(f)
+
+
+def test_parse_backtrace():
+    text = '  File "test.py", line 1, in <module>\n  File "test.py", line 3, in run_test\n'
+    assert _parse_backtrace(text) == [("test.py", 1, "<module>"), ("test.py", 3, "run_test")]
+
+
+def test_no_reference_cycle():
+    class Marker:
+        pass
+
+    def run(ref):
+        m = Marker()
+        ref.append(__import__("weakref").ref(m))
+        try:
+            tvm_ffi.Map({})["missing"]
+        except KeyError:
+            pass
+
+    gc.disable()
+    try:
+        refs = []
+        run(refs)
+        assert refs[0]() is None
+    finally:
+        gc.enable()
+
+
+def test_error_object_api():
+    e = core.Error("ValueError", "msg", '  File "a.cc", line 3, in f\n')
+    assert (e.kind, e.message) == ("ValueError", "msg")
+    assert "a.cc" in e.backtrace
+    e.update_backtrace('  File "b.cc", line 4, in g\n')
+    assert "b.cc" in e.backtrace and "a.cc" not in e.backtrace
+    exc = e.py_error()
+    assert isinstance(exc, ValueError) and exc.__tvm_ffi_error__.same_as(e)
+    assert tvm_ffi.get_global_func("testing.echo")(e).same_as(e)  # returned, not raised
