@@ -361,7 +361,6 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
       want = STACK_PCS;
     }
   }
-  /* pcs[0] is in this function, pcs[1] in its caller. */
   int n = limit > 0 ? backtrace(pcs, want) : 0;
 
   if (!bt_key_set) {
@@ -373,16 +372,27 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
   b->size = 0;
   if (b->data) b->data[0] = '\0';
   long lines = 0;
-  int first = 1;
-  if (filename != NULL && func != NULL && limit > 0) {
+  int supplied = filename != NULL && func != NULL && limit > 0;
+  if (supplied) {
     emit(b, filename, lineno, func);
     ++lines;
-    first = 2; /* the caller's own frame is the line just written */
   }
-  if (n > first) {
+  if (n > 0) {
     pthread_mutex_lock(&sym_mutex);
     session_refresh();
-    for (int i = first; i < n && lines < limit; ++i) {
+    /* Start after this function's own frame.  Normally pcs[0], but an
+     * interposed backtrace() (sanitizers) adds frames in front of it. */
+    int start = 1;
+    for (int i = 0; i < n && i < 8; ++i) {
+      const frame_info* f = lookup((uintptr_t)pcs[i] - 1);
+      const char* name = f && f->nsub > 0 ? f->subs[f->nsub - 1].func : NULL;
+      if (name != NULL && strcmp(name, "TVMFFIBacktrace") == 0) {
+        start = i + 1;
+        break;
+      }
+    }
+    if (supplied) ++start; /* the caller's own frame is the supplied line */
+    for (int i = start; i < n && lines < limit; ++i) {
       /* A return address points after the call: look up the call itself. */
       const frame_info* f = lookup((uintptr_t)pcs[i] - 1);
       if (f == NULL) continue;

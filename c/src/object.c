@@ -13,6 +13,16 @@
 #define STRONG_ONE UINT64_C(1)
 #define WEAK_ONE (UINT64_C(1) << 32)
 
+/* ThreadSanitizer does not model standalone fences: under it, make each
+ * decrement acq_rel instead (same guarantees, slightly slower). */
+#if defined(__SANITIZE_THREAD__)
+#define DEC_ORDER __ATOMIC_ACQ_REL
+#define ACQUIRE_FENCE() ((void)0)
+#else
+#define DEC_ORDER __ATOMIC_RELEASE
+#define ACQUIRE_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 TVMFFIObject* tvmffi__object_alloc(size_t size, int32_t type_index,
                                    void (*deleter)(void* self, int flags)) {
   if (size < sizeof(TVMFFIObject)) size = sizeof(TVMFFIObject);
@@ -33,20 +43,20 @@ void tvmffi__object_deleter_plain(void* self, int flags) {
 
 void tvmffi__decref(TVMFFIObject* obj) {
   if (obj == NULL) return;
-  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, STRONG_ONE, __ATOMIC_RELEASE);
+  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, STRONG_ONE, DEC_ORDER);
   if (old == (STRONG_ONE | WEAK_ONE)) {
     /* Last strong reference and no weak ones: destroy and free at once. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    ACQUIRE_FENCE();
     if (obj->deleter) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
   } else if ((old & 0xFFFFFFFFu) == 1) {
     /* Weak references remain: destroy contents now, then drop the weak unit
      * the strong references held collectively. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    ACQUIRE_FENCE();
     void (*deleter)(void*, int) = obj->deleter;
     if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
-    uint64_t old2 = __atomic_fetch_sub(&obj->combined_ref_count, WEAK_ONE, __ATOMIC_RELEASE);
+    uint64_t old2 = __atomic_fetch_sub(&obj->combined_ref_count, WEAK_ONE, DEC_ORDER);
     if (old2 == WEAK_ONE) {
-      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      ACQUIRE_FENCE();
       if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
     }
   }

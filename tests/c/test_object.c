@@ -40,7 +40,9 @@ static uint64_t count_word(void* obj) {
 static void simulated_weak_decref(TVMFFIObject* obj) {
   uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, ONE_WEAK, __ATOMIC_RELEASE);
   if (old == ONE_WEAK) {
+#if !defined(__SANITIZE_THREAD__) /* TSan does not model fences */
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
     obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
   }
 }
