@@ -5,7 +5,7 @@
  *
  * The schema_* fixtures live in schema.c.  Left out (they need C++ object
  * types or enum machinery): enum_variant_get, TestIntPairSum and the
- * testing.Test* dataclass fixtures, get_mlir_add_one_c_symbol.
+ * testing.Test* dataclass fixtures.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -143,6 +143,26 @@ static int get_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n, TVMFF
   (void)args;
   if (arg_count("testing.get_add_one_c_symbol() -> int", n, 0) != 0) return -1;
   set_int(result, (int64_t)(intptr_t)&add_one_c);
+  return 0;
+}
+
+/* MLIR "packed" form of add_one_c: five slots pointing at the handle, the
+ * args pointer, the int32 count, the result pointer and the int return code
+ * (python.md §5.1, Function.__from_mlir_packed_safe_call__). */
+static void mlir_add_one(void** packed) {
+  void* handle = *(void**)packed[0];
+  const TVMFFIAny* args = *(const TVMFFIAny**)packed[1];
+  int32_t n = *(const int32_t*)packed[2];
+  TVMFFIAny* result = *(TVMFFIAny**)packed[3];
+  *(int*)packed[4] = add_one_c(handle, args, n, result);
+}
+
+static int get_mlir_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n,
+                                     TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (arg_count("testing.get_mlir_add_one_c_symbol() -> int", n, 0) != 0) return -1;
+  set_int(result, (int64_t)(intptr_t)&mlir_add_one);
   return 0;
 }
 
@@ -509,6 +529,8 @@ __attribute__((constructor)) static void testing_init(void) {
       "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
   tt_reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
       "Address of a raw safe-call function computing x + 1.", SCHEMA("int", ""));
+  tt_reg("testing.get_mlir_add_one_c_symbol", get_mlir_add_one_c_symbol, NULL,
+         "Address of an MLIR-packed wrapper computing x + 1.", SCHEMA("int", ""));
   tt_reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
       "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
   tt_reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",

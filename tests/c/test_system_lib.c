@@ -292,6 +292,22 @@ static void test_testing_library(void) {
   CHECK_OK(raw(NULL, a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 2);
 
+  /* the MLIR-packed wrapper of the same */
+  CHECK_OK(check_call_global("testing.get_mlir_add_one_c_symbol", a, 0, &r));
+  void (*packed_fn)(void**) = (void (*)(void**))(intptr_t)r.v_int64;
+  {
+    void* handle = NULL;
+    TVMFFIAny arg = v_int(41), res = v_none();
+    const TVMFFIAny* argp = &arg;
+    int32_t nargs = 1;
+    TVMFFIAny* resp = &res;
+    int rc = -7;
+    void* slots[5] = {&handle, &argp, &nargs, &resp, &rc};
+    packed_fn(slots);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(res.v_int64, 42);
+  }
+
   /* an object of a type that only reflection knows */
   CHECK_OK(check_call_global("testing.make_unregistered_object", a, 0, &r));
   CHECK(r.type_index >= kTVMFFIDynObjectBegin);
