@@ -169,11 +169,8 @@ def _make_fallback_class(tidx):
     info = core.lib.TVMFFIGetTypeInfo(tidx)
     key = core.ffi.unpack(info.type_key.data, info.type_key.size).decode()
     base = core.Object
-    for depth in range(info.type_depth - 1, -1, -1):
-        anc = info.type_ancestors[depth].type_index
-        if anc in core._TYPE_CLS:
-            base = core._TYPE_CLS[anc]
-            break
+    if info.type_depth > 0:  # parent first (a fallback class itself when unregistered)
+        base = core._class_for_index(info.type_ancestors[info.type_depth - 1].type_index)
     module, _, name = key.rpartition(".")
     cls = type(name, (base,), {"__slots__": (), "__doc__": "Auto-generated fallback class for %s" % key})
     cls.__qualname__ = key
