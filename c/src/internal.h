@@ -152,7 +152,9 @@ void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char
 /* ---- args.c: argument checking for core globals ----------------------- */
 
 /* Each raises TypeError naming the function, the argument index and the
- * expected/actual type keys, and returns -1 on mismatch; 0 on success. */
+ * expected/actual type keys, and returns -1 on mismatch; 0 on success.
+ * `fname` is the name followed by the signature, as in the messages of typed
+ * C++ functions: "ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any". */
 int tvmffi__args_count(const char* fname, int32_t num_args, int32_t expected);
 int tvmffi__arg_int(const char* fname, const TVMFFIAny* args, int32_t i, int64_t* out);
 int tvmffi__arg_bool(const char* fname, const TVMFFIAny* args, int32_t i, int* out);
