@@ -298,6 +298,8 @@ static void register_unregistered_types(void) {
   TVMFFIByteArray key = ba("testing.TestUnregisteredObject");
   g_unreg_base_index = TVMFFITypeGetOrAllocIndex(&base_key, -1, 1, 0, 1, kTVMFFIObject);
   g_unreg_index = TVMFFITypeGetOrAllocIndex(&key, -1, 2, 0, 1, g_unreg_base_index);
+  /* Another copy of this library registered the reflection already. */
+  if (TVMFFIGetTypeInfo(g_unreg_index)->metadata != NULL) return;
   TVMFFITypeMetadata md;
   memset(&md, 0, sizeof(md));
   md.doc = ba("Base of testing.TestUnregisteredObject.");
@@ -310,6 +312,14 @@ static void register_unregistered_types(void) {
   register_int_field(g_unreg_index, "v2", "Field v2", offsetof(unreg_obj, v2));
   register_method(g_unreg_base_index, "get_v1_plus_one", "Returns v1 + 1", get_v1_plus_one);
   register_method(g_unreg_index, "get_v2_plus_two", "Returns v2 + 2", get_v2_plus_two);
+  /* A constructor must not leave an error behind in the loading thread. */
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != NULL) {
+    fprintf(stderr, "libtvm_ffi_testing: registering testing.TestUnregisteredObject: %s\n",
+            TVMFFIErrorGetCellPtr(err)->message.data);
+    TVMFFIObjectDecRef(err);
+  }
 }
 
 /* ---- containers holding tensors (DLPack round-trip tests) ---------------- */
@@ -475,8 +485,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
 /* Registers `fn` (with `self` when non-NULL) under `name` with a type_schema
  * metadata built from the schema JSON.  Failures are reported, not fatal: a
  * second copy of the library must not abort the process. */
-void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
-                         const char* doc, const char* schema) {
+void tt_reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
+            const char* schema) {
   char meta[1024];
   size_t k = 0;
   const char* head = "{\"type_schema\":\"";
@@ -488,7 +498,7 @@ void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
   }
   memcpy(meta + k, "\"}", 3);
   TVMFFIObjectHandle f = NULL;
-  /* With self non-NULL the function receives self (the schema_fn entry). */
+  /* With self non-NULL the function receives self (a fixture entry). */
   if (TVMFFIFunctionCreate(self, fn, NULL, &f) != 0) goto fail;
   TVMFFIMethodInfo info;
   memset(&info, 0, sizeof(info));
@@ -515,6 +525,15 @@ fail:;
 #define ARG(t) ",{\"type\":\"" t "\"}"
 
 __attribute__((constructor)) static void testing_init(void) {
+  /* Another copy of this library (loaded from another path) is active: keep
+   * its registrations, whose code stays mapped, rather than ours, which may
+   * be unloaded again. */
+  TVMFFIByteArray probe = ba("testing.add_one");
+  TVMFFIObjectHandle existing = NULL;
+  if (TVMFFIFunctionGetGlobal(&probe, &existing) == 0 && existing != NULL) {
+    TVMFFIObjectDecRef(existing);
+    return;
+  }
   tt_reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
       SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
   tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));

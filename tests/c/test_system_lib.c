@@ -389,6 +389,30 @@ static void test_testing_library_exports(void) {
   CHECK_RAISED(TVMFFIFunctionCall(f, &x, 1, &r), "TypeError", "Expected `int`");
   TVMFFIObjectDecRef(f);
   TVMFFIObjectDecRef(m);
+
+  /* A second copy under another path loads quietly: its constructor keeps
+   * the first copy's registrations and leaves no error in the slot. */
+  char copy[256], cmd[1024];
+  snprintf(copy, sizeof(copy), "/tmp/tvmffi_testing_copy_%d.so", (int)getpid());
+  snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", info.dli_fname, copy);
+  CHECK(system(cmd) == 0);
+  a[0] = v_str(copy);
+  CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", a, 1, &r));
+  CHECK_SLOT_CLEAN();
+  a[0] = v_int(1);
+  TVMFFIAny r2;
+  CHECK_OK(check_call_global("testing.add_one", a, 1, &r2));
+  CHECK_EQ_INT(r2.v_int64, 2);
+  check_any_release(&r); /* unloads the copy */
+  TVMFFIObjectHandle t = system_lib("testing.");
+  f = get_fn(t, "add_one"); /* still the first copy's code */
+  TVMFFIAny one = v_int(1);
+  r2 = v_none();
+  CHECK_OK(TVMFFIFunctionCall(f, &one, 1, &r2));
+  CHECK_EQ_INT(r2.v_int64, 2);
+  TVMFFIObjectDecRef(f);
+  TVMFFIObjectDecRef(t);
+  unlink(copy);
 }
 
 static void noop_dl_deleter(DLManagedTensor* self) { (void)self; }
