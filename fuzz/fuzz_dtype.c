@@ -10,6 +10,9 @@
  *    low-precision floats whose bits differ from their fixed width);
  *  - the first four bytes taken as a DLDataType either print, and the text
  *    parses again, or fail with a ValueError (unknown codes).
+ * Custom types go through fake dtype.get_custom_type_code/name hooks that
+ * are mutually consistent: code "t<N>" <-> N, any other name hashes to a code
+ * in [129, 255]; names starting with '!' make the hook fail.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +89,58 @@ static void print_and_reparse(DLDataType t) {
   release(&s);
 }
 
+static int fake_code(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  FUZZ_ASSERT(n == 1 && args[0].type_index == kTVMFFIRawStr, "custom code hook argument");
+  const char* name = args[0].v_c_str;
+  if (name[0] == '!') {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "fake hook rejects this name");
+    return -1;
+  }
+  unsigned v = 0;
+  if (name[0] == 't' && sscanf(name + 1, "%u", &v) == 1 && v >= 129 && v <= 255) {
+    char back[16];
+    snprintf(back, sizeof(back), "t%u", v);
+    if (strcmp(back, name) != 0) v = 0; /* "t0130" etc.: hash like others */
+  } else {
+    v = 0;
+  }
+  if (v == 0) {
+    uint32_t h = 2166136261u;
+    for (const char* p = name; *p; ++p) h = (h ^ (uint8_t)*p) * 16777619u;
+    v = 129 + h % 127;
+  }
+  result->type_index = kTVMFFIInt;
+  result->zero_padding = 0;
+  result->v_int64 = v;
+  return 0;
+}
+
+static int fake_name(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  FUZZ_ASSERT(n == 1 && args[0].type_index == kTVMFFIInt, "custom name hook argument");
+  char name[16];
+  snprintf(name, sizeof(name), "t%lld", (long long)args[0].v_int64);
+  TVMFFIByteArray ba = {name, strlen(name)};
+  return TVMFFIStringFromByteArray(&ba, result);
+}
+
+static void register_hook(const char* name, TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  FUZZ_ASSERT(TVMFFIFunctionCreate(NULL, fn, NULL, &f) == 0, "create %s", name);
+  TVMFFIByteArray ba = {name, strlen(name)};
+  FUZZ_ASSERT(TVMFFIFunctionSetGlobal(&ba, f, 1) == 0, "register %s", name);
+  TVMFFIObjectDecRef(f);
+}
+
+int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  (void)argc;
+  (void)argv;
+  register_hook("dtype.get_custom_type_code", fake_code);
+  register_hook("dtype.get_custom_type_name", fake_name);
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TVMFFIByteArray in = {(const char*)data, size};
   DLDataType t = {0xAB, 0xCD, 0xEF01};
@@ -101,14 +156,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     DLDataType raw;
     memcpy(&raw, data, sizeof(raw));
     TVMFFIAny s;
-    int known = raw.code <= kDLFloat4_e2m1fn && raw.code != kDLComplex;
+    int known = (raw.code <= kDLFloat4_e2m1fn && raw.code != kDLComplex) || raw.code >= 129;
     if (TVMFFIDataTypeToString(&raw, &s) == 0) {
       FUZZ_ASSERT(known, "printed unknown code %u", raw.code);
       expect_clean();
       release(&s);
       print_and_reparse(raw);
     } else {
-      /* Unknown codes, or custom codes without the registry hook. */
+      /* Unknown codes (18..128, complex). */
       FUZZ_ASSERT(!known, "printing known code %u failed", raw.code);
       expect_error("ValueError");
     }
