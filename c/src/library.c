@@ -136,9 +136,58 @@ TVM_FFI_DLL int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol
 /* ---- the library behind a module ----------------------------------------- */
 
 typedef struct {
-  void* dl;     /* dlopen handle, or NULL for the system library */
-  char* prefix; /* system library symbol prefix */
+  void* dl;              /* dlopen handle, or NULL for the system library */
+  char* prefix;          /* system library symbol prefix */
+  void** ctx_slot;       /* the library's __tvm_ffi__library_ctx, or NULL */
+  tvmffi__module* owner; /* the module whose token ctx_slot may hold */
 } lib_impl;
+
+/* Loading one file twice gives two modules over one dlopen instance and one
+ * __tvm_ffi__library_ctx; the newest module's token wins.  When that module
+ * dies while another lives, the slot falls back to a live module instead of
+ * dangling.  Entries: live dynamic-library impls that own a ctx slot. */
+static pthread_mutex_t g_tok_lock = PTHREAD_MUTEX_INITIALIZER;
+static lib_impl** g_tok;
+static size_t g_tok_size, g_tok_cap;
+
+static int token_write(lib_impl* L, void** slot, tvmffi__module* m) {
+  pthread_mutex_lock(&g_tok_lock);
+  if (L->dl != NULL && g_tok_size == g_tok_cap) {
+    size_t cap = g_tok_cap ? 2 * g_tok_cap : 8;
+    lib_impl** t = (lib_impl**)realloc(g_tok, cap * sizeof(*t));
+    if (t == NULL) {
+      pthread_mutex_unlock(&g_tok_lock);
+      return tvmffi__raise_oom();
+    }
+    g_tok = t;
+    g_tok_cap = cap;
+  }
+  *slot = m;
+  L->ctx_slot = slot;
+  L->owner = m;
+  if (L->dl != NULL) g_tok[g_tok_size++] = L; /* system libraries live forever */
+  pthread_mutex_unlock(&g_tok_lock);
+  return 0;
+}
+
+static void token_release(lib_impl* L) {
+  if (L->ctx_slot == NULL || L->dl == NULL) return;
+  pthread_mutex_lock(&g_tok_lock);
+  for (size_t i = 0; i < g_tok_size; ++i) {
+    if (g_tok[i] == L) {
+      memmove(&g_tok[i], &g_tok[i + 1], (g_tok_size - i - 1) * sizeof(*g_tok));
+      g_tok_size--;
+      break;
+    }
+  }
+  if (*L->ctx_slot == L->owner) {
+    void* next = NULL; /* the newest other live module over the same library */
+    for (size_t i = g_tok_size; i-- > 0 && next == NULL;)
+      if (g_tok[i]->ctx_slot == L->ctx_slot) next = g_tok[i]->owner;
+    *L->ctx_slot = next;
+  }
+  pthread_mutex_unlock(&g_tok_lock);
+}
 
 /* Plain symbol lookup (§13.4): system libraries try prefix + name first. */
 static void* lib_sym(const lib_impl* L, const char* name) {
@@ -274,6 +323,7 @@ static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name,
 static void lib_finalize(void* impl) {
   lib_impl* L = (lib_impl*)impl;
   if (L == NULL) return;
+  token_release(L);
   if (L->dl != NULL) dlclose(L->dl);
   free(L->prefix);
   free(L);
@@ -465,7 +515,10 @@ static tvmffi__module* library_module_create(lib_impl* L) {
   const void* bin = lib_sym(L, "__tvm_ffi__library_bin");
   void** ctx = (void**)lib_sym(L, "__tvm_ffi__library_ctx");
   /* The token is the module handle itself (see TVMFFIEnvModLookupFromImports). */
-  if (ctx != NULL) *ctx = m;
+  if (ctx != NULL && token_write(L, ctx, m) != 0) {
+    tvmffi__decref(&m->header);
+    return NULL;
+  }
   if (bin == NULL) return m;
   tvmffi__module* root = process_library_bin(bin, m);
   tvmffi__decref(&m->header); /* the tree holds it if a "_lib" entry uses it */

@@ -589,6 +589,21 @@ static void test_context_symbols(void) {
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
   TVMFFIObjectDecRef(f);
   CHECK_RAISED(TVMFFIEnvModRegisterContextSymbol(NULL, &marker), "ValueError", "");
+
+  /* one file loaded twice: one library instance, one ctx slot; the newest
+   * module's token wins, and when it dies the slot falls back to B */
+  TVMFFIObjectHandle B2 = load_ok(kernel("kctx"));
+  f = get_fn(B, "get_ctx", 0);
+  CHECK_OK(call(f, a, 0, &r));
+  CHECK(r.v_ptr == B2);
+  TVMFFIObjectDecRef(B2);
+  CHECK_OK(call(f, a, 0, &r));
+  CHECK(r.v_ptr == B);
+  TVMFFIObjectHandle lookup = get_fn(B, "lookup_call", 0);
+  a[0] = v_str("no_such_function");
+  CHECK_RAISED(call(lookup, a, 1, &r), "RuntimeError", "Cannot find function");
+  TVMFFIObjectDecRef(lookup);
+  TVMFFIObjectDecRef(f);
   TVMFFIObjectDecRef(B);
 }
 
