@@ -18,7 +18,7 @@ export BUILD_DIR MAKE_JOBS
 sh "$srcdir/scripts/setup.sh" --deps || exit 1
 (
   cd "$srcdir" || exit 1
-  if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+  if [ ! -x configure ] || [ ! -f Makefile.in ] || [ configure.ac -nt configure ]; then
     ./autogen.sh > /dev/null 2>&1 || ./autogen.sh || exit 1
   fi
   mkdir -p "$BUILD_DIR" && cd "$BUILD_DIR" || exit 1

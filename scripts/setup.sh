@@ -81,7 +81,7 @@ install_deps() {
 
 build() {
   cd "$srcdir"
-  if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+  if [ ! -x configure ] || [ ! -f Makefile.in ] || [ configure.ac -nt configure ]; then
     say "autogen"
     ./autogen.sh > /dev/null 2>&1 || { ./autogen.sh; die "autogen.sh failed"; }
   fi
