@@ -48,7 +48,7 @@ inline int32_t TypeGetOrAllocIndex(const char* key, int32_t depth, int32_t child
 inline std::string TypeIndexToTypeKeyImpl(int32_t tindex);
 /* Throws TypeError "Cannot treat type `<from>` as type `<to>`" (defined in type_traits.h). */
 template <typename T>
-[[noreturn]] void ThrowCannotTreat(const std::string& from);
+[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowCannotTreat(const std::string& from);
 }  // namespace details
 
 /*!

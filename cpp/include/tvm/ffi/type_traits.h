@@ -122,7 +122,7 @@ inline constexpr bool type_subsumes_v = type_subsumes<Target, Source>::value;
 
 namespace details {
 template <typename T>
-[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowCannotTreat(const std::string& from) {
+void ThrowCannotTreat(const std::string& from) {
   TVM_FFI_THROW(TypeError) << "Cannot treat type `" << from << "` as type `"
                            << TypeTraitsNoCR<T>::TypeStr() << "`";
   TVM_FFI_UNREACHABLE();

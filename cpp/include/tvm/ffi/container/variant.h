@@ -1,0 +1,114 @@
+/*
+ * tvm/ffi/container/variant.h -- Variant<V...>: one Any holding a value of
+ * one of the alternatives (never null, never an ObjectRef).
+ */
+#ifndef TVM_FFI_CONTAINER_VARIANT_H_
+#define TVM_FFI_CONTAINER_VARIANT_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/function_details.h>
+#include <tvm/ffi/optional.h>
+
+TVM_FFI_NS_BEGIN
+
+template <typename... V>
+class Variant {
+  static_assert(sizeof...(V) > 0, "Variant needs at least one alternative");
+
+ public:
+  template <typename T, typename = std::enable_if_t<(type_subsumes_v<V, std::decay_t<T>> || ...) &&
+                                                    !std::is_same_v<std::decay_t<T>, Variant>>>
+  Variant(T&& v) : data_(std::decay_t<T>(std::forward<T>(v))) {}  // NOLINT(*)
+  template <typename T, typename = std::enable_if_t<(type_subsumes_v<V, std::decay_t<T>> || ...)>>
+  Variant& operator=(T&& v) {
+    data_ = Any(std::decay_t<T>(std::forward<T>(v)));
+    return *this;
+  }
+  Variant(const Variant&) = default;
+  Variant(Variant&&) = default;
+  Variant& operator=(const Variant&) = default;
+  Variant& operator=(Variant&&) = default;
+
+  /// Strict extraction.
+  template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
+  std::optional<T> as() const {
+    return data_.as<T>();
+  }
+  template <typename ObjT, std::enable_if_t<std::is_base_of_v<Object, ObjT>, long> = 0>
+  const ObjT* as() const {
+    return data_.as<ObjT>();
+  }
+  /// Converting extraction; TypeError on failure.
+  template <typename T>
+  T get() const& {
+    return data_.cast<T>();
+  }
+  template <typename T>
+  T get() && {
+    return std::move(data_).cast<T>();
+  }
+  std::string GetTypeKey() const { return data_.GetTypeKey(); }
+  bool same_as(const Variant& o) const { return data_.same_as(o.data_); }
+
+ private:
+  Variant() = default;
+  template <typename, typename>
+  friend struct TypeTraits;
+  Any data_;
+};
+
+template <typename... V, typename T>
+struct type_subsumes<Variant<V...>, T> : std::bool_constant<(type_subsumes_v<V, T> || ...)> {};
+
+template <typename... V>
+struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
+  using Self = Variant<V...>;
+  static void CopyToAnyView(const Self& v, TVMFFIAny* r) { *r = *details::AnyUnsafe::GetRaw(&v.data_); }
+  static void MoveToAny(Self v, TVMFFIAny* r) {
+    *r = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(v.data_));
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* s) { return (TypeTraits<V>::CheckAnyStrict(s) || ...); }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
+    Self r;
+    r.data_ = Any(AnyView::CopyFromTVMFFIAny(*s));
+    return r;
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* s) {
+    Self r;
+    r.data_ = details::AnyUnsafe::MoveTVMFFIAnyToAny(s);
+    return r;
+  }
+  /* Every alternative's strict check first, then each conversion in order. */
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* s) {
+    if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
+    std::optional<Self> out;
+    (TryOne<V>(s, &out) || ...);
+    return out;
+  }
+  static std::string TypeStr() {
+    std::string s = "Variant<";
+    bool first = true;
+    ((s += (first ? "" : ", ") + details::Type2Str<V>::v(), first = false), ...);
+    return s + ">";
+  }
+  static std::string TypeSchema() {
+    std::string s = "{\"type\":\"Variant\",\"args\":[";
+    bool first = true;
+    ((s += (first ? "" : ",") + details::Type2Schema<V>::v(), first = false), ...);
+    return s + "]}";
+  }
+
+ private:
+  template <typename T>
+  static bool TryOne(const TVMFFIAny* s, std::optional<Self>* out) {
+    std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s);
+    if (!v.has_value()) return false;
+    Self r;
+    r.data_ = Any(*std::move(v));
+    *out = std::move(r);
+    return true;
+  }
+};
+
+TVM_FFI_NS_END
+#endif  // TVM_FFI_CONTAINER_VARIANT_H_

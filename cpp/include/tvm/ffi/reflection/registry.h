@@ -1,0 +1,371 @@
+/*
+ * tvm/ffi/reflection/registry.h -- registering global functions (GlobalDef)
+ * and reflected object types (ObjectDef) through the C registration API.
+ *
+ *   namespace refl = tvm::ffi::reflection;
+ *   TVM_FFI_STATIC_INIT_BLOCK() {
+ *     refl::GlobalDef().def("pkg.add_one", AddOne);
+ *     refl::ObjectDef<MyObj>().def_ro("x", &MyObj::x).def(refl::init<int64_t>());
+ *   }
+ */
+#ifndef TVM_FFI_REFLECTION_REGISTRY_H_
+#define TVM_FFI_REFLECTION_REGISTRY_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+TVM_FFI_NS_BEGIN
+namespace reflection {
+
+/*! \brief Extra key/value metadata (values: int, bool or string). */
+struct Metadata {
+  Metadata(std::initializer_list<std::pair<std::string, Any>> e) : entries(e) {}
+  std::vector<std::pair<std::string, Any>> entries;
+};
+
+/*! \brief Field default value. */
+struct DefaultValue {
+  explicit DefaultValue(Any v) : value(std::move(v)) {}
+  Any value;
+};
+using default_value = DefaultValue;
+/*! \brief Field default produced by calling a factory. */
+struct DefaultFactory {
+  explicit DefaultFactory(Function f) : factory(std::move(f)) {}
+  Function factory;
+};
+using default_factory = DefaultFactory;
+
+/*! \brief Sets or clears a field flag. */
+struct AttachFieldFlag {
+  int64_t flag;
+  bool set;
+  static AttachFieldFlag SEqHashIgnore() { return {kTVMFFIFieldFlagBitMaskSEqHashIgnore, true}; }
+  static AttachFieldFlag SEqHashDefRecursive() {
+    return {kTVMFFIFieldFlagBitMaskSEqHashDefRecursive, true};
+  }
+  static AttachFieldFlag SEqHashDefNonRecursive() {
+    return {kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive, true};
+  }
+};
+inline AttachFieldFlag repr(bool on) { return {kTVMFFIFieldFlagBitMaskReprOff, !on}; }
+inline AttachFieldFlag compare(bool on) { return {kTVMFFIFieldFlagBitMaskCompareOff, !on}; }
+inline AttachFieldFlag hash(bool on) { return {kTVMFFIFieldFlagBitMaskHashOff, !on}; }
+inline AttachFieldFlag kw_only(bool on) { return {kTVMFFIFieldFlagBitMaskKwOnly, on}; }
+
+/*! \brief Constructor marker for ObjectDef::def; init(false) suppresses the automatic init. */
+template <typename... Args>
+struct init {
+  explicit init(bool enable = true) : enabled(enable) {}
+  bool enabled;
+};
+
+namespace details {
+using ::tvm::ffi::details::AnyUnsafe;
+inline TVMFFIByteArray BA(const std::string& s) { return {s.data(), s.size()}; }
+
+/* Collected docstring, metadata and field options from the variadic extras. */
+struct Extras {
+  std::string doc;
+  std::string metadata;  // ",\"k\":v" fragments
+  int64_t flags_set = 0;
+  int64_t flags_clear = 0;
+  std::optional<Any> default_value;
+  bool default_is_factory = false;
+
+  void Add(const char* d) { doc = d; }
+  void Add(const std::string& d) { doc = d; }
+  void Add(const Metadata& m) {
+    for (const auto& kv : m.entries) {
+      std::string v;
+      const Any& a = kv.second;
+      if (auto b = a.as<bool>()) {
+        v = *b ? "true" : "false";
+      } else if (auto i = a.as<int64_t>()) {
+        v = std::to_string(*i);
+      } else if (auto s = a.try_cast<std::string>()) {
+        v = std::string(EscapeStringJSON(String(*s)).view());
+      } else {
+        TVM_FFI_THROW(TypeError) << "Metadata value of `" << kv.first
+                                 << "` must be int, bool or string, but got `" << a.GetTypeKey()
+                                 << "`";
+      }
+      metadata += "," + std::string(EscapeStringJSON(String(kv.first)).view()) + ":" + v;
+    }
+  }
+  void Add(const DefaultValue& d) { default_value = d.value; }
+  void Add(const DefaultFactory& d) {
+    default_value = Any(d.factory);
+    default_is_factory = true;
+  }
+  void Add(const AttachFieldFlag& f) {
+    if (f.set) flags_set |= f.flag;
+    else flags_clear |= f.flag;
+  }
+  template <typename... A>
+  void Add(const init<A...>& i) {
+    if (!i.enabled) flags_set |= kTVMFFIFieldFlagBitMaskInitOff;
+  }
+  /* {"type_schema":"..."} plus user metadata. */
+  std::string MetadataJSON(const std::string& schema) const {
+    std::string out = "{";
+    if (!schema.empty()) out += "\"type_schema\":" + std::string(EscapeStringJSON(String(schema)).view());
+    if (!metadata.empty()) out += schema.empty() ? metadata.substr(1) : metadata;
+    return out + "}";
+  }
+};
+template <typename... Extra>
+inline Extras CollectExtras(Extra&&... extra) {
+  Extras e;
+  (e.Add(extra), ...);
+  return e;
+}
+
+inline void RegisterGlobal(const char* name, const Function& f, const std::string& schema,
+                           const Extras& e) {
+  std::string n = name, meta = e.MetadataJSON(schema);
+  TVMFFIMethodInfo info{};
+  info.name = BA(n);
+  info.doc = BA(e.doc);
+  info.metadata = BA(meta);
+  info.flags = 0;
+  info.method = AnyView(f).CopyToTVMFFIAny();
+  TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0));
+}
+
+/* Member-function pointers become callables taking the receiver first. */
+template <typename F>
+struct MethodAdapter {
+  static F&& Adapt(F&& f) { return std::forward<F>(f); }
+};
+template <typename C, typename R, typename... Args>
+inline auto AdaptMethod(R (C::*f)(Args...) const) {
+  if constexpr (std::is_base_of_v<Object, C>) {
+    return [f](const C* self, Args... args) -> R { return (self->*f)(std::forward<Args>(args)...); };
+  } else {
+    return [f](C self, Args... args) -> R { return (self.*f)(std::forward<Args>(args)...); };
+  }
+}
+template <typename C, typename R, typename... Args>
+inline auto AdaptMethod(R (C::*f)(Args...)) {
+  if constexpr (std::is_base_of_v<Object, C>) {
+    return [f](const C* self, Args... args) -> R {
+      return (const_cast<C*>(self)->*f)(std::forward<Args>(args)...);
+    };
+  } else {
+    return [f](C self, Args... args) -> R { return (self.*f)(std::forward<Args>(args)...); };
+  }
+}
+template <typename F>
+inline F AdaptMethod(F f) {
+  return f;
+}
+
+/* Field accessors registered with the runtime. */
+template <typename T>
+int FieldGetter(void* field, TVMFFIAny* result) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  Any v(*static_cast<T*>(field));
+  *result = AnyUnsafe::MoveAnyToTVMFFIAny(std::move(v));
+  TVM_FFI_SAFE_CALL_END();
+}
+template <typename T>
+int FieldSetter(void* field, const TVMFFIAny* value) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value).cast<T>();
+  TVM_FFI_SAFE_CALL_END();
+}
+template <typename Class>
+int ObjectCreator(TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  ObjectPtr<Class> p;
+  if constexpr (std::is_default_constructible_v<Class>) p = make_object<Class>();
+  *out = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToHandle(std::move(p));
+  TVM_FFI_SAFE_CALL_END();
+}
+}  // namespace details
+
+/*! \brief Offset of a field measured from the object header. */
+template <typename Class, typename T>
+inline int64_t GetFieldByteOffsetToObject(T Class::*field) {
+  alignas(Class) static char storage[sizeof(Class)];  // never constructed: address arithmetic only
+  Class* p = reinterpret_cast<Class*>(storage);
+  return reinterpret_cast<char*>(&(p->*field)) -
+         reinterpret_cast<char*>(static_cast<Object*>(p));
+}
+
+/*! \brief Registers global functions; use as a temporary and chain calls. */
+class GlobalDef {
+ public:
+  template <typename F, typename... Extra>
+  GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
+    auto g = details::AdaptMethod(std::forward<F>(f));
+    using G = decltype(g);
+    details::RegisterGlobal(name, Function::FromTyped(std::move(g), name),
+                            ::tvm::ffi::details::FuncTraitsOf<G>::Schema(),
+                            details::CollectExtras(std::forward<Extra>(extra)...));
+    return *this;
+  }
+  template <typename F, typename... Extra>
+  GlobalDef& def_packed(const char* name, F f, Extra&&... extra) {
+    details::RegisterGlobal(name, Function::FromPacked(std::move(f)),
+                            ::tvm::ffi::details::SchemaOf("ffi.Function"),
+                            details::CollectExtras(std::forward<Extra>(extra)...));
+    return *this;
+  }
+  template <typename F, typename... Extra>
+  GlobalDef& def_method(const char* name, F&& f, Extra&&... extra) {
+    return def(name, std::forward<F>(f), std::forward<Extra>(extra)...);
+  }
+};
+
+/*!
+ * \brief Registers a type's fields, methods and constructor.  Use as a
+ *  temporary; the destructor finishes the registration.
+ */
+template <typename Class>
+class ObjectDef {
+ public:
+  template <typename... Extra>
+  explicit ObjectDef(Extra&&... extra)
+      : type_index_(Class::_GetOrAllocRuntimeTypeIndex()),
+        extras_(details::CollectExtras(std::forward<Extra>(extra)...)) {}
+  ObjectDef(const ObjectDef&) = delete;
+  ObjectDef& operator=(const ObjectDef&) = delete;
+  ~ObjectDef() noexcept(false) {
+    TVMFFITypeMetadata meta{};
+    meta.doc = details::BA(extras_.doc);
+    meta.creator = std::is_default_constructible_v<Class> ? details::ObjectCreator<Class> : nullptr;
+    meta.total_size = static_cast<int32_t>(sizeof(Class));
+    meta.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &meta));
+    if (!has_init_ && !(extras_.flags_set & kTVMFFIFieldFlagBitMaskInitOff)) {
+      // the auto-generated __ffi_init__ comes from the runtime when it provides one
+      if (std::optional<Function> f = Function::GetGlobal("ffi._RegisterFFIInit")) {
+        (*f)(type_index_);
+      }
+    }
+  }
+
+  template <typename T, typename Base, typename... Extra>
+  ObjectDef& def_ro(const char* name, T Base::*field, Extra&&... extra) {
+    RegisterField(name, field, false, std::forward<Extra>(extra)...);
+    return *this;
+  }
+  template <typename T, typename Base, typename... Extra>
+  ObjectDef& def_rw(const char* name, T Base::*field, Extra&&... extra) {
+    static_assert(Class::_type_mutable, "def_rw requires _type_mutable = true");
+    RegisterField(name, field, true, std::forward<Extra>(extra)...);
+    return *this;
+  }
+  /// Instance method: a member pointer receives `const Class*`; a lambda's first parameter is the receiver.
+  template <typename F, typename... Extra>
+  ObjectDef& def(const char* name, F&& f, Extra&&... extra) {
+    RegisterMethod(name, false, details::AdaptMethod(std::forward<F>(f)),
+                   std::forward<Extra>(extra)...);
+    return *this;
+  }
+  template <typename F, typename... Extra>
+  ObjectDef& def_static(const char* name, F&& f, Extra&&... extra) {
+    RegisterMethod(name, true, std::forward<F>(f), std::forward<Extra>(extra)...);
+    return *this;
+  }
+  /// Constructor: registers type attribute __ffi_init__ building make_object<Class>(args...).
+  template <typename... Args, typename... Extra>
+  ObjectDef& def(init<Args...> i, Extra&&...) {
+    if (!i.enabled) return *this;
+    has_init_ = true;
+    Function f = Function::FromTyped(
+        [](Args... args) { return ObjectRef(make_object<Class>(std::forward<Args>(args)...)); },
+        std::string(Class::_type_key) + ".__ffi_init__");
+    def_type_attr("__ffi_init__", f);
+    return *this;
+  }
+  template <typename V>
+  ObjectDef& def_type_attr(const char* name, V value) {
+    Any v(std::move(value));
+    TVMFFIByteArray n{name, std::char_traits<char>::length(name)};
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITypeRegisterAttr(type_index_, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
+    return *this;
+  }
+
+ private:
+  template <typename T, typename Base, typename... Extra>
+  void RegisterField(const char* name, T Base::*field, bool writable, Extra&&... extra) {
+    static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
+    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
+    std::string n = name, meta = e.MetadataJSON(TypeTraits<T>::TypeSchema());
+    TVMFFIFieldInfo info{};
+    info.name = details::BA(n);
+    info.doc = details::BA(e.doc);
+    info.metadata = details::BA(meta);
+    info.flags = (writable ? kTVMFFIFieldFlagBitMaskWritable : 0) | e.flags_set;
+    info.flags &= ~e.flags_clear;
+    info.size = sizeof(T);
+    info.alignment = alignof(T);
+    info.offset = GetFieldByteOffsetToObject<Class>(static_cast<T Class::*>(field));
+    info.getter = details::FieldGetter<T>;
+    info.setter = reinterpret_cast<void*>(details::FieldSetter<T>);
+    ::tvm::ffi::details::AnySetNone(&info.default_value_or_factory);
+    if (e.default_value.has_value()) {
+      info.flags |= kTVMFFIFieldFlagBitMaskHasDefault;
+      if (e.default_is_factory) info.flags |= kTVMFFIFieldFlagBitMaskDefaultFromFactory;
+      info.default_value_or_factory = AnyView(*e.default_value).CopyToTVMFFIAny();
+    }
+    info.field_static_type_index = TypeTraits<T>::field_static_type_index;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index_, &info));
+  }
+  template <typename F, typename... Extra>
+  void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
+    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
+    std::string full = std::string(Class::_type_key) + "." + name;
+    Function func = Function::FromTyped(std::move(f), full);
+    std::string n = name, meta = e.MetadataJSON(::tvm::ffi::details::FuncTraitsOf<F>::Schema());
+    TVMFFIMethodInfo info{};
+    info.name = details::BA(n);
+    info.doc = details::BA(e.doc);
+    info.metadata = details::BA(meta);
+    info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
+    info.method = AnyView(func).CopyToTVMFFIAny();
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index_, &info));
+  }
+
+  int32_t type_index_;
+  details::Extras extras_;
+  bool has_init_ = false;
+};
+
+/*! \brief Attributes of a type (no fields). */
+template <typename Class>
+class TypeAttrDef {
+ public:
+  TypeAttrDef() : type_index_(Class::_GetOrAllocRuntimeTypeIndex()) {}
+  template <typename V>
+  TypeAttrDef& def(const char* name, V value) {
+    Any v(std::move(value));
+    TVMFFIByteArray n{name, std::char_traits<char>::length(name)};
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITypeRegisterAttr(type_index_, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
+    return *this;
+  }
+  template <typename V>
+  TypeAttrDef& attr(const char* name, V value) {
+    return def(name, std::move(value));
+  }
+
+ private:
+  int32_t type_index_;
+};
+
+}  // namespace reflection
+TVM_FFI_NS_END
+#endif  // TVM_FFI_REFLECTION_REGISTRY_H_
