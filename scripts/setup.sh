@@ -21,14 +21,21 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # ---- system packages (Debian) -------------------------------------------
 # Build tools, elfutils for backtraces with file:line, valgrind and mandoc
 # for the test suite, doctest for the C++ tests, clang + its runtime for the
-# libFuzzer targets.
+# libFuzzer targets; Debian's python3 with cffi/pytest/numpy runs the pytest
+# suite a second time (tests/python/run_pytest.sh).
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config libdw-dev
-  valgrind mandoc doctest-dev clang libclang-rt-14-dev python3 python3-pip python3-venv"
+  valgrind mandoc doctest-dev clang libclang-rt-14-dev
+  python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy"
+# Best effort (tests skip without them): Debian's torch 1.13 exercises the
+# legacy DLPack path under /usr/bin/python3.
+APT_OPTIONAL="python3-torch"
 
-# ---- Python packages ----------------------------------------------------
-# Format: "<import name>:<pip requirement>".  The Python engineer maintains
-# this list (cffi builds the extension, pytest runs tests/python).
-PIP_PACKAGES="cffi:cffi pytest:pytest"
+# ---- Python packages (for the python3 first on PATH) ---------------------
+# >>> maintained with the Python engineer: "<import name>:<pip requirement>" <<<
+PIP_PACKAGES="cffi:cffi pytest:pytest numpy:numpy"
+# Best effort: torch==2.13.0 is the CPU wheel this machine kind keeps on disk
+# (an unpinned torch would download a multi-GB CUDA build).
+PIP_OPTIONAL="torch:torch==2.13.0"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
@@ -37,19 +44,40 @@ as_root() {
   fi
 }
 
+apt_missing() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2> /dev/null | grep -q 'install ok installed' ||
+      printf ' %s' "$p"
+  done
+}
+
+apt_updated=
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "$apt_updated" ]; then
+    as_root apt-get update -qq < /dev/null > /dev/null || return 1
+    apt_updated=1
+  fi
+  # shellcheck disable=SC2086  # word splitting of the package list is wanted
+  as_root apt-get install -y -qq --no-install-recommends "$@" < /dev/null > /dev/null
+}
+
 install_apt() {
   command -v dpkg-query > /dev/null 2>&1 || { say "not a Debian system; install by hand: $APT_PACKAGES"; return 0; }
-  missing=
-  for p in $APT_PACKAGES; do
-    dpkg-query -W -f='${Status}\n' "$p" 2> /dev/null | grep -q 'install ok installed' ||
-      missing="$missing $p"
-  done
-  [ -z "$missing" ] && return 0
-  say "installing apt packages:$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get update -qq < /dev/null > /dev/null
-  # shellcheck disable=SC2086  # word splitting of the package list is wanted
-  as_root apt-get install -y -qq --no-install-recommends $missing < /dev/null > /dev/null
+  # shellcheck disable=SC2086
+  missing=$(apt_missing $APT_PACKAGES)
+  if [ -n "$missing" ]; then
+    say "installing apt packages:$missing"
+    # shellcheck disable=SC2086
+    apt_install $missing || die "apt-get install failed for:$missing"
+  fi
+  # shellcheck disable=SC2086
+  missing=$(apt_missing $APT_OPTIONAL)
+  if [ -n "$missing" ]; then
+    say "installing optional apt packages:$missing"
+    # shellcheck disable=SC2086
+    apt_install $missing || say "optional apt packages not installed:$missing (their tests skip)"
+  fi
 }
 
 pick_python() {
@@ -59,19 +87,34 @@ pick_python() {
   die "no python3 found"
 }
 
+pip_missing() {
+  for entry in "$@"; do
+    "$py" -c "import ${entry%%:*}" > /dev/null 2>&1 || printf ' %s' "${entry#*:}"
+  done
+}
+
+pip_install() {
+  # Debian's own python refuses system-wide pip installs (PEP 668) unless told.
+  "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@" < /dev/null ||
+    "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore --break-system-packages "$@" < /dev/null
+}
+
 install_pip() {
   py=$(pick_python)
-  missing=
-  for entry in $PIP_PACKAGES; do
-    mod=${entry%%:*}; req=${entry#*:}
-    "$py" -c "import $mod" > /dev/null 2>&1 || missing="$missing $req"
-  done
-  [ -z "$missing" ] && return 0
-  say "installing pip packages:$missing"
-  # Debian's own python refuses system-wide pip installs (PEP 668) unless told.
   # shellcheck disable=SC2086
-  "$py" -m pip install -q $missing < /dev/null ||
-    "$py" -m pip install -q --break-system-packages $missing < /dev/null
+  missing=$(pip_missing $PIP_PACKAGES)
+  if [ -n "$missing" ]; then
+    say "installing pip packages:$missing"
+    # shellcheck disable=SC2086
+    pip_install $missing || die "pip install failed for:$missing"
+  fi
+  # shellcheck disable=SC2086
+  missing=$(pip_missing $PIP_OPTIONAL)
+  if [ -n "$missing" ]; then
+    say "installing optional pip packages:$missing"
+    # shellcheck disable=SC2086
+    pip_install $missing || say "optional pip packages not installed:$missing (their tests skip)"
+  fi
 }
 
 install_deps() {
