@@ -48,6 +48,7 @@ struct tvmffi__module {
   const tvmffi__module_vtable* vt;
   void* impl;
 };
+_Static_assert(offsetof(tvmffi__module, imports) == 24, "imports_ must sit at offset 24");
 
 /* A new module of kind `vt` owning `impl` (finalize runs even on failure).
  * Returns a new reference, or NULL after raising. */
@@ -60,6 +61,26 @@ int tvmffi__module_is_ours(const TVMFFIObject* obj);
 /* Appends `other` to mod's imports after the cycle check (RuntimeError
  * "Cyclic dependency detected during import").  Returns 0/-1. */
 int tvmffi__module_import(tvmffi__module* mod, tvmffi__module* other);
+
+/* Function `name` of m (new reference in *out, or NULL), continuing depth
+ * first through the imports when query_imports.  Returns 0/-1. */
+int tvmffi__module_get_function(tvmffi__module* m, const char* name, int query_imports,
+                                TVMFFIObject** out);
+/* Does m (or, with query_imports, an import) define `name`?  Never raises. */
+int tvmffi__module_implements(tvmffi__module* m, const char* name, int query_imports);
+/* Doc or metadata (prefix as in get_info) of `name`: owned String or None. */
+int tvmffi__module_get_info(tvmffi__module* m, const char* prefix, const char* name,
+                            int query_imports, TVMFFIAny* out);
+/* New reference to m's current imports array (never NULL). */
+TVMFFIObject* tvmffi__module_imports(tvmffi__module* m);
+/* Replaces m's imports with an empty array.  Returns 0/-1. */
+int tvmffi__module_clear_imports(tvmffi__module* m);
+
+/* library_bin.c: rebuilds the import tree of a __tvm_ffi__library_bin blob
+ * (§13.5) whose readable size is at most `limit` bytes (UINT64_MAX when
+ * unknown); `lib` (borrowed) stands for "_lib" entries.  Returns module 0
+ * (new reference), or NULL after raising RuntimeError/TypeError. */
+tvmffi__module* tvmffi__library_bin_load(const void* bin, uint64_t limit, tvmffi__module* lib);
 
 /* Registers the loader globals of library.c (ffi.Module.load_from_file.so,
  * ffi.SystemLib); called from tvmffi__module_globals_init. */
