@@ -743,7 +743,7 @@ def _to_owned_any(value, out):
 # ---------------------------------------------------------------------------------------------
 # argument conversion hooks
 
-RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER = range(5)
+RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK = range(6)
 _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
 
 
@@ -773,6 +773,13 @@ def _classify(tp):
         return (RULE_EXCHANGE, _exchange_api_address(tp.__dlpack_c_exchange_api__))
     if issubclass(tp, (DataType, Device)) or (issubclass(tp, str) and hasattr(tp, "_from_packed")):
         return RULE_POD
+    if hasattr(tp, "__cuda_stream__"):
+        return RULE_SLOW
+    torch = sys.modules.get("torch")
+    if torch is not None and issubclass(tp, torch.Tensor):
+        return RULE_SLOW  # rule 10: the fallback needs Python (no exchange API)
+    if hasattr(tp, "__dlpack__"):
+        return RULE_DLPACK
     return RULE_SLOW
 
 
@@ -1061,38 +1068,18 @@ def _capsule_name(obj):
 
 
 def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
-    """Import any DLPack producer (or capsule) as a Tensor without copying."""
-    out = ffi.new("void**")
-    tp = type(ext_tensor)
-    if hasattr(tp, "__dlpack_c_exchange_api__"):
-        api = _exchange_api_address(tp.__dlpack_c_exchange_api__)
-        box = [ext_tensor]
-        rc = lib.TVMFFIPyTensorFromExchangeAPI(
-            id(box), _ptr(api), int(require_alignment), int(bool(require_contiguous)), out
-        )
-        if rc == 0:
-            return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
-        if rc == 1:
-            _raise_ffi_error()
-        exc = _take_exception()
-        if not isinstance(exc, BufferError) or not hasattr(tp, "__dlpack__"):
-            raise exc
-    if hasattr(tp, "__dlpack__"):
-        capsule = ext_tensor.__dlpack__()
-    elif _capsule_name(ext_tensor) in (b"dltensor", b"dltensor_versioned", b"used_dltensor",
-                                         b"used_dltensor_versioned"):
-        capsule = ext_tensor
-    else:
-        raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
-    box = [capsule]
-    rc = lib.TVMFFIPyTensorFromCapsule(
-        id(box), int(require_alignment), int(bool(require_contiguous)), out
-    )
+    """Import any DLPack producer (or capsule) as a Tensor without copying.
+
+    Order: the type's __dlpack_c_exchange_api__ (a BufferError there falls through), then
+    __dlpack__() with no arguments, then the object itself as a capsule.
+    """
+    box = [ext_tensor]
+    rc = lib.TVMFFIPyFromDLPack(id(box), require_alignment, 1 if require_contiguous else 0)
+    if rc == 0:
+        return box[0]
     if rc == 1:
         _raise_ffi_error()
-    if rc == 2:
-        raise _take_exception()
-    return _new_wrapper(_CLASS_TENSOR, _addr(out[0]))
+    raise _take_exception()
 
 
 class DLTensorTestWrapper:
@@ -1167,6 +1154,23 @@ class CAny:
 # initialisation
 
 
+def _slot_offset(cls, name):
+    """Byte offset of a __slots__ member in instances of cls, or -1 (found by scanning)."""
+    obj = cls.__new__(cls)
+    marker = object()
+    old = getattr(obj, name)
+    setattr(obj, name, marker)
+    try:
+        raw = ctypes.string_at(id(obj), cls.__basicsize__)
+        needle = id(marker).to_bytes(ctypes.sizeof(ctypes.c_void_p), sys.byteorder)
+        pos = raw.find(needle)
+        while pos >= 0 and pos % ctypes.sizeof(ctypes.c_void_p):
+            pos = raw.find(needle, pos + 1)
+        return pos
+    finally:
+        setattr(obj, name, old)
+
+
 def _init():
     _register_class(64, Object)
     _register_class(67, Error)
@@ -1180,7 +1184,8 @@ def _init():
         return
     fa = _global_handle("ffi.Array")
     fm = _global_handle("ffi.Map")
-    cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm)
+    cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm,
+           _slot_offset(CObject, "_h"), _slot_offset(Function, "release_gil"), Function)
     if lib.TVMFFIPyInit(id(cfg)) != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     for h in (fa, fm):

@@ -33,7 +33,7 @@ static PyObject* g_str_api;
 static PyObject* g_str_tensor;
 static volatile int g_finalizing;
 
-enum { RULE_SLOW = 0, RULE_OBJECT = 1, RULE_EXCHANGE = 2, RULE_POD = 3, RULE_CONTAINER = 4 };
+enum { RULE_SLOW = 0, RULE_OBJECT = 1, RULE_EXCHANGE = 2, RULE_POD = 3, RULE_CONTAINER = 4, RULE_DLPACK = 5 };
 
 /* Per-call conversion state: temporaries and the stream/allocator context. */
 typedef struct {
@@ -120,7 +120,23 @@ static void discard_ffi_error(void) {
   if (err != NULL) TVMFFIObjectDecRef(err);
 }
 
+/* Offsets of the `_h` slot of CObject and the `release_gil` slot of Function,
+ * measured by core.py (-1: unknown, use attribute lookup). Reading the slot
+ * directly skips two generic attribute lookups per call. */
+static Py_ssize_t g_off_h = -1, g_off_rg = -1;
+static PyTypeObject* g_function_cls;
+
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
+  if (g_off_h > 0 && (Py_TYPE(obj) == g_function_cls ||
+                      PyObject_TypeCheck(obj, (PyTypeObject*)g_cobject_cls))) {
+    PyObject* slot = *(PyObject**)((char*)obj + g_off_h);
+    if (slot == NULL) {
+      *out = NULL;
+      return 0;
+    }
+    *out = PyLong_AsVoidPtr(slot);
+    return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
+  }
   PyObject* h = PyObject_GetAttr(obj, g_str_h);
   if (h == NULL) return -1;
   *out = PyLong_AsVoidPtr(h);
@@ -137,6 +153,66 @@ static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
 
 /* Returns 0, -1 (Python exception set) or -2 (FFI error in the slot). */
 static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth);
+
+/* Imports a "dltensor"/"dltensor_versioned" capsule into a new tensor and marks it used.
+ * Returns 0, -1 (Python exception) or -2 (FFI error; the capsule is left unconsumed). */
+static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIObjectHandle* out) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t =
+        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (t->version.major != DLPACK_MAJOR_VERSION) {
+      /* only the deleter may be touched on a major mismatch */
+      unsigned major = t->version.major;
+      if (t->deleter) t->deleter(t);
+      PyCapsule_SetName(cap, "used_dltensor_versioned");
+      PyCapsule_SetDestructor(cap, NULL);
+      PyErr_Format(PyExc_BufferError, "unsupported DLPack major version %u (expected %d)", major,
+                   DLPACK_MAJOR_VERSION);
+      return -1;
+    }
+    if (TVMFFITensorFromDLPackVersioned(t, align, contig, out) != 0) return -2;
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+    PyCapsule_SetDestructor(cap, NULL);
+    return 0;
+  }
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
+    if (TVMFFITensorFromDLPack(t, align, contig, out) != 0) return -2;
+    PyCapsule_SetName(cap, "used_dltensor");
+    PyCapsule_SetDestructor(cap, NULL);
+    return 0;
+  }
+  PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+  return -1;
+}
+
+/* Rule 11: any other __dlpack__ producer (NumPy, CuPy, ...), called with no arguments. */
+static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out) {
+  PyObject* cap = PyObject_CallMethod(v, "__dlpack__", NULL);
+  if (cap == NULL) return -1;
+  TVMFFIObjectHandle h = NULL;
+  int rc = consume_capsule(cap, 0, 0, &h);
+  Py_DECREF(cap);
+  if (rc != 0) return rc;
+  if (ctx_own(c, h) != 0) return -1;
+  out->type_index = kTVMFFITensor;
+  out->zero_padding = 0;
+  out->v_obj = (TVMFFIObject*)h;
+  return 0;
+}
+
+/* The cached conversion rule of a type (borrowed), classifying it on first sight. */
+static PyObject* type_rule(PyTypeObject* tp) {
+  PyObject* rule = PyDict_GetItem(g_type_cache, (PyObject*)tp); /* borrowed */
+  if (rule == NULL) {
+    rule = PyObject_CallFunctionObjArgs(g_classify, (PyObject*)tp, NULL);
+    if (rule == NULL) return NULL;
+    int rc = PyDict_SetItem(g_type_cache, (PyObject*)tp, rule);
+    Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
+    if (rc != 0) return NULL;
+  }
+  return rule;
+}
 
 static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s, Py_ssize_t n,
                            TVMFFIAny* out) {
@@ -343,14 +419,8 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   if (tp == &PyTuple_Type || tp == &PyList_Type) return pack_container(c, v, 0, out, depth);
   if (tp == &PyDict_Type) return pack_container(c, v, 1, out, depth);
 
-  PyObject* rule = PyDict_GetItem(g_type_cache, (PyObject*)tp); /* borrowed */
-  if (rule == NULL) {
-    rule = PyObject_CallFunctionObjArgs(g_classify, (PyObject*)tp, NULL);
-    if (rule == NULL) return -1;
-    int rc = PyDict_SetItem(g_type_cache, (PyObject*)tp, rule);
-    Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
-    if (rc != 0) return -1;
-  }
+  PyObject* rule = type_rule(tp);
+  if (rule == NULL) return -1;
   PyObject* extra = NULL;
   long code;
   if (PyTuple_CheckExact(rule)) {
@@ -381,6 +451,8 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
     }
     case RULE_EXCHANGE:
       return pack_exchange(c, v, extra, out);
+    case RULE_DLPACK:
+      return pack_dlpack(c, v, out);
     case RULE_POD: {
       PyObject* pod = PyObject_GetAttr(v, g_str_pod);
       if (pod == NULL) return -1;
@@ -534,7 +606,11 @@ int TVMFFIPyFrameNew(intptr_t box_id) {
 
 int TVMFFIPyInit(intptr_t config) {
   PyObject* cfg = (PyObject*)config;
-  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 8) return -1;
+  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 11) return -1;
+  g_off_h = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 8));
+  g_off_rg = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 9));
+  g_function_cls = (PyTypeObject*)PyTuple_GetItem(cfg, 10);
+  Py_INCREF(g_function_cls);
   PyObject** slots[] = {&g_cobject_cls, &g_classify, &g_convert_slow, &g_ret_obj,
                         &g_exc_to_error, &g_test_wrapper};
   for (int i = 0; i < 6; ++i) {
@@ -580,12 +656,17 @@ int TVMFFIPyCall(intptr_t box_id) {
     return box_exception(box, 2);
   }
   int release = 1;
-  PyObject* rg = PyObject_GetAttr(self, g_str_release_gil);
-  if (rg == NULL) {
-    PyErr_Clear();
+  if (g_off_rg > 0 && (Py_TYPE(self) == g_function_cls || PyObject_TypeCheck(self, g_function_cls))) {
+    PyObject* rg = *(PyObject**)((char*)self + g_off_rg); /* borrowed; NULL when unset */
+    release = rg == NULL || rg == Py_True;
   } else {
-    release = rg == Py_True;
-    Py_DECREF(rg);
+    PyObject* rg = PyObject_GetAttr(self, g_str_release_gil);
+    if (rg == NULL) {
+      PyErr_Clear();
+    } else {
+      release = rg == Py_True;
+      Py_DECREF(rg);
+    }
   }
   int32_t n = (int32_t)(size - 1);
   TVMFFIAny stack[8];
@@ -844,34 +925,54 @@ int TVMFFIPyTensorToCapsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr
 int TVMFFIPyTensorFromCapsule(intptr_t box_id, int32_t require_alignment,
                               int32_t require_contiguous, TVMFFIObjectHandle* out) {
   PyObject* box = (PyObject*)box_id;
-  PyObject* cap = box_get(box);
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    DLManagedTensorVersioned* t =
-        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
-    if (t->version.major != DLPACK_MAJOR_VERSION) {
-      /* only the deleter may be touched on a major mismatch */
-      unsigned major = t->version.major;
+  int rc = consume_capsule(box_get(box), require_alignment, require_contiguous, out);
+  return rc == 0 ? 0 : rc == -2 ? 1 : box_exception(box, 2);
+}
+
+int TVMFFIPyFromDLPack(intptr_t box_id, int32_t align, int32_t contig) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* v = box_get(box);
+  TVMFFIObjectHandle h = NULL;
+  PyObject* rule = type_rule(Py_TYPE(v));
+  if (rule == NULL) return box_exception(box, 2);
+  int has_dlpack = PyObject_HasAttrString((PyObject*)Py_TYPE(v), "__dlpack__");
+  if (PyTuple_CheckExact(rule) && PyLong_AsLong(PyTuple_GetItem(rule, 0)) == RULE_EXCHANGE) {
+    const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(PyTuple_GetItem(rule, 1));
+    DLManagedTensorVersioned* t = NULL;
+    if (api->managed_tensor_from_py_object_no_sync((void*)v, &t) != 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+      if (!(has_dlpack && PyErr_ExceptionMatches(PyExc_BufferError))) return box_exception(box, 2);
+      PyErr_Clear(); /* a BufferError falls through to __dlpack__ */
+    } else if (TVMFFITensorFromDLPackVersioned(t, align, contig, &h) != 0) {
       if (t->deleter) t->deleter(t);
-      PyCapsule_SetName(cap, "used_dltensor_versioned");
-      PyCapsule_SetDestructor(cap, NULL);
-      PyErr_Format(PyExc_BufferError, "unsupported DLPack major version %u (expected %d)", major,
-                   DLPACK_MAJOR_VERSION);
-      return box_exception(box, 2);
+      return 1;
     }
-    if (TVMFFITensorFromDLPackVersioned(t, require_alignment, require_contiguous, out) != 0) return 1;
-    PyCapsule_SetName(cap, "used_dltensor_versioned");
-    PyCapsule_SetDestructor(cap, NULL);
-    return 0;
   }
-  if (PyCapsule_IsValid(cap, "dltensor")) {
-    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
-    if (TVMFFITensorFromDLPack(t, require_alignment, require_contiguous, out) != 0) return 1;
-    PyCapsule_SetName(cap, "used_dltensor");
-    PyCapsule_SetDestructor(cap, NULL);
-    return 0;
+  if (h == NULL) {
+    int rc;
+    if (has_dlpack) {
+      PyObject* cap = PyObject_CallMethod(v, "__dlpack__", NULL);
+      if (cap == NULL) return box_exception(box, 2);
+      rc = consume_capsule(cap, align, contig, &h);
+      Py_DECREF(cap);
+    } else if (PyCapsule_CheckExact(v)) {
+      rc = consume_capsule(v, align, contig, &h);
+    } else {
+      PyErr_SetString(PyExc_TypeError,
+                      "Expect from_dlpack to take either a compatible tensor or PyCapsule");
+      rc = -1;
+    }
+    if (rc == -2) return 1;
+    if (rc == -1) return box_exception(box, 2);
   }
-  PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
-  return box_exception(box, 2);
+  TVMFFIAny any;
+  any.type_index = kTVMFFITensor;
+  any.zero_padding = 0;
+  any.v_obj = (TVMFFIObject*)h;
+  PyObject* r = from_any(&any, 1, NULL, NULL);
+  if (r == NULL) return box_exception(box, 2);
+  box_set(box, r);
+  return 0;
 }
 
 int TVMFFIPyTensorFromExchangeAPI(intptr_t box_id, void* api_ptr, int32_t require_alignment,

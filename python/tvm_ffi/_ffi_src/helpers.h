@@ -32,6 +32,8 @@ int TVMFFIPyTensorToCapsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr
 /* Consumes the capsule box[0] (renamed to "used_..."), making a new tensor. */
 int TVMFFIPyTensorFromCapsule(intptr_t box, int32_t require_alignment,
                               int32_t require_contiguous, TVMFFIObjectHandle* out);
+/* from_dlpack(box[0]) (exchange API, __dlpack__ or a capsule); box[0] = the Tensor. */
+int TVMFFIPyFromDLPack(intptr_t box, int32_t require_alignment, int32_t require_contiguous);
 /* Imports box[0] through the exchange API at address api. */
 int TVMFFIPyTensorFromExchangeAPI(intptr_t box, void* api, int32_t require_alignment,
                                   int32_t require_contiguous, TVMFFIObjectHandle* out);
