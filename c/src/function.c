@@ -79,8 +79,8 @@ __attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFI
  * Lookups (hot, benchmarked) take no lock: the table is open addressing over
  * immutable entries, published with seq_cst stores.  A reader marks itself
  * active in a per-thread record while it probes and takes its reference; a
- * writer that unlinks an entry (or retires a table) waits until every record
- * it may race with is inactive before freeing it (a minimal RCU grace
+ * writer that unlinks an entry (or retires a table) waits until every lookup
+ * it may race with has ended before freeing it (a minimal RCU grace
  * period).  Writers serialise on g_wlock; listing and metadata reads take it
  * too (they are rare).
  */
@@ -106,10 +106,13 @@ typedef struct {
 
 /* One per thread that ever looked something up; reused after thread exit. */
 typedef struct reader_rec {
-  int64_t active; /* nesting depth of lookups in progress */
+  /* Odd while a lookup is in progress; +1 on outermost entry and exit, so a
+   * writer waits for the lookup it saw to end, not for a quiet moment (no
+   * starvation by a thread that looks up in a loop). */
+  uint64_t seq;
+  int64_t depth; /* nesting (e.g. a signal handler); owner thread only */
   int in_use;
   struct reader_rec* next;
-  char pad[64 - 2 * sizeof(int64_t) - sizeof(void*)]; /* own cache line */
 } reader_rec;
 
 static pthread_mutex_t g_wlock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,9 +148,9 @@ static TVMFFI__COLD reader_rec* reader_acquire(void) {
       break;
   }
   if (r == NULL) {
-    r = aligned_alloc(64, sizeof(*r));
+    r = aligned_alloc(64, 64); /* a cache line of its own */
     if (r == NULL) tvmffi__fatal("out of memory in the global function registry");
-    memset(r, 0, sizeof(*r));
+    memset(r, 0, 64);
     r->in_use = 1;
     r->next = __atomic_load_n(&g_readers, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&g_readers, &r->next, r, 1, __ATOMIC_RELEASE,
@@ -162,8 +165,11 @@ static TVMFFI__COLD reader_rec* reader_acquire(void) {
 /* Under g_wlock, after unpublishing something: returns once no lookup that
  * could still see it is in progress. */
 static void wait_for_readers(void) {
-  for (reader_rec* r = __atomic_load_n(&g_readers, __ATOMIC_ACQUIRE); r; r = r->next)
-    while (__atomic_load_n(&r->active, __ATOMIC_SEQ_CST) != 0) sched_yield();
+  for (reader_rec* r = __atomic_load_n(&g_readers, __ATOMIC_ACQUIRE); r; r = r->next) {
+    uint64_t seq = __atomic_load_n(&r->seq, __ATOMIC_SEQ_CST);
+    if (seq & 1)
+      while (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) == seq) sched_yield();
+  }
 }
 
 static char* dup_bytes(const char* data, size_t n) {
@@ -333,8 +339,8 @@ int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out
   uint64_t hash = tvmffi__hash_bytes(name->data, name->size);
   reader_rec* r = t_reader;
   if (TVMFFI__UNLIKELY(r == NULL)) r = reader_acquire();
-  int64_t depth = r->active; /* only this thread writes it */
-  __atomic_store_n(&r->active, depth + 1, __ATOMIC_SEQ_CST);
+  uint64_t seq = r->seq; /* only this thread writes it */
+  if (r->depth++ == 0) __atomic_store_n(&r->seq, seq + 1, __ATOMIC_SEQ_CST);
   TVMFFIObject* f = NULL;
   gtable* t = __atomic_load_n(&g_table, __ATOMIC_SEQ_CST);
   gentry* e = NULL;
@@ -342,7 +348,7 @@ int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out
     f = e->func;
     tvmffi__incref(f);
   }
-  __atomic_store_n(&r->active, depth, __ATOMIC_RELEASE);
+  if (--r->depth == 0) __atomic_store_n(&r->seq, seq + 2, __ATOMIC_RELEASE);
   *out = f;
   return 0;
 }
