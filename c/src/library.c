@@ -341,12 +341,24 @@ static const tvmffi__module_vtable kLibraryVtable = {
 static tvmffi__module* library_module_create(lib_impl* L) {
   tvmffi__module* m = tvmffi__module_new(&kLibraryVtable, L);
   if (m == NULL) return NULL;
+  /* Copy the entries out first: dlsym takes the loader's lock, and a library
+   * constructor running under that lock may be registering a context symbol
+   * (lock-order inversion otherwise).  Names are never freed. */
   pthread_mutex_lock(&g_ctx_lock);
-  for (size_t i = 0; i < g_ctx_size; ++i) {
-    void** slot = (void**)lib_sym(L, g_ctx[i].name);
-    if (slot != NULL) *slot = g_ctx[i].ptr;
-  }
+  size_t n = g_ctx_size;
+  sym_entry* ctxs = (sym_entry*)malloc((n ? n : 1) * sizeof(sym_entry));
+  if (ctxs != NULL && n > 0) memcpy(ctxs, g_ctx, n * sizeof(sym_entry));
   pthread_mutex_unlock(&g_ctx_lock);
+  if (ctxs == NULL) {
+    tvmffi__decref(&m->header);
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    void** slot = (void**)lib_sym(L, ctxs[i].name);
+    if (slot != NULL) *slot = ctxs[i].ptr;
+  }
+  free(ctxs);
   const void* bin = lib_sym(L, "__tvm_ffi__library_bin");
   void** ctx = (void**)lib_sym(L, "__tvm_ffi__library_ctx");
   /* The token is the module handle itself (see TVMFFIEnvModLookupFromImports). */
