@@ -162,6 +162,20 @@ static TVMFFI__COLD reader_rec* reader_acquire(void) {
   return r;
 }
 
+/* fork(): the child must not inherit a held writer lock or the marks of
+ * lookups that were in progress in threads it does not have. */
+static void fork_prepare(void) { pthread_mutex_lock(&g_wlock); }
+static void fork_parent(void) { pthread_mutex_unlock(&g_wlock); }
+static void fork_child(void) {
+  for (reader_rec* r = g_readers; r != NULL; r = r->next) {
+    if (r == t_reader) continue;
+    r->in_use = 0;
+    r->depth = 0;
+    if (r->seq & 1) r->seq++;
+  }
+  pthread_mutex_unlock(&g_wlock);
+}
+
 /* Under g_wlock, after unpublishing something: returns once no lookup that
  * could still see it is in progress. */
 static void wait_for_readers(void) {
@@ -641,6 +655,8 @@ static int g_kwargs(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
 void tvmffi__function_globals_init(void) {
   /* Before registering: later init hooks call the public entry points. */
   __atomic_store_n(&g_inited, 1, __ATOMIC_RELEASE);
+  if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
+    tvmffi__fatal("cannot install the registry's fork handlers");
   tvmffi__register_global(
       "ffi.FunctionListGlobalNamesFunctor", g_list_names,
       "Returns a functor g: g(-1) is the number of global functions, g(i) the i-th name.",

@@ -13,6 +13,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -230,6 +233,47 @@ static void override_rounds(void) {
   CHECK_EQ_INT(__atomic_load_n(&g_deleted, __ATOMIC_RELAXED) - deleted_before, overrides);
 }
 
+/* fork() while another thread looks up in a loop: the child can still
+ * override and remove (no inherited writer lock, no stale reader marks). */
+static void fork_while_reading(void) {
+  TVMFFIByteArray hot = check_ba("test.conc.hot");
+  TVMFFIObjectHandle f;
+  CHECK_OK(TVMFFIFunctionCreate((void*)(intptr_t)7, ret_self, NULL, &f));
+  CHECK_OK(TVMFFIFunctionSetGlobal(&hot, f, 1));
+  __atomic_store_n(&g_stop, 0, __ATOMIC_RELEASE);
+  pthread_t th;
+  int64_t seen = 0;
+  CHECK(pthread_create(&th, NULL, lookup_loop, &seen) == 0);
+  for (int i = 0; i < 5; ++i) {
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+      alarm(20); /* a hang shows up as SIGALRM */
+      if (TVMFFIFunctionSetGlobal(&hot, f, 1) != 0) _exit(2);
+      TVMFFIAny a, r;
+      memset(&a, 0, sizeof(a));
+      a.type_index = kTVMFFIRawStr;
+      a.v_c_str = "test.conc.hot";
+      if (check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r) != 0 || r.v_int64 != 1)
+        _exit(3);
+      _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) FAIL("fork child status %d", status);
+  }
+  __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
+  CHECK(pthread_join(th, NULL) == 0);
+  TVMFFIAny a, r;
+  memset(&a, 0, sizeof(a));
+  a.type_index = kTVMFFIRawStr;
+  a.v_c_str = "test.conc.hot";
+  CHECK_OK(check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r));
+  CHECK_EQ_INT(check_use_count(f), 1);
+  TVMFFIObjectDecRef(f);
+}
+
 static int64_t count_globals(void) {
   TVMFFIAny r, a, cnt;
   CHECK_OK(check_call_global("ffi.FunctionListGlobalNamesFunctor", NULL, 0, &r));
@@ -311,6 +355,8 @@ int main(void) {
   CHECK_EQ_INT(__atomic_load_n(&g_deleted, __ATOMIC_RELAXED), 2 * NTHREADS * NGLOBALS);
   CHECK_EQ_INT(count_globals(), before);
   override_rounds();
+  CHECK_EQ_INT(count_globals(), before);
+  fork_while_reading();
   CHECK_EQ_INT(count_globals(), before);
   check_any_release(&shared);
   CHECK_SLOT_CLEAN();
