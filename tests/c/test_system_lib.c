@@ -266,6 +266,32 @@ static void test_testing_library(void) {
   a[1] = v_str("raised on purpose");
   CHECK_RAISED(check_call_global("testing.test_raise_error", a, 2, &r), "ValueError",
                "raised on purpose");
+  /* errors raised through apply keep their kind and the raise-site frame */
+  TVMFFIByteArray rn = check_ba("testing.test_raise_error");
+  TVMFFIObjectHandle raiser = NULL;
+  CHECK_OK(TVMFFIFunctionGetGlobal(&rn, &raiser));
+  TVMFFIAny ap[3] = {v_obj(raiser), v_str("KeyError"), v_str("through apply")};
+  CHECK_EQ_INT(check_call_global("testing.apply", ap, 3, &r), -1);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  CHECK(err != NULL);
+  CHECK_EQ_BYTES(TVMFFIErrorGetCellPtr(err)->kind, "KeyError");
+  CHECK_EQ_BYTES(TVMFFIErrorGetCellPtr(err)->message, "through apply");
+  CHECK(strstr(TVMFFIErrorGetCellPtr(err)->backtrace.data, "TestRaiseError") != NULL);
+  TVMFFIObjectDecRef(err);
+  TVMFFIObjectDecRef(raiser);
+  ap[0] = v_int(1);
+  CHECK_RAISED(check_call_global("testing.apply", ap, 1, &r), "TypeError",
+               "Expected `ffi.Function` but got `int`");
+  CHECK_RAISED(check_call_global("testing.apply", ap, 0, &r), "TypeError", "");
+  CHECK_RAISED(check_call_global("testing.echo", ap, 0, &r), "TypeError", "at least 1");
+  ap[0] = v_int(1);
+  ap[1] = v_str("m");
+  CHECK_RAISED(check_call_global("testing.test_raise_error", ap, 2, &r), "TypeError",
+               "argument #0");
+  CHECK_RAISED(check_call_global("testing.test_raise_error", ap, 1, &r), "TypeError",
+               "Expected 2 but got 1 arguments");
+
   a[0] = v_int(5);
   CHECK_OK(check_call_global("testing.echo", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 5);
