@@ -16,6 +16,10 @@
 #include "internal.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* No fork handler here (unlike type.c/function.c): errors are raised under
+ * this lock, and raising takes the backtrace lock, whose fork handler may run
+ * first; holding both across fork() could deadlock. */
+static void lock(void) { pthread_mutex_lock(&g_lock); }
 
 /* Superseded arrays, kept reachable for late readers. */
 typedef struct retired {
@@ -87,7 +91,7 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterField: field name is empty");
   TVMFFIFieldInfo f = *info;
   int rc = -1;
-  pthread_mutex_lock(&g_lock);
+  lock();
   TVMFFITypeInfo* ti = info_or_raise("TVMFFITypeRegisterField", type_index);
   if (ti == NULL) goto out;
   for (int32_t i = 0; i < ti->num_fields; ++i) {
@@ -147,7 +151,7 @@ int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
                          tvmffi__any_type_key(&info->method));
   TVMFFIMethodInfo m = *info;
   int rc = -1;
-  pthread_mutex_lock(&g_lock);
+  lock();
   TVMFFITypeInfo* ti = info_or_raise("TVMFFITypeRegisterMethod", type_index);
   if (ti == NULL) goto out;
   TVMFFIMethodInfo* arr =
@@ -181,7 +185,7 @@ int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* met
   if (metadata == NULL)
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterMetadata: metadata is NULL");
   int rc = -1;
-  pthread_mutex_lock(&g_lock);
+  lock();
   TVMFFITypeInfo* ti = info_or_raise("TVMFFITypeRegisterMetadata", type_index);
   if (ti == NULL) goto out;
   if (ti->metadata != NULL) {
@@ -272,7 +276,7 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
   if (type_index != kTVMFFINone && attr_value == NULL)
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterAttr: attr_value is NULL");
   int rc = -1;
-  pthread_mutex_lock(&g_lock);
+  lock();
   if (type_index != kTVMFFINone &&
       info_or_raise("TVMFFITypeRegisterAttr", type_index) == NULL)
     goto out;

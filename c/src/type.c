@@ -233,6 +233,11 @@ static int32_t type_get_or_alloc(const char* key, size_t len, int32_t static_typ
   return index;
 }
 
+/* A fork() while another thread allocates must not leave the child's lock
+ * held forever. */
+static void fork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void fork_release(void) { pthread_mutex_unlock(&g_lock); }
+
 static inline void ensure_init(void) {
   if (TVMFFI__UNLIKELY(!__atomic_load_n(&g_inited, __ATOMIC_ACQUIRE))) tvmffi__ensure_init();
 }
@@ -332,6 +337,8 @@ void tvmffi__types_init(void) {
   /* Set first: the hooks init.c runs after this one may call the public
    * entry points, which must not re-enter tvmffi__ensure_init. */
   __atomic_store_n(&g_inited, 1, __ATOMIC_RELEASE);
+  if (pthread_atfork(fork_prepare, fork_release, fork_release) != 0)
+    tvmffi__fatal("cannot install the type table's fork handlers");
   for (int32_t i = 0; i < (int32_t)(sizeof(pod_keys) / sizeof(pod_keys[0])); ++i)
     reg_static(pod_keys[i], i, 0, 0, 0, -1);
   reg_static("ffi.Object", kTVMFFIObject, 0, 0, 1, -1);
