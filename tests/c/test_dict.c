@@ -399,7 +399,7 @@ static void test_random_vs_model(void) {
   for (int op = 0; op < 12000; ++op) {
     rng = rng * 6364136223846793005u + 1442695040888963407u;
     int phase = (op / 3000) % 2; /* grow, then shrink, then grow */
-    int k = (int)((rng >> 33) % (op < 6000 ? 40 + op / 10 : KEYS));
+    int k = (int)((rng >> 33) % (op < 5000 ? 40 + op / 10 : KEYS));
     unsigned what = (unsigned)(rng >> 60);
     int at = -1;
     for (int j = 0; j < n; ++j)
