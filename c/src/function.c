@@ -138,6 +138,13 @@ static void reader_key_create(void) {
     tvmffi__fatal("cannot create the registry reader key");
 }
 
+/* If the library is ever unloaded, exiting threads must not call into
+ * unmapped code through the key's destructor. */
+__attribute__((destructor)) static void reader_key_delete(void) {
+  if (__atomic_load_n(&g_readers, __ATOMIC_ACQUIRE) != NULL) /* the key exists */
+    pthread_key_delete(g_reader_key);
+}
+
 static TVMFFI__COLD reader_rec* reader_acquire(void) {
   pthread_once(&g_reader_key_once, reader_key_create);
   reader_rec* r;
