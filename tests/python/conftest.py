@@ -39,3 +39,9 @@ def _error_slot_clean():
     gc.collect()
     err = tvm_ffi.core._move_raised_error()
     assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
+
+
+def requires_global(name):
+    """Skip marker for tests that need a runtime global another part of the tree provides."""
+    present = tvm_ffi.get_global_func(name, allow_missing=True) is not None
+    return pytest.mark.skipif(not present, reason="runtime lacks global function %s" % name)

@@ -173,9 +173,10 @@ def test_tensor_view_from_dltensor_return():
     f = tvm_ffi.get_global_func("testing.schema_id_dltensor", allow_missing=True)
     if f is None:
         pytest.skip("no testing.schema_id_dltensor")
-    arr = np.arange(6, dtype="float32")
-    t = f(arr)
-    assert t.shape == (6,)
+    x = tvm_ffi.from_dlpack(np.arange(6, dtype="float32"))  # keeps the DLTensor alive
+    t = f(x)
+    assert t.__chandle__() == 0 and t.shape == (6,) and t.data_ptr() == x.data_ptr()
+    assert repr(t) == "Tensor(chandle=None)"
 
 
 def test_set_class_tensor(echo):
