@@ -80,7 +80,9 @@ static int list_erase_range(TVMFFISeqCell* cell, int64_t start, int64_t stop) {
 
 static int list_ctor(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
-  TVMFFIObject* list = tvmffi__list_new(num_args);
+  /* At least the reference's initial capacity of 4, so a few appends do
+   * not reallocate. */
+  TVMFFIObject* list = tvmffi__list_new(num_args > 4 ? num_args : 4);
   if (list == NULL) return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   for (int32_t i = 0; i < num_args; ++i) {
@@ -183,7 +185,7 @@ static int list_insert(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i > cell->size)
-    return tvmffi__raise("IndexError", "Insert index %lld out of bounds [0, %lld]", (long long)i,
+    return tvmffi__raise("IndexError", "Index %lld out of bounds [0, %lld]", (long long)i,
                          (long long)cell->size);
   TVMFFIAny v;
   if (TVMFFIAnyViewToOwnedAny(&args[2], &v) != 0) return -1;
@@ -203,7 +205,6 @@ static int list_pop(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIA
       tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (cell->size == 0) return tvmffi__raise("IndexError", "pop from an empty list");
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
   TVMFFIAny* items = TVMFFISeqCellItems(cell);
   *result = items[i]; /* the reference moves to the caller */
@@ -226,9 +227,9 @@ static int list_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   return list_erase_range(cell, i, i + 1);
 }
 
-static int check_range(int64_t start, int64_t stop, int64_t size) {
+static int check_range(const char* what, int64_t start, int64_t stop, int64_t size) {
   if (start < 0 || stop > size || start > stop)
-    return tvmffi__raise("IndexError", "Range [%lld, %lld) out of bounds for size %lld",
+    return tvmffi__raise("IndexError", "%s range [%lld, %lld) out of bounds %lld", what,
                          (long long)start, (long long)stop, (long long)size);
   return 0;
 }
@@ -246,7 +247,7 @@ static int list_erase_range_fn(void* self, const TVMFFIAny* args, int32_t num_ar
     return -1;
   if (start == stop) return 0;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (check_range(start, stop, cell->size) != 0) return -1;
+  if (check_range("Erase", start, stop, cell->size) != 0) return -1;
   return list_erase_range(cell, start, stop);
 }
 
@@ -264,7 +265,7 @@ static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_arg
       tvmffi__arg_obj(fname, args, 3, kTVMFFIList, &repl))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (check_range(start, stop, cell->size) != 0) return -1;
+  if (check_range("Replace", start, stop, cell->size) != 0) return -1;
   /* Copy the replacement first: repl may be this very list. */
   TVMFFISeqCell* rcell = TVMFFISeqGetCellPtr(repl);
   int64_t n = rcell->size;

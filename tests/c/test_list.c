@@ -84,13 +84,24 @@ static void test_layout(void) {
   CHECK_EQ_INT(cell->size, 3);
   CHECK(cell->capacity >= 3);
   check_any_release(&l);
-  /* Empty: data may be NULL, the deleter is still there and accepts NULL. */
-  TVMFFIAny e = new_list(0, 0);
-  cell = TVMFFISeqGetCellPtr(e.v_obj);
-  CHECK_EQ_INT(cell->size, 0);
-  CHECK(cell->data_deleter != NULL);
+  /* Like the reference, ffi.List starts with room for at least 4. */
+  for (int n = 0; n <= 6; ++n) {
+    TVMFFIAny e = new_list(n, 0);
+    cell = TVMFFISeqGetCellPtr(e.v_obj);
+    CHECK_EQ_INT(cell->size, n);
+    CHECK_EQ_INT(cell->capacity, n < 4 ? 4 : n);
+    CHECK(cell->data != NULL);
+    check_any_release(&e);
+  }
+  /* The deleter is free-compatible: it accepts NULL and C++'s buffers. */
+  l = new_list(0, 0);
+  cell = TVMFFISeqGetCellPtr(l.v_obj);
   cell->data_deleter(NULL);
-  check_any_release(&e);
+  void* cpp_buffer = malloc(64 * sizeof(TVMFFIAny));
+  cell->data_deleter(cell->data); /* what C++ does after moving elements out */
+  cell->data = cpp_buffer;
+  cell->capacity = 64;
+  check_any_release(&l); /* frees the malloc'd buffer through data_deleter */
 }
 
 static void test_get_set(void) {
@@ -212,7 +223,8 @@ static void test_against_reference(void) {
 static void test_range_errors(void) {
   TVMFFIAny l = new_list(5, 0), r;
   TVMFFIAny a3[3] = {l, any_int(6), any_int(1)};
-  CHECK_RAISED(check_call_global("ffi.ListInsert", a3, 3, &r), "IndexError", "");
+  CHECK_RAISED(check_call_global("ffi.ListInsert", a3, 3, &r), "IndexError",
+               "Index 6 out of bounds [0, 5]");
   a3[1] = any_int(-1);
   CHECK_RAISED(check_call_global("ffi.ListInsert", a3, 3, &r), "IndexError", "");
   a3[1] = any_int(5); /* inserting at size is an append */
@@ -224,7 +236,8 @@ static void test_range_errors(void) {
   TVMFFIAny e[3] = {l, any_int(100), any_int(100)};
   call_ok("ffi.ListEraseRange", e, 3);
   e[1] = any_int(3), e[2] = any_int(2);
-  CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
+  CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError",
+               "Erase range [3, 2) out of bounds 6");
   e[1] = any_int(-1), e[2] = any_int(2);
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
   e[1] = any_int(0), e[2] = any_int(7);
@@ -288,7 +301,8 @@ static void test_pop_ownership(void) {
   CHECK_OK(check_call_global("ffi.ListPop", a2, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIOpaquePyObject);
   CHECK_EQ_INT(check_use_count(r.v_obj), 1);
-  CHECK_RAISED(check_call_global("ffi.ListPop", a2, 2, &t), "IndexError", "");
+  CHECK_RAISED(check_call_global("ffi.ListPop", a2, 2, &t), "IndexError",
+               "Index 0 out of bounds 0");
   check_any_release(&l);
   CHECK_EQ_INT(g_deleted, 0);
   check_any_release(&r);
