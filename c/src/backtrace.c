@@ -141,7 +141,10 @@ static int starts_with(const char* s, const char* prefix) {
 static int is_boundary(const char* func) {
   return starts_with(func, "TVMFFIFunctionCall") || starts_with(func, "slot_tp_call") ||
          starts_with(func, "object_is_not_callable") || starts_with(func, "_Py") ||
-         starts_with(func, "PyObject");
+         starts_with(func, "PyObject") ||
+         /* CPython's builtin-call frames: the Python side of a cffi call (the
+          * upstream binding calls from Cython code, which has none of them) */
+         starts_with(func, "cfunction_call") || starts_with(func, "cfunction_vectorcall");
 }
 
 static int is_hidden(const char* func, const char* file) {
@@ -150,7 +153,9 @@ static int is_hidden(const char* func, const char* file) {
       "tvm::ffi::Function", "tvm::ffi::details::", "TVMFFIBacktrace",
       "TVMFFIErrorSetRaisedFromCStr", "__libc_", "ffi_call_",
       /* our own raise plumbing, the C counterpart of the C++ entries above */
-      "tvmffi__raise", "tvmffi__vraise"};
+      "tvmffi__raise", "tvmffi__vraise",
+      /* cffi's generated wrapper around a library call (binding plumbing) */
+      "_cffi_f_"};
   for (size_t i = 0; i < sizeof(func_prefixes) / sizeof(func_prefixes[0]); ++i)
     if (starts_with(func, func_prefixes[i])) return 1;
   static const char* const file_parts[] = {"include/tvm/ffi/error.h", "function_details.h",
