@@ -160,8 +160,12 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
     data_.reset();
     return *this;
   }
-  Optional& operator=(T v) {
-    data_ = Any(std::move(v));
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, Optional> &&
+                                                    !std::is_same_v<std::decay_t<U>, std::nullptr_t> &&
+                                                    !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
+  Optional& operator=(U&& v) {
+    data_ = Any(T(std::forward<U>(v)));
     return *this;
   }
 

@@ -56,19 +56,6 @@ struct StaticTypeKey {
 };
 
 namespace details {
-inline std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
-  static constexpr const char* kPod[] = {
-      "None",   "int",          "bool",         "float", "void*", "DataType", "Device",
-      "DLTensor*", "const char*", "TVMFFIByteArray*", "ObjectRValueRef", "ffi.SmallStr",
-      "ffi.SmallBytes"};
-  if (tindex >= 0 && tindex < static_cast<int32_t>(sizeof(kPod) / sizeof(kPod[0]))) {
-    return kPod[tindex];
-  }
-  if (tindex < kTVMFFIStaticObjectBegin) return "Unknown(" + std::to_string(tindex) + ")";
-  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
-  return std::string(info->type_key.data, info->type_key.size);
-}
-
 inline void AnySetNone(TVMFFIAny* r) noexcept {
   r->type_index = kTVMFFINone;
   r->zero_padding = 0;
