@@ -1,0 +1,65 @@
+"""load_module and Module (python.md §15), with the C test kernel tests/c/kernels/kadd.c."""
+
+import os
+import pathlib
+import traceback
+
+import pytest
+
+import tvm_ffi
+
+KERNEL_DIR = os.environ.get("TVMFFI_TEST_KERNEL_DIR", "")
+KADD = os.path.join(KERNEL_DIR, "kadd.so")
+needs_kernel = pytest.mark.skipif(
+    not os.path.isfile(KADD), reason="kernel kadd.so not built (TVMFFI_TEST_KERNEL_DIR)"
+)
+
+
+@needs_kernel
+def test_load_and_call(np):
+    mod = tvm_ffi.load_module(KADD)
+    assert isinstance(mod, tvm_ffi.Module) and mod.kind == "library"
+    x = np.arange(5, dtype="float32")
+    y = np.zeros(5, dtype="float32")
+    mod.add_one(x, y)
+    np.testing.assert_equal(y, x + 1)
+    assert mod.add_int(10, 20) == 30
+    assert mod["greet"]("bob") == "hello, bob"
+    assert mod.add_int is mod.add_int  # cached after the first access
+    assert mod() == 42  # mod(...) calls `main`
+    assert mod.handle_is_null() is True
+
+
+@needs_kernel
+def test_module_errors():
+    mod = tvm_ffi.load_module(pathlib.Path(KADD))
+    with pytest.raises(AttributeError, match="Module has no function 'missing_name'"):
+        mod.missing_name
+    with pytest.raises(ValueError, match="Can only take string as function name"):
+        mod[0]
+    assert mod.implements_function("add_int") and not mod.implements_function("nope")
+    with pytest.raises(ValueError, match="boom") as info:
+        mod.fail("boom")
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(f.filename.endswith("kadd.c") for f in frames)  # native frame of the kernel
+    with pytest.raises(TypeError):
+        mod.fail()
+
+
+@needs_kernel
+def test_module_metadata_and_doc():
+    mod = tvm_ffi.load_module(KADD)
+    meta = mod.get_function_metadata("add_int")
+    assert meta is None or isinstance(meta, dict)
+    doc = mod.get_function_doc("add_int")
+    assert doc is None or isinstance(doc, str)
+    assert mod.get_function_doc("add_one") is None
+
+
+def test_load_module_bad_paths(tmp_path):
+    with pytest.raises(RuntimeError):
+        tvm_ffi.load_module(str(tmp_path / "libnoext"))
+    with pytest.raises(RuntimeError, match="unknownext"):
+        tvm_ffi.load_module(str(tmp_path / "x.unknownext"))
+    with pytest.raises(RuntimeError):
+        tvm_ffi.load_module(str(tmp_path / "missing.so"))
