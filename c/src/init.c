@@ -12,8 +12,12 @@
 #include "internal.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* Set while this thread runs the hooks: entry points they call may ask for
+ * initialisation again, and pthread_once would deadlock on itself. */
+static _Thread_local int initializing;
 
 static void init_all(void) {
+  initializing = 1;
   /* Order matters: the type table first, since registering globals creates
    * function objects and looks up type keys. */
   tvmffi__types_init();
@@ -21,9 +25,13 @@ static void init_all(void) {
   tvmffi__shape_globals_init();
   tvmffi__container_globals_init();
   tvmffi__module_globals_init();
+  initializing = 0;
 }
 
-void tvmffi__ensure_init(void) { pthread_once(&init_once, init_all); }
+void tvmffi__ensure_init(void) {
+  if (TVMFFI__UNLIKELY(initializing)) return;
+  pthread_once(&init_once, init_all);
+}
 
 __attribute__((constructor)) static void tvmffi__init_on_load(void) { tvmffi__ensure_init(); }
 
