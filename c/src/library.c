@@ -401,8 +401,15 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   void* dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);
   if (dl == NULL) {
     const char* why = dlerror();
-    tvmffi__raise("InternalError", "Failed to load dynamic shared library %s: %s", cpath,
-                  why ? why : "unknown dlopen error");
+    /* A bare file name is looked up in the library search path, not in the
+     * current directory: a common surprise worth naming. */
+    int bare = strchr(cpath, '/') == NULL;
+    tvmffi__raise("InternalError", "Failed to load dynamic shared library %s: %s%s%s%s", cpath,
+                  why ? why : "unknown dlopen error",
+                  bare ? " (a path without '/' is searched for in the library search path, "
+                         "not the current directory; use ./"
+                       : "",
+                  bare ? cpath : "", bare ? " for a file here)" : "");
     free(cpath);
     return -1;
   }

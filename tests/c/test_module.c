@@ -283,6 +283,8 @@ static void test_load_errors(void) {
   write_file(path, "this is not an ELF file\n");
   CHECK_RAISED(load(path, &m), "InternalError", "not_a_library.so");
   CHECK_RAISED(load("libnoext", &m), "RuntimeError", "Failed to get file format from libnoext");
+  CHECK_RAISED(load("nosuchlib_for_tvmffi.so", &m), "InternalError",
+               "use ./nosuchlib_for_tvmffi.so for a file here");
   CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
                "Loader for `.unknownext` files is not registered");
   CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
