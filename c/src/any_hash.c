@@ -77,3 +77,18 @@ int tvmffi__container_key_acquire(const TVMFFIAny* view, TVMFFIAny* out) {
   }
   return TVMFFIAnyViewToOwnedAny(view, out);
 }
+
+int tvmffi__container_arg(const char* fname, const TVMFFIAny* args, int32_t i,
+                          int32_t type_index, int32_t alt_index, const char* expected,
+                          TVMFFIObject** out) {
+  TVMFFIAny tmp;
+  const TVMFFIAny* v = deref(&args[i], &tmp);
+  if (v->type_index == type_index || (alt_index >= 0 && v->type_index == alt_index)) {
+    *out = v->v_obj;
+    return 0;
+  }
+  return tvmffi__raise("TypeError",
+                       "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but "
+                       "got `%s`",
+                       (int)i, fname, expected, tvmffi__any_type_key(&args[i]));
+}

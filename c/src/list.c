@@ -96,6 +96,13 @@ static int list_ctor(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFI
   return 0;
 }
 
+/* The list argument: read-only globals name it `ffi.List`, mutating ones
+ * `List<Any>`, as the reference does. */
+static int arg_list(const char* fname, const TVMFFIAny* args, int32_t i, TVMFFIObject** out) {
+  if (strstr(fname, "List<Any>") == NULL) return tvmffi__arg_obj(fname, args, i, kTVMFFIList, out);
+  return tvmffi__container_arg(fname, args, i, kTVMFFIList, -1, "List<Any>", out);
+}
+
 static int index_error(int64_t i, int64_t size) {
   return tvmffi__raise("IndexError", "Index %lld out of bounds %lld", (long long)i,
                        (long long)size);
@@ -107,7 +114,7 @@ static int list_get_item(void* self, const TVMFFIAny* args, int32_t num_args, TV
   TVMFFIObject* list;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 2) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
+      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
@@ -118,11 +125,11 @@ static int list_get_item(void* self, const TVMFFIAny* args, int32_t num_args, TV
 static int list_set_item(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListSetItem(0: ffi.List, 1: int, 2: Any) -> None";
+  static const char fname[] = "ffi.ListSetItem(0: List<Any>, 1: int, 2: Any) -> void";
   TVMFFIObject* list;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 3) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
+      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
@@ -138,7 +145,7 @@ static int list_size(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFI
   (void)self;
   static const char fname[] = "ffi.ListSize(0: ffi.List) -> int";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list))
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
     return -1;
   tvmffi__any_set_int(result, TVMFFISeqGetCellPtr(list)->size);
   return 0;
@@ -148,7 +155,7 @@ static int list_contains(void* self, const TVMFFIAny* args, int32_t num_args, TV
   (void)self;
   static const char fname[] = "ffi.ListContains(0: ffi.List, 1: Any) -> bool";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 2) || tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list))
+  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list))
     return -1;
   TVMFFIAny probe;
   if (tvmffi__container_key_acquire(&args[1], &probe) != 0) return -1;
@@ -160,9 +167,9 @@ static int list_contains(void* self, const TVMFFIAny* args, int32_t num_args, TV
 static int list_append(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListAppend(0: ffi.List, 1: Any) -> None";
+  static const char fname[] = "ffi.ListAppend(0: List<Any>, 1: Any) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 2) || tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list))
+  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   TVMFFIAny v;
@@ -177,11 +184,11 @@ static int list_append(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
 static int list_insert(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListInsert(0: ffi.List, 1: int, 2: Any) -> None";
+  static const char fname[] = "ffi.ListInsert(0: List<Any>, 1: int, 2: Any) -> void";
   TVMFFIObject* list;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 3) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
+      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i > cell->size)
@@ -198,11 +205,11 @@ static int list_insert(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
 
 static int list_pop(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
-  static const char fname[] = "ffi.ListPop(0: ffi.List, 1: int) -> Any";
+  static const char fname[] = "ffi.ListPop(0: List<Any>, 1: int) -> Any";
   TVMFFIObject* list;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 2) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
+      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
@@ -216,11 +223,11 @@ static int list_pop(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIA
 static int list_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListErase(0: ffi.List, 1: int) -> None";
+  static const char fname[] = "ffi.ListErase(0: List<Any>, 1: int) -> void";
   TVMFFIObject* list;
   int64_t i;
   if (tvmffi__args_count(fname, num_args, 2) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) || tvmffi__arg_int(fname, args, 1, &i))
+      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
@@ -238,11 +245,11 @@ static int list_erase_range_fn(void* self, const TVMFFIAny* args, int32_t num_ar
                                TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListEraseRange(0: ffi.List, 1: int, 2: int) -> None";
+  static const char fname[] = "ffi.ListEraseRange(0: List<Any>, 1: int, 2: int) -> void";
   TVMFFIObject* list;
   int64_t start, stop;
   if (tvmffi__args_count(fname, num_args, 3) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) ||
+      arg_list(fname, args, 0, &list) ||
       tvmffi__arg_int(fname, args, 1, &start) || tvmffi__arg_int(fname, args, 2, &stop))
     return -1;
   if (start == stop) return 0;
@@ -256,16 +263,16 @@ static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_arg
   (void)self;
   (void)result;
   static const char fname[] =
-      "ffi.ListReplaceSlice(0: ffi.List, 1: int, 2: int, 3: ffi.List) -> None";
+      "ffi.ListReplaceSlice(0: List<Any>, 1: int, 2: int, 3: List<Any>) -> void";
   TVMFFIObject *list, *repl;
   int64_t start, stop;
   if (tvmffi__args_count(fname, num_args, 4) ||
-      tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list) ||
+      arg_list(fname, args, 0, &list) ||
       tvmffi__arg_int(fname, args, 1, &start) || tvmffi__arg_int(fname, args, 2, &stop) ||
-      tvmffi__arg_obj(fname, args, 3, kTVMFFIList, &repl))
+      tvmffi__container_arg(fname, args, 3, kTVMFFIList, kTVMFFIArray, "List<Any>", &repl))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (check_range("Replace", start, stop, cell->size) != 0) return -1;
+  if (check_range("Erase", start, stop, cell->size) != 0) return -1;
   /* Copy the replacement first: repl may be this very list. */
   TVMFFISeqCell* rcell = TVMFFISeqGetCellPtr(repl);
   int64_t n = rcell->size;
@@ -288,9 +295,9 @@ static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_arg
 static int list_reverse(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListReverse(0: ffi.List) -> None";
+  static const char fname[] = "ffi.ListReverse(0: List<Any>) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list))
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   TVMFFIAny* items = TVMFFISeqCellItems(cell);
@@ -305,9 +312,9 @@ static int list_reverse(void* self, const TVMFFIAny* args, int32_t num_args, TVM
 static int list_clear(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.ListClear(0: ffi.List) -> None";
+  static const char fname[] = "ffi.ListClear(0: List<Any>) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || tvmffi__arg_obj(fname, args, 0, kTVMFFIList, &list))
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   return list_erase_range(cell, 0, cell->size);
@@ -319,29 +326,29 @@ void tvmffi__list_globals_init(void) {
   tvmffi__register_global("ffi.ListGetItem", list_get_item, "Returns element i (0 <= i < size).",
                           SCHEMA_FN("Any", ARG("ffi.List") ARG("int")));
   tvmffi__register_global("ffi.ListSetItem", list_set_item, "Replaces element i in place.",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("int") ARG("Any")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int") ARG("Any")));
   tvmffi__register_global("ffi.ListSize", list_size, "Returns the number of elements.",
                           SCHEMA_FN("int", ARG("ffi.List")));
   tvmffi__register_global("ffi.ListContains", list_contains,
                           "Tells whether the list holds a value (AnyEqual).",
                           SCHEMA_FN("bool", ARG("ffi.List") ARG("Any")));
   tvmffi__register_global("ffi.ListAppend", list_append, "Appends a value in place.",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("Any")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("Any")));
   tvmffi__register_global("ffi.ListInsert", list_insert,
                           "Inserts a value before index i (0 <= i <= size).",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("int") ARG("Any")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int") ARG("Any")));
   tvmffi__register_global("ffi.ListPop", list_pop, "Removes and returns element i.",
-                          SCHEMA_FN("Any", ARG("ffi.List") ARG("int")));
+                          SCHEMA_FN("Any", ARG_LIST_ANY ARG("int")));
   tvmffi__register_global("ffi.ListErase", list_erase, "Removes element i.",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("int")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int")));
   tvmffi__register_global("ffi.ListEraseRange", list_erase_range_fn,
                           "Removes elements [start, stop).",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("int") ARG("int")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int") ARG("int")));
   tvmffi__register_global("ffi.ListReplaceSlice", list_replace_slice,
                           "Replaces elements [start, stop) by the elements of another list.",
-                          SCHEMA_FN("None", ARG("ffi.List") ARG("int") ARG("int") ARG("ffi.List")));
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int") ARG("int") ARG_LIST_ANY));
   tvmffi__register_global("ffi.ListReverse", list_reverse, "Reverses the list in place.",
-                          SCHEMA_FN("None", ARG("ffi.List")));
+                          SCHEMA_FN("None", ARG_LIST_ANY));
   tvmffi__register_global("ffi.ListClear", list_clear, "Removes every element.",
-                          SCHEMA_FN("None", ARG("ffi.List")));
+                          SCHEMA_FN("None", ARG_LIST_ANY));
 }

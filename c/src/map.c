@@ -267,9 +267,10 @@ static int map_iter_functor(const char* fname, int32_t type_index, const TVMFFIA
 static int dict_set_item(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.DictSetItem(0: ffi.Dict, 1: Any, 2: Any) -> None";
+  static const char fname[] = "ffi.DictSetItem(0: Dict<Any, Any>, 1: Any, 2: Any) -> void";
   TVMFFIObject* obj;
-  if (tvmffi__args_count(fname, num_args, 3) || tvmffi__arg_obj(fname, args, 0, kTVMFFIDict, &obj))
+  if (tvmffi__args_count(fname, num_args, 3) ||
+      tvmffi__container_arg(fname, args, 0, kTVMFFIDict, -1, "Dict<Any, Any>", &obj))
     return -1;
   TVMFFIAny k, v;
   if (TVMFFIAnyViewToOwnedAny(&args[1], &k) != 0) return -1;
@@ -288,11 +289,17 @@ static int dict_set_item(void* self, const TVMFFIAny* args, int32_t num_args, TV
 static int dict_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
+  static const char fname[] = "ffi.DictErase(0: Dict<Any, Any>, 1: Any) -> void";
   TVMFFIObject* obj;
   uint64_t pos;
-  if (map_lookup("ffi.DictErase(0: ffi.Dict, 1: Any) -> None", kTVMFFIDict, args, num_args, &obj,
-                 &pos) != 0)
+  if (tvmffi__args_count(fname, num_args, 2) ||
+      tvmffi__container_arg(fname, args, 0, kTVMFFIDict, -1, "Dict<Any, Any>", &obj))
     return -1;
+  TVMFFIAny key;
+  if (tvmffi__container_key_acquire(&args[1], &key) != 0) return -1;
+  int rc = TVMFFIMapCellFind(TVMFFIMapGetCellPtr(obj), &key, &pos);
+  tvmffi__any_release(&key);
+  if (rc != 0) return -1;
   if (pos != TVMFFI_MAP_ITER_END) TVMFFIMapCellErase(TVMFFIMapGetCellPtr(obj), pos);
   return 0;
 }
@@ -300,9 +307,10 @@ static int dict_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
 static int dict_clear(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   (void)result;
-  static const char fname[] = "ffi.DictClear(0: ffi.Dict) -> None";
+  static const char fname[] = "ffi.DictClear(0: Dict<Any, Any>) -> void";
   TVMFFIObject* obj;
-  if (tvmffi__args_count(fname, num_args, 1) || tvmffi__arg_obj(fname, args, 0, kTVMFFIDict, &obj))
+  if (tvmffi__args_count(fname, num_args, 1) ||
+      tvmffi__container_arg(fname, args, 0, kTVMFFIDict, -1, "Dict<Any, Any>", &obj))
     return -1;
   TVMFFIMapCellClear(TVMFFIMapGetCellPtr(obj));
   return 0;
@@ -357,9 +365,9 @@ void tvmffi__map_globals_init(void) {
                           "Returns it(cmd): 0 key, 1 value, 2 advance (false at the end).",
                           SCHEMA_FN("ffi.Function", ARG("ffi.Dict")));
   tvmffi__register_global("ffi.DictSetItem", dict_set_item, "Sets a key in place.",
-                          SCHEMA_FN("None", ARG("ffi.Dict") ARG("Any") ARG("Any")));
+                          SCHEMA_FN("None", ARG_DICT_ANY ARG("Any") ARG("Any")));
   tvmffi__register_global("ffi.DictErase", dict_erase, "Removes a key in place (no-op if absent).",
-                          SCHEMA_FN("None", ARG("ffi.Dict") ARG("Any")));
+                          SCHEMA_FN("None", ARG_DICT_ANY ARG("Any")));
   tvmffi__register_global("ffi.DictClear", dict_clear, "Removes every entry in place.",
-                          SCHEMA_FN("None", ARG("ffi.Dict")));
+                          SCHEMA_FN("None", ARG_DICT_ANY));
 }

@@ -191,7 +191,7 @@ static void test_internal_builder(void) {
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(r.v_obj);
   CHECK(cell->data == (char*)r.v_obj + 56);
   CHECK(cell->size > 10);
-  CHECK_EQ_INT(cell->size, cell->capacity); /* sized exactly, then filled */
+  CHECK(cell->size <= cell->capacity);
   const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
   int seen = 0;
   for (int64_t i = 0; i < cell->size; ++i) {

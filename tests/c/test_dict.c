@@ -23,6 +23,12 @@ static TVMFFIAny any_int(int64_t v) {
   return a;
 }
 
+/* Calls f(arg); the result slot starts as None, as the convention requires. */
+static int call_fn(TVMFFIObject* f, TVMFFIAny* arg, TVMFFIAny* result) {
+  memset(result, 0, sizeof(*result));
+  return TVMFFIFunctionCall(f, arg, 1, result);
+}
+
 static TVMFFIAny any_cstr(const char* s) {
   TVMFFIAny a;
   memset(&a, 0, sizeof(a));
@@ -456,10 +462,10 @@ static void test_random_vs_model(void) {
   CHECK_OK(check_call_global("ffi.DictForwardIterFunctor", &d, 1, &it));
   for (int j = 0; j < n; ++j) {
     TVMFFIAny cmd = any_int(1);
-    CHECK_OK(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r));
+    CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.v_int64, model_val[j]);
     cmd = any_int(2);
-    CHECK_OK(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r));
+    CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.v_int64, j + 1 < n);
   }
   check_any_release(&it);

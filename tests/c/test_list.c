@@ -242,16 +242,29 @@ static void test_range_errors(void) {
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
   e[1] = any_int(0), e[2] = any_int(7);
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
-  TVMFFIAny arr;
-  CHECK_OK(check_call_global("ffi.Array", NULL, 0, &arr));
-  TVMFFIAny rs[4] = {l, any_int(0), any_int(1), arr};
-  CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "TypeError", "ffi.List");
+  TVMFFIAny m;
+  CHECK_OK(check_call_global("ffi.Map", NULL, 0, &m));
+  TVMFFIAny rs[4] = {l, any_int(0), any_int(1), m};
+  CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "TypeError",
+               "Expected `List<Any>` but got `ffi.Map`");
   rs[3] = l;
   rs[2] = any_int(9);
-  CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "IndexError", "");
+  CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "IndexError",
+               "Erase range [0, 9) out of bounds 6");
+  TVMFFIAny ap[2] = {m, any_int(1)};
+  CHECK_RAISED(check_call_global("ffi.ListAppend", ap, 2, &r), "TypeError",
+               "Expected `List<Any>` but got `ffi.Map`");
   int64_t ref[] = {0, 1, 2, 3, 4, 1};
   expect_ints(l, ref, 6); /* failed calls changed nothing */
+  /* The replacement may also be an Array (the reference converts it). */
+  TVMFFIAny items[2] = {any_int(7), any_int(8)}, arr;
+  CHECK_OK(check_call_global("ffi.Array", items, 2, &arr));
+  rs[1] = any_int(5), rs[2] = any_int(6), rs[3] = arr;
+  call_ok("ffi.ListReplaceSlice", rs, 4);
+  int64_t ref2[] = {0, 1, 2, 3, 4, 7, 8};
+  expect_ints(l, ref2, 7);
   check_any_release(&arr);
+  check_any_release(&m);
   check_any_release(&l);
 }
 

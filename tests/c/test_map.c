@@ -28,6 +28,12 @@ static TVMFFIAny any_kind(int32_t kind, int64_t v) {
   return a;
 }
 
+/* Calls f(arg); the result slot starts as None, as the convention requires. */
+static int call_fn(TVMFFIObject* f, TVMFFIAny* arg, TVMFFIAny* result) {
+  memset(result, 0, sizeof(*result));
+  return TVMFFIFunctionCall(f, arg, 1, result);
+}
+
 static TVMFFIAny any_cstr(const char* s) {
   TVMFFIAny a;
   memset(&a, 0, sizeof(a));
@@ -481,21 +487,21 @@ static int iter_collect(TVMFFIAny m, int64_t* keys, int64_t* vals, int max) {
   for (int more = size > 0; more; ++n) {
     CHECK(n < max);
     TVMFFIAny cmd = any_int(0);
-    CHECK_OK(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r));
+    CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     keys[n] = r.v_int64;
     cmd = any_int(1);
-    CHECK_OK(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r));
+    CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     vals[n] = r.v_int64;
     cmd = any_int(2);
-    CHECK_OK(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r));
+    CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.type_index, kTVMFFIBool);
     more = (int)r.v_int64;
   }
   TVMFFIAny cmd = any_int(0);
   r = any_int(0);
-  CHECK_RAISED(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r), "IndexError", "end");
+  CHECK_RAISED(call_fn(it.v_obj, &cmd, &r), "IndexError", "end");
   cmd = any_int(7);
-  CHECK_RAISED(TVMFFIFunctionCall(it.v_obj, &cmd, 1, &r), "ValueError", "");
+  CHECK_RAISED(call_fn(it.v_obj, &cmd, &r), "ValueError", "");
   check_any_release(&it);
   return n;
 }
