@@ -5,7 +5,8 @@
 # tests, header/export guards, man lint, and the C++, Python, compat and
 # example suites as they are added), then -- under CI=true or with
 # VALGRIND=1 -- the C and C++ test programs again under valgrind, and (CI or
-# FUZZ=1) the fuzz targets for FUZZ_SECONDS (20) each.
+# FUZZ=1) the fuzz targets for FUZZ_SECONDS (20) each, and (CI or
+# DISTCHECK=1) make distcheck.
 # Ends with one line 'N passed, N failed' and exits non-zero on any failure.
 # Environment: BUILD_DIR (default: the source tree), MAKE_JOBS (default 2).
 set -u
@@ -48,6 +49,19 @@ fi
 
 # Sum the counts of every automake test-suite log (the top-level one and the
 # valgrind run); a build failure before any test ran counts as one failure.
+# The release tarball builds out of tree, passes make check and installs
+# (libuv/jansson practice); one test in the summary.
+if [ "${CI:-}" = true ] || [ "${DISTCHECK:-0}" = 1 ]; then
+  echo "run-tests: make distcheck"
+  if make -j"$MAKE_JOBS" distcheck > distcheck.log 2>&1; then
+    extra_pass=$((extra_pass + 1)); echo "run-tests: distcheck ok"
+  else
+    extra_fail=$((extra_fail + 1)); status=1
+    grep -E '^(FAIL|ERROR):|\*\*\*|error:' distcheck.log | head -n 20
+    echo "run-tests: distcheck FAILED (full log: $BUILD_DIR/distcheck.log)"
+  fi
+fi
+
 pass=$extra_pass; fail=$extra_fail
 for log in $suites; do
   [ -f "$log" ] || { [ "$status" = 0 ] || fail=$((fail + 1)); continue; }
