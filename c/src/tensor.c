@@ -190,9 +190,11 @@ int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned* from, int32_t requ
                                     int32_t require_contiguous, TVMFFIObjectHandle* out) {
   static const char kName[] = "TVMFFITensorFromDLPackVersioned";
   if (from == NULL) return tvmffi__raise("ValueError", "%s: managed tensor is NULL", kName);
-  /* Another major version may lay out everything after `flags` differently,
-   * so nothing else is read.  The caller keeps ownership (and its deleter). */
-  if (from->version.major != DLPACK_MAJOR_VERSION)
+  /* A newer major version may lay out everything after `flags` differently,
+   * so nothing else is read and the caller keeps ownership.  Major 0 is
+   * accepted: the reference runtime ignores the version field, and producers
+   * that zero-initialise the struct exist. */
+  if (from->version.major > DLPACK_MAJOR_VERSION)
     return tvmffi__raise("ValueError",
                          "%s: unsupported DLPack version %u.%u (this runtime reads major "
                          "version %d)",
