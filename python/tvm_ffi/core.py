@@ -909,10 +909,12 @@ def convert_func(pyfunc, tensor_cls=None):
         inner = pyfunc
 
         def pyfunc(*args):
-            args = [tensor_cls.from_dlpack(a) if hasattr(tensor_cls, "from_dlpack") and isinstance(a, Tensor)
-                    else _to_framework(tensor_cls, a) for a in args]
-            return inner(*args)
+            return inner(*[_to_framework(tensor_cls, a) for a in args])
 
+    return _make_callback(pyfunc)
+
+
+def _make_callback(pyfunc):
     box = [pyfunc]
     out = ffi.new("void**")
     if lib.TVMFFIPyCallbackCreate(id(box), out) != 0:
@@ -1110,7 +1112,7 @@ def _install_test_api():
     )
 
 
-__dlpack_version__ = (ffi.integer_const("DLPACK_MAJOR_VERSION"), ffi.integer_const("DLPACK_MINOR_VERSION"))
+__dlpack_version__ = (lib.DLPACK_MAJOR_VERSION, lib.DLPACK_MINOR_VERSION)
 
 
 # ---------------------------------------------------------------------------------------------

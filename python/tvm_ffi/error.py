@@ -66,9 +66,10 @@ def _synthetic_frame(filename, lineno, func):
             if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
                 raise core._take_exception()
             frame = box[0]
-        else:  # ABI mode: a frame from a real (finished) execution
+        else:  # ABI mode: a frame from a real (finished) execution; keeps its f_back chain
+            raiser = compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec")
             try:
-                exec(compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec"), {})
+                exec(raiser.replace(co_name=func), {})  # noqa: S102
             except KeyError:
                 frame = sys.exc_info()[2].tb_next.tb_frame
         if len(_FRAME_CACHE) > 4096:

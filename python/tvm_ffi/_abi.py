@@ -1,0 +1,347 @@
+"""ABI-mode fallback of the call path (no compiled cffi module: PyPy, no compiler).
+
+Implements in Python what ``_ffi_src/helpers.c`` does in C, with the same hooks of core.py:
+argument packing into ``TVMFFIAny`` arrays, result conversion, Python callbacks, opaque
+Python objects and DLPack capsules (through ``ctypes.pythonapi``).  Correct but slow; the
+DLPack C exchange API is not used here (its functions need the GIL, which cffi releases
+around ABI-mode calls), so framework tensors go through ``__dlpack__``.
+"""
+
+import ctypes
+import sys
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+_api = ctypes.pythonapi
+_capsule_new = _api.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_capsule_is_valid = _api.PyCapsule_IsValid
+_capsule_is_valid.restype = ctypes.c_int
+_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_get = _api.PyCapsule_GetPointer
+_capsule_get.restype = ctypes.c_void_p
+_capsule_get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_set_name = _api.PyCapsule_SetName
+_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_set_dtor = _api.PyCapsule_SetDestructor
+_capsule_set_dtor.argtypes = [ctypes.py_object, ctypes.c_void_p]
+_raw_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", _api))
+_raw_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api))
+_incref = _api.Py_IncRef
+_incref.argtypes = [ctypes.py_object]
+_decref_ptr = _api.Py_DecRef
+_decref_ptr.argtypes = [ctypes.c_void_p]
+
+# capsule names must outlive the capsules: module-level constants
+_N_LEGACY, _N_VERSIONED = ctypes.c_char_p(b"dltensor"), ctypes.c_char_p(b"dltensor_versioned")
+_N_USED_LEGACY = ctypes.c_char_p(b"used_dltensor")
+_N_USED_VERSIONED = ctypes.c_char_p(b"used_dltensor_versioned")
+
+
+def install(core):  # noqa: C901 - one closure per replaced hook
+    ffi, lib = core.ffi, core.lib
+    addr = core._addr
+
+    _callbacks = {}  # handle address -> Python callable (kept alive until the deleter runs)
+
+    def pyobj_from_ptr(p):
+        return ctypes.cast(p, ctypes.py_object).value
+
+    @ffi.callback("void(void*)")
+    def decref_deleter(p):
+        if not sys.is_finalizing():
+            _decref_ptr(addr(p))
+
+    @ffi.callback("void(void*)")
+    def callback_deleter(p):
+        _callbacks.pop(addr(p), None)
+
+    @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
+    def safe_call(self, args, n, result):
+        try:
+            f = _callbacks[addr(self)]
+            py_args = [from_any(args[i], False, None) for i in range(n)]
+            to_owned_any(f(*py_args), result)
+            return 0
+        except BaseException as e:  # noqa: BLE001 - every exception becomes an FFI error
+            err = core._exc_to_error(e)
+            lib.TVMFFIErrorSetRaised(ffi.cast("void*", err._h))
+            return -1
+
+    def make_callback(pyfunc):
+        handle = ffi.new_handle(pyfunc)
+        key = addr(handle)
+        _callbacks[key] = pyfunc
+        _callbacks[("h", key)] = handle
+        out = ffi.new("void**")
+        if lib.TVMFFIFunctionCreate(handle, safe_call, callback_deleter, out) != 0:
+            _callbacks.pop(key, None)
+            core._raise_ffi_error()
+        return core._new_wrapper(core.Function, addr(out[0]))
+
+    def make_opaque(v):
+        _incref(v)
+        out = ffi.new("void**")
+        if lib.TVMFFIObjectCreateOpaque(ffi.cast("void*", id(v)), 74, decref_deleter, out) != 0:
+            _decref_ptr(id(v))
+            core._raise_ffi_error()
+        return core._new_wrapper(core.OpaquePyObject, addr(out[0]))
+
+    def consume_capsule(cap, align, contig):
+        out = ffi.new("void**")
+        if _capsule_is_valid(cap, _N_VERSIONED):
+            p = ffi.cast("DLManagedTensorVersioned*", _capsule_get(cap, _N_VERSIONED))
+            if p.version.major != lib.DLPACK_MAJOR_VERSION:
+                major = p.version.major
+                if p.deleter != ffi.NULL:
+                    p.deleter(p)
+                _capsule_set_name(cap, _N_USED_VERSIONED)
+                _capsule_set_dtor(cap, None)
+                raise BufferError("unsupported DLPack major version %d" % major)
+            core._check(lib.TVMFFITensorFromDLPackVersioned(p, align, contig, out))
+            _capsule_set_name(cap, _N_USED_VERSIONED)
+        elif _capsule_is_valid(cap, _N_LEGACY):
+            p = ffi.cast("DLManagedTensor*", _capsule_get(cap, _N_LEGACY))
+            core._check(lib.TVMFFITensorFromDLPack(p, align, contig, out))
+            _capsule_set_name(cap, _N_USED_LEGACY)
+        else:
+            raise ValueError("Expect a dltensor field, PyCapsule can only be consumed once")
+        _capsule_set_dtor(cap, None)
+        return addr(out[0])
+
+    def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
+        contig = 1 if require_contiguous else 0
+        if hasattr(type(ext_tensor), "__dlpack__"):
+            h = consume_capsule(ext_tensor.__dlpack__(), require_alignment, contig)
+        elif core._capsule_name(ext_tensor) is not None:
+            h = consume_capsule(ext_tensor, require_alignment, contig)
+        else:
+            raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
+        return core._new_wrapper(core._CLASS_TENSOR, h)
+
+    # Destructors see a dying capsule (refcount 0): take it as a raw pointer, never as an object.
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def capsule_dtor_legacy(cap):
+        if _raw_is_valid(cap, _N_LEGACY):
+            p = ffi.cast("DLManagedTensor*", _raw_get(cap, _N_LEGACY))
+            if p.deleter != ffi.NULL:
+                p.deleter(p)
+
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def capsule_dtor_versioned(cap):
+        if _raw_is_valid(cap, _N_VERSIONED):
+            p = ffi.cast("DLManagedTensorVersioned*", _raw_get(cap, _N_VERSIONED))
+            if p.deleter != ffi.NULL:
+                p.deleter(p)
+
+    def tensor_capsule(self, versioned):
+        if not self._h:
+            raise BufferError("cannot export a tensor view without a handle")
+        if versioned:
+            out = ffi.new("DLManagedTensorVersioned**")
+            core._check(lib.TVMFFITensorToDLPackVersioned(ffi.cast("void*", self._h), out))
+            return _capsule_new(addr(out[0]), _N_VERSIONED,
+                                ctypes.cast(capsule_dtor_versioned, ctypes.c_void_p))
+        out = ffi.new("DLManagedTensor**")
+        core._check(lib.TVMFFITensorToDLPack(ffi.cast("void*", self._h), out))
+        return _capsule_new(addr(out[0]), _N_LEGACY,
+                            ctypes.cast(capsule_dtor_legacy, ctypes.c_void_p))
+
+    def from_any(a, owned, api_obj):
+        t = a.type_index
+        if t == 0:
+            return None
+        if t == 1:
+            return a.v_int64
+        if t == 2:
+            return bool(a.v_int64)
+        if t == 3:
+            return a.v_float64
+        if t in (11, 12):
+            data = bytes(ffi.buffer(a.v_bytes, a.small_str_len))
+            return data.decode("utf-8", "surrogateescape") if t == 11 else data
+        if not owned and t == 8:
+            return ffi.string(a.v_c_str).decode("utf-8", "surrogateescape")
+        if not owned and t == 9:
+            ba = ffi.cast("TVMFFIByteArray*", a.v_ptr)
+            return core._unpack_bytes(ba)
+        if not owned and t == 10:
+            slot = ffi.cast("void**", a.v_ptr)
+            if slot == ffi.NULL or slot[0] == ffi.NULL:
+                raise ValueError("RValueRef already moved")
+            h = addr(slot[0])
+            slot[0] = ffi.NULL
+            return core._ret_obj(core._type_index_of(h), h, api_obj)
+        if t in (8, 9, 10):
+            raise ValueError("Return value cannot be %s" % {8: "RawStr", 9: "ByteArrayPtr", 10: "ObjectRValueRef"}[t])
+        if t == 74:
+            cell = ffi.cast("TVMFFIOpaqueObjectCell*", addr(a.v_obj) + core._OBJ_HEADER)
+            obj = pyobj_from_ptr(addr(cell.handle))
+            if owned:
+                core._decref(addr(a.v_obj))
+            return obj
+        if t >= 64:
+            h = addr(a.v_obj)
+            if not owned:
+                core._incref(h)
+            return core._ret_obj(t, h, api_obj)
+        return core._ret_obj(t, a.v_uint64, api_obj)
+
+    class Ctx:
+        __slots__ = ("keep", "owned", "api_obj")
+
+        def __init__(self):
+            self.keep = []
+            self.owned = []
+            self.api_obj = None
+
+        def release(self):
+            for h in self.owned:
+                core._decref(h)
+            self.owned = []
+            self.keep = []
+
+    def pack(v, a, ctx, depth=0):  # noqa: C901 - mirrors helpers.c:pack
+        tp = type(v)
+        a.zero_padding = 0
+        if v is None:
+            a.type_index, a.v_int64 = 0, 0
+        elif tp is bool:
+            a.type_index, a.v_int64 = 2, int(v)
+        elif tp is int:
+            if v < _INT64_MIN or v > _INT64_MAX:
+                raise OverflowError("Python int too large to convert to int64_t")
+            a.type_index, a.v_int64 = 1, v
+        elif tp is float:
+            a.type_index, a.v_float64 = 3, v
+        elif tp is str or tp is bytes:
+            data = v.encode("utf-8") if tp is str else v
+            if len(data) <= 7:
+                a.type_index = 11 if tp is str else 12
+                a.v_int64 = 0
+                a.small_str_len = len(data)
+                ffi.memmove(a.v_bytes, data, len(data))
+            else:
+                ba, buf = core._bytearray(data)
+                fn = lib.TVMFFIStringFromByteArray if tp is str else lib.TVMFFIBytesFromByteArray
+                core._check(fn(ba, a))
+                ctx.owned.append(addr(a.v_obj))
+        elif depth > 64:
+            raise RecursionError("tvm_ffi: argument nesting is too deep")
+        elif tp is list or tp is tuple:
+            arr = call_handle(core._global("ffi.Array")._h, list(v), ctx, depth + 1)
+            ctx.keep.append(arr)
+            pack(arr, a, ctx, depth + 1)
+        elif tp is dict:
+            flat = []
+            for k, val in v.items():
+                flat += (k, val)
+            m = call_handle(core._global("ffi.Map")._h, flat, ctx, depth + 1)
+            ctx.keep.append(m)
+            pack(m, a, ctx, depth + 1)
+        else:
+            rule = _rule(tp)
+            code = rule[0] if type(rule) is tuple else rule
+            if code in (core.RULE_OBJECT, core.RULE_CONTAINER) and v._h:
+                a.type_index = core._type_index_of(v._h)
+                a.v_ptr = ffi.cast("void*", v._h)
+                if code == core.RULE_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
+                    ctx.api_obj = v._tvm_api
+                return
+            if code == core.RULE_POD:
+                a.type_index, a.v_uint64 = v.__tvm_ffi_pod__
+                return
+            torch = sys.modules.get("torch")
+            if code == core.RULE_EXCHANGE and torch is not None and issubclass(tp, torch.Tensor):
+                code = core.RULE_SLOW  # no exchange API here: torch takes the fallback (rule 10)
+            if code in (core.RULE_DLPACK, core.RULE_EXCHANGE):
+                t = from_dlpack(v)
+                ctx.keep.append(t)
+                pack(t, a, ctx, depth + 1)
+                return
+            r = _torch_fallback(torch, v) if code == core.RULE_SLOW and torch is not None and isinstance(v, torch.Tensor) else core._convert_slow(v)
+            ctx.keep.append(r)
+            if type(r) is tuple and len(r) == 2:
+                a.type_index, a.v_uint64 = r
+            elif type(r) is tuple and len(r) == 4:
+                if r[3] is not None:
+                    ctx.api_obj = r[3]
+                pack(r[0], a, ctx, depth + 1)
+            else:
+                pack(r, a, ctx, depth + 1)
+
+    _rules = {}
+
+    def _rule(tp):
+        r = _rules.get(tp)
+        if r is None:
+            r = _rules[tp] = core._classify(tp)
+        return r
+
+    def call_handle(h, args, ctx, depth=0):
+        n = len(args)
+        arr = ffi.new("TVMFFIAny[]", max(n, 1))
+        for i, v in enumerate(args):
+            pack(v, arr + i, ctx, depth)
+        result = ffi.new("TVMFFIAny*")
+        if lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result) != 0:
+            core._raise_ffi_error()
+        return from_any(result[0], True, ctx.api_obj)
+
+    def function_call(*args):
+        self = args[0]
+        ctx = Ctx()
+        try:
+            return call_handle(self._h, args[1:], ctx)
+        finally:
+            ctx.release()
+
+    def to_owned_any(value, out):
+        ctx = Ctx()
+        try:
+            view = ffi.new("TVMFFIAny*")
+            pack(value, view, ctx)
+            core._check(lib.TVMFFIAnyViewToOwnedAny(view, out))
+        finally:
+            ctx.release()
+
+    def from_owned_any(any_ptr):
+        return from_any(any_ptr[0], True, None)
+
+    def from_any_view(tidx, payload):
+        a = ffi.new("TVMFFIAny*")
+        a.type_index = tidx
+        a.v_uint64 = payload
+        return from_any(a[0], False, None)
+
+    _torch_fallback = core._torch_fallback
+
+    def from_extern_c(c_symbol, *, keep_alive_object=None):
+        fn = ffi.cast("TVMFFISafeCallType", c_symbol)
+
+        def call(*args):
+            raise NotImplementedError  # replaced below by a direct function object
+
+        out = ffi.new("void**")
+        core._check(lib.TVMFFIFunctionCreate(ffi.NULL, fn, ffi.NULL, out))
+        f = core._new_wrapper(core.Function, addr(out[0]))
+        if keep_alive_object is not None:
+            f.__dict__["_keep_alive"] = keep_alive_object
+        del call
+        return f
+
+    core.Function.__call__ = function_call
+    core.Function.__from_extern_c__ = staticmethod(from_extern_c)
+    core.Tensor._capsule = tensor_capsule
+    core.from_dlpack = from_dlpack
+    core._make_callback = make_callback
+    core._make_opaque = make_opaque
+    core._from_owned_any = from_owned_any
+    core._from_any_view = from_any_view
+    core._to_owned_any = to_owned_any
+    core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
+    core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, capsule_dtor_legacy,
+                           capsule_dtor_versioned, _callbacks)
