@@ -3,9 +3,9 @@
  * abi.md §15 that the C core can express, registered from a constructor
  * when the library is loaded (python.md §20).  Pure C over the public API.
  *
- * The schema_* fixtures live in schema.c.  Left out (they need C++ object
- * types or enum machinery): enum_variant_get, TestIntPairSum and the
- * testing.Test* dataclass fixtures.
+ * The schema_* fixtures live in schema.c, the reflected object fixtures in
+ * objects.c.  Left out (enum machinery and C++-only dataclass fixtures):
+ * enum_variant_get and the other testing.Test* types.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -570,6 +570,7 @@ __attribute__((constructor)) static void testing_init(void) {
       "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
       SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
   tvmffi_testing__schema_init();
+  tvmffi_testing__objects_init();
   register_unregistered_types();
   TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_testing.add_one", (void*)add_one_c);
 }

@@ -121,6 +121,9 @@ static inline TVMFFIByteArray ba(const char* s) {
 TVMFFI_TESTING_HIDDEN void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
                                   const char* doc, const char* schema);
 
+/* objects.c: registers testing.TestIntPair, TestObjectBase/Derived and
+ * testing.TestIntPairSum. */
+TVMFFI_TESTING_HIDDEN void tvmffi_testing__objects_init(void);
 /* schema.c: registers the testing.schema_* fixtures. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__schema_init(void);
 /* schema.c: the typed identity on int (also behind the dll export). */

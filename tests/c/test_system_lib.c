@@ -635,6 +635,112 @@ static void test_schema_fixtures(void) {
                "Expected 0 but got 1 arguments");
 }
 
+static int32_t type_index_of(const char* key) {
+  TVMFFIByteArray k = check_ba(key);
+  int32_t idx = -1;
+  CHECK_OK(TVMFFITypeKeyToIndex(&k, &idx));
+  return idx;
+}
+
+static const TVMFFIFieldInfo* field_of(int32_t tindex, const char* name) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
+  for (int32_t i = 0; i < info->num_fields; ++i)
+    if (info->fields[i].name.size == strlen(name) &&
+        memcmp(info->fields[i].name.data, name, strlen(name)) == 0)
+      return &info->fields[i];
+  FAIL("type %d has no field %s", tindex, name);
+}
+
+static TVMFFIObjectHandle method_of(int32_t tindex, const char* name, int64_t* flags) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
+  for (int32_t i = 0; i < info->num_methods; ++i)
+    if (info->methods[i].name.size == strlen(name) &&
+        memcmp(info->methods[i].name.data, name, strlen(name)) == 0) {
+      *flags = info->methods[i].flags;
+      return info->methods[i].method.v_obj;
+    }
+  FAIL("type %d has no method %s", tindex, name);
+}
+
+static TVMFFIAny get_field(TVMFFIObjectHandle obj, const TVMFFIFieldInfo* f) {
+  TVMFFIAny r = v_none();
+  CHECK_OK(f->getter((char*)obj + f->offset, &r));
+  return r;
+}
+
+/* Reflected fixtures: TestIntPair, TestObjectBase/Derived. */
+static void test_object_fixtures(void) {
+  int32_t pair = type_index_of("testing.TestIntPair");
+  int64_t flags = 0;
+  TVMFFIObjectHandle init = method_of(pair, "__ffi_init__", &flags);
+  CHECK(flags & kTVMFFIFieldFlagBitMaskIsStaticMethod);
+  TVMFFIAny a[2] = {v_int(3), v_int(4)}, r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(init, a, 2, &r));
+  CHECK_EQ_INT(r.type_index, pair);
+  TVMFFIObjectHandle p = r.v_obj;
+  CHECK_EQ_INT(get_field(p, field_of(pair, "a")).v_int64, 3);
+  CHECK_EQ_BYTES(field_of(pair, "b")->doc, "Field `b`");
+  CHECK(!(field_of(pair, "a")->flags & kTVMFFIFieldFlagBitMaskWritable));
+  TVMFFIObjectHandle sum = method_of(pair, "sum", &flags);
+  a[0] = v_obj(p);
+  r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(sum, a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 7);
+  CHECK_OK(check_call_global("testing.TestIntPairSum", a, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 7);
+  a[0] = v_int(1);
+  CHECK_RAISED(check_call_global("testing.TestIntPairSum", a, 1, &r), "TypeError",
+               "Expected `testing.TestIntPair` but got `int`");
+  TVMFFIByteArray attr = check_ba("__ffi_init__");
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
+  CHECK(col != NULL && col->size > pair && col->data[pair].v_obj == init);
+  CHECK_EQ_INT(check_use_count(p), 1);
+  TVMFFIObjectDecRef(p);
+
+  int32_t base = type_index_of("testing.TestObjectBase");
+  int32_t derived = type_index_of("testing.TestObjectDerived");
+  const TVMFFITypeInfo* dinfo = TVMFFIGetTypeInfo(derived);
+  CHECK_EQ_INT(dinfo->type_depth, 2);
+  CHECK(dinfo->type_ancestors[1]->type_index == base);
+  TVMFFIObjectHandle o = NULL;
+  CHECK_OK(dinfo->metadata->creator(&o));
+  CHECK_EQ_INT(TVMFFIObjectGetTypeIndex(o), derived);
+  const TVMFFIFieldInfo* fi64 = field_of(base, "v_i64");
+  CHECK(fi64->flags & kTVMFFIFieldFlagBitMaskHasDefault);
+  CHECK_EQ_INT(fi64->default_value_or_factory.v_int64, 10);
+  CHECK_EQ_INT(get_field(o, fi64).v_int64, 10);
+  CHECK(get_field(o, field_of(base, "v_f64")).v_float64 == 10.0);
+  r = get_field(o, field_of(base, "v_str"));
+  CHECK_EQ_STR(str_of(&r), "hello");
+  check_any_release(&r);
+  /* setters: type checked; containers are held and released */
+  TVMFFIAny v = v_int(32);
+  CHECK_OK(((TVMFFIFieldSetter)fi64->setter)((char*)o + fi64->offset, &v));
+  TVMFFIObjectHandle add = method_of(base, "add_i64", &flags);
+  a[0] = v_obj(o);
+  a[1] = v_int(10);
+  r = v_none();
+  CHECK_OK(TVMFFIFunctionCall(add, a, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 42);
+  const TVMFFIFieldInfo* fmap = field_of(derived, "v_map");
+  v = v_str("not a map");
+  CHECK_RAISED(((TVMFFIFieldSetter)fmap->setter)((char*)o + fmap->offset, &v), "TypeError",
+               "ffi.Map");
+  TVMFFIAny m;
+  CHECK_OK(check_call_global("ffi.Map", NULL, 0, &m));
+  CHECK_OK(((TVMFFIFieldSetter)fmap->setter)((char*)o + fmap->offset, &m));
+  CHECK_EQ_INT(check_use_count(m.v_obj), 2);
+  v = v_str("a longer string value");
+  const TVMFFIFieldInfo* fstr = field_of(base, "v_str");
+  CHECK_OK(((TVMFFIFieldSetter)fstr->setter)((char*)o + fstr->offset, &v));
+  r = get_field(o, fstr);
+  CHECK_EQ_STR(str_of(&r), "a longer string value");
+  check_any_release(&r);
+  TVMFFIObjectDecRef(o);
+  CHECK_EQ_INT(check_use_count(m.v_obj), 1);
+  check_any_release(&m);
+}
+
 static int fake_check_signals(void) { return -1; }
 static void* fake_gil_ensure(void) { return NULL; }
 static void fake_gil_release(void* s) { (void)s; }
@@ -660,6 +766,7 @@ int main(void) {
   test_testing_library_exports();
   test_testing_containers();
   test_schema_fixtures();
+  test_object_fixtures();
   test_run_check_signal();
   printf("test_system_lib: ok\n");
   return 0;
