@@ -91,7 +91,7 @@ def _attach_reflection(cls, tidx):
     for i in range(info.num_methods):
         mi = info.methods[i]
         name = core.ffi.unpack(mi.name.data, mi.name.size).decode()
-        if name in cls.__dict__:
+        if name in cls.__dict__ or name == "__ffi_init__":
             continue
         func = core._from_any_view(mi.method.type_index, mi.method.v_uint64)
         doc = core.ffi.unpack(mi.doc.data, mi.doc.size).decode() if mi.doc.size else None
@@ -142,6 +142,54 @@ def _field_property(tidx, i, name, doc):
     return property(fget, fset, None, doc)
 
 
+def _find_constructor(tidx):
+    """The __ffi_init__ Function of a type (method or type attribute), or None."""
+    info = core.lib.TVMFFIGetTypeInfo(tidx)
+    for i in range(info.num_methods):
+        mi = info.methods[i]
+        if core.ffi.unpack(mi.name.data, mi.name.size) == b"__ffi_init__":
+            return core._from_any_view(mi.method.type_index, mi.method.v_uint64)
+    ba, buf = core._bytearray(b"__ffi_init__")
+    col = core.lib.TVMFFIGetTypeAttrColumn(ba)
+    if col != core.ffi.NULL and col.begin_index <= tidx < col.begin_index + col.size:
+        v = col.data[tidx - col.begin_index]
+        if v.type_index != 0:
+            return core._from_any_view(v.type_index, v.v_uint64)
+    return None
+
+
+def _attach_init(cls, tidx, init):
+    ctor = _find_constructor(tidx)
+    if ctor is not None:
+
+        def __ffi_init__(self, *args, **kwargs):
+            if type(self) is not cls and core._CLS_TYPE.get(type(self), tidx) != tidx:
+                # a parent's constructor would build the wrong type
+                raise TypeError("%s.__ffi_init__ cannot construct %s" % (cls.__name__, type(self).__name__))
+            if kwargs:
+                flat = [core.KWARGS]
+                for k, v in kwargs.items():
+                    if core.MISSING is not None and isinstance(v, core.CObject) and v.same_as(core.MISSING):
+                        continue
+                    flat += (k, v)
+                args = args + tuple(flat)
+            self.__init_handle_by_constructor__(ctor, *args)
+
+        cls.__ffi_init__ = __ffi_init__
+    if init and "__init__" not in cls.__dict__:
+        if ctor is not None:
+            cls.__init__ = cls.__ffi_init__
+        else:
+            name = cls.__name__
+
+            def __init__(self, *args, **kwargs):
+                raise TypeError(
+                    "`%s` cannot be constructed directly. Define a custom __init__ or use a factory method." % name
+                )
+
+            cls.__init__ = __init__
+
+
 def register_object(type_key=None, *, init=True):
     """Bind a Python class to a registered type key."""
 
@@ -153,6 +201,7 @@ def register_object(type_key=None, *, init=True):
             raise ValueError("Cannot find object type index for %s" % key)
         core._register_class(tidx, cls)
         _attach_reflection(cls, tidx)
+        _attach_init(cls, tidx, init)
         return cls
 
     if isinstance(type_key, type):

@@ -95,6 +95,10 @@ def test_register_object_binds_class():
         assert type(o) is Registered
         assert o.extra() == 84 and o.get_v2_plus_two() == 44
         assert Registered.__slots__ == ()
+        if not hasattr(Registered, "__ffi_init__"):
+            with pytest.raises(TypeError, match="`Registered` cannot be constructed directly"):
+                Registered()
+        assert Registered.__new__(Registered).__chandle__() == 0
     finally:
         if old is not None:
             core._register_class(tidx, old)
