@@ -4,8 +4,8 @@
  * A typed callable R(A...) is adapted to the packed form
  * (const AnyView* args, int32_t n, Any* rv).  Each argument goes through the
  * converting extraction (TypeTraits<T>::TryCastFromAnyView); a mismatch is a
- * TypeError naming the argument index, the function and both types.  The
- * signature text is only built on the error path.
+ * TypeError naming the argument index, the function and both types; arguments
+ * are converted left to right.  The signature text is only built on the error path.
  */
 #ifndef TVM_FFI_FUNCTION_DETAILS_H_
 #define TVM_FFI_FUNCTION_DETAILS_H_
@@ -154,10 +154,14 @@ TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name,
   }
   (void)args;
   using R = typename Sig::RetType;
+  // a braced list converts the arguments left to right, so the first bad one is reported
+  std::tuple<std::remove_cv_t<std::remove_reference_t<Args>>...> vals{
+      UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...};
+  (void)vals;
   if constexpr (std::is_void_v<R>) {
-    f(UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...);
+    f(std::get<Is>(std::move(vals))...);
   } else {
-    StoreResult<R>(f(UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...), rv);
+    StoreResult<R>(f(std::get<Is>(std::move(vals))...), rv);
   }
 }
 template <typename Sig, typename F, typename R, typename... Args>
