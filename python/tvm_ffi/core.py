@@ -44,8 +44,12 @@ def _unpack_bytes(ba):
     return ffi.unpack(ba.data, ba.size) if ba.size else b""
 
 
-def _decref(h, _decref=lib.TVMFFIObjectDecRef, _cast=ffi.cast):
-    _decref(_cast("void*", h))
+if API_MODE:
+    _decref = lib.TVMFFIPyDecRef
+else:
+
+    def _decref(h, _decref=lib.TVMFFIObjectDecRef, _cast=ffi.cast):
+        _decref(_cast("void*", h))
 
 
 def _incref(h):
@@ -1053,11 +1057,13 @@ class Tensor(CObject):
 
 
 _CLASS_TENSOR = Tensor
+_CLASS_TENSOR_BOX = [Tensor]  # read by the C fast path
 
 
 def _set_class_tensor(cls):
     global _CLASS_TENSOR
     _CLASS_TENSOR = cls
+    _CLASS_TENSOR_BOX[0] = cls
 
 
 def _capsule_name(obj):
@@ -1187,7 +1193,8 @@ def _init():
     fa = _global_handle("ffi.Array")
     fm = _global_handle("ffi.Map")
     cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm,
-           _slot_offset(CObject, "_h"), _slot_offset(Function, "release_gil"), Function)
+           _slot_offset(CObject, "_h"), _slot_offset(Function, "release_gil"), Function,
+           Tensor, _CLASS_TENSOR_BOX, _slot_offset(Tensor, "_view"))
     if lib.TVMFFIPyInit(id(cfg)) != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     for h in (fa, fm):

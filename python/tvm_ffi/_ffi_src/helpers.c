@@ -471,6 +471,30 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
 
 /* ---- FFI value -> Python ------------------------------------------------ */
 
+/* Wrappers of the two hottest result classes are built here instead of in _ret_obj:
+ * allocate, then fill both slots (`_h` and the class's second slot). */
+static PyTypeObject* g_tensor_cls;   /* core.Tensor */
+static PyObject* g_tensor_cls_box;   /* core._CLASS_TENSOR_BOX: [current tensor class] */
+static Py_ssize_t g_off_view = -1;   /* Tensor._view */
+static PyObject* g_zero;
+
+static PyObject* new_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned, Py_ssize_t off2,
+                             PyObject* v2) {
+  allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+  PyObject* o = alloc ? alloc(tp, 0) : NULL;
+  PyObject* hv = o ? PyLong_FromVoidPtr(h) : NULL;
+  if (hv == NULL) {
+    Py_XDECREF(o);
+    if (owned) TVMFFIObjectDecRef(h);
+    return NULL;
+  }
+  if (!owned) TVMFFIObjectIncRef(h);
+  *(PyObject**)((char*)o + g_off_h) = hv;
+  Py_INCREF(v2);
+  *(PyObject**)((char*)o + off2) = v2;
+  return o;
+}
+
 static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPackExchangeAPI* api) {
   int32_t tidx = v->type_index;
   switch (tidx) {
@@ -529,6 +553,11 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
           discard_ffi_error();
         }
       }
+      if (g_tensor_cls != NULL && PyList_GetItem(g_tensor_cls_box, 0) == (PyObject*)g_tensor_cls)
+        return new_wrapper(g_tensor_cls, v->v_obj, owned, g_off_view, g_zero);
+      break;
+    case kTVMFFIFunction:
+      if (g_function_cls != NULL) return new_wrapper(g_function_cls, v->v_obj, owned, g_off_rg, Py_True);
       break;
     default:
       break;
@@ -606,11 +635,21 @@ int TVMFFIPyFrameNew(intptr_t box_id) {
 
 int TVMFFIPyInit(intptr_t config) {
   PyObject* cfg = (PyObject*)config;
-  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 11) return -1;
+  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 14) return -1;
+  g_off_h = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 8));
+  g_off_rg = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 9));
+  g_tensor_cls = (PyTypeObject*)PyTuple_GetItem(cfg, 11);
+  Py_INCREF(g_tensor_cls);
+  g_tensor_cls_box = PyTuple_GetItem(cfg, 12);
+  Py_INCREF(g_tensor_cls_box);
+  g_off_view = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 13));
+  if (g_zero == NULL) g_zero = PyLong_FromLong(0);
+  if (g_off_view <= 0 || g_off_h <= 0) g_tensor_cls = NULL;
   g_off_h = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 8));
   g_off_rg = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 9));
   g_function_cls = (PyTypeObject*)PyTuple_GetItem(cfg, 10);
   Py_INCREF(g_function_cls);
+  if (g_off_rg <= 0 || g_off_h <= 0) g_function_cls = NULL;
   PyObject** slots[] = {&g_cobject_cls, &g_classify, &g_convert_slow, &g_ret_obj,
                         &g_exc_to_error, &g_test_wrapper};
   for (int i = 0; i < 6; ++i) {
@@ -643,6 +682,8 @@ int TVMFFIPyInit(intptr_t config) {
 }
 
 void TVMFFIPySetFinalizing(void) { g_finalizing = 1; }
+
+void TVMFFIPyDecRef(intptr_t handle) { TVMFFIObjectDecRef((TVMFFIObjectHandle)handle); }
 
 int TVMFFIPyCall(intptr_t box_id) {
   PyObject* box = (PyObject*)box_id;

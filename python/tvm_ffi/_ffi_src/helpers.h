@@ -45,6 +45,8 @@ int TVMFFIPyFunctionFromMLIRPacked(void* entry, intptr_t box, TVMFFIObjectHandle
 int TVMFFIPyTakeException(intptr_t box);
 /* box = [code, globals]: box[0] = a new frame with no f_back (synthetic traceback frames). */
 int TVMFFIPyFrameNew(intptr_t box);
+/* TVMFFIObjectDecRef on an integer handle (wrapper finalisers). */
+void TVMFFIPyDecRef(intptr_t handle);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void TVMFFIPySetFinalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */
