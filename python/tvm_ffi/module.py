@@ -1,7 +1,6 @@
 """Modules: load_module, system_lib and the Module class."""
 
 import enum
-import json
 import os
 
 from . import core
@@ -46,7 +45,7 @@ class Module(core.Object):
 
     def get_function_metadata(self, name, query_imports=False):
         text = _global("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
-        return json.loads(text) if text else None
+        return __import__("json").loads(text) if text else None
 
     def get_function_doc(self, name, query_imports=False):
         text = _global("ffi.ModuleGetFunctionDoc")(self, name, query_imports)

@@ -1,6 +1,5 @@
 """Global function registry and object type registration."""
 
-import json
 import sys
 
 from . import core
@@ -47,7 +46,7 @@ def remove_global_func(name):
 
 def get_global_func_metadata(name):
     text = _global("ffi.GetGlobalFuncMetadata")(name)
-    return json.loads(text) if text else {}
+    return __import__("json").loads(text) if text else {}
 
 
 def get_registered_type_keys():

@@ -168,3 +168,20 @@ def test_error_object_api():
     exc = e.py_error()
     assert isinstance(exc, ValueError) and exc.__tvm_ffi_error__.same_as(e)
     assert tvm_ffi.get_global_func("testing.echo")(e).same_as(e)  # returned, not raised
+
+
+def test_signal_interrupts_native_loop():
+    import os
+    import signal
+    import threading
+
+    f = tvm_ffi.get_global_func("testing.run_check_signal", allow_missing=True)
+    if f is None or threading.current_thread() is not threading.main_thread():
+        pytest.skip("needs testing.run_check_signal on the main thread")
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            f(5)  # polls TVMFFIEnvCheckSignals; the pending KeyboardInterrupt surfaces here
+    finally:
+        timer.cancel()
