@@ -25,6 +25,8 @@
  *     TVMFFIMapCellGrowCapacity, TVMFFIMapCellGrowInto, TVMFFIMapCellErase,
  *     TVMFFIMapJump, TVMFFIMapDenseMeta, TVMFFIMapDenseItemPtr.
  *
+ * Names containing "Impl" are helpers of the functions above, not API.
+ *
  * Ownership: container elements are owned TVMFFIAny values.  Functions that
  * "move in" a value take its reference and reset the caller's slot to None.
  * Fallible functions return 0/-1 (-1 with an error raised, see c_api.h);
@@ -82,7 +84,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIContainerHashBytes(const char* data, size
 /* The column entry of attribute `name` for `type_index`, or NULL for None.
  * The column pointer is cached per translation unit once it exists; data
  * and size are re-read on every call because the column may grow. */
-TVMFFI_CONTAINER_INLINE const TVMFFIAny* TVMFFIContainer__Hook(const TVMFFITypeAttrColumn** cache,
+TVMFFI_CONTAINER_INLINE const TVMFFIAny* TVMFFIContainerImplHook(const TVMFFITypeAttrColumn** cache,
                                                                const char* name,
                                                                int32_t type_index) {
   const TVMFFITypeAttrColumn* col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
@@ -101,7 +103,7 @@ TVMFFI_CONTAINER_INLINE const TVMFFIAny* TVMFFIContainer__Hook(const TVMFFITypeA
 }
 
 /* Byte range of a Str/SmallStr/Bytes/SmallBytes value. */
-TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainer__Bytes(const TVMFFIAny* a) {
+TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainerImplBytes(const TVMFFIAny* a) {
   if (a->type_index == kTVMFFISmallStr || a->type_index == kTVMFFISmallBytes)
     return TVMFFISmallBytesGetContentByteArray(a);
   return *TVMFFIBytesGetByteArrayPtr(a->v_obj);
@@ -127,7 +129,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyHash(const TVMFFIAny* a, uint64_t*
   }
   if (ti >= kTVMFFIStaticObjectBegin) {
     static const TVMFFITypeAttrColumn* cache = NULL;
-    const TVMFFIAny* hook = TVMFFIContainer__Hook(&cache, "__any_hash__", ti);
+    const TVMFFIAny* hook = TVMFFIContainerImplHook(&cache, "__any_hash__", ti);
     if (hook != NULL) {
       int64_t custom;
       if (hook->type_index == kTVMFFIOpaquePtr) {
@@ -173,12 +175,12 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyEqual(const TVMFFIAny* a, const TV
   int32_t ta = a->type_index, tb = b->type_index;
   if (ta == tb) {
     if (ta == kTVMFFIStr || ta == kTVMFFIBytes) {
-      TVMFFIByteArray x = TVMFFIContainer__Bytes(a), y = TVMFFIContainer__Bytes(b);
+      TVMFFIByteArray x = TVMFFIContainerImplBytes(a), y = TVMFFIContainerImplBytes(b);
       return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
     }
     if (ta < kTVMFFIStaticObjectBegin) return 0;
     static const TVMFFITypeAttrColumn* cache = NULL;
-    const TVMFFIAny* hook = TVMFFIContainer__Hook(&cache, "__any_equal__", ta);
+    const TVMFFIAny* hook = TVMFFIContainerImplHook(&cache, "__any_equal__", ta);
     if (hook == NULL) return 0;
     if (hook->type_index == kTVMFFIOpaquePtr) {
       bool (*fn)(const TVMFFIAny*, const TVMFFIAny*);
@@ -208,14 +210,14 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyEqual(const TVMFFIAny* a, const TV
   if ((ta == kTVMFFIStr && tb == kTVMFFISmallStr) || (ta == kTVMFFISmallStr && tb == kTVMFFIStr) ||
       (ta == kTVMFFIBytes && tb == kTVMFFISmallBytes) ||
       (ta == kTVMFFISmallBytes && tb == kTVMFFIBytes)) {
-    TVMFFIByteArray x = TVMFFIContainer__Bytes(a), y = TVMFFIContainer__Bytes(b);
+    TVMFFIByteArray x = TVMFFIContainerImplBytes(a), y = TVMFFIContainerImplBytes(b);
     return x.size == y.size && (x.size == 0 || memcmp(x.data, y.data, x.size) == 0);
   }
   return 0;
 }
 
 /* Releases an owned Any and resets it to None. */
-TVMFFI_CONTAINER_INLINE void TVMFFIContainer__Release(TVMFFIAny* v) {
+TVMFFI_CONTAINER_INLINE void TVMFFIContainerImplRelease(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
   v->type_index = kTVMFFINone;
   v->zero_padding = 0;
@@ -223,13 +225,13 @@ TVMFFI_CONTAINER_INLINE void TVMFFIContainer__Release(TVMFFIAny* v) {
 }
 
 /* Resets a slot whose reference was moved elsewhere (no DecRef). */
-TVMFFI_CONTAINER_INLINE void TVMFFIContainer__Reset(TVMFFIAny* v) {
+TVMFFI_CONTAINER_INLINE void TVMFFIContainerImplReset(TVMFFIAny* v) {
   v->type_index = kTVMFFINone;
   v->zero_padding = 0;
   v->v_int64 = 0;
 }
 
-TVMFFI_CONTAINER_INLINE int TVMFFIContainer__OOM(void) {
+TVMFFI_CONTAINER_INLINE int TVMFFIContainerImplOOM(void) {
   TVMFFIErrorSetRaisedFromCStr("MemoryError", "out of memory while growing a container");
   return -1;
 }
@@ -248,7 +250,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFISeqCellReleaseItems(TVMFFISeqCell* cell) {
   TVMFFIAny* items = (TVMFFIAny*)cell->data;
   int64_t n = cell->size;
   cell->size = 0;
-  for (int64_t i = 0; i < n; ++i) TVMFFIContainer__Release(&items[i]);
+  for (int64_t i = 0; i < n; ++i) TVMFFIContainerImplRelease(&items[i]);
 }
 
 /*
@@ -259,9 +261,9 @@ TVMFFI_CONTAINER_INLINE void TVMFFISeqCellReleaseItems(TVMFFISeqCell* cell) {
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIListCellReserve(TVMFFISeqCell* cell, int64_t capacity) {
   if (capacity <= cell->capacity) return 0;
-  if ((uint64_t)capacity > SIZE_MAX / sizeof(TVMFFIAny)) return TVMFFIContainer__OOM();
+  if ((uint64_t)capacity > SIZE_MAX / sizeof(TVMFFIAny)) return TVMFFIContainerImplOOM();
   TVMFFIAny* fresh = (TVMFFIAny*)malloc((size_t)capacity * sizeof(TVMFFIAny));
-  if (fresh == NULL) return TVMFFIContainer__OOM();
+  if (fresh == NULL) return TVMFFIContainerImplOOM();
   if (cell->size > 0) memcpy(fresh, cell->data, (size_t)cell->size * sizeof(TVMFFIAny));
   void* old = cell->data;
   if (cell->data_deleter == NULL) {
@@ -384,7 +386,7 @@ TVMFFI_CONTAINER_INLINE TVMFFIMapDenseItem* TVMFFIMapDenseItemPtr(const TVMFFIMa
 }
 
 /* Pair i of a small table. */
-TVMFFI_CONTAINER_INLINE TVMFFIMapKV* TVMFFIMap__SmallKV(const TVMFFIMapCell* cell, uint64_t i) {
+TVMFFI_CONTAINER_INLINE TVMFFIMapKV* TVMFFIMapImplSmallKV(const TVMFFIMapCell* cell, uint64_t i) {
   return (TVMFFIMapKV*)cell->data + i;
 }
 
@@ -401,7 +403,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellInitSmall(TVMFFIMapCell* cell, void* d
 
 /* Dense sizing of abi.md §7.8: smallest power of two above `count`, doubled
  * once more when below 2*count; at least 8 slots. */
-TVMFFI_CONTAINER_INLINE void TVMFFIMap__DenseSize(uint64_t count, uint64_t* slots,
+TVMFFI_CONTAINER_INLINE void TVMFFIMapImplDenseSize(uint64_t count, uint64_t* slots,
                                                   uint32_t* fib_shift) {
   uint32_t shift = 64;
   uint64_t n = 1;
@@ -420,13 +422,13 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMap__DenseSize(uint64_t count, uint64_t* slot
 
 /* Allocates empty dense storage of `slots` slots into *cell (whole 56-byte
  * cell written).  Returns 0/-1 (MemoryError). */
-TVMFFI_CONTAINER_INLINE int TVMFFIMap__DenseAlloc(TVMFFIMapCell* cell, uint64_t slots,
+TVMFFI_CONTAINER_INLINE int TVMFFIMapImplDenseAlloc(TVMFFIMapCell* cell, uint64_t slots,
                                                   uint32_t fib_shift) {
   uint64_t blocks = (slots + TVMFFI_MAP_BLOCK_CAP - 1) / TVMFFI_MAP_BLOCK_CAP;
   if (slots == 0 || slots > (UINT64_C(1) << 58) || blocks > SIZE_MAX / TVMFFI_MAP_BLOCK_BYTES)
-    return TVMFFIContainer__OOM();
+    return TVMFFIContainerImplOOM();
   char* data = (char*)malloc((size_t)blocks * TVMFFI_MAP_BLOCK_BYTES);
-  if (data == NULL) return TVMFFIContainer__OOM();
+  if (data == NULL) return TVMFFIContainerImplOOM();
   for (uint64_t b = 0; b < blocks; ++b)
     memset(data + b * TVMFFI_MAP_BLOCK_BYTES, TVMFFI_MAP_META_EMPTY, TVMFFI_MAP_BLOCK_CAP);
   cell->data = data;
@@ -446,8 +448,8 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMap__DenseAlloc(TVMFFIMapCell* cell, uint64_t 
 TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInitDense(TVMFFIMapCell* cell, uint64_t count) {
   uint64_t slots;
   uint32_t shift;
-  TVMFFIMap__DenseSize(count, &slots, &shift);
-  return TVMFFIMap__DenseAlloc(cell, slots, shift);
+  TVMFFIMapImplDenseSize(count, &slots, &shift);
+  return TVMFFIMapImplDenseAlloc(cell, slots, shift);
 }
 
 /* ---- iteration: positions are pair indices (small) or slot indices (dense);
@@ -477,23 +479,23 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellIterPrev(const TVMFFIMapCell* cell
 
 /* Key / value stored at a valid position (owned by the table). */
 TVMFFI_CONTAINER_INLINE TVMFFIAny* TVMFFIMapCellKey(const TVMFFIMapCell* cell, uint64_t pos) {
-  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMap__SmallKV(cell, pos)->key;
+  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMapImplSmallKV(cell, pos)->key;
   return &TVMFFIMapDenseItemPtr(cell, pos)->key;
 }
 
 TVMFFI_CONTAINER_INLINE TVMFFIAny* TVMFFIMapCellValue(const TVMFFIMapCell* cell, uint64_t pos) {
-  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMap__SmallKV(cell, pos)->value;
+  if (TVMFFIMapCellIsSmall(cell)) return &TVMFFIMapImplSmallKV(cell, pos)->value;
   return &TVMFFIMapDenseItemPtr(cell, pos)->value;
 }
 
 /* ---- lookup ---- */
 
-TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__Home(const TVMFFIMapCell* cell, uint64_t hash) {
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplHome(const TVMFFIMapCell* cell, uint64_t hash) {
   return (TVMFFI_MAP_FIB_MUL * hash) >> cell->fib_shift;
 }
 
 /* Slot after s in its chain, or TVMFFI_MAP_ITER_END at the chain's end. */
-TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainNext(const TVMFFIMapCell* cell, uint64_t s,
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplChainNext(const TVMFFIMapCell* cell, uint64_t s,
                                                       uint8_t meta) {
   unsigned j = meta & 0x7F;
   if (j == 0) return TVMFFI_MAP_ITER_END;
@@ -502,12 +504,12 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainNext(const TVMFFIMapCell* cell,
 
 /* Position of `key` (hash already computed) or TVMFFI_MAP_ITER_END in *out.
  * Returns 0/-1 (an equality hook failed). */
-TVMFFI_CONTAINER_INLINE int TVMFFIMap__FindHashed(const TVMFFIMapCell* cell, const TVMFFIAny* key,
+TVMFFI_CONTAINER_INLINE int TVMFFIMapImplFindHashed(const TVMFFIMapCell* cell, const TVMFFIAny* key,
                                                   uint64_t hash, uint64_t* out) {
   *out = TVMFFI_MAP_ITER_END;
   if (TVMFFIMapCellIsSmall(cell)) {
     for (uint64_t i = 0; i < cell->size; ++i) {
-      int eq = TVMFFIContainerAnyEqual(key, &TVMFFIMap__SmallKV(cell, i)->key);
+      int eq = TVMFFIContainerAnyEqual(key, &TVMFFIMapImplSmallKV(cell, i)->key);
       if (eq < 0) return -1;
       if (eq) {
         *out = i;
@@ -517,7 +519,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMap__FindHashed(const TVMFFIMapCell* cell, con
     return 0;
   }
   if (cell->size == 0) return 0;
-  uint64_t s = TVMFFIMap__Home(cell, hash);
+  uint64_t s = TVMFFIMapImplHome(cell, hash);
   uint8_t meta = *TVMFFIMapDenseMeta(cell, s);
   if (meta & 0x80) return 0; /* empty, protected or inside a foreign chain */
   while (s != TVMFFI_MAP_ITER_END) {
@@ -528,7 +530,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMap__FindHashed(const TVMFFIMapCell* cell, con
       *out = s;
       return 0;
     }
-    s = TVMFFIMap__ChainNext(cell, s, meta);
+    s = TVMFFIMapImplChainNext(cell, s, meta);
   }
   return 0;
 }
@@ -543,12 +545,12 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellFind(const TVMFFIMapCell* cell, const T
   *out_pos = TVMFFI_MAP_ITER_END;
   if (cell->size == 0) return 0;
   if (!TVMFFIMapCellIsSmall(cell) && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
-  return TVMFFIMap__FindHashed(cell, key, hash, out_pos);
+  return TVMFFIMapImplFindHashed(cell, key, hash, out_pos);
 }
 
 /* ---- dense internals ---- */
 
-TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterPushBack(TVMFFIMapCell* cell, uint64_t s) {
+TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterPushBack(TVMFFIMapCell* cell, uint64_t s) {
   TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
   it->prev = cell->iter_list_tail;
   it->next = TVMFFI_MAP_ITER_END;
@@ -559,7 +561,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterPushBack(TVMFFIMapCell* cell, uint64
   cell->iter_list_tail = s;
 }
 
-TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterUnlink(TVMFFIMapCell* cell, uint64_t s) {
+TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterUnlink(TVMFFIMapCell* cell, uint64_t s) {
   TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
   if (it->prev != TVMFFI_MAP_ITER_END)
     TVMFFIMapDenseItemPtr(cell, it->prev)->next = it->next;
@@ -572,7 +574,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterUnlink(TVMFFIMapCell* cell, uint64_t
 }
 
 /* Slot `to` takes over the iteration position of slot `from`. */
-TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterReplace(TVMFFIMapCell* cell, uint64_t from,
+TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterReplace(TVMFFIMapCell* cell, uint64_t from,
                                                     uint64_t to) {
   TVMFFIMapDenseItem* src = TVMFFIMapDenseItemPtr(cell, from);
   TVMFFIMapDenseItem* dst = TVMFFIMapDenseItemPtr(cell, to);
@@ -590,7 +592,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMap__IterReplace(TVMFFIMapCell* cell, uint64_
 }
 
 /* First empty slot reachable from s by a jump; *jump receives its index. */
-TVMFFI_CONTAINER_INLINE int TVMFFIMap__NextEmpty(const TVMFFIMapCell* cell, uint64_t s,
+TVMFFI_CONTAINER_INLINE int TVMFFIMapImplNextEmpty(const TVMFFIMapCell* cell, uint64_t s,
                                                  unsigned* jump, uint64_t* out) {
   for (unsigned j = 1; j < TVMFFI_MAP_NUM_JUMPS; ++j) {
     uint64_t c = (s + TVMFFIMapJump(j)) & (cell->slots - 1);
@@ -605,7 +607,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMap__NextEmpty(const TVMFFIMapCell* cell, uint
 
 /* Predecessor of non-head slot s in its chain.  Exactly one occupied slot
  * jumps to s, so probing backwards finds it without hashing any key. */
-TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainPrev(const TVMFFIMapCell* cell, uint64_t s) {
+TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplChainPrev(const TVMFFIMapCell* cell, uint64_t s) {
   for (unsigned j = 1; j < TVMFFI_MAP_NUM_JUMPS; ++j) {
     uint64_t w = (s - TVMFFIMapJump(j)) & (cell->slots - 1);
     uint8_t meta = *TVMFFIMapDenseMeta(cell, w);
@@ -615,11 +617,11 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMap__ChainPrev(const TVMFFIMapCell* cell,
   return TVMFFI_MAP_ITER_END; /* unreachable in a consistent table */
 }
 
-TVMFFI_CONTAINER_INLINE int TVMFFIMap__IsFull(const TVMFFIMapCell* cell) {
+TVMFFI_CONTAINER_INLINE int TVMFFIMapImplIsFull(const TVMFFIMapCell* cell) {
   return (double)(cell->size + 1) > (double)cell->slots * 0.99;
 }
 
-TVMFFI_CONTAINER_INLINE void TVMFFIMap__SetJump(TVMFFIMapCell* cell, uint64_t s, unsigned j) {
+TVMFFI_CONTAINER_INLINE void TVMFFIMapImplSetJump(TVMFFIMapCell* cell, uint64_t s, unsigned j) {
   uint8_t* m = TVMFFIMapDenseMeta(cell, s);
   *m = (uint8_t)((*m & 0x80) | j);
 }
@@ -631,35 +633,35 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMap__SetJump(TVMFFIMapCell* cell, uint64_t s,
  * of room midway returns 1 with the iteration list intact (the table may
  * then only be iterated, rebuilt or destroyed), as in the reference.
  */
-TVMFFI_CONTAINER_INLINE int TVMFFIMap__DensePlace(TVMFFIMapCell* cell, uint64_t hash,
+TVMFFI_CONTAINER_INLINE int TVMFFIMapImplDensePlace(TVMFFIMapCell* cell, uint64_t hash,
                                                   const TVMFFIAny* key, const TVMFFIAny* value,
                                                   uint64_t* out_pos) {
-  uint64_t home = TVMFFIMap__Home(cell, hash), target;
+  uint64_t home = TVMFFIMapImplHome(cell, hash), target;
   uint8_t meta = *TVMFFIMapDenseMeta(cell, home);
   if (meta == TVMFFI_MAP_META_EMPTY) {
     *TVMFFIMapDenseMeta(cell, home) = 0x00;
     target = home;
   } else if (meta & 0x80) {
     /* home lies inside a foreign chain: move that chain's suffix away. */
-    if (TVMFFIMap__IsFull(cell)) return 1;
-    uint64_t w = TVMFFIMap__ChainPrev(cell, home), r = home;
+    if (TVMFFIMapImplIsFull(cell)) return 1;
+    uint64_t w = TVMFFIMapImplChainPrev(cell, home), r = home;
     int first = 1;
     for (;;) {
       unsigned jump;
       uint64_t empty;
-      if (!TVMFFIMap__NextEmpty(cell, w, &jump, &empty)) return 1;
+      if (!TVMFFIMapImplNextEmpty(cell, w, &jump, &empty)) return 1;
       uint8_t r_meta = *TVMFFIMapDenseMeta(cell, r);
       TVMFFIMapDenseItem* src = TVMFFIMapDenseItemPtr(cell, r);
       TVMFFIMapDenseItem* dst = TVMFFIMapDenseItemPtr(cell, empty);
       *TVMFFIMapDenseMeta(cell, empty) = 0x80;
       dst->key = src->key;
       dst->value = src->value;
-      TVMFFIMap__IterReplace(cell, r, empty);
+      TVMFFIMapImplIterReplace(cell, r, empty);
       *TVMFFIMapDenseMeta(cell, r) = first ? TVMFFI_MAP_META_PROTECTED : TVMFFI_MAP_META_EMPTY;
       first = 0;
-      TVMFFIMap__SetJump(cell, w, jump);
+      TVMFFIMapImplSetJump(cell, w, jump);
       w = empty;
-      r = TVMFFIMap__ChainNext(cell, r, r_meta);
+      r = TVMFFIMapImplChainNext(cell, r, r_meta);
       if (r == TVMFFI_MAP_ITER_END) break;
     }
     *TVMFFIMapDenseMeta(cell, home) = 0x00;
@@ -667,20 +669,20 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMap__DensePlace(TVMFFIMapCell* cell, uint64_t 
   } else {
     uint64_t tail = home;
     for (;;) {
-      uint64_t nx = TVMFFIMap__ChainNext(cell, tail, *TVMFFIMapDenseMeta(cell, tail));
+      uint64_t nx = TVMFFIMapImplChainNext(cell, tail, *TVMFFIMapDenseMeta(cell, tail));
       if (nx == TVMFFI_MAP_ITER_END) break;
       tail = nx;
     }
-    if (TVMFFIMap__IsFull(cell)) return 1;
+    if (TVMFFIMapImplIsFull(cell)) return 1;
     unsigned jump;
-    if (!TVMFFIMap__NextEmpty(cell, tail, &jump, &target)) return 1;
+    if (!TVMFFIMapImplNextEmpty(cell, tail, &jump, &target)) return 1;
     *TVMFFIMapDenseMeta(cell, target) = 0x80;
-    TVMFFIMap__SetJump(cell, tail, jump);
+    TVMFFIMapImplSetJump(cell, tail, jump);
   }
   TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, target);
   it->key = *key;
   it->value = *value;
-  TVMFFIMap__IterPushBack(cell, target);
+  TVMFFIMapImplIterPushBack(cell, target);
   cell->size += 1;
   *out_pos = target;
   return 0;
@@ -727,7 +729,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
   if (cap == 0) {
     /* Hash everything first: hooks may fail, and nothing may move before. */
     hashes = (uint64_t*)malloc((size_t)(n + 1) * sizeof(uint64_t));
-    if (hashes == NULL) return TVMFFIContainer__OOM();
+    if (hashes == NULL) return TVMFFIContainerImplOOM();
     uint64_t i = 0;
     for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END;
          p = TVMFFIMapCellIterNext(src, p), ++i) {
@@ -737,11 +739,11 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
       }
     }
     if (TVMFFIContainerAnyHash(key, &hashes[n]) != 0 ||
-        TVMFFIMap__FindHashed(src, key, hashes[n], &found) != 0) {
+        TVMFFIMapImplFindHashed(src, key, hashes[n], &found) != 0) {
       free(hashes);
       return -1;
     }
-  } else if (TVMFFIMap__FindHashed(src, key, 0, &found) != 0) {
+  } else if (TVMFFIMapImplFindHashed(src, key, 0, &found) != 0) {
     return -1;
   }
   if (cap != 0) {
@@ -750,7 +752,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
     void (*deleter)(void*) = NULL;
     if (data == NULL) {
       data = malloc((size_t)cap * sizeof(TVMFFIMapKV));
-      if (data == NULL) return TVMFFIContainer__OOM();
+      if (data == NULL) return TVMFFIContainerImplOOM();
       deleter = free;
     }
     TVMFFIMapKV* pairs = (TVMFFIMapKV*)data;
@@ -769,7 +771,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
     uint64_t slots, new_pos = TVMFFI_MAP_ITER_END;
     uint32_t shift;
     if (TVMFFIMapCellIsSmall(src)) {
-      TVMFFIMap__DenseSize(n, &slots, &shift);
+      TVMFFIMapImplDenseSize(n, &slots, &shift);
     } else {
       slots = src->slots * 2;
       shift = src->fib_shift - 1;
@@ -779,7 +781,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
      * it midway and re-inserting. */
     TVMFFIMapCell tmp;
     for (;;) {
-      if (TVMFFIMap__DenseAlloc(&tmp, slots, shift) != 0) {
+      if (TVMFFIMapImplDenseAlloc(&tmp, slots, shift) != 0) {
         free(hashes);
         return -1;
       }
@@ -787,10 +789,10 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
       uint64_t i = 0, pos;
       for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END && !full;
            p = TVMFFIMapCellIterNext(src, p), ++i)
-        full = TVMFFIMap__DensePlace(&tmp, hashes[i], TVMFFIMapCellKey(src, p),
+        full = TVMFFIMapImplDensePlace(&tmp, hashes[i], TVMFFIMapCellKey(src, p),
                                      TVMFFIMapCellValue(src, p), &pos);
       if (!full && found == TVMFFI_MAP_ITER_END)
-        full = TVMFFIMap__DensePlace(&tmp, hashes[n], key, value, &pos);
+        full = TVMFFIMapImplDensePlace(&tmp, hashes[n], key, value, &pos);
       if (!full) break;
       free(tmp.data);
       slots *= 2;
@@ -800,16 +802,16 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
       /* Later placements may have relocated the entry: find its bits again
        * along its chain (a raw compare, so no hook runs after moving). */
       const TVMFFIAny* want = TVMFFIMapCellKey(src, found);
-      for (new_pos = TVMFFIMap__Home(&tmp, hashes[n]);;) {
+      for (new_pos = TVMFFIMapImplHome(&tmp, hashes[n]);;) {
         const TVMFFIAny* k = &TVMFFIMapDenseItemPtr(&tmp, new_pos)->key;
         if (memcmp(k, want, sizeof(TVMFFIAny)) == 0) break;
-        new_pos = TVMFFIMap__ChainNext(&tmp, new_pos, *TVMFFIMapDenseMeta(&tmp, new_pos));
+        new_pos = TVMFFIMapImplChainNext(&tmp, new_pos, *TVMFFIMapDenseMeta(&tmp, new_pos));
       }
       TVMFFIAny* slot = &TVMFFIMapDenseItemPtr(&tmp, new_pos)->value;
       old_value = *slot;
       *slot = *value;
-      TVMFFIMap__IterUnlink(&tmp, new_pos);
-      TVMFFIMap__IterPushBack(&tmp, new_pos);
+      TVMFFIMapImplIterUnlink(&tmp, new_pos);
+      TVMFFIMapImplIterPushBack(&tmp, new_pos);
     }
     free(hashes);
     if (src->data_deleter != NULL) src->data_deleter(src->data);
@@ -820,12 +822,12 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
   src->slots = 0;
   src->data_deleter = NULL;
   if (found != TVMFFI_MAP_ITER_END) {
-    TVMFFIContainer__Release(key); /* the stored key stays */
-    TVMFFIContainer__Release(&old_value);
+    TVMFFIContainerImplRelease(key); /* the stored key stays */
+    TVMFFIContainerImplRelease(&old_value);
   } else {
-    TVMFFIContainer__Reset(key);
+    TVMFFIContainerImplReset(key);
   }
-  TVMFFIContainer__Reset(value);
+  TVMFFIContainerImplReset(value);
   return 0;
 }
 
@@ -850,34 +852,34 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInsert(TVMFFIMapCell* cell, TVMFFIAny* 
   if (small && cell->size >= TVMFFIMapCellNumSlots(cell) && TVMFFIMapCellGrowCapacity(cell) == 0)
     goto grow;
   if (!small && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
-  if (TVMFFIMap__FindHashed(cell, key, hash, &pos) != 0) return -1;
+  if (TVMFFIMapImplFindHashed(cell, key, hash, &pos) != 0) return -1;
   if (pos != TVMFFI_MAP_ITER_END) {
     TVMFFIAny* slot = TVMFFIMapCellValue(cell, pos);
     TVMFFIAny old = *slot;
     *slot = *value;
-    TVMFFIContainer__Reset(value);
+    TVMFFIContainerImplReset(value);
     if (!small) {
-      TVMFFIMap__IterUnlink(cell, pos);
-      TVMFFIMap__IterPushBack(cell, pos);
+      TVMFFIMapImplIterUnlink(cell, pos);
+      TVMFFIMapImplIterPushBack(cell, pos);
     }
     /* Release last: a deleter may re-enter and look at this table. */
-    TVMFFIContainer__Release(key);
-    TVMFFIContainer__Release(&old);
+    TVMFFIContainerImplRelease(key);
+    TVMFFIContainerImplRelease(&old);
     return 0;
   }
   if (small) {
     if (cell->size < TVMFFIMapCellNumSlots(cell)) {
-      TVMFFIMapKV* kv = TVMFFIMap__SmallKV(cell, cell->size);
+      TVMFFIMapKV* kv = TVMFFIMapImplSmallKV(cell, cell->size);
       kv->key = *key;
       kv->value = *value;
       cell->size += 1;
-      TVMFFIContainer__Reset(key);
-      TVMFFIContainer__Reset(value);
+      TVMFFIContainerImplReset(key);
+      TVMFFIContainerImplReset(value);
       return 0;
     }
-  } else if (TVMFFIMap__DensePlace(cell, hash, key, value, &pos) == 0) {
-    TVMFFIContainer__Reset(key);
-    TVMFFIContainer__Reset(value);
+  } else if (TVMFFIMapImplDensePlace(cell, hash, key, value, &pos) == 0) {
+    TVMFFIContainerImplReset(key);
+    TVMFFIContainerImplReset(value);
     return 0;
   }
 grow:
@@ -903,7 +905,7 @@ grow:
 TVMFFI_CONTAINER_INLINE void TVMFFIMapCellErase(TVMFFIMapCell* cell, uint64_t pos) {
   TVMFFIAny old_key, old_value;
   if (TVMFFIMapCellIsSmall(cell)) {
-    TVMFFIMapKV* kv = TVMFFIMap__SmallKV(cell, pos);
+    TVMFFIMapKV* kv = TVMFFIMapImplSmallKV(cell, pos);
     old_key = kv->key;
     old_value = kv->value;
     if (pos + 1 < cell->size)
@@ -916,28 +918,28 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellErase(TVMFFIMapCell* cell, uint64_t po
     old_value = it->value;
     cell->size -= 1;
     if ((meta & 0x7F) == 0) {
-      if (meta & 0x80) TVMFFIMap__SetJump(cell, TVMFFIMap__ChainPrev(cell, pos), 0);
-      TVMFFIMap__IterUnlink(cell, pos);
+      if (meta & 0x80) TVMFFIMapImplSetJump(cell, TVMFFIMapImplChainPrev(cell, pos), 0);
+      TVMFFIMapImplIterUnlink(cell, pos);
       *TVMFFIMapDenseMeta(cell, pos) = TVMFFI_MAP_META_EMPTY;
     } else {
-      uint64_t prev = pos, last = TVMFFIMap__ChainNext(cell, pos, meta);
+      uint64_t prev = pos, last = TVMFFIMapImplChainNext(cell, pos, meta);
       for (;;) {
-        uint64_t nx = TVMFFIMap__ChainNext(cell, last, *TVMFFIMapDenseMeta(cell, last));
+        uint64_t nx = TVMFFIMapImplChainNext(cell, last, *TVMFFIMapDenseMeta(cell, last));
         if (nx == TVMFFI_MAP_ITER_END) break;
         prev = last;
         last = nx;
       }
-      TVMFFIMap__IterUnlink(cell, pos);
+      TVMFFIMapImplIterUnlink(cell, pos);
       TVMFFIMapDenseItem* lt = TVMFFIMapDenseItemPtr(cell, last);
       it->key = lt->key;
       it->value = lt->value;
-      TVMFFIMap__IterReplace(cell, last, pos);
+      TVMFFIMapImplIterReplace(cell, last, pos);
       *TVMFFIMapDenseMeta(cell, last) = TVMFFI_MAP_META_EMPTY;
-      TVMFFIMap__SetJump(cell, prev, 0);
+      TVMFFIMapImplSetJump(cell, prev, 0);
     }
   }
-  TVMFFIContainer__Release(&old_key);
-  TVMFFIContainer__Release(&old_value);
+  TVMFFIContainerImplRelease(&old_key);
+  TVMFFIContainerImplRelease(&old_value);
 }
 
 /* Releases every entry without touching the storage (size becomes 0; a
@@ -950,8 +952,8 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellClear(TVMFFIMapCell* cell) {
     TVMFFIMapKV* kv = (TVMFFIMapKV*)cell->data;
     cell->size = 0;
     for (uint64_t i = 0; i < n; ++i) {
-      TVMFFIContainer__Release(&kv[i].key);
-      TVMFFIContainer__Release(&kv[i].value);
+      TVMFFIContainerImplRelease(&kv[i].key);
+      TVMFFIContainerImplRelease(&kv[i].value);
     }
     return;
   }
@@ -964,8 +966,8 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellClear(TVMFFIMapCell* cell) {
     TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
     uint64_t next = it->next;
     *TVMFFIMapDenseMeta(cell, s) = TVMFFI_MAP_META_EMPTY;
-    TVMFFIContainer__Release(&it->key);
-    TVMFFIContainer__Release(&it->value);
+    TVMFFIContainerImplRelease(&it->key);
+    TVMFFIContainerImplRelease(&it->value);
     s = next;
   }
   for (uint64_t b = 0; b < blocks; ++b)
@@ -985,8 +987,8 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellDestroy(TVMFFIMapCell* cell) {
       uint8_t meta = *TVMFFIMapDenseMeta(cell, s);
       if (meta == TVMFFI_MAP_META_EMPTY || meta == TVMFFI_MAP_META_PROTECTED) continue;
       TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(cell, s);
-      TVMFFIContainer__Release(&it->key);
-      TVMFFIContainer__Release(&it->value);
+      TVMFFIContainerImplRelease(&it->key);
+      TVMFFIContainerImplRelease(&it->value);
     }
   }
   if (cell->data_deleter != NULL && cell->data != NULL) cell->data_deleter(cell->data);
