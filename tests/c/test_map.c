@@ -301,6 +301,20 @@ static void test_hooks(void) {
   CHECK_RAISED(check_call_global("ffi.MapGetItem", q, 2, &r), "ValueError", "hash hook refused");
   uint64_t h;
   CHECK_RAISED(TVMFFIContainerAnyHash(&k3, &h), "ValueError", "refused");
+  /* A failed insert or growth leaves a Dict as it was. */
+  TVMFFIAny d;
+  CHECK_OK(check_call_global("ffi.Dict", NULL, 0, &d));
+  for (int i = 0; i < 4; ++i) {
+    TVMFFIAny set[3] = {d, any_int(i), any_int(i)};
+    CHECK_OK(check_call_global("ffi.DictSetItem", set, 3, &r));
+  }
+  TVMFFIAny set[3] = {d, k3, any_int(5)}; /* the 5th key would turn the table dense */
+  CHECK_RAISED(check_call_global("ffi.DictSetItem", set, 3, &r), "ValueError", "refused");
+  TVMFFIMapCell* dc = TVMFFIMapGetCellPtr(d.v_obj);
+  CHECK(TVMFFIMapCellIsSmall(dc));
+  CHECK_EQ_INT(dc->size, 4);
+  CHECK_EQ_INT(check_use_count(k3.v_obj), 2); /* the test and the map m, not d */
+  check_any_release(&d);
   g_fail_hash = 0;
   check_any_release(&m);
   check_any_release(&k1);
@@ -676,7 +690,79 @@ static void test_find_device(void) {
   TVMFFIObjectDecRef(tgpu);
 }
 
+/* The inline table API as C++ header code drives it. */
+static void test_header_api(void) {
+  /* A copy-on-write Map grows into a new object: Insert without realloc
+   * reports 1 and moves nothing, GrowInto builds the next layout. */
+  TVMFFIMapKV inline2[2], inline4[4];
+  TVMFFIMapCell a, b, dense;
+  TVMFFIMapCellInitSmall(&a, inline2, 2, NULL);
+  TVMFFIAny t = tracked();
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIAny k = any_int(i), v = i ? any_int(0) : t;
+    if (i == 0) CHECK_OK(TVMFFIObjectIncRef(t.v_obj));
+    CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k, &v, 0), 0);
+    CHECK_EQ_INT(v.type_index, kTVMFFINone); /* moved in */
+  }
+  TVMFFIAny k = any_int(7), v = any_int(70);
+  CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k, &v, 0), 1);
+  CHECK_EQ_INT(k.v_int64, 7); /* untouched */
+  CHECK_EQ_INT(TVMFFIMapCellGrowCapacity(&a), 4);
+  CHECK_OK(TVMFFIMapCellGrowInto(&a, &b, inline4, &k, &v));
+  CHECK(a.data == NULL && a.size == 0 && a.slots == 0 && a.data_deleter == NULL);
+  CHECK(b.data == inline4 && b.data_deleter == NULL);
+  CHECK_EQ_INT(b.size, 3);
+  CHECK_EQ_INT(TVMFFIMapCellKey(&b, 2)->v_int64, 7);
+  CHECK_EQ_INT(check_use_count(t.v_obj), 2); /* moved, not copied */
+  k = any_int(8), v = any_int(80);
+  CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 0), 0);
+  k = any_int(9), v = any_int(90);
+  CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 0), 1);
+  CHECK_EQ_INT(TVMFFIMapCellGrowCapacity(&b), 0); /* next: dense */
+  CHECK_OK(TVMFFIMapCellGrowInto(&b, &dense, NULL, &k, &v));
+  CHECK_EQ_INT(dense.slots, 8);
+  CHECK_EQ_INT(dense.fib_shift, 61);
+  CHECK_EQ_INT(dense.size, 5);
+  static const int64_t order[5] = {0, 1, 7, 8, 9};
+  uint64_t p = TVMFFIMapCellIterBegin(&dense);
+  for (int i = 0; i < 5; ++i, p = TVMFFIMapCellIterNext(&dense, p))
+    CHECK_EQ_INT(TVMFFIMapCellKey(&dense, p)->v_int64, order[i]);
+  /* Backwards from the end. */
+  p = TVMFFIMapCellIterPrev(&dense, TVMFFI_MAP_ITER_END);
+  for (int i = 4; i >= 0; --i, p = TVMFFIMapCellIterPrev(&dense, p))
+    CHECK_EQ_INT(TVMFFIMapCellKey(&dense, p)->v_int64, order[i]);
+  CHECK(p == TVMFFI_MAP_ITER_END);
+  /* Find / Erase / Destroy. */
+  TVMFFIAny probe = any_int(0);
+  CHECK_OK(TVMFFIMapCellFind(&dense, &probe, &p));
+  CHECK(TVMFFIMapCellValue(&dense, p)->v_obj == t.v_obj);
+  TVMFFIMapCellErase(&dense, p);
+  CHECK_EQ_INT(check_use_count(t.v_obj), 1);
+  CHECK_OK(TVMFFIMapCellFind(&dense, &probe, &p));
+  CHECK(p == TVMFFI_MAP_ITER_END);
+  /* A range of 4 or more entries starts dense (C++ CreateFromRange). */
+  TVMFFIMapCell r;
+  CHECK_OK(TVMFFIMapCellInitDense(&r, 4));
+  CHECK_EQ_INT(r.slots, 8);
+  CHECK_OK(TVMFFIMapCellInitDense(&b, 17)); /* b was left empty by GrowInto */
+  CHECK_EQ_INT(b.slots, 64); /* 32 < 2 * 17, doubled once more */
+  CHECK_EQ_INT(b.fib_shift, 58);
+  for (int i = 0; i < 100; ++i) {
+    k = any_int(i), v = any_int(i);
+    CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 1), 0); /* grows in place */
+  }
+  CHECK_EQ_INT(b.size, 100);
+  TVMFFIMapCellDestroy(&b);
+  TVMFFIMapCellDestroy(&r);
+  TVMFFIMapCellDestroy(&dense);
+  CHECK(dense.data == NULL && dense.size == 0);
+  check_any_release(&t);
+  CHECK_EQ_INT(g_deleted, 1);
+  g_deleted = 0;
+}
+
 int main(void) {
+  test_header_api();
   test_hash_values();
   test_equal_rules();
   test_hooks();
