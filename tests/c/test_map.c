@@ -711,6 +711,16 @@ static void test_header_api(void) {
   CHECK_OK(TVMFFIMapCellGrowInto(&a, &b, inline4, &k, &v));
   CHECK(a.data == NULL && a.size == 0 && a.slots == 0 && a.data_deleter == NULL);
   CHECK(b.data == inline4 && b.data_deleter == NULL);
+  {
+    /* A moved-from cell is empty and can be refilled. */
+    TVMFFIAny k2 = any_int(1), v2 = any_int(2);
+    CHECK(TVMFFIMapCellIterBegin(&a) == TVMFFI_MAP_ITER_END);
+    CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k2, &v2, 0), 1);
+    CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k2, &v2, 1), 0);
+    CHECK_EQ_INT(a.size, 1);
+    CHECK_EQ_INT(a.slots, 8);
+    TVMFFIMapCellDestroy(&a);
+  }
   CHECK_EQ_INT(b.size, 3);
   CHECK_EQ_INT(TVMFFIMapCellKey(&b, 2)->v_int64, 7);
   CHECK_EQ_INT(check_use_count(t.v_obj), 2); /* moved, not copied */

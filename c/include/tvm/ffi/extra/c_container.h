@@ -770,7 +770,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
   } else {
     uint64_t slots, new_pos = TVMFFI_MAP_ITER_END;
     uint32_t shift;
-    if (TVMFFIMapCellIsSmall(src)) {
+    if (TVMFFIMapCellIsSmall(src) || src->slots == 0) {
       TVMFFIMapImplDenseSize(n, &slots, &shift);
     } else {
       slots = src->slots * 2;
@@ -851,6 +851,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellInsert(TVMFFIMapCell* cell, TVMFFIAny* 
   uint64_t hash = 0, pos;
   if (small && cell->size >= TVMFFIMapCellNumSlots(cell) && TVMFFIMapCellGrowCapacity(cell) == 0)
     goto grow;
+  if (!small && cell->slots == 0) goto grow; /* a moved-from cell has no storage */
   if (!small && TVMFFIContainerAnyHash(key, &hash) != 0) return -1;
   if (TVMFFIMapImplFindHashed(cell, key, hash, &pos) != 0) return -1;
   if (pos != TVMFFI_MAP_ITER_END) {
