@@ -85,8 +85,8 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIContainerHashBytes(const char* data, size
  * The column pointer is cached per translation unit once it exists; data
  * and size are re-read on every call because the column may grow. */
 TVMFFI_CONTAINER_INLINE const TVMFFIAny* TVMFFIContainerImplHook(const TVMFFITypeAttrColumn** cache,
-                                                               const char* name,
-                                                               int32_t type_index) {
+                                                                 const char* name,
+                                                                 int32_t type_index) {
   const TVMFFITypeAttrColumn* col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
   if (col == NULL) {
     TVMFFIByteArray ba;
@@ -404,7 +404,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellInitSmall(TVMFFIMapCell* cell, void* d
 /* Dense sizing of abi.md §7.8: smallest power of two above `count`, doubled
  * once more when below 2*count; at least 8 slots. */
 TVMFFI_CONTAINER_INLINE void TVMFFIMapImplDenseSize(uint64_t count, uint64_t* slots,
-                                                  uint32_t* fib_shift) {
+                                                    uint32_t* fib_shift) {
   uint32_t shift = 64;
   uint64_t n = 1;
   if (count < TVMFFI_MAP_SMALL_MAX) count = TVMFFI_MAP_SMALL_MAX;
@@ -423,7 +423,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapImplDenseSize(uint64_t count, uint64_t* sl
 /* Allocates empty dense storage of `slots` slots into *cell (whole 56-byte
  * cell written).  Returns 0/-1 (MemoryError). */
 TVMFFI_CONTAINER_INLINE int TVMFFIMapImplDenseAlloc(TVMFFIMapCell* cell, uint64_t slots,
-                                                  uint32_t fib_shift) {
+                                                    uint32_t fib_shift) {
   uint64_t blocks = (slots + TVMFFI_MAP_BLOCK_CAP - 1) / TVMFFI_MAP_BLOCK_CAP;
   if (slots == 0 || slots > (UINT64_C(1) << 58) || blocks > SIZE_MAX / TVMFFI_MAP_BLOCK_BYTES)
     return TVMFFIContainerImplOOM();
@@ -496,7 +496,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplHome(const TVMFFIMapCell* cell, ui
 
 /* Slot after s in its chain, or TVMFFI_MAP_ITER_END at the chain's end. */
 TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplChainNext(const TVMFFIMapCell* cell, uint64_t s,
-                                                      uint8_t meta) {
+                                                        uint8_t meta) {
   unsigned j = meta & 0x7F;
   if (j == 0) return TVMFFI_MAP_ITER_END;
   return (s + TVMFFIMapJump(j)) & (cell->slots - 1);
@@ -505,7 +505,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapImplChainNext(const TVMFFIMapCell* cel
 /* Position of `key` (hash already computed) or TVMFFI_MAP_ITER_END in *out.
  * Returns 0/-1 (an equality hook failed). */
 TVMFFI_CONTAINER_INLINE int TVMFFIMapImplFindHashed(const TVMFFIMapCell* cell, const TVMFFIAny* key,
-                                                  uint64_t hash, uint64_t* out) {
+                                                    uint64_t hash, uint64_t* out) {
   *out = TVMFFI_MAP_ITER_END;
   if (TVMFFIMapCellIsSmall(cell)) {
     for (uint64_t i = 0; i < cell->size; ++i) {
@@ -575,7 +575,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterUnlink(TVMFFIMapCell* cell, uint64
 
 /* Slot `to` takes over the iteration position of slot `from`. */
 TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterReplace(TVMFFIMapCell* cell, uint64_t from,
-                                                    uint64_t to) {
+                                                      uint64_t to) {
   TVMFFIMapDenseItem* src = TVMFFIMapDenseItemPtr(cell, from);
   TVMFFIMapDenseItem* dst = TVMFFIMapDenseItemPtr(cell, to);
   uint64_t prev = src->prev, next = src->next;
@@ -593,7 +593,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapImplIterReplace(TVMFFIMapCell* cell, uint6
 
 /* First empty slot reachable from s by a jump; *jump receives its index. */
 TVMFFI_CONTAINER_INLINE int TVMFFIMapImplNextEmpty(const TVMFFIMapCell* cell, uint64_t s,
-                                                 unsigned* jump, uint64_t* out) {
+                                                   unsigned* jump, uint64_t* out) {
   for (unsigned j = 1; j < TVMFFI_MAP_NUM_JUMPS; ++j) {
     uint64_t c = (s + TVMFFIMapJump(j)) & (cell->slots - 1);
     if (*TVMFFIMapDenseMeta(cell, c) == TVMFFI_MAP_META_EMPTY) {
@@ -634,8 +634,8 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapImplSetJump(TVMFFIMapCell* cell, uint64_t 
  * then only be iterated, rebuilt or destroyed), as in the reference.
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIMapImplDensePlace(TVMFFIMapCell* cell, uint64_t hash,
-                                                  const TVMFFIAny* key, const TVMFFIAny* value,
-                                                  uint64_t* out_pos) {
+                                                    const TVMFFIAny* key, const TVMFFIAny* value,
+                                                    uint64_t* out_pos) {
   uint64_t home = TVMFFIMapImplHome(cell, hash), target;
   uint8_t meta = *TVMFFIMapDenseMeta(cell, home);
   if (meta == TVMFFI_MAP_META_EMPTY) {
