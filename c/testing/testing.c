@@ -535,40 +535,40 @@ __attribute__((constructor)) static void testing_init(void) {
     return;
   }
   tt_reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
-      SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
+         SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
   tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
   tt_reg("testing.nop", nop, NULL, "Ignores its arguments.", SCHEMA("None", ""));
   tt_reg("testing.echo", echo, NULL, "Returns its first argument.", SCHEMA("Any", ""));
   tt_reg("testing.apply", TestApply, NULL, "Calls f(*args).", SCHEMA("Any", ARG("ffi.Function")));
   tt_reg("testing.run_check_signal", run_check_signal, NULL,
-      "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
+         "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
   tt_reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",
-      SCHEMA("int", ARG("ffi.Object")));
+         SCHEMA("int", ARG("ffi.Object")));
   tt_reg("testing.make_unregistered_object", make_unregistered_object, NULL,
-      "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
+         "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
   tt_reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
-      "Address of a raw safe-call function computing x + 1.", SCHEMA("int", ""));
+         "Address of a raw safe-call function computing x + 1.", SCHEMA("int", ""));
   tt_reg("testing.get_mlir_add_one_c_symbol", get_mlir_add_one_c_symbol, NULL,
          "Address of an MLIR-packed wrapper computing x + 1.", SCHEMA("int", ""));
   tt_reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
-      "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
+         "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
   tt_reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",
-      SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         SCHEMA("ffi.Array", ARG("ffi.Tensor")));
   tt_reg("testing.make_array_with_mixed", make_array_with_mixed, NULL, "Array[t, x, \"hello\"]",
-      SCHEMA("ffi.Array", ARG("ffi.Tensor") ARG("Any")));
+         SCHEMA("ffi.Array", ARG("ffi.Tensor") ARG("Any")));
   tt_reg("testing.make_nested_array_with_tensor", make_nested_array_with_tensor, NULL,
-      "Array[Array[t, 42], t]", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         "Array[Array[t, 42], t]", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
   tt_reg("testing.make_list_with_tensor", make_list_with_tensor, NULL, "List[t, x]",
-      SCHEMA("ffi.List", ARG("ffi.Tensor") ARG("Any")));
+         SCHEMA("ffi.List", ARG("ffi.Tensor") ARG("Any")));
   tt_reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
-      "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", ARG("ffi.Tensor")));
+         "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", ARG("ffi.Tensor")));
   tt_reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
-      "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", ARG("ffi.Tensor")));
+         "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", ARG("ffi.Tensor")));
   tt_reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
-      "An empty Array.", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         "An empty Array.", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
   tt_reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,
-      "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
-      SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
+         "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
+         SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
   tvmffi_testing__schema_init();
   tvmffi_testing__objects_init();
   register_unregistered_types();
