@@ -77,8 +77,8 @@ static int array_get_item(void* self, const TVMFFIAny* args, int32_t num_args,
   static const char fname[] = "ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any";
   TVMFFIObject* arr;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 2) || tvmffi__arg_obj(fname, args, 0, kTVMFFIArray, &arr) ||
-      tvmffi__arg_int(fname, args, 1, &i))
+  if (tvmffi__args_count(fname, num_args, 2) ||
+      tvmffi__arg_obj(fname, args, 0, kTVMFFIArray, &arr) || tvmffi__arg_int(fname, args, 1, &i))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(arr);
   if (i < 0 || i >= cell->size)

@@ -18,7 +18,8 @@
 #define MAP_DENSE_SIZE (sizeof(TVMFFIObject) + sizeof(TVMFFIMapCell))
 
 static void map_deleter(void* self, int flags) {
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) TVMFFIMapCellDestroy(TVMFFIMapGetCellPtr(self));
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong)
+    TVMFFIMapCellDestroy(TVMFFIMapGetCellPtr(self));
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 

@@ -251,7 +251,8 @@ static void test_chain_erase(void) {
     erase_item(d, any_int(chain[victim])); /* head, middle or tail */
     validate(c);
     CHECK_EQ_INT(c->size, 4);
-    for (int i = 0; i < 3; ++i) CHECK_EQ_INT(get_item(d, any_int(chain[i])), i == victim ? -1 : i + 1);
+    for (int i = 0; i < 3; ++i)
+      CHECK_EQ_INT(get_item(d, any_int(chain[i])), i == victim ? -1 : i + 1);
     /* Iteration order is the insertion order minus the victim. */
     int64_t expect[4], n = 0;
     expect[n++] = other[0];

@@ -569,7 +569,8 @@ static void test_refcounts(void) {
  * table: move to the end). */
 static void test_random_construction(void) {
   static char names[64][24];
-  for (int i = 0; i < 64; ++i) snprintf(names[i], sizeof(names[i]), i % 3 ? "k%d" : "long-key-%d", i);
+  for (int i = 0; i < 64; ++i)
+    snprintf(names[i], sizeof(names[i]), i % 3 ? "k%d" : "long-key-%d", i);
   uint64_t rng = 0xC0FFEE;
   for (int round = 0; round < 300; ++round) {
     rng = rng * 6364136223846793005u + 1442695040888963407u;
