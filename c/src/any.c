@@ -11,6 +11,10 @@ TVM_FFI_DLL int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* ou
     return tvmffi__raise("ValueError", "TVMFFIAnyViewToOwnedAny: any_view and out must not be NULL");
   int32_t t = any_view->type_index;
   if (t >= kTVMFFIStaticObjectBegin) {
+    if (TVMFFI__UNLIKELY(any_view->v_obj == NULL)) {
+      tvmffi__any_set_none(out); /* non-canonical null reference: None */
+      return 0;
+    }
     tvmffi__incref(any_view->v_obj);
     *out = *any_view;
     return 0;

@@ -59,6 +59,7 @@ typedef struct {
 
 typedef struct {
   uintptr_t pc; /* 0 = empty slot */
+  int incomplete; /* a string copy failed (out of memory): redo on next use */
   int nsub;
   sub_frame* subs; /* &one, or a malloc'd array for inlined chains */
   sub_frame one;
@@ -85,15 +86,19 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 typedef char* (*demangle_fn)(const char*, char*, size_t*, int*);
 static demangle_fn demangler;
 
-static void cache_clear(void) {
-  for (unsigned i = 0; i < CACHE_SIZE; ++i) {
-    frame_info* f = &cache[i];
-    for (int j = 0; j < f->nsub; ++j) {
-      free(f->subs[j].func);
-      free(f->subs[j].file);
-    }
-    if (f->subs != &f->one) free(f->subs);
+static void frame_free(frame_info* f) {
+  for (int j = 0; j < f->nsub; ++j) {
+    free(f->subs[j].func);
+    free(f->subs[j].file);
   }
+  if (f->subs != &f->one) free(f->subs);
+  f->subs = NULL;
+  f->nsub = 0;
+  f->incomplete = 0;
+}
+
+static void cache_clear(void) {
+  for (unsigned i = 0; i < CACHE_SIZE; ++i) frame_free(&cache[i]);
   memset(cache, 0, sizeof(cache));
   cache_used = 0;
 }
@@ -178,9 +183,12 @@ static char* demangle(const char* name) {
   return strdup(name);
 }
 
+static int copy_failed; /* set by sub_set when a strdup ran out of memory */
+
 static void sub_set(sub_frame* sf, const char* func, const char* file, int line) {
   sf->func = demangle(func);
   sf->file = dup_or_null(file);
+  if ((func != NULL && sf->func == NULL) || (file != NULL && sf->file == NULL)) copy_failed = 1;
   sf->line = line;
   sf->boundary = (unsigned char)is_boundary(sf->func);
   sf->hidden = (unsigned char)is_hidden(sf->func, sf->file);
@@ -245,6 +253,7 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym,
   sub_frame* subs = (sub_frame*)calloc((size_t)inlined + 1, sizeof(sub_frame));
   if (subs == NULL) {
     free(scopes);
+    copy_failed = 1; /* fall back to one line now, retry the chain later */
     return 0;
   }
   int k = 0;
@@ -304,15 +313,21 @@ static const frame_info* lookup(uintptr_t addr) {
   unsigned h = (unsigned)((addr * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CACHE_BITS));
   for (unsigned probe = 0; probe < CACHE_SIZE; ++probe) {
     frame_info* f = &cache[(h + probe) & (CACHE_SIZE - 1)];
-    if (f->pc == addr) return f;
-    if (f->pc == 0) {
-      if (cache_used >= CACHE_SIZE * 3 / 4) {
-        cache_clear(); /* full: start over rather than grow */
-        return lookup(addr);
+    if (f->pc == addr && !f->incomplete) return f;
+    if (f->pc == addr || f->pc == 0) {
+      if (f->pc == 0) {
+        if (cache_used >= CACHE_SIZE * 3 / 4) {
+          cache_clear(); /* full: start over rather than grow */
+          return lookup(addr);
+        }
+        f->pc = addr;
+        ++cache_used;
+      } else {
+        frame_free(f); /* an earlier attempt ran out of memory: retry */
       }
-      f->pc = addr;
-      ++cache_used;
+      copy_failed = 0;
       symbolize(addr, f);
+      f->incomplete = copy_failed;
       return f;
     }
   }
