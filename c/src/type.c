@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,19 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int32_t g_next_dynamic = kTVMFFIDynObjectBegin; /* under g_lock */
 static int32_t g_max_index = -1; /* highest registered index; atomic reads */
 static int g_inited;
+
+/* Fatal misuse found while holding g_lock: release it first, since exit()
+ * runs library destructors that take other locks (and a fork handler takes
+ * them in the opposite order). */
+static TVMFFI__NORETURN TVMFFI__PRINTF(1, 2) void fatal_locked(const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  pthread_mutex_unlock(&g_lock);
+  tvmffi__fatal("%s", msg);
+}
 
 /* libstdc++ std::_Hash_bytes (64-bit MurmurHash2 variant), seed 0xc70f6907:
  * the value upstream stores in type_key_hash. */
@@ -102,7 +116,7 @@ static void key_insert(type_entry* e) {
   if (t == NULL || (t->count + 1) * 2 > t->mask + 1) {
     size_t cap = t ? (t->mask + 1) * 2 : 256;
     key_table* nt = calloc(1, sizeof(key_table) + cap * sizeof(type_entry*));
-    if (nt == NULL) tvmffi__fatal("out of memory growing the type key table");
+    if (nt == NULL) fatal_locked("out of memory growing the type key table");
     nt->mask = cap - 1;
     nt->retired = t;
     if (t) {
@@ -131,7 +145,7 @@ static void entry_publish(type_entry* e) {
   type_entry** chunk = *chunk_slot;
   if (chunk == NULL) {
     chunk = calloc(CHUNK_SIZE, sizeof(type_entry*));
-    if (chunk == NULL) tvmffi__fatal("out of memory growing the type table");
+    if (chunk == NULL) fatal_locked("out of memory growing the type table");
     __atomic_store_n(chunk_slot, chunk, __ATOMIC_RELEASE);
   }
   __atomic_store_n(&chunk[index & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
@@ -153,28 +167,28 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
                                  int32_t num_child_slots, int32_t can_overflow,
                                  int32_t parent_type_index) {
   if (num_child_slots < 0)
-    tvmffi__fatal("type `%.*s`: num_child_slots must be >= 0, got %d", (int)len, key,
+    fatal_locked("type `%.*s`: num_child_slots must be >= 0, got %d", (int)len, key,
                   num_child_slots);
   type_entry* parent = NULL;
   if (parent_type_index == -1) {
     if (type_depth != 0)
-      tvmffi__fatal("type `%.*s` has no parent but type_depth=%d (expected 0)", (int)len, key,
+      fatal_locked("type `%.*s` has no parent but type_depth=%d (expected 0)", (int)len, key,
                     type_depth);
   } else {
     parent = entry_get(parent_type_index);
     if (parent == NULL)
-      tvmffi__fatal("type `%.*s`: parent type_index=%d is not registered", (int)len, key,
+      fatal_locked("type `%.*s`: parent type_index=%d is not registered", (int)len, key,
                     parent_type_index);
     if (type_depth != parent->info.type_depth + 1)
-      tvmffi__fatal("type `%.*s`: type_depth=%d but parent `%s` has depth %d", (int)len, key,
+      fatal_locked("type `%.*s`: type_depth=%d but parent `%s` has depth %d", (int)len, key,
                     type_depth, parent->key, parent->info.type_depth);
   }
   int32_t n = num_child_slots + 1;
-  if (n <= 0 || n > MAX_TYPES) tvmffi__fatal("type `%.*s`: too many child slots", (int)len, key);
+  if (n <= 0 || n > MAX_TYPES) fatal_locked("type `%.*s`: too many child slots", (int)len, key);
   int32_t index;
   if (static_type_index >= 0) {
     if (static_type_index >= MAX_TYPES || entry_get(static_type_index))
-      tvmffi__fatal("type `%.*s`: static type_index=%d is already taken or out of range",
+      fatal_locked("type `%.*s`: static type_index=%d is already taken or out of range",
                     (int)len, key, static_type_index);
     index = static_type_index;
   } else if (parent && parent->allocated_slots + n <= parent->num_slots) {
@@ -182,21 +196,21 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
     parent->allocated_slots += n;
   } else {
     if (parent && !parent->can_overflow)
-      tvmffi__fatal("Reach maximum number of sub-classes for type `%s` while registering `%.*s`",
+      fatal_locked("Reach maximum number of sub-classes for type `%s` while registering `%.*s`",
                     parent->key, (int)len, key);
     while (g_next_dynamic <= MAX_TYPES - n && !range_free(g_next_dynamic, n)) ++g_next_dynamic;
     if (g_next_dynamic > MAX_TYPES - n)
-      tvmffi__fatal("type table is full while registering `%.*s`", (int)len, key);
+      fatal_locked("type table is full while registering `%.*s`", (int)len, key);
     index = g_next_dynamic;
     g_next_dynamic += n;
   }
 
   type_entry* e = calloc(1, sizeof(type_entry) + len + 1);
   const TVMFFITypeInfo** ancestors = NULL;
-  if (e == NULL) tvmffi__fatal("out of memory registering type `%.*s`", (int)len, key);
+  if (e == NULL) fatal_locked("out of memory registering type `%.*s`", (int)len, key);
   if (type_depth > 0) {
     ancestors = malloc(sizeof(*ancestors) * (size_t)type_depth);
-    if (ancestors == NULL) tvmffi__fatal("out of memory registering type `%.*s`", (int)len, key);
+    if (ancestors == NULL) fatal_locked("out of memory registering type `%.*s`", (int)len, key);
     if (type_depth > 1)
       memcpy(ancestors, parent->info.type_ancestors, sizeof(*ancestors) * (size_t)(type_depth - 1));
     ancestors[type_depth - 1] = &parent->info;

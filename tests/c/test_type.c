@@ -214,10 +214,13 @@ static void expect_fatal(void (*fn)(void), const char* needle) {
     _exit(0); /* not fatal: the parent reports it */
   }
   close(fds[1]);
-  char buf[1024];
+  char buf[4096], sink[512];
   size_t n = 0;
   ssize_t got;
-  while ((got = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0) n += (size_t)got;
+  /* Drain everything (a child writing to a closed pipe would die of SIGPIPE). */
+  while ((got = read(fds[0], n < sizeof(buf) - 1 ? buf + n : sink,
+                     n < sizeof(buf) - 1 ? sizeof(buf) - 1 - n : sizeof(sink))) > 0)
+    if (n < sizeof(buf) - 1) n += (size_t)got;
   buf[n] = '\0';
   close(fds[0]);
   int status = 0;
