@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBDW
@@ -365,6 +366,14 @@ static long traceback_limit(void) {
   return v < 0 ? 0 : v;
 }
 
+static int sym_lock(void) {
+  if (pthread_mutex_trylock(&sym_mutex) == 0) return 0;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 2;
+  return pthread_mutex_timedlock(&sym_mutex, &deadline);
+}
+
 static void emit(tvmffi__buf* b, const char* file, int line, const char* func) {
   tvmffi__buf_printf(b, "  File \"%s\", line %d, in %s\n", file ? file : "<unknown>", line,
                      func ? func : "<unknown>");
@@ -401,8 +410,10 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
     emit(b, filename, lineno, func);
     ++lines;
   }
-  if (n > 0) {
-    pthread_mutex_lock(&sym_mutex);
+  /* Bounded wait: symbolising may take the loader lock (dladdr), which a
+   * thread raising from a library constructor holds while it waits for us.
+   * Rather than deadlock, such a capture gives up on native frames. */
+  if (n > 0 && sym_lock() == 0) {
     session_refresh();
     /* Start after this function's own frame.  Normally pcs[0], but an
      * interposed backtrace() (sanitizers) adds frames in front of it. */
