@@ -60,6 +60,23 @@ def _type_index_of(h):
     return ffi.cast("TVMFFIObject*", h).type_index
 
 
+def _call_error(pending):
+    """Exception to raise after a failed call (the FFI error, or the pending Python one)."""
+    err = _move_raised_error()
+    if pending is not None and (err is None or err.kind == "EnvErrorAlreadySet"):
+        return pending
+    if err is None:
+        return RuntimeError("tvm_ffi: call failed without an error object")
+    exc = err.py_error()
+    # the C-level __call__ leaves no Python frame: name the package's call site explicitly
+    from .error import _synthetic_frame  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    line = Function.__dict__.get("_call_line", 1)
+    frame = _synthetic_frame(__file__, line, "Function.__call__")
+    return exc.with_traceback(types.TracebackType(exc.__traceback__, frame, 0, line))
+
+
 def _take_exception():
     box = [None]
     if lib.TVMFFIPyTakeException(id(box)) != 0:
@@ -275,6 +292,8 @@ class Function(CObject):
         self = CObject.__new__(cls)
         self.release_gil = _RELEASE_GIL_DEFAULT
         return self
+
+    _call_line = sys._getframe().f_lineno + 2  # the line that names the call in tracebacks
 
     def __call__(*args, _call=lib.TVMFFIPyCall if API_MODE else None, _id=id):
         rc = _call(_id(args))
@@ -1201,6 +1220,12 @@ def _init():
         if h:
             _decref(h)
     _install_test_api()
+    if os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
+        box = [Function, _call_error]
+        if lib.TVMFFIPyMakeCallDescriptor(id(box)) == 0:
+            Function.__call__ = box[0]
+        else:
+            _take_exception()
     import atexit  # noqa: PLC0415
 
     atexit.register(lib.TVMFFIPySetFinalizing)

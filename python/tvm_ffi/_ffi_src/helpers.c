@@ -685,16 +685,15 @@ void TVMFFIPySetFinalizing(void) { g_finalizing = 1; }
 
 void TVMFFIPyDecRef(intptr_t handle) { TVMFFIObjectDecRef((TVMFFIObjectHandle)handle); }
 
-int TVMFFIPyCall(intptr_t box_id) {
-  PyObject* box = (PyObject*)box_id;
-  if (box_shared(box)) return -1;
-  Py_ssize_t size = PyTuple_CheckExact(box) ? PyTuple_Size(box) : PyList_Size(box);
-  PyObject* self = box_get(box);
+/* The call itself: self is the Function wrapper, items[0..n) the Python arguments.
+ * Returns 0 with *out set, -1 with a Python exception set, or -2 with an FFI error in
+ * the raised-error slot (and possibly a Python exception pending: EnvErrorAlreadySet). */
+static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items, PyObject** out) {
   TVMFFIObjectHandle fh;
-  if (get_handle(self, &fh) != 0) return box_exception(box, 2);
+  if (get_handle(self, &fh) != 0) return -1;
   if (fh == NULL) {
     PyErr_SetString(PyExc_ValueError, "tvm_ffi: calling a Function with a NULL handle");
-    return box_exception(box, 2);
+    return -1;
   }
   int release = 1;
   if (g_off_rg > 0 && (Py_TYPE(self) == g_function_cls || PyObject_TypeCheck(self, g_function_cls))) {
@@ -709,20 +708,17 @@ int TVMFFIPyCall(intptr_t box_id) {
       Py_DECREF(rg);
     }
   }
-  int32_t n = (int32_t)(size - 1);
+  int32_t n = (int32_t)n_items;
   TVMFFIAny stack[8];
   TVMFFIAny* args = n <= 8 ? stack : (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)n);
   if (args == NULL) {
     PyErr_NoMemory();
-    return box_exception(box, 2);
+    return -1;
   }
   CallCtx c;
   ctx_init(&c);
   int rc = 0;
-  for (int32_t i = 0; i < n && rc == 0; ++i) {
-    PyObject* item = PyTuple_CheckExact(box) ? PyTuple_GetItem(box, i + 1) : PyList_GetItem(box, i + 1);
-    rc = pack(&c, item, &args[i], 0);
-  }
+  for (int32_t i = 0; i < n && rc == 0; ++i) rc = pack(&c, items[i], &args[i], 0);
   TVMFFIAny result;
   result.type_index = kTVMFFINone;
   result.zero_padding = 0;
@@ -762,12 +758,73 @@ int TVMFFIPyCall(intptr_t box_id) {
     }
   }
   if (args != stack) free(args);
-  PyObject* out = NULL;
-  if (rc == 0) out = from_any(&result, 1, c.api_obj, c.api);
+  if (rc == 0) {
+    *out = from_any(&result, 1, c.api_obj, c.api);
+    if (*out == NULL) rc = -1;
+  }
   ctx_release(&c);
+  return rc;
+}
+
+int TVMFFIPyCall(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  if (box_shared(box)) return -1;
+  int is_tuple = PyTuple_CheckExact(box);
+  Py_ssize_t size = is_tuple ? PyTuple_Size(box) : PyList_Size(box);
+  if (size < 1) {
+    PyErr_SetString(PyExc_TypeError, "tvm_ffi: call box without a function");
+    return box_exception(box, 2);
+  }
+  PyObject* stack[9] = {NULL};
+  PyObject** items = size <= 9 ? stack : (PyObject**)malloc(sizeof(PyObject*) * (size_t)size);
+  if (items == NULL) {
+    PyErr_NoMemory();
+    return box_exception(box, 2);
+  }
+  for (Py_ssize_t i = 0; i < size; ++i)
+    items[i] = is_tuple ? PyTuple_GetItem(box, i) : PyList_GetItem(box, i); /* borrowed */
+  PyObject* out = NULL;
+  int rc = call_items(items[0], items + 1, size - 1, &out);
+  if (items != stack) free(items);
   if (rc == -2) return PyErr_Occurred() ? box_exception(box, 3) : 1;
-  if (rc == -1 || out == NULL) return box_exception(box, 2);
+  if (rc == -1) return box_exception(box, 2);
   box_set(box, out);
+  return 0;
+}
+
+/* Function.__call__ as a method descriptor (METH_FASTCALL): the arguments arrive as a C
+ * array with no Python frame, no id() and no cffi conversion in between.  Errors are
+ * turned into exceptions by the Python hook g_call_error (kind mapping, traceback). */
+static PyObject* g_call_error;
+
+static PyObject* function_call_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  PyObject* out = NULL;
+  int rc = call_items(self, args, nargs, &out);
+  if (rc == 0) return out;
+  if (rc == -2) {
+    PyObject* pending = PyErr_Occurred() ? fetch_exception() : NULL;
+    PyObject* exc = PyObject_CallFunctionObjArgs(g_call_error, pending ? pending : Py_None, NULL);
+    Py_XDECREF(pending);
+    if (exc != NULL) {
+      PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+      Py_DECREF(exc);
+    }
+  }
+  return NULL;
+}
+
+static PyMethodDef g_call_def = {"__call__", (PyCFunction)(void (*)(void))function_call_fastcall,
+                                 METH_FASTCALL, "Call the FFI function with positional arguments."};
+
+int TVMFFIPyMakeCallDescriptor(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* cls = PyList_GetItem(box, 0);
+  Py_XDECREF(g_call_error);
+  g_call_error = PyList_GetItem(box, 1);
+  Py_INCREF(g_call_error);
+  PyObject* d = PyDescr_NewMethod((PyTypeObject*)cls, &g_call_def);
+  if (d == NULL) return box_exception(box, 2);
+  box_set(box, d);
   return 0;
 }
 
