@@ -25,6 +25,9 @@ run "$PYTHON"; rc=$?
 if [ $rc -eq 0 ]; then
   echo "== ABI mode (TVM_FFI_USE_ABI_MODE=1)"
   TVM_FFI_USE_ABI_MODE=1 "$PYTHON" -m pytest -q -p no:cacheprovider -k "not stress" "$top_srcdir/tests/python" || rc=1
+  echo "== pure cffi call path (TVM_FFI_PURE_CFFI_CALL=1)"
+  TVM_FFI_PURE_CFFI_CALL=1 "$PYTHON" -m pytest -q -p no:cacheprovider \
+    "$top_srcdir/tests/python/test_function.py" "$top_srcdir/tests/python/test_error.py" || rc=1
 fi
 if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(command -v "$PYTHON" | xargs readlink -f)" ]; then
   run /usr/bin/python3; rc2=$?
