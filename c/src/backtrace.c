@@ -58,9 +58,15 @@ typedef struct {
   unsigned char hidden;   /* FFI plumbing or nothing known: not printed */
 } sub_frame;
 
+/* Symbolised in two steps: the symbol name (cheap: symbol tables) decides
+ * about boundaries and plumbing; source lines (DWARF, loaded per module on
+ * first use) are looked up only for frames that get printed. */
 typedef struct {
-  uintptr_t pc; /* 0 = empty slot */
-  int incomplete; /* a string copy failed (out of memory): redo on next use */
+  uintptr_t pc;     /* 0 = empty slot */
+  int incomplete;   /* a string copy failed (out of memory): redo on next use */
+  char* name;       /* demangled symbol of the physical frame, or NULL */
+  unsigned char name_boundary, name_hidden;
+  unsigned char resolved; /* subs filled */
   int nsub;
   sub_frame* subs; /* &one, or a malloc'd array for inlined chains */
   sub_frame one;
@@ -87,7 +93,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 typedef char* (*demangle_fn)(const char*, char*, size_t*, int*);
 static demangle_fn demangler;
 
-static void frame_free(frame_info* f) {
+static void frame_free_lines(frame_info* f) {
   for (int j = 0; j < f->nsub; ++j) {
     free(f->subs[j].func);
     free(f->subs[j].file);
@@ -95,6 +101,13 @@ static void frame_free(frame_info* f) {
   if (f->subs != &f->one) free(f->subs);
   f->subs = NULL;
   f->nsub = 0;
+  f->resolved = 0;
+}
+
+static void frame_free(frame_info* f) {
+  frame_free_lines(f);
+  free(f->name);
+  f->name = NULL;
   f->incomplete = 0;
 }
 
@@ -272,24 +285,43 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym,
 }
 #endif
 
-/* Symbolises one address into *f (strings owned by f). */
+/* The raw (mangled) symbol at addr, borrowed; NULL when unknown. */
+static const char* raw_symbol(uintptr_t addr) {
+  const char* func = NULL;
+#ifdef HAVE_LIBDW
+  Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
+  if (mod != NULL) func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
+#endif
+  Dl_info info;
+  if (func == NULL && dladdr((void*)addr, &info) != 0) func = info.dli_sname;
+  return func;
+}
+
+/* Step one: the symbol name and what it implies. */
+static void symbolize_name(uintptr_t addr, frame_info* f) {
+  const char* raw = raw_symbol(addr);
+  f->name = demangle(raw);
+  if (raw != NULL && f->name == NULL) copy_failed = 1;
+  f->name_boundary = (unsigned char)is_boundary(f->name);
+  /* Hidden plumbing (e.g. __libc_start_call_main) never needs its lines,
+   * whose lookup would load and decompress that module's DWARF (~100 ms for
+   * libc when its debug package is installed). */
+  f->name_hidden = (unsigned char)(f->name != NULL && is_hidden(f->name, ""));
+}
+
+/* Step two: function, file and line of every printed line (strings owned by
+ * f). */
 static void symbolize(uintptr_t addr, frame_info* f) {
   const char* func = NULL;
   const char* file = NULL;
   int line = 0;
   f->subs = &f->one;
   f->nsub = 1;
+  f->resolved = 1;
 #ifdef HAVE_LIBDW
   Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) {
     func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
-    /* Hidden plumbing (e.g. __libc_start_call_main) is never printed: skip
-     * the line lookup, which would load and decompress that module's DWARF
-     * (~100 ms for libc when its debug package is installed). */
-    if (func != NULL && is_hidden(func, "")) {
-      sub_set(&f->one, func, NULL, 0);
-      return;
-    }
     Dwfl_Line* l = dwfl_module_getsrc(mod, (Dwarf_Addr)addr);
     if (l != NULL) file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
     if (file != NULL && symbolize_inlined(mod, addr, func, file, line, f)) return;
@@ -310,7 +342,9 @@ static void symbolize(uintptr_t addr, frame_info* f) {
   if (func == NULL && !have_line) f->one.hidden = 1;
 }
 
-static const frame_info* lookup(uintptr_t addr) {
+/* The cache entry of addr with its name step done (under sym_mutex).  The
+ * pointer is valid until the next lookup. */
+static frame_info* lookup(uintptr_t addr) {
   unsigned h = (unsigned)((addr * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CACHE_BITS));
   for (unsigned probe = 0; probe < CACHE_SIZE; ++probe) {
     frame_info* f = &cache[(h + probe) & (CACHE_SIZE - 1)];
@@ -327,12 +361,20 @@ static const frame_info* lookup(uintptr_t addr) {
         frame_free(f); /* an earlier attempt ran out of memory: retry */
       }
       copy_failed = 0;
-      symbolize(addr, f);
+      symbolize_name(addr, f);
       f->incomplete = copy_failed;
       return f;
     }
   }
   return NULL;
+}
+
+/* Runs step two on f if not done yet. */
+static void resolve(frame_info* f) {
+  if (f->resolved) return;
+  copy_failed = 0;
+  symbolize(f->pc, f);
+  if (copy_failed) f->incomplete = 1;
 }
 
 /* A child forked while another thread held sym_mutex would deadlock on its
@@ -420,8 +462,7 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
     int start = 1;
     for (int i = 0; i < n && i < 8; ++i) {
       const frame_info* f = lookup((uintptr_t)pcs[i] - 1);
-      const char* name = f && f->nsub > 0 ? f->subs[f->nsub - 1].func : NULL;
-      if (name != NULL && strcmp(name, "TVMFFIBacktrace") == 0) {
+      if (f != NULL && f->name != NULL && strcmp(f->name, "TVMFFIBacktrace") == 0) {
         start = i + 1;
         break;
       }
@@ -429,8 +470,11 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
     if (supplied) ++start; /* the caller's own frame is the supplied line */
     for (int i = start; i < n && lines < limit; ++i) {
       /* A return address points after the call: look up the call itself. */
-      const frame_info* f = lookup((uintptr_t)pcs[i] - 1);
+      frame_info* f = lookup((uintptr_t)pcs[i] - 1);
       if (f == NULL) continue;
+      if (!cross_ffi_boundary && f->name_boundary) break;
+      if (f->name_hidden) continue;
+      resolve(f);
       for (int j = 0; j < f->nsub && lines < limit; ++j) {
         const sub_frame* sf = &f->subs[j];
         if (!cross_ffi_boundary && sf->boundary) goto done;
