@@ -256,30 +256,38 @@ inline void AppendDataType(std::string* out, DLDataType dtype) {
   }
 }
 
-/*! \brief Builds an Error from a stream and throws it from its destructor. */
-class ErrorBuilder {
+/*!
+ * \brief Builds an Error from a stream and throws it from its destructor.
+ *  kLog prints the full message to stderr first (TVM_FFI_LOG_AND_THROW, or
+ *  every throw when TVM_FFI_ALWAYS_LOG_BEFORE_THROW is 1).
+ */
+template <bool kLog>
+class ErrorBuilderT {
  public:
-  ErrorBuilder(const char* kind, const char* file, int line, const char* func,
-               bool log_before_throw = TVM_FFI_ALWAYS_LOG_BEFORE_THROW)
-      : kind_(kind), file_(file), func_(func), line_(line), log_(log_before_throw) {}
-  ErrorBuilder(const ErrorBuilder&) = delete;
-  ErrorBuilder& operator=(const ErrorBuilder&) = delete;
+  ErrorBuilderT(const char* kind, const char* file, int line, const char* func)
+      : kind_(kind), file_(file), func_(func), line_(line) {}
+  ErrorBuilderT(const ErrorBuilderT&) = delete;
+  ErrorBuilderT& operator=(const ErrorBuilderT&) = delete;
   MsgStream& stream() { return stream_; }
-  ~ErrorBuilder() noexcept(false) {
-    const TVMFFIByteArray* bt = TVMFFIBacktrace(file_, line_, func_, 0);
-    Error err(kind_, std::move(stream_.str()), bt);
-    if (log_) std::fprintf(stderr, "%s", err.FullMessage().c_str());
-    throw err;
-  }
+  ~ErrorBuilderT() noexcept(false) { Throw(kind_, &stream_.str(), file_, line_, func_); }
 
  private:
+  /* Out of line (once per binary) so each throw site stays small. */
+  [[noreturn]] static TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void Throw(const char* kind,
+                                                                    std::string* msg,
+                                                                    const char* file, int line,
+                                                                    const char* func) {
+    Error err(kind, std::move(*msg), TVMFFIBacktrace(file, line, func, 0));
+    if constexpr (kLog) std::fprintf(stderr, "%s", err.FullMessage().c_str());
+    throw err;
+  }
   const char* kind_;
   const char* file_;
   const char* func_;
   int line_;
-  bool log_;
   MsgStream stream_;
 };
+using ErrorBuilder = ErrorBuilderT<TVM_FFI_ALWAYS_LOG_BEFORE_THROW != 0>;
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -323,8 +331,9 @@ TVM_FFI_NS_END
 #define TVM_FFI_THROW(ErrorKind) \
   ::tvm::ffi::details::ErrorBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG).stream()
 
-#define TVM_FFI_LOG_AND_THROW(ErrorKind) \
-  ::tvm::ffi::details::ErrorBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG, true).stream()
+#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                    \
+  ::tvm::ffi::details::ErrorBuilderT<true>(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) \
+      .stream()
 
 #define TVM_FFI_CHECK(cond, ErrorKind) \
   if (TVM_FFI_PREDICT_TRUE(cond)) {    \

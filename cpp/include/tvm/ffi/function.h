@@ -87,12 +87,13 @@ inline void FunctionObj::CallPacked(const AnyView* args, int32_t num_args, Any* 
     self->call_(self, args, num_args, rv);
     return;
   }
-  Any result;  // fresh None slot, as the calling convention requires
+  // the callee writes straight into *rv (reset to None, as the convention requires);
+  // a failed callee leaves no owned value there
+  rv->reset();
   int ret = safe_call(details::ObjectUnsafe::GetHeader(this),
                       reinterpret_cast<const TVMFFIAny*>(args), num_args,
-                      details::AnyUnsafe::GetRaw(&result));
+                      details::AnyUnsafe::GetRaw(rv));
   if (TVM_FFI_PREDICT_FALSE(ret != 0)) details::ThrowRaised(ret);
-  *rv = std::move(result);
 }
 
 /*! \brief A view of packed arguments. */

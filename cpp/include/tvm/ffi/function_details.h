@@ -42,6 +42,13 @@ struct Type2Schema {
   }
 };
 
+inline void AppendSigArg(std::string* s, size_t i, const std::string& type) {
+  if (i) s->append(", ");
+  s->append(std::to_string(i));
+  s->append(": ");
+  s->append(type);
+}
+
 /* Signature description of a callable. */
 template <typename R, typename... Args>
 struct FuncSig {
@@ -51,9 +58,11 @@ struct FuncSig {
   static std::string Sig() {
     std::string s = "(";
     size_t i = 0;
-    ((s += (i ? ", " : "") + std::to_string(i) + ": " + Type2Str<Args>::v(), ++i), ...);
+    (AppendSigArg(&s, i++, Type2Str<Args>::v()), ...);
     (void)i;
-    return s + ") -> " + Type2Str<R>::v();
+    s += ") -> ";
+    s += Type2Str<R>::v();
+    return s;
   }
   static std::string Schema() {
     std::string s = "{\"type\":\"ffi.Function\",\"args\":[" + Type2Schema<R>::v();
@@ -87,21 +96,23 @@ struct FuncTraits<F, std::void_t<decltype(&F::operator())>> : FuncTraits<decltyp
 template <typename F>
 using FuncTraitsOf = FuncTraits<std::remove_cv_t<std::remove_reference_t<F>>>;
 
-template <typename Sig>
-[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(const char* name,
-                                                                        int32_t got) {
+/* The error paths are plain functions (emitted once per binary); the
+ * per-signature parts are passed as function pointers. */
+using StrFn = std::string (*)();
+using MismatchFn = std::string (*)(const TVMFFIAny*);
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(
+    const char* name, StrFn sig, size_t expected, int32_t got) {
   TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
-                           << (name ? name : "") << Sig::Sig() << "`. Expected " << Sig::num_args
+                           << (name ? name : "") << sig() << "`. Expected " << expected
                            << " but got " << got << " arguments";
   TVM_FFI_UNREACHABLE();
 }
-template <typename Sig, typename T>
-[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArgMismatch(const char* name, int32_t i,
-                                                                      const TVMFFIAny* got) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArgMismatch(
+    const char* name, StrFn sig, int32_t i, StrFn type_str, MismatchFn info,
+    const TVMFFIAny* got) {
   TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << i << " when calling: `"
-                           << (name ? name : "") << Sig::Sig() << "`. Expected `"
-                           << Type2Str<T>::v() << "` but got `"
-                           << TypeTraits<T>::GetMismatchTypeInfo(got) << "`";
+                           << (name ? name : "") << sig() << "`. Expected `" << type_str()
+                           << "` but got `" << info(got) << "`";
   TVM_FFI_UNREACHABLE();
 }
 
@@ -125,7 +136,9 @@ TVM_FFI_INLINE std::remove_cv_t<std::remove_reference_t<T>> UnpackArg(const AnyV
       if (TVM_FFI_PREDICT_TRUE(Tr::CheckAnyStrict(raw))) return Tr::CopyFromAnyViewAfterCheck(raw);
     }
     std::optional<U> v = Tr::TryCastFromAnyView(raw);
-    if (TVM_FFI_PREDICT_FALSE(!v.has_value())) ThrowArgMismatch<Sig, U>(name, i, raw);
+    if (TVM_FFI_PREDICT_FALSE(!v.has_value())) {
+      ThrowArgMismatch(name, &Sig::Sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
+    }
     return *std::move(v);
   }
 }
@@ -150,7 +163,7 @@ template <typename Sig, typename F, typename... Args, size_t... Is>
 TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name, F& f,
                                    const AnyView* args, int32_t num_args, Any* rv) {
   if (TVM_FFI_PREDICT_FALSE(num_args != static_cast<int32_t>(sizeof...(Args)))) {
-    ThrowArityMismatch<Sig>(name, num_args);
+    ThrowArityMismatch(name, &Sig::Sig, sizeof...(Args), num_args);
   }
   (void)args;
   using R = typename Sig::RetType;

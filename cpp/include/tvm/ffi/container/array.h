@@ -14,7 +14,6 @@
 
 #include <cstring>
 #include <initializer_list>
-#include <iterator>
 #include <vector>
 
 TVM_FFI_NS_BEGIN

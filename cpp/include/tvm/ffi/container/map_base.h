@@ -16,7 +16,6 @@
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/optional.h>
 
-#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>

@@ -12,7 +12,6 @@
 #include <tvm/ffi/memory.h>
 
 #include <cstddef>
-#include <iterator>
 #include <string>
 
 TVM_FFI_NS_BEGIN
