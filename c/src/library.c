@@ -207,6 +207,22 @@ static void* lib_sym(const lib_impl* L, const char* name) {
   return sys_lookup(name);
 }
 
+/* Data symbols the loader writes to or parses (context symbols,
+ * __tvm_ffi__library_ctx, __tvm_ffi__library_bin) must be defined by the
+ * library itself: dlsym on a handle also searches its dependencies, and a
+ * context symbol named like, say, libc's `environ` must not be clobbered. */
+static void* lib_own_sym(const lib_impl* L, const char* name) {
+  void* p = lib_sym(L, name);
+  if (p == NULL || L->dl == NULL) return p;
+  struct link_map* mine = NULL;
+  struct link_map* owner = NULL;
+  Dl_info info;
+  if (dlinfo(L->dl, RTLD_DI_LINKMAP, &mine) != 0 ||
+      dladdr1(p, &info, (void**)&owner, RTLD_DL_LINKMAP) == 0)
+    return NULL; /* cannot tell who defines it: do not touch it */
+  return owner == mine ? p : NULL;
+}
+
 /* malloc'd concatenation a + b + c, or NULL after raising. */
 static char* concat3(const char* a, const char* b, const char* c) {
   size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
@@ -355,12 +371,12 @@ static tvmffi__module* library_module_create(lib_impl* L) {
     return NULL;
   }
   for (size_t i = 0; i < n; ++i) {
-    void** slot = (void**)lib_sym(L, ctxs[i].name);
+    void** slot = (void**)lib_own_sym(L, ctxs[i].name);
     if (slot != NULL) *slot = ctxs[i].ptr;
   }
   free(ctxs);
-  const void* bin = lib_sym(L, "__tvm_ffi__library_bin");
-  void** ctx = (void**)lib_sym(L, "__tvm_ffi__library_ctx");
+  const void* bin = lib_own_sym(L, "__tvm_ffi__library_bin");
+  void** ctx = (void**)lib_own_sym(L, "__tvm_ffi__library_ctx");
   /* The token is the module handle itself (see TVMFFIEnvModLookupFromImports). */
   if (ctx != NULL && token_write(L, ctx, m) != 0) {
     tvmffi__decref(&m->header);
