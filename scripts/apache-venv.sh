@@ -1,0 +1,67 @@
+#!/bin/sh
+# scripts/apache-venv.sh -- a cached venv with the upstream `apache-tvm-ffi`
+# wheel (0.1.x) and numpy, for the binary compatibility tests and the
+# benchmark.  Prints the venv's site-packages directory (the one holding
+# tvm_ffi/include and tvm_ffi/lib/libtvm_ffi.so) on stdout, nothing else.
+#
+#   scripts/apache-venv.sh            create or reuse, print site-packages
+#   scripts/apache-venv.sh --python   print the venv's python instead
+#
+# Location: $TVMFFI_APACHE_VENV, default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/tvm-ffi-c/apache-venv.  The interpreter
+# that creates it: $PYTHON, else python3.
+# Exit 77 (the automake "skip" status) with the reason on stderr when the
+# venv cannot be made: no python, no venv module, no pip, no network.
+set -u
+
+venv=${TVMFFI_APACHE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tvm-ffi-c/apache-venv}
+requirement='apache-tvm-ffi>=0.1,<0.2'
+skip() { echo "apache-venv: $*" >&2; exit 77; }
+
+case "${1:-}" in
+  "" | --site) what=site ;;
+  --python) what=python ;;
+  *) echo "usage: $0 [--site|--python]" >&2; exit 2 ;;
+esac
+
+# Usable when the wheel's runtime and headers are there and numpy imports.
+probe() {
+  "$venv/bin/python" - 2> /dev/null << 'EOF'
+import os, sysconfig, numpy, tvm_ffi
+root = os.path.dirname(tvm_ffi.__file__)
+assert tvm_ffi.__version__.startswith("0.1.")
+assert os.path.isfile(os.path.join(root, "lib", "libtvm_ffi.so"))
+assert os.path.isfile(os.path.join(root, "include", "tvm", "ffi", "c_api.h"))
+print(os.path.dirname(root))
+EOF
+}
+
+report() {
+  if [ "$what" = python ]; then echo "$venv/bin/python"; else echo "$1"; fi
+  exit 0
+}
+
+site=$(probe) && report "$site"
+
+mkdir -p "$(dirname "$venv")" || skip "cannot create $(dirname "$venv")"
+# Parallel tests (make -j) may all arrive here: one creates, the others wait.
+if command -v flock > /dev/null 2>&1; then
+  exec 9> "$venv.lock" && flock 9
+  site=$(probe) && report "$site"
+fi
+
+py=${PYTHON:-python3}
+command -v "$py" > /dev/null 2>&1 || skip "no python interpreter ($py) to create the venv"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
+  rm -rf "$venv"
+  "$py" -m venv "$venv" > /dev/null 2>&1 ||
+    { rm -rf "$venv"; skip "'$py -m venv' failed (Debian: apt-get install python3-venv)"; }
+  "$venv/bin/python" -m pip --version > /dev/null 2>&1 ||
+    { rm -rf "$venv"; skip "the venv has no pip"; }
+fi
+echo "apache-venv: installing $requirement and numpy into $venv" >&2
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "$requirement" numpy \
+  < /dev/null > "$venv.pip.log" 2>&1 ||
+  skip "pip could not install $requirement numpy (offline?); see $venv.pip.log"
+site=$(probe) || skip "the installed apache-tvm-ffi lacks its runtime or headers; see $venv.pip.log"
+report "$site"

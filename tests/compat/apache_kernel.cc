@@ -1,0 +1,70 @@
+// tests/compat/apache_kernel.cc -- a kernel library written the way upstream
+// users write one, compiled against the headers of the apache-tvm-ffi wheel
+// (never ours).  test_apache_kernel.sh builds it and loads it through our
+// runtime; the exports below are what apache_kernel_load.c calls.
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
+
+namespace ffi = tvm::ffi;
+
+namespace {
+
+// y = x + 1 over 1-d float32 CPU tensors.
+void AddOne(ffi::TensorView x, ffi::TensorView y) {
+  if (x.ndim() != 1 || y.ndim() != 1 || x.size(0) != y.size(0)) {
+    TVM_FFI_THROW(ValueError) << "add_one: expected two 1-d tensors of the same length";
+  }
+  DLDataType f32{kDLFloat, 32, 1};
+  if (x.dtype() != f32 || y.dtype() != f32) {
+    TVM_FFI_THROW(TypeError) << "add_one: expected float32 tensors";
+  }
+  const float* src = static_cast<const float*>(x.data_ptr());
+  float* dst = static_cast<float*>(y.data_ptr());
+  for (int64_t i = 0; i < x.size(0); ++i) dst[i] = src[i] + 1.0f;
+}
+
+// A fresh float32 tensor [0, 1, ..., n-1] allocated through the caller's
+// environment allocator (TVMFFIEnvTensorAlloc).
+ffi::Tensor Iota(int64_t n) {
+  int64_t shape[1] = {n};
+  ffi::Tensor t = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, ffi::ShapeView(shape, 1),
+                                            DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0});
+  float* data = static_cast<float*>(t.data_ptr());
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<float>(i);
+  return t;
+}
+
+int64_t AddInt(int64_t a, int64_t b) { return a + b; }
+
+double Scale(double x, double factor) { return x * factor; }
+
+ffi::String Greet(ffi::String name) { return ffi::String("hello, " + std::string(name) + "!"); }
+
+int64_t StrLen(ffi::String s) { return static_cast<int64_t>(s.size()); }
+
+void Fail(int64_t code) {
+  TVM_FFI_THROW(ValueError) << "compat kernel failed with code " << code;  // COMPAT_THROW_LINE
+}
+
+}  // namespace
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(iota, Iota);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, Scale);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(str_len, StrLen);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fail, Fail);
+
+// Registered into the global registry of whichever libtvm_ffi.so this
+// library binds to, as soon as it is loaded.
+TVM_FFI_STATIC_INIT_BLOCK() {
+  ffi::reflection::GlobalDef().def("compat.apache_kernel.mul_int",
+                                   [](int64_t a, int64_t b) { return a * b; });
+}

@@ -1,0 +1,296 @@
+/*
+ * apache_kernel_load.c -- loads apache_kernel.so (C++, built against the
+ * apache-tvm-ffi wheel's headers) through OUR runtime and calls every export:
+ * tensors in and out, ints, floats, strings, the kernel's static-init global,
+ * and errors that come back with kind, message and a backtrace naming the
+ * kernel's source file and line.
+ *
+ *   apache_kernel_load KERNEL.so SOURCE_BASENAME THROW_LINE
+ *
+ * Run by test_apache_kernel.sh, which builds the kernel.
+ */
+#include <stdint.h>
+
+#include "check.h"
+
+static TVMFFIAny any_none(void) {
+  TVMFFIAny v;
+  memset(&v, 0, sizeof v);
+  return v;
+}
+static TVMFFIAny any_int(int64_t x) {
+  TVMFFIAny v = any_none();
+  v.type_index = kTVMFFIInt;
+  v.v_int64 = x;
+  return v;
+}
+static TVMFFIAny any_float(double x) {
+  TVMFFIAny v = any_none();
+  v.type_index = kTVMFFIFloat;
+  v.v_float64 = x;
+  return v;
+}
+static TVMFFIAny any_cstr(const char* s) {
+  TVMFFIAny v = any_none();
+  v.type_index = kTVMFFIRawStr;
+  v.v_c_str = s;
+  return v;
+}
+static TVMFFIAny any_obj(TVMFFIObjectHandle h) {
+  TVMFFIAny v = any_none();
+  v.type_index = TVMFFIObjectGetTypeIndex(h);
+  v.v_obj = (TVMFFIObject*)h;
+  return v;
+}
+static TVMFFIAny any_dltensor(DLTensor* t) {
+  TVMFFIAny v = any_none();
+  v.type_index = kTVMFFIDLTensorPtr;
+  v.v_ptr = t;
+  return v;
+}
+
+/* Calls `f` with a fresh result slot. */
+static int call(TVMFFIObjectHandle f, TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  *result = any_none();
+  return TVMFFIFunctionCall(f, args, n, result);
+}
+
+/* Text of a String result, small or heap. */
+static TVMFFIByteArray str_of(const TVMFFIAny* v) {
+  if (v->type_index == kTVMFFISmallStr) return TVMFFISmallBytesGetContentByteArray(v);
+  CHECK_EQ_INT(v->type_index, kTVMFFIStr);
+  return *TVMFFIBytesGetByteArrayPtr(v->v_obj);
+}
+
+static TVMFFIObjectHandle g_module;
+
+static TVMFFIObjectHandle get_function(const char* name) {
+  TVMFFIAny args[3] = {any_obj(g_module), any_cstr(name), any_none()};
+  args[2].type_index = kTVMFFIBool;
+  args[2].v_int64 = 0;
+  TVMFFIAny r;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", args, 3, &r));
+  if (r.type_index != kTVMFFIFunction) FAIL("kernel does not export %s", name);
+  return r.v_obj;
+}
+
+/* A malloc-backed DLPack allocator, so TVMFFIEnvTensorAlloc works here. */
+static void free_managed(DLManagedTensorVersioned* mt) {
+  free(mt->dl_tensor.data);
+  free(mt->dl_tensor.shape);
+  free(mt);
+}
+static int malloc_alloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
+                        void (*set_error)(void*, const char*, const char*)) {
+  DLManagedTensorVersioned* mt = calloc(1, sizeof *mt);
+  int64_t* shape = calloc((size_t)proto->ndim + 1, sizeof *shape);
+  size_t count = 1;
+  for (int i = 0; i < proto->ndim; ++i) {
+    shape[i] = proto->shape[i];
+    count *= (size_t)proto->shape[i];
+  }
+  void* data = malloc(count * ((proto->dtype.bits * proto->dtype.lanes + 7u) / 8u) + 1);
+  if (!mt || !shape || !data) {
+    free(mt), free(shape), free(data);
+    set_error(error_ctx, "RuntimeError", "out of memory");
+    return -1;
+  }
+  mt->version.major = DLPACK_MAJOR_VERSION;
+  mt->version.minor = DLPACK_MINOR_VERSION;
+  mt->deleter = free_managed;
+  mt->dl_tensor = *proto;
+  mt->dl_tensor.data = data;
+  mt->dl_tensor.shape = shape;
+  mt->dl_tensor.strides = NULL;
+  mt->dl_tensor.byte_offset = 0;
+  *out = mt;
+  return 0;
+}
+
+/* A DLPack-imported ffi.Tensor over caller memory. */
+static int g_dlpack_deleted;
+static void note_deleted(DLManagedTensorVersioned* mt) {
+  (void)mt;
+  ++g_dlpack_deleted;
+}
+
+static void test_add_one(void) {
+  TVMFFIObjectHandle f = get_function("add_one");
+  float xs[5] = {0, 1, 2.5f, -4, 100};
+  float ys[5] = {0};
+  int64_t shape[1] = {5};
+  DLTensor x = {xs, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  /* y arrives as an ffi.Tensor object imported from DLPack */
+  DLManagedTensorVersioned ymt;
+  memset(&ymt, 0, sizeof ymt);
+  ymt.version.major = DLPACK_MAJOR_VERSION;
+  ymt.version.minor = DLPACK_MINOR_VERSION;
+  ymt.deleter = note_deleted;
+  ymt.dl_tensor = x;
+  ymt.dl_tensor.data = ys;
+  TVMFFIObjectHandle y = NULL;
+  CHECK_OK(TVMFFITensorFromDLPackVersioned(&ymt, 0, 0, &y));
+  TVMFFIAny args[2] = {any_dltensor(&x), any_obj(y)}, r;
+  CHECK_OK(call(f, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  for (int i = 0; i < 5; ++i)
+    if (ys[i] != xs[i] + 1.0f) FAIL("add_one: y[%d] = %g, expected %g", i, ys[i], xs[i] + 1.0f);
+  CHECK_EQ_INT(check_use_count(y), 1); /* the kernel kept no reference */
+
+  /* the kernel's own TVM_FFI_THROW(TypeError) */
+  int32_t is[5] = {0};
+  DLTensor xi = x;
+  xi.data = is;
+  xi.dtype.code = kDLInt;
+  args[0] = any_dltensor(&xi);
+  CHECK_RAISED(call(f, args, 2, &r), "TypeError", "add_one: expected float32 tensors");
+  /* the typed wrapper's argument check names the export */
+  args[0] = any_int(3);
+  CHECK_RAISED(call(f, args, 2, &r), "TypeError", "add_one");
+  /* wrong arity */
+  CHECK_RAISED(call(f, args, 1, &r), "TypeError", "add_one");
+
+  CHECK_EQ_INT(g_dlpack_deleted, 0);
+  TVMFFIObjectDecRef(y);
+  CHECK_EQ_INT(g_dlpack_deleted, 1);
+  TVMFFIObjectDecRef(f);
+}
+
+static void test_iota(void) {
+  TVMFFIObjectHandle f = get_function("iota");
+  TVMFFIAny arg = any_int(4), r;
+  /* no allocator installed: our RuntimeError travels through the C++ kernel */
+  CHECK_RAISED(call(f, &arg, 1, &r), "RuntimeError", "");
+  DLPackManagedTensorAllocator prev = NULL;
+  CHECK_OK(TVMFFIEnvSetDLPackManagedTensorAllocator(malloc_alloc, 0, &prev));
+  CHECK(prev == NULL);
+  CHECK_OK(call(f, &arg, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFITensor);
+  DLTensor* t = TVMFFITensorGetDLTensorPtr(r.v_obj);
+  CHECK_EQ_INT(t->ndim, 1);
+  CHECK_EQ_INT(t->shape[0], 4);
+  CHECK_EQ_INT(t->dtype.code, kDLFloat);
+  CHECK_EQ_INT(t->dtype.bits, 32);
+  for (int i = 0; i < 4; ++i) CHECK(((float*)t->data)[i] == (float)i);
+  CHECK_EQ_INT(check_use_count(r.v_obj), 1);
+  check_any_release(&r);
+  CHECK_OK(TVMFFIEnvSetDLPackManagedTensorAllocator(NULL, 0, NULL));
+  TVMFFIObjectDecRef(f);
+}
+
+static void test_scalars(void) {
+  TVMFFIObjectHandle add_int = get_function("add_int");
+  TVMFFIAny args[2] = {any_int(40), any_int(2)}, r;
+  CHECK_OK(call(add_int, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.v_int64, 42);
+  args[0] = any_int(INT64_MIN + 2);
+  args[1] = any_int(-2);
+  CHECK_OK(call(add_int, args, 2, &r));
+  CHECK(r.v_int64 == INT64_MIN);
+  args[1] = any_cstr("two");
+  CHECK_RAISED(call(add_int, args, 2, &r), "TypeError", "add_int");
+  TVMFFIObjectDecRef(add_int);
+
+  TVMFFIObjectHandle scale = get_function("scale");
+  args[0] = any_float(1.5);
+  args[1] = any_float(-4.0);
+  CHECK_OK(call(scale, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIFloat);
+  CHECK(r.v_float64 == -6.0);
+  args[0] = any_int(3); /* int widens to a float parameter */
+  CHECK_OK(call(scale, args, 2, &r));
+  CHECK(r.v_float64 == -12.0);
+  TVMFFIObjectDecRef(scale);
+}
+
+static void test_strings(void) {
+  TVMFFIObjectHandle greet = get_function("greet");
+  TVMFFIAny arg = any_cstr("world"), r;
+  CHECK_OK(call(greet, &arg, 1, &r));
+  CHECK_EQ_BYTES(str_of(&r), "hello, world!");
+  check_any_release(&r);
+  /* a heap String made by our runtime, read by the kernel */
+  TVMFFIByteArray long_name = check_ba("a rather long name, well past the small-string size");
+  TVMFFIAny s;
+  CHECK_OK(TVMFFIStringFromByteArray(&long_name, &s));
+  CHECK_EQ_INT(s.type_index, kTVMFFIStr);
+  CHECK_OK(call(greet, &s, 1, &r));
+  CHECK_EQ_BYTES(str_of(&r), "hello, a rather long name, well past the small-string size!");
+  CHECK_EQ_INT(r.type_index, kTVMFFIStr);
+  CHECK_EQ_INT(check_use_count(r.v_obj), 1);
+  CHECK_EQ_INT(check_use_count(s.v_obj), 1);
+  check_any_release(&r);
+  TVMFFIObjectDecRef(greet);
+
+  TVMFFIObjectHandle str_len = get_function("str_len");
+  CHECK_OK(call(str_len, &s, 1, &r));
+  CHECK_EQ_INT(r.v_int64, (int64_t)long_name.size);
+  check_any_release(&s);
+  /* a small string (inline in the Any) */
+  TVMFFIByteArray hi = check_ba("hi");
+  CHECK_OK(TVMFFIStringFromByteArray(&hi, &s));
+  CHECK_EQ_INT(s.type_index, kTVMFFISmallStr);
+  CHECK_OK(call(str_len, &s, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 2);
+  TVMFFIObjectDecRef(str_len);
+}
+
+static void test_error(const char* source, int line) {
+  TVMFFIObjectHandle fail = get_function("fail");
+  TVMFFIAny arg = any_int(7), r;
+  CHECK(call(fail, &arg, 1, &r) == -1);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  CHECK(err != NULL);
+  CHECK_SLOT_CLEAN();
+  CHECK_EQ_INT(TVMFFIObjectGetTypeIndex(err), kTVMFFIError);
+  TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
+  CHECK_EQ_BYTES(c->kind, "ValueError");
+  CHECK_EQ_BYTES(c->message, "compat kernel failed with code 7");
+  /* the TVM_FFI_THROW site comes first: "  File "<path>/SOURCE", line N, in ..." */
+  char want[512];
+  snprintf(want, sizeof want, "%s\", line %d, in ", source, line);
+  if (c->backtrace.data == NULL || strstr(c->backtrace.data, want) == NULL)
+    FAIL("backtrace lacks [%s]:\n%.*s", want, (int)c->backtrace.size,
+         c->backtrace.data ? c->backtrace.data : "");
+  if (strncmp(c->backtrace.data, "  File \"", 8) != 0)
+    FAIL("backtrace is not in frame-line form:\n%s", c->backtrace.data);
+  printf("error from the apache-built kernel: %.*s: %.*s\n%s", (int)c->kind.size, c->kind.data,
+         (int)c->message.size, c->message.data, c->backtrace.data);
+  CHECK_EQ_INT(check_use_count(err), 1);
+  TVMFFIObjectDecRef(err);
+  TVMFFIObjectDecRef(fail);
+}
+
+/* The kernel's TVM_FFI_STATIC_INIT_BLOCK registered into our registry. */
+static void test_static_init_global(void) {
+  TVMFFIAny args[2] = {any_int(6), any_int(7)}, r;
+  CHECK_OK(check_call_global("compat.apache_kernel.mul_int", args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.v_int64, 42);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s KERNEL.so SOURCE_BASENAME THROW_LINE\n", argv[0]);
+    return 2;
+  }
+  TVMFFIAny arg = any_cstr(argv[1]), r;
+  CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", &arg, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIModule);
+  g_module = r.v_obj;
+
+  test_add_one();
+  test_iota();
+  test_scalars();
+  test_strings();
+  test_error(argv[2], atoi(argv[3]));
+  test_static_init_global();
+
+  CHECK_EQ_INT(check_use_count(g_module), 1);
+  TVMFFIObjectDecRef(g_module);
+  CHECK_SLOT_CLEAN();
+  printf("apache-built kernel: all calls through our runtime passed\n");
+  return 0;
+}
