@@ -1226,6 +1226,13 @@ def _init():
             Function.__call__ = box[0]
         else:
             _take_exception()
+        box = [CObject]
+        if lib.TVMFFIPyMakeBuiltins(id(box)) == 0:
+            global from_dlpack
+            from_dlpack = box[0]
+            CObject.__del__ = box[1]
+        else:
+            _take_exception()
     import atexit  # noqa: PLC0415
 
     atexit.register(lib.TVMFFIPySetFinalizing)

@@ -31,6 +31,7 @@ static PyObject* g_str_release_gil;
 static PyObject* g_str_pod;
 static PyObject* g_str_api;
 static PyObject* g_str_tensor;
+static PyObject* g_str_dlpack;
 static volatile int g_finalizing;
 
 enum { RULE_SLOW = 0, RULE_OBJECT = 1, RULE_EXCHANGE = 2, RULE_POD = 3, RULE_CONTAINER = 4, RULE_DLPACK = 5 };
@@ -153,6 +154,7 @@ static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
 
 /* Returns 0, -1 (Python exception set) or -2 (FFI error in the slot). */
 static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth);
+static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject** out);
 
 /* Imports a "dltensor"/"dltensor_versioned" capsule into a new tensor and marks it used.
  * Returns 0, -1 (Python exception) or -2 (FFI error; the capsule is left unconsumed). */
@@ -188,7 +190,7 @@ static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIO
 
 /* Rule 11: any other __dlpack__ producer (NumPy, CuPy, ...), called with no arguments. */
 static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out) {
-  PyObject* cap = PyObject_CallMethod(v, "__dlpack__", NULL);
+  PyObject* cap = PyObject_CallMethodObjArgs(v, g_str_dlpack, NULL);
   if (cap == NULL) return -1;
   TVMFFIObjectHandle h = NULL;
   int rc = consume_capsule(cap, 0, 0, &h);
@@ -553,7 +555,8 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
           discard_ffi_error();
         }
       }
-      if (g_tensor_cls != NULL && PyList_GetItem(g_tensor_cls_box, 0) == (PyObject*)g_tensor_cls)
+      if (g_tensor_cls != NULL && api_obj == NULL &&
+          PyList_GetItem(g_tensor_cls_box, 0) == (PyObject*)g_tensor_cls)
         return new_wrapper(g_tensor_cls, v->v_obj, owned, g_off_view, g_zero);
       break;
     case kTVMFFIFunction:
@@ -670,6 +673,7 @@ int TVMFFIPyInit(intptr_t config) {
     g_str_pod = PyUnicode_InternFromString("__tvm_ffi_pod__");
     g_str_api = PyUnicode_InternFromString("_tvm_api");
     g_str_tensor = PyUnicode_InternFromString("_tensor");
+    g_str_dlpack = PyUnicode_InternFromString("__dlpack__");
   }
   TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)PyErr_CheckSignals);
   TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)PyGILState_Ensure);
@@ -815,6 +819,92 @@ static PyObject* function_call_fastcall(PyObject* self, PyObject* const* args, P
 
 static PyMethodDef g_call_def = {"__call__", (PyCFunction)(void (*)(void))function_call_fastcall,
                                  METH_FASTCALL, "Call the FFI function with positional arguments."};
+
+/* tvm_ffi.from_dlpack(x, *, require_alignment=0, require_contiguous=False) in C. */
+static PyObject* py_from_dlpack(PyObject* unused, PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwnames) {
+  (void)unused;
+  long align = 0;
+  int contig = 0;
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "from_dlpack() takes 1 positional argument (%zd given)", nargs);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    const char* k = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, i), NULL);
+    PyObject* val = args[nargs + i];
+    if (k != NULL && strcmp(k, "require_alignment") == 0) {
+      align = PyLong_AsLong(val);
+      if (align == -1 && PyErr_Occurred()) return NULL;
+    } else if (k != NULL && strcmp(k, "require_contiguous") == 0) {
+      contig = PyObject_IsTrue(val);
+      if (contig < 0) return NULL;
+    } else {
+      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%s'", k ? k : "?");
+      return NULL;
+    }
+  }
+  PyObject* out = NULL;
+  int rc = from_dlpack_impl(args[0], (int32_t)align, contig, &out);
+  if (rc == 0) return out;
+  if (rc == -2) {
+    PyObject* exc = PyObject_CallFunctionObjArgs(g_call_error, Py_None, NULL);
+    if (exc != NULL) {
+      PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+      Py_DECREF(exc);
+    }
+  }
+  return NULL;
+}
+
+static PyMethodDef g_from_dlpack_def = {
+    "from_dlpack", (PyCFunction)(void (*)(void))py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+    "from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False)\n--\n\n"
+    "Import a DLPack producer (exchange API, __dlpack__ or a capsule) as a Tensor without copying."};
+
+/* CObject.__del__ in C: drop the wrapper's reference without a Python frame. */
+static PyObject* cobject_del(PyObject* self, PyObject* unused) {
+  (void)unused;
+  PyObject** slot = (PyObject**)((char*)self + g_off_h);
+  PyObject* hv = *slot;
+  if (hv == NULL) Py_RETURN_NONE;
+  void* h = PyLong_AsVoidPtr(hv);
+  if (h == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  Py_INCREF(g_zero);
+  *slot = g_zero;
+  Py_DECREF(hv);
+  TVMFFIObjectDecRef(h);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef g_del_def = {"__del__", cobject_del, METH_NOARGS,
+                                "Drop the reference this wrapper owns."};
+
+int TVMFFIPyMakeBuiltins(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id; /* [CObject class] -> [from_dlpack, __del__ descriptor] */
+  PyObject* cls = PyList_GetItem(box, 0);
+  if (g_off_h <= 0) {
+    PyErr_SetString(PyExc_RuntimeError, "tvm_ffi: slot offsets unknown");
+    return box_exception(box, 2);
+  }
+  PyObject* f = PyCFunction_NewEx(&g_from_dlpack_def, NULL, NULL);
+  PyObject* d = f ? PyDescr_NewMethod((PyTypeObject*)cls, &g_del_def) : NULL;
+  if (d == NULL) {
+    Py_XDECREF(f);
+    return box_exception(box, 2);
+  }
+  PyList_SetItem(box, 0, f);
+  if (PyList_Append(box, d) != 0) {
+    Py_DECREF(d);
+    return box_exception(box, 2);
+  }
+  Py_DECREF(d);
+  return 0;
+}
 
 int TVMFFIPyMakeCallDescriptor(intptr_t box_id) {
   PyObject* box = (PyObject*)box_id;
@@ -1027,30 +1117,29 @@ int TVMFFIPyTensorFromCapsule(intptr_t box_id, int32_t require_alignment,
   return rc == 0 ? 0 : rc == -2 ? 1 : box_exception(box, 2);
 }
 
-int TVMFFIPyFromDLPack(intptr_t box_id, int32_t align, int32_t contig) {
-  PyObject* box = (PyObject*)box_id;
-  PyObject* v = box_get(box);
+/* from_dlpack core: 0 with *out = the Tensor, -1 (Python exception) or -2 (FFI error). */
+static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject** out) {
   TVMFFIObjectHandle h = NULL;
   PyObject* rule = type_rule(Py_TYPE(v));
-  if (rule == NULL) return box_exception(box, 2);
-  int has_dlpack = PyObject_HasAttrString((PyObject*)Py_TYPE(v), "__dlpack__");
+  if (rule == NULL) return -1;
+  int has_dlpack = PyObject_HasAttr((PyObject*)Py_TYPE(v), g_str_dlpack);
   if (PyTuple_CheckExact(rule) && PyLong_AsLong(PyTuple_GetItem(rule, 0)) == RULE_EXCHANGE) {
     const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(PyTuple_GetItem(rule, 1));
     DLManagedTensorVersioned* t = NULL;
     if (api->managed_tensor_from_py_object_no_sync((void*)v, &t) != 0) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
-      if (!(has_dlpack && PyErr_ExceptionMatches(PyExc_BufferError))) return box_exception(box, 2);
+      if (!(has_dlpack && PyErr_ExceptionMatches(PyExc_BufferError))) return -1;
       PyErr_Clear(); /* a BufferError falls through to __dlpack__ */
     } else if (TVMFFITensorFromDLPackVersioned(t, align, contig, &h) != 0) {
       if (t->deleter) t->deleter(t);
-      return 1;
+      return -2;
     }
   }
   if (h == NULL) {
     int rc;
     if (has_dlpack) {
-      PyObject* cap = PyObject_CallMethod(v, "__dlpack__", NULL);
-      if (cap == NULL) return box_exception(box, 2);
+      PyObject* cap = PyObject_CallMethodObjArgs(v, g_str_dlpack, NULL);
+      if (cap == NULL) return -1;
       rc = consume_capsule(cap, align, contig, &h);
       Py_DECREF(cap);
     } else if (PyCapsule_CheckExact(v)) {
@@ -1060,16 +1149,23 @@ int TVMFFIPyFromDLPack(intptr_t box_id, int32_t align, int32_t contig) {
                       "Expect from_dlpack to take either a compatible tensor or PyCapsule");
       rc = -1;
     }
-    if (rc == -2) return 1;
-    if (rc == -1) return box_exception(box, 2);
+    if (rc != 0) return rc;
   }
   TVMFFIAny any;
   any.type_index = kTVMFFITensor;
   any.zero_padding = 0;
   any.v_obj = (TVMFFIObject*)h;
-  PyObject* r = from_any(&any, 1, NULL, NULL);
-  if (r == NULL) return box_exception(box, 2);
-  box_set(box, r);
+  *out = from_any(&any, 1, NULL, NULL);
+  return *out == NULL ? -1 : 0;
+}
+
+int TVMFFIPyFromDLPack(intptr_t box_id, int32_t align, int32_t contig) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* out = NULL;
+  int rc = from_dlpack_impl(box_get(box), align, contig, &out);
+  if (rc == -2) return 1;
+  if (rc == -1) return box_exception(box, 2);
+  box_set(box, out);
   return 0;
 }
 

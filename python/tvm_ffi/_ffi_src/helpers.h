@@ -22,6 +22,8 @@ int TVMFFIPyCall(intptr_t box);
 /* box = [Function class, call_error hook]: box[0] = a METH_FASTCALL method descriptor
  * usable as Function.__call__ (call_error(pending_exc_or_None) -> exception to raise). */
 int TVMFFIPyMakeCallDescriptor(intptr_t box);
+/* box = [CObject class]: becomes [from_dlpack builtin, CObject.__del__ descriptor]. */
+int TVMFFIPyMakeBuiltins(intptr_t box);
 /* Converts box[0] (Python value) into an owned Any in *out. */
 int TVMFFIPyToAny(intptr_t box, TVMFFIAny* out);
 /* Converts *value to Python into box[0]; owned != 0 moves value's reference. */
