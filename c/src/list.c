@@ -59,21 +59,31 @@ static int list_insert_move(TVMFFISeqCell* cell, int64_t i, TVMFFIAny* vals, int
   return 0;
 }
 
-/* Removes [start, stop) and releases the elements after the list is
- * consistent again (a deleter may look at the list). */
-static int list_erase_range(TVMFFISeqCell* cell, int64_t start, int64_t stop) {
+/* Removes [start, stop).  The elements are released only once the list is
+ * consistent again (a deleter may look at or append to the list), so they
+ * are first moved aside; without memory for that, one at a time.  Never
+ * fails: erasing must not depend on the allocator. */
+static void list_erase_range(TVMFFISeqCell* cell, int64_t start, int64_t stop) {
   int64_t n = stop - start;
-  if (n <= 0) return 0;
+  if (n <= 0) return;
   TVMFFIAny* items = TVMFFISeqCellItems(cell);
   TVMFFIAny small[8];
   TVMFFIAny* dead = n <= 8 ? small : (TVMFFIAny*)malloc((size_t)n * sizeof(TVMFFIAny));
-  if (dead == NULL) return tvmffi__raise_oom();
+  if (dead == NULL) {
+    for (int64_t k = stop - 1; k >= start; --k) {
+      items = TVMFFISeqCellItems(cell); /* a deleter may have grown the list */
+      TVMFFIAny v = items[k];
+      memmove(items + k, items + k + 1, (size_t)(cell->size - k - 1) * sizeof(TVMFFIAny));
+      cell->size -= 1;
+      tvmffi__any_release(&v);
+    }
+    return;
+  }
   memcpy(dead, items + start, (size_t)n * sizeof(TVMFFIAny));
   memmove(items + start, items + stop, (size_t)(cell->size - stop) * sizeof(TVMFFIAny));
   cell->size -= n;
   for (int64_t k = 0; k < n; ++k) tvmffi__any_release(&dead[k]);
   if (dead != small) free(dead);
-  return 0;
 }
 
 /* ---- global functions ---------------------------------------------------- */
@@ -231,7 +241,8 @@ static int list_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (i < 0 || i >= cell->size) return index_error(i, cell->size);
-  return list_erase_range(cell, i, i + 1);
+  list_erase_range(cell, i, i + 1);
+  return 0;
 }
 
 static int check_range(const char* what, int64_t start, int64_t stop, int64_t size) {
@@ -255,7 +266,8 @@ static int list_erase_range_fn(void* self, const TVMFFIAny* args, int32_t num_ar
   if (start == stop) return 0;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   if (check_range("Erase", start, stop, cell->size) != 0) return -1;
-  return list_erase_range(cell, start, stop);
+  list_erase_range(cell, start, stop);
+  return 0;
 }
 
 static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_args,
@@ -282,12 +294,14 @@ static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_arg
     if (vals == NULL) return tvmffi__raise_oom();
     for (int64_t k = 0; k < n; ++k) tvmffi__any_copy(&TVMFFISeqCellItems(rcell)[k], &vals[k]);
   }
-  /* Reserve before erasing so a failed allocation changes nothing. */
-  int rc = list_make_room(cell, n - (stop - start) > 0 ? n - (stop - start) : 0);
-  if (rc == 0) rc = list_erase_range(cell, start, stop);
-  if (rc == 0) rc = list_insert_move(cell, start, vals, n);
-  if (rc != 0)
+  /* Insert behind the range, then erase it: a failed allocation changes
+   * nothing, and the old elements are released only when the list is final. */
+  int rc = list_insert_move(cell, stop, vals, n);
+  if (rc == 0) {
+    list_erase_range(cell, start, stop);
+  } else {
     for (int64_t k = 0; k < n; ++k) tvmffi__any_release(&vals[k]);
+  }
   free(vals);
   return rc;
 }
@@ -317,7 +331,8 @@ static int list_clear(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
     return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  return list_erase_range(cell, 0, cell->size);
+  list_erase_range(cell, 0, cell->size);
+  return 0;
 }
 
 void tvmffi__list_globals_init(void) {
