@@ -27,6 +27,21 @@
  *
  * Names containing "Impl" are helpers of the functions above, not API.
  *
+ * Typical use (what the reference C++ containers do):
+ *   read      TVMFFIMapGetCellPtr, TVMFFIMapCellFind, TVMFFIMapCellIterBegin/Next,
+ *             TVMFFIMapCellKey/Value; sequences through TVMFFISeqGetCellPtr.
+ *   Dict      mutate in place: TVMFFIMapCellInsert(cell, &k, &v, 1),
+ *             TVMFFIMapCellErase, TVMFFIMapCellClear (storage transplanted on
+ *             growth, the object keeps its address).
+ *   Map       copy-on-write: on a uniquely owned object TVMFFIMapCellInsert(..., 0);
+ *             a result of 1 means "grow": allocate a new object for
+ *             TVMFFIMapCellGrowCapacity (n > 0: small with n pairs inline at
+ *             +56; 0: an 80-byte dense object) and TVMFFIMapCellGrowInto it.
+ *   build     from c entries: c >= 4 -> TVMFFIMapCellInitDense(c); else small
+ *             with max(c, 2) pairs inline; then TVMFFIMapCellInsert each.
+ *   destroy   TVMFFIMapCellDestroy / TVMFFISeqCellReleaseItems + data_deleter.
+ *   List      grow with TVMFFIListCellReserve (x2, at least 4).
+ *
  * Ownership: container elements are owned TVMFFIAny values.  Functions that
  * "move in" a value take its reference and reset the caller's slot to None.
  * Fallible functions return 0/-1 (-1 with an error raised, see c_api.h);
