@@ -561,7 +561,87 @@ static void test_globals_and_refs(void) {
   CHECK_EQ_INT(g_deleted, N);
 }
 
+/* ---- long golden run ---------------------------------------------------- */
+
+/* FNV-1a over the whole dense layout: slot, metadata byte, key, value and
+ * iteration links of every occupied slot. */
+static uint64_t fnv(uint64_t h, const void* data, size_t n) {
+  const unsigned char* p = (const unsigned char*)data;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * UINT64_C(1099511628211);
+  return h;
+}
+
+static uint64_t layout_digest(const TVMFFIMapCell* c) {
+  uint64_t h = UINT64_C(14695981039346656037);
+  uint64_t head[5] = {c->slots, c->fib_shift, c->size, c->iter_list_head, c->iter_list_tail};
+  h = fnv(h, head, sizeof(head));
+  for (uint64_t s = 0; s < c->slots; ++s) {
+    uint8_t meta = *TVMFFIMapDenseMeta(c, s);
+    if (meta == 0xFF) continue;
+    const TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(c, s);
+    h = fnv(h, &s, sizeof(s));
+    h = fnv(h, &meta, 1);
+    if (it->key.type_index == kTVMFFIInt) {
+      h = fnv(h, &it->key.v_int64, sizeof(int64_t));
+    } else {
+      TVMFFIByteArray b = it->key.type_index == kTVMFFISmallStr
+                              ? TVMFFISmallBytesGetContentByteArray(&it->key)
+                              : *TVMFFIBytesGetByteArrayPtr(it->key.v_obj);
+      h = fnv(h, b.data, b.size);
+    }
+    h = fnv(h, &it->value.v_int64, sizeof(int64_t));
+    h = fnv(h, &it->prev, sizeof(uint64_t));
+    h = fnv(h, &it->next, sizeof(uint64_t));
+  }
+  return h;
+}
+
+/* Digests of the same 40000 operations run on the reference runtime
+ * (apache-tvm-ffi 0.1.13), taken every 10000 operations and at the end;
+ * regenerate by building this file with -DPRINT_GOLDEN against it. */
+static const uint64_t kGoldenDigests[5] = {
+    UINT64_C(5511148683392823915),
+    UINT64_C(4229384067071109518),
+    UINT64_C(8205468506578461383),
+    UINT64_C(6693658807495035987),
+    UINT64_C(6693658807495035987)};
+
+static void test_golden_long_run(void) {
+  static char names[4000][24];
+  for (int i = 0; i < 4000; ++i)
+    snprintf(names[i], sizeof(names[i]), i % 3 ? "n%d" : "a-long-name-%d", i);
+  TVMFFIAny d = new_dict();
+  uint64_t rng = UINT64_C(88172645463325252), digests[5];
+  int taken = 0;
+  for (int op = 0; op < 40000; ++op) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    int k = (int)((rng >> 8) % (op < 20000 ? 4000 : 1500));
+    TVMFFIAny key = k % 2 ? any_cstr(names[k]) : any_int(k * 7919);
+    if ((rng >> 4) % 100 < 35)
+      erase_item(d, key);
+    else
+      set_item(d, key, any_int(op));
+    if (op % 10000 == 9999) digests[taken++] = layout_digest(TVMFFIMapGetCellPtr(d.v_obj));
+  }
+  digests[taken++] = layout_digest(TVMFFIMapGetCellPtr(d.v_obj));
+  validate(TVMFFIMapGetCellPtr(d.v_obj));
+#ifdef PRINT_GOLDEN
+  for (int i = 0; i < taken; ++i) printf("UINT64_C(%llu),\n", (unsigned long long)digests[i]);
+#else
+  for (int i = 0; i < taken; ++i)
+    if (digests[i] != kGoldenDigests[i]) FAIL("layout digest %d differs from the reference", i);
+#endif
+  check_any_release(&d);
+}
+
 int main(void) {
+#ifdef PRINT_GOLDEN
+  test_golden_long_run();
+  return 0;
+#endif
+  test_golden_long_run();
   test_identity_and_growth();
   test_full_small_reset();
   test_small_erase();
