@@ -4,46 +4,57 @@
 anything; torch support wakes up on the first torch argument.
 """
 
-from . import core
-from ._loader import LIB
-from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
-from .error import register_error
-from ._dtype import dtype, DataTypeCode  # noqa: F401
-from ._dtype import (  # noqa: F401
-    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float64, float32, float16,
-    bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
-    float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
-    float4_e2m1fnx2,
-)
-from ._tensor import Shape, device, DLDeviceType
-from . import container
-from .container import Array, List, Map, Dict, CContainerBase  # noqa: F401
-from .registry import (
-    register_object, register_global_func, get_global_func, get_global_func_metadata,
-    init_ffi_api, remove_global_func,
-)
-from . import registry
-from .module import Module, load_module, system_lib
-from . import module
-from .stream import StreamContext, use_raw_stream, use_torch_stream, get_raw_stream
-from . import stream
-from ._convert import convert, convert_func, ObjectConvertible
-from . import error
+from .libinfo import config_mode as _config_mode
 
-core._init_sentinels()
-container.MISSING = core.MISSING
+if _config_mode():
+    # `python -m tvm_ffi.config` / `tvm-ffi-config`: the CLI needs libinfo only, so the
+    # runtime is not loaded (fast, works without a built runtime, nothing on stderr).
+    try:
+        from ._version import __version__, __version_tuple__  # noqa: F401
+    except ImportError:
+        __version__ = "0.1.14.dev0"
+        __version_tuple__ = (0, 1, 14, "dev0")
+else:
+    from . import core
+    from ._loader import LIB
+    from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
+    from .error import register_error
+    from ._dtype import dtype, DataTypeCode  # noqa: F401
+    from ._dtype import (  # noqa: F401
+        bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float64, float32, float16,
+        bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+        float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+        float4_e2m1fnx2,
+    )
+    from ._tensor import Shape, device, DLDeviceType
+    from . import container
+    from .container import Array, List, Map, Dict, CContainerBase  # noqa: F401
+    from .registry import (
+        register_object, register_global_func, get_global_func, get_global_func_metadata,
+        init_ffi_api, remove_global_func,
+    )
+    from . import registry
+    from .module import Module, load_module, system_lib
+    from . import module
+    from .stream import StreamContext, use_raw_stream, use_torch_stream, get_raw_stream
+    from . import stream
+    from ._convert import convert, convert_func, ObjectConvertible
+    from . import error
 
-try:
-    from ._version import __version__, __version_tuple__  # noqa: F401
-except ImportError:
-    __version__ = "0.1.14.dev0"
-    __version_tuple__ = (0, 1, 14, "dev0")
+    core._init_sentinels()
+    container.MISSING = core.MISSING
 
-__all__ = [
-    "LIB", "Array", "DLDeviceType", "Device", "Dict", "Function", "List", "Map", "Module",
-    "Object", "ObjectConvertible", "Shape", "StreamContext", "Tensor", "convert", "convert_func",
-    "device", "dtype", "from_dlpack", "get_global_func", "get_global_func_metadata",
-    "get_raw_stream", "init_ffi_api", "load_module", "register_error", "register_global_func",
-    "register_object", "remove_global_func", "system_lib", "use_raw_stream", "use_torch_stream",
-    "__version__", "__version_tuple__",
-]
+    try:
+        from ._version import __version__, __version_tuple__  # noqa: F401
+    except ImportError:
+        __version__ = "0.1.14.dev0"
+        __version_tuple__ = (0, 1, 14, "dev0")
+
+    __all__ = [
+        "LIB", "Array", "DLDeviceType", "Device", "Dict", "Function", "List", "Map", "Module",
+        "Object", "ObjectConvertible", "Shape", "StreamContext", "Tensor", "convert", "convert_func",
+        "device", "dtype", "from_dlpack", "get_global_func", "get_global_func_metadata",
+        "get_raw_stream", "init_ffi_api", "load_module", "register_error", "register_global_func",
+        "register_object", "remove_global_func", "system_lib", "use_raw_stream", "use_torch_stream",
+        "__version__", "__version_tuple__",
+    ]
