@@ -39,7 +39,10 @@ else:
     from .stream import StreamContext, use_raw_stream, use_torch_stream, get_raw_stream
     from . import stream
     from ._convert import convert, convert_func, ObjectConvertible
-    from . import error
+    from . import error, serialization, structural
+from .structural import structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey
+from .core import CAny  # noqa: F811
+from .container import CContainerBase  # noqa: F811
 
     core._init_sentinels()
     container.MISSING = core.MISSING

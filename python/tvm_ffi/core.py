@@ -10,7 +10,6 @@ import ctypes
 import numbers
 import os
 import sys
-import threading
 
 from . import _loader
 from ._loader import API_MODE, ffi, lib
@@ -1251,5 +1250,3 @@ def _init_sentinels():
     f = _global("ffi.GetKwargsObject", allow_missing=True)
     KWARGS = f() if f is not None else None
 
-
-_tls = threading.local()

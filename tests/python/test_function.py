@@ -250,3 +250,40 @@ def test_shared_args_tuple(echo):
     args = (echo, 5)
     assert tvm_ffi.Function.__call__(*args) == 5
     assert args == (echo, 5)
+
+
+def test_function_subclass(echo):
+    class Mixin:
+        def hello(self):
+            return "hi"
+
+    class MyFunc(tvm_ffi.Function, Mixin):
+        def __init__(self, f):
+            self.__move_handle_from__(f)
+
+        __call__ = tvm_ffi.Function.__call__
+
+    src = tvm_ffi.convert(lambda x: x * 2)
+    handle = src.__chandle__()
+    f = MyFunc(src)
+    assert src.__chandle__() == 0 and f.__chandle__() == handle
+    assert isinstance(f, Mixin) and f.hello() == "hi"
+    assert f(21) == 42
+    back = echo(f)
+    assert isinstance(back, tvm_ffi.Function) and back.__chandle__() == handle
+    f.name_attr = "x"  # Function instances have a __dict__
+    assert f.__dict__["name_attr"] == "x"
+
+
+def test_mlir_packed_function():
+    get = tvm_ffi.get_global_func("testing.get_mlir_add_one_c_symbol", allow_missing=True)
+    if get is None:
+        pytest.skip("no testing.get_mlir_add_one_c_symbol")
+    f = tvm_ffi.Function.__from_mlir_packed_safe_call__(get())
+    assert f(1) == 2 and f(41) == 42
+
+
+def test_convert_function_double_wraps():
+    f = tvm_ffi.convert(lambda: 1)
+    g = tvm_ffi.convert(f)  # quirk kept: a Function is callable, not an Object
+    assert isinstance(g, tvm_ffi.Function) and not g.same_as(f) and g() == 1
