@@ -40,9 +40,9 @@ else:
     from . import stream
     from ._convert import convert, convert_func, ObjectConvertible
     from . import error, serialization, structural
-from .structural import structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey
-from .core import CAny  # noqa: F811
-from .container import CContainerBase  # noqa: F811
+    from .structural import (
+        structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey,
+    )
 
     core._init_sentinels()
     container.MISSING = core.MISSING
@@ -59,5 +59,6 @@ from .container import CContainerBase  # noqa: F811
         "device", "dtype", "from_dlpack", "get_global_func", "get_global_func_metadata",
         "get_raw_stream", "init_ffi_api", "load_module", "register_error", "register_global_func",
         "register_object", "remove_global_func", "system_lib", "use_raw_stream", "use_torch_stream",
-        "__version__", "__version_tuple__",
+        "__version__", "__version_tuple__", "serialization", "structural", "structural_equal",
+        "structural_hash", "get_first_structural_mismatch", "StructuralKey",
     ]
