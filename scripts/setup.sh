@@ -131,7 +131,7 @@ build() {
   mkdir -p "$BUILD_DIR"
   cd "$BUILD_DIR"
   if [ ! -f Makefile ]; then
-    say "configure $CONFIGURE_FLAGS"
+    say "configure${CONFIGURE_FLAGS:+ $CONFIGURE_FLAGS}"
     # shellcheck disable=SC2086
     "$srcdir/configure" -q $CONFIGURE_FLAGS || die "configure failed (see $BUILD_DIR/config.log)"
   fi
