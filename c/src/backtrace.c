@@ -173,8 +173,9 @@ static int is_hidden(const char* func, const char* file) {
       "TVMFFIErrorSetRaisedFromCStr", "__libc_", "ffi_call_",
       /* our own raise plumbing, the C counterpart of the C++ entries above */
       "tvmffi__raise", "tvmffi__vraise",
-      /* cffi's generated wrapper around a library call (binding plumbing) */
-      "_cffi_f_"};
+      /* Python binding plumbing: cffi's generated wrappers, and the binding's
+       * own C helpers, named TVMFFIPy* / TVMFFICy* as upstream's are */
+      "_cffi_f_", "TVMFFIPy", "TVMFFICy"};
   for (size_t i = 0; i < sizeof(func_prefixes) / sizeof(func_prefixes[0]); ++i)
     if (starts_with(func, func_prefixes[i])) return 1;
   static const char* const file_parts[] = {"include/tvm/ffi/error.h", "function_details.h",
