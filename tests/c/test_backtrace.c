@@ -34,7 +34,7 @@ static int count_lines(const char* s) {
 
 /* Line `index` (0-based) of s, without the newline, in a static buffer. */
 static const char* line_at(const char* s, int index) {
-  static char buf[1024];
+  static _Thread_local char buf[1024];
   for (int i = 0; i < index && s; ++i) {
     s = strchr(s, '\n');
     if (s) ++s;
@@ -76,7 +76,7 @@ static int find_func(const char* s, const char* fn) {
   return -1;
 }
 
-static int leaf_line;
+static _Thread_local int leaf_line;
 NOINLINE char* bt_probe_leaf(int cross) {
   leaf_line = __LINE__ + 1;
   return copy_bt(TVMFFIBacktrace(NULL, 0, NULL, cross));
@@ -283,6 +283,31 @@ NOINLINE static void test_thread_local_buffer(void) {
   pthread_barrier_destroy(&barrier);
 }
 
+/* Many threads symbolising the same and different frames at once. */
+static void* capture_loop(void* arg) {
+  int ok = 1;
+  for (int i = 0; i < 200 && ok; ++i) {
+    char* s = (i + (int)(intptr_t)arg) % 2 ? bt_probe_middle(0) : deep(i % 7, "loop.c", "loop");
+    ok = s[0] != 0 && strncmp(s, "  File \"", 8) == 0;
+#ifdef HAVE_LIBDW
+    if ((i + (int)(intptr_t)arg) % 2) ok = ok && find_func(s, "bt_probe_leaf") == 0;
+#endif
+    free(s);
+  }
+  return (void*)(intptr_t)ok;
+}
+
+NOINLINE static void test_concurrent_captures(void) {
+  pthread_t t[4];
+  for (int i = 0; i < 4; ++i)
+    CHECK(pthread_create(&t[i], NULL, capture_loop, (void*)(intptr_t)i) == 0);
+  for (int i = 0; i < 4; ++i) {
+    void* r;
+    pthread_join(t[i], &r);
+    CHECK(r == (void*)1);
+  }
+}
+
 NOINLINE static void test_no_error_state(void) {
   for (int i = 0; i < 100; ++i) TVMFFIBacktrace(NULL, 0, NULL, i & 1);
   CHECK_SLOT_CLEAN();
@@ -295,6 +320,7 @@ int main(void) {
   test_error_backtrace();
   test_limit();
   test_thread_local_buffer();
+  test_concurrent_captures();
   test_no_error_state();
   CHECK_SLOT_CLEAN();
   printf("test_backtrace: ok\n");
