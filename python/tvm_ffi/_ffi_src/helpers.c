@@ -203,9 +203,19 @@ static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   return 0;
 }
 
+/* Direct-mapped front of g_type_cache (entries borrowed: the dict never drops them). */
+#define RULE_CACHE_SIZE 64
+static struct {
+  PyTypeObject* tp;
+  PyObject* rule;
+} g_rule_cache[RULE_CACHE_SIZE];
+
 /* The cached conversion rule of a type (borrowed), classifying it on first sight. */
 static PyObject* type_rule(PyTypeObject* tp) {
-  PyObject* rule = PyDict_GetItem(g_type_cache, (PyObject*)tp); /* borrowed */
+  size_t slot = ((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1);
+  if (g_rule_cache[slot].tp == tp) return g_rule_cache[slot].rule;
+  PyObject* rule = PyDict_GetItemWithError(g_type_cache, (PyObject*)tp); /* borrowed */
+  if (rule == NULL && PyErr_Occurred()) return NULL;
   if (rule == NULL) {
     rule = PyObject_CallFunctionObjArgs(g_classify, (PyObject*)tp, NULL);
     if (rule == NULL) return NULL;
@@ -213,6 +223,8 @@ static PyObject* type_rule(PyTypeObject* tp) {
     Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
     if (rc != 0) return NULL;
   }
+  g_rule_cache[slot].tp = tp;
+  g_rule_cache[slot].rule = rule;
   return rule;
 }
 
