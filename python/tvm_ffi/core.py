@@ -1212,7 +1212,7 @@ def _init():
     fm = _global_handle("ffi.Map")
     cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm,
            _slot_offset(CObject, "_h"), _slot_offset(Function, "release_gil"), Function,
-           Tensor, _CLASS_TENSOR_BOX, _slot_offset(Tensor, "_view"))
+           Tensor, _CLASS_TENSOR_BOX, _slot_offset(Tensor, "_view"), _RELEASE_GIL_DEFAULT)
     if lib.TVMFFIPyInit(id(cfg)) != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     for h in (fa, fm):

@@ -287,3 +287,16 @@ def test_convert_function_double_wraps():
     f = tvm_ffi.convert(lambda: 1)
     g = tvm_ffi.convert(f)  # quirk kept: a Function is callable, not an Object
     assert isinstance(g, tvm_ffi.Function) and not g.same_as(f) and g() == 1
+
+
+def test_release_gil_default_from_environment():
+    import os
+    import subprocess
+
+    code = (
+        "import tvm_ffi; f = tvm_ffi.get_global_func('testing.echo'); "
+        "assert f.release_gil is False and tvm_ffi.convert(lambda: 1).release_gil is False; "
+        "assert f(3) == 3"
+    )
+    env = dict(os.environ, TVM_FFI_RELEASE_GIL_BY_DEFAULT="0")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)

@@ -491,6 +491,7 @@ static PyTypeObject* g_tensor_cls;   /* core.Tensor */
 static PyObject* g_tensor_cls_box;   /* core._CLASS_TENSOR_BOX: [current tensor class] */
 static Py_ssize_t g_off_view = -1;   /* Tensor._view */
 static PyObject* g_zero;
+static PyObject* g_release_default = Py_True; /* Function.release_gil of new wrappers */
 
 static PyObject* new_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned, Py_ssize_t off2,
                              PyObject* v2) {
@@ -572,7 +573,8 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
         return new_wrapper(g_tensor_cls, v->v_obj, owned, g_off_view, g_zero);
       break;
     case kTVMFFIFunction:
-      if (g_function_cls != NULL) return new_wrapper(g_function_cls, v->v_obj, owned, g_off_rg, Py_True);
+      if (g_function_cls != NULL)
+        return new_wrapper(g_function_cls, v->v_obj, owned, g_off_rg, g_release_default);
       break;
     default:
       break;
@@ -650,7 +652,8 @@ int TVMFFIPyFrameNew(intptr_t box_id) {
 
 int TVMFFIPyInit(intptr_t config) {
   PyObject* cfg = (PyObject*)config;
-  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 14) return -1;
+  if (!PyTuple_CheckExact(cfg) || PyTuple_Size(cfg) != 15) return -1;
+  g_release_default = PyObject_IsTrue(PyTuple_GetItem(cfg, 14)) ? Py_True : Py_False;
   g_off_h = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 8));
   g_off_rg = PyLong_AsSsize_t(PyTuple_GetItem(cfg, 9));
   g_tensor_cls = (PyTypeObject*)PyTuple_GetItem(cfg, 11);
