@@ -8,7 +8,8 @@ PYTHON=${PYTHON:-python3}
 TVM_FFI_LIBRARY_PATH=${TVMFFI_LIBDIR:-$top_builddir/c/.libs}
 TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
 PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
-export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH
+PYTHONDONTWRITEBYTECODE=1  # the source tree may be read-only (distcheck)
+export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH PYTHONDONTWRITEBYTECODE
 
 run() {
   py=$1
