@@ -1,12 +1,10 @@
 """tvm_ffi.testing: the testing.* global functions and small helpers."""
 
 import os
-import sys
 import tempfile
 
 import pytest  # noqa: F401 - the upstream module requires pytest too
 
-from . import core
 from .registry import get_global_func, init_ffi_api
 
 init_ffi_api("testing", __name__)
@@ -42,5 +40,3 @@ def run_with_gpu_lock(func, /, *args, **kwargs):
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 
-
-_ = (core, sys)
