@@ -187,3 +187,34 @@ TEST_SUITE("function") {
   }
 }
 }  // namespace
+
+namespace {
+TEST_SUITE("expected") {
+  TEST_CASE("CallExpected and Expected returns") {
+    namespace ffi = tvm::ffi;
+    ffi::Function thrower = ffi::Function::FromTyped([](int) -> int {
+      TVM_FFI_THROW(ValueError) << "no";
+    });
+    ffi::Expected<int> r = thrower.CallExpected<int>(-1);
+    CHECK(r.is_err());
+    CHECK_EQ(r.error().kind(), "ValueError");
+    CHECK_THROWS_FFI(r.value(), "ValueError", "no");
+    ffi::Function div = ffi::Function::FromTyped([](int a, int b) -> ffi::Expected<int> {
+      if (b == 0) return ffi::Unexpected(ffi::Error("ValueError", "division by zero", ""));
+      return a / b;
+    });
+    CHECK_EQ(div(10, 2).cast<int>(), 5);
+    CHECK_THROWS_FFI_HAS(div(10, 0).cast<int>(), "TypeError", "ffi.Error");
+    ffi::Expected<int> e = div.CallExpected<int>(10, 0);
+    CHECK(e.is_err());
+    CHECK_EQ(e.error().message(), "division by zero");
+    CHECK_EQ(div.CallExpected<int>(9, 3).value(), 3);
+    ffi::Expected<ffi::String> mismatch = div.CallExpected<ffi::String>(9, 3);
+    CHECK_EQ(mismatch.error().message(),
+             "CallExpected: result type mismatch, expected str, but got int");
+    CHECK_THROWS_FFI(ffi::Expected<int>(1).error(), "RuntimeError",
+                     "Bad expected access: contains value, not error");
+    CHECK(RaisedSlotIsClean());
+  }
+}
+}  // namespace

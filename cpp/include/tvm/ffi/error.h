@@ -269,7 +269,9 @@ class ErrorBuilderT {
   ErrorBuilderT(const ErrorBuilderT&) = delete;
   ErrorBuilderT& operator=(const ErrorBuilderT&) = delete;
   MsgStream& stream() { return stream_; }
-  ~ErrorBuilderT() noexcept(false) { Throw(kind_, &stream_.str(), file_, line_, func_); }
+  [[noreturn]] ~ErrorBuilderT() noexcept(false) {
+    Throw(kind_, &stream_.str(), file_, line_, func_);
+  }
 
  private:
   /* Out of line (once per binary) so each throw site stays small. */

@@ -14,6 +14,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/expected.h>
 #include <tvm/ffi/function_details.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/string.h>
@@ -244,6 +245,32 @@ class Function : public ObjectRef {
     Any rv;
     static_cast<const FunctionObj*>(data_.get())->CallPacked(packed, static_cast<int32_t>(kNum), &rv);
     return rv;
+  }
+  /// Calls through safe_call; raised errors and returned Error objects become Unexpected.
+  template <typename T = Any, typename... Args>
+  Expected<T> CallExpected(Args&&... args) const {
+    constexpr size_t kNum = sizeof...(Args);
+    AnyView packed[kNum > 0 ? kNum : 1];
+    size_t i = 0;
+    ((packed[i++] = details::ToAnyView(args)), ...);
+    (void)i;
+    Any rv;
+    const FunctionObj* obj = static_cast<const FunctionObj*>(data_.get());
+    int ret = obj->safe_call(details::ObjectUnsafe::GetHeader(obj),
+                             reinterpret_cast<const TVMFFIAny*>(packed),
+                             static_cast<int32_t>(kNum), details::AnyUnsafe::GetRaw(&rv));
+    if (ret != 0) return Unexpected<Error>(details::MoveFromSafeCallRaised());
+    if (std::optional<Error> err = rv.as<Error>()) return Unexpected<Error>(*std::move(err));
+    if constexpr (std::is_same_v<T, Any>) {
+      return rv;
+    } else {
+      if (std::optional<T> v = rv.try_cast<T>()) return *std::move(v);
+      return Unexpected<Error>(Error("TypeError",
+                                     "CallExpected: result type mismatch, expected " +
+                                         details::Type2Str<T>::v() + ", but got " +
+                                         rv.GetTypeKey(),
+                                     ""));
+    }
   }
   void CallPacked(const AnyView* args, int32_t num_args, Any* rv) const {
     static_cast<const FunctionObj*>(data_.get())->CallPacked(args, num_args, rv);
