@@ -1,6 +1,8 @@
 // tests/cpp/test_reflection.cc -- GlobalDef/ObjectDef in this binary, object model basics.
 #include <stdexcept>
 
+#include <tvm/ffi/extra/dtype.h>
+
 #include "testing_objects.h"
 
 namespace {
@@ -14,6 +16,7 @@ struct Boom : ffi::Object {
   Boom() { throw std::logic_error("ctor"); }
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("cpptest.Boom", Boom, ffi::Object);
 };
+static_assert(Boom::_type_final, "the FINAL macro marks the type final");
 
 class TestObjA : public ffi::Object {
  public:
@@ -83,6 +86,25 @@ TEST_SUITE("reflection") {
     ffi::AnyView s = "str";
     CHECK_EQ(setter(base + y.offset, ffi::details::AnyUnsafe::GetRaw(&s)), -1);
     CHECK_EQ(ffi::details::MoveFromSafeCallRaised().kind(), "TypeError");
+  }
+}
+
+TEST_SUITE("accessor") {
+  TEST_CASE("FieldGetter, FieldSetter, GetFieldInfo, TypeAttrColumn") {
+    ffi::ObjectRef obj(ffi::make_object<TestObjA>(3, 4));
+    CHECK_EQ(refl::FieldGetter("cpptest.ObjA", "x")(obj).cast<int>(), 3);
+    refl::FieldSetter("cpptest.ObjA", "y")(obj, 20);
+    CHECK_EQ(obj.as<TestObjA>()->y, 20);
+    CHECK_THROWS_FFI_HAS(refl::FieldSetter("cpptest.ObjA", "y")(obj, "no"), "TypeError", "int");
+    CHECK_THROWS_FFI_HAS(refl::GetFieldInfo("cpptest.ObjA", "xx"), "AttributeError", "xx");
+    CHECK_THROWS_FFI_HAS(refl::GetFieldInfo("cpptest.ObjA", ""), "AttributeError", "cpptest.ObjA");
+    refl::TypeAttrColumn init(refl::type_attr::kInit);
+    CHECK(init[TestObjA::RuntimeTypeIndex()].as<ffi::Function>().has_value());
+    CHECK(init[kTVMFFIInt] == nullptr);
+    constexpr DLDataType f32 = tvm_ffi::dtype_trait<float>::value;
+    CHECK(f32 == DLDataType{kDLFloat, 32, 1});
+    CHECK(tvm_ffi::dtype_trait<int64_t>::value == DLDataType{kDLInt, 64, 1});
+    CHECK(tvm_ffi::dtype_trait<__nv_fp4x2_e2m1>::value.lanes == 2);
   }
 }
 

@@ -25,12 +25,15 @@ class ShapeView {
  public:
   ShapeView() = default;
   ShapeView(const int64_t* data, size_t size) : data_(data), size_(size) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpragmas"
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   ShapeView(const std::initializer_list<int64_t>& l)  // NOLINT(*)
       : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   const int64_t* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
