@@ -19,6 +19,13 @@ for h in ${CPP_PUBLIC_HDRS:-}; do
   fi
   n=$((n + 1))
 done
+# every header in the tree must be listed (and therefore installed)
+for f in $(cd "$top_srcdir" && find cpp/include -name '*.h' | sort); do
+  case " $CPP_PUBLIC_HDRS " in
+    *" $f "*) ;;
+    *) echo "FAIL: $f is not listed in cpp/Makefile.inc" >&2; fail=1 ;;
+  esac
+done
 if [ "$n" -eq 0 ]; then
   echo "check-cpp-headers: CPP_PUBLIC_HDRS is empty" >&2
   exit 1

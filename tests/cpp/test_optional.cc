@@ -95,3 +95,27 @@ TEST_SUITE("optional") {
   }
 }
 }  // namespace
+
+namespace {
+TEST_SUITE("rvalue_ref") {
+  TEST_CASE("an rvalue argument arrives unique") {
+    namespace ffi = tvm::ffi;
+    ffi::Function f = ffi::Function::FromTyped([](ffi::RValueRef<ffi::Array<int>> ref) {
+      ffi::Array<int> a = *std::move(ref);
+      bool was_unique = a.unique();
+      a.push_back(3);
+      return was_unique;
+    });
+    CHECK(f(ffi::RValueRef(ffi::Array<int>{1, 2})).cast<bool>());
+    ffi::Array<int> kept = {1, 2};
+    CHECK_FALSE(f(kept).cast<bool>());
+    CHECK_EQ(kept.size(), 2u);
+    ffi::Function plain = ffi::Function::FromTyped([](testing::TInt) {});
+    CHECK_THROWS_FFI_HAS(plain(ffi::RValueRef(testing::TInt(1))), "TypeError",
+                         "got `ObjectRValueRef`");
+    ffi::Function wrong = ffi::Function::FromTyped([](ffi::RValueRef<testing::TInt>) {});
+    CHECK_THROWS_FFI_HAS(wrong(ffi::RValueRef(testing::TFloat(1))), "TypeError",
+                         "got `RValueRef<test.Float>`");
+  }
+}
+}  // namespace

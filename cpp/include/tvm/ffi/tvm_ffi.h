@@ -28,6 +28,7 @@
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/rvalue_ref.h>
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
 
