@@ -134,6 +134,23 @@ TVM_FFI_DLL int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol
   return 0;
 }
 
+int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name),
+                                         void* env) {
+  /* Copied out first: the lookup may run foreign code (a JIT linker). */
+  pthread_mutex_lock(&g_ctx_lock);
+  size_t n = g_ctx_size;
+  sym_entry* ctxs = (sym_entry*)malloc((n ? n : 1) * sizeof(sym_entry));
+  if (ctxs != NULL && n > 0) memcpy(ctxs, g_ctx, n * sizeof(sym_entry));
+  pthread_mutex_unlock(&g_ctx_lock);
+  if (ctxs == NULL) return tvmffi__raise_oom();
+  for (size_t i = 0; i < n; ++i) {
+    void** slot = (void**)lookup(env, ctxs[i].name);
+    if (slot != NULL) *slot = ctxs[i].ptr;
+  }
+  free(ctxs);
+  return 0;
+}
+
 /* ---- the library behind a module ----------------------------------------- */
 
 typedef struct {

@@ -86,4 +86,12 @@ tvmffi__module* tvmffi__library_bin_load(const void* bin, uint64_t limit, tvmffi
  * ffi.SystemLib); called from tvmffi__module_globals_init. */
 void tvmffi__library_globals_init(void);
 
+/* library.c: writes each registered context symbol (TVMFFIEnvModRegister-
+ * ContextSymbol) into the slot lookup(env, name) returns, when not NULL.
+ * Used by module_custom.c.  Returns 0/-1 (out of memory). */
+int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name),
+                                         void* env);
+/* module_custom.c: registers ffi.Module.from_symbol_lookup. */
+void tvmffi__module_custom_globals_init(void);
+
 #endif /* TVMFFI_SRC_MODULE_H_ */

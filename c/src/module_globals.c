@@ -403,4 +403,5 @@ void tvmffi__module_globals_init(void) {
                           "Undoes ffi.ModuleGlobalsAdd.", FN(T("None") "," T("ffi.Module")));
   register_imports_field();
   tvmffi__library_globals_init();
+  tvmffi__module_custom_globals_init();
 }
