@@ -14,7 +14,7 @@
 # venv cannot be made: no python, no venv module, no pip, no network.
 set -u
 
-venv=${TVMFFI_APACHE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tvm-ffi-c/apache-venv}
+venv=${TVMFFI_APACHE_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/apache-venv}
 requirement='apache-tvm-ffi>=0.1,<0.2'
 skip() { echo "apache-venv: $*" >&2; exit 77; }
 

@@ -2,6 +2,8 @@
 // users write one, compiled against the headers of the apache-tvm-ffi wheel
 // (never ours).  test_apache_kernel.sh builds it and loads it through our
 // runtime; the exports below are what apache_kernel_load.c calls.
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
@@ -52,6 +54,36 @@ void Fail(int64_t code) {
   TVM_FFI_THROW(ValueError) << "compat kernel failed with code " << code;  // COMPAT_THROW_LINE
 }
 
+// Calls back into a function object made by the host's runtime.
+int64_t Apply(ffi::Function f, int64_t x) { return f(x).cast<int64_t>() + 1; }
+
+// Containers cross in both directions: the host's runtime reads arrays and
+// maps laid out by these headers' inline code, and this code reads the
+// host's.
+ffi::Array<int64_t> MakeArray(int64_t n) {
+  ffi::Array<int64_t> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(i * i);
+  return out;
+}
+
+int64_t SumArray(ffi::Array<int64_t> a) {
+  int64_t sum = 0;
+  for (int64_t v : a) sum += v;
+  return sum;
+}
+
+ffi::Map<ffi::String, int64_t> MakeMap(int64_t n) {
+  ffi::Map<ffi::String, int64_t> out;
+  for (int64_t i = 0; i < n; ++i) out.Set("k" + std::to_string(i), i * 10);
+  return out;
+}
+
+int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) {
+  auto it = m.find(key);
+  if (it == m.end()) TVM_FFI_THROW(KeyError) << "map_get: no key " << key;
+  return (*it).second;
+}
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
@@ -61,6 +93,11 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, Scale);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(str_len, StrLen);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fail, Fail);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(apply, Apply);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_array, MakeArray);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_array, SumArray);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_map, MakeMap);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_get, MapGet);
 
 // Registered into the global registry of whichever libtvm_ffi.so this
 // library binds to, as soon as it is loaded.

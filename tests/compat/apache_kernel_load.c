@@ -1,8 +1,9 @@
 /*
  * apache_kernel_load.c -- loads apache_kernel.so (C++, built against the
  * apache-tvm-ffi wheel's headers) through OUR runtime and calls every export:
- * tensors in and out, ints, floats, strings, the kernel's static-init global,
- * and errors that come back with kind, message and a backtrace naming the
+ * tensors in and out, ints, floats, strings, callbacks into our function
+ * objects, arrays and maps laid out by either side, the kernel's static-init
+ * global, and errors that come back with kind, message and a backtrace naming the
  * kernel's source file and line.
  *
  *   apache_kernel_load KERNEL.so SOURCE_BASENAME THROW_LINE
@@ -263,6 +264,128 @@ static void test_error(const char* source, int line) {
   TVMFFIObjectDecRef(fail);
 }
 
+/* Function objects of our runtime, called from the kernel's C++ code. */
+static int twice(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (n != 1 || args[0].type_index != kTVMFFIInt) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "twice: expected one int");
+    return -1;
+  }
+  result->type_index = kTVMFFIInt;
+  result->zero_padding = 0;
+  result->v_int64 = 2 * args[0].v_int64;
+  return 0;
+}
+static int missing_key(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self, (void)args, (void)n, (void)result;
+  TVMFFIErrorSetRaisedFromCStr("KeyError", "raised by the host's callback");
+  return -1;
+}
+
+static void test_callbacks(void) {
+  TVMFFIObjectHandle apply = get_function("apply");
+  TVMFFIObjectHandle cb = NULL;
+  CHECK_OK(TVMFFIFunctionCreate(NULL, twice, NULL, &cb));
+  TVMFFIAny args[2] = {any_obj(cb), any_int(20)}, r;
+  CHECK_OK(call(apply, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.v_int64, 41);
+  CHECK_EQ_INT(check_use_count(cb), 1);
+  TVMFFIObjectDecRef(cb);
+  /* our error crosses the kernel's C++ exception path and comes back whole */
+  CHECK_OK(TVMFFIFunctionCreate(NULL, missing_key, NULL, &cb));
+  args[0] = any_obj(cb);
+  CHECK_RAISED(call(apply, args, 2, &r), "KeyError", "raised by the host's callback");
+  TVMFFIObjectDecRef(cb);
+  TVMFFIObjectDecRef(apply);
+}
+
+static int64_t array_item(TVMFFIObjectHandle a, int64_t i) {
+  TVMFFIAny args[2] = {any_obj(a), any_int(i)}, r;
+  CHECK_OK(check_call_global("ffi.ArrayGetItem", args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  return r.v_int64;
+}
+
+static void test_arrays(void) {
+  TVMFFIObjectHandle make = get_function("make_array"), sum = get_function("sum_array");
+  /* laid out by the kernel, read by our runtime */
+  TVMFFIAny arg = any_int(6), r;
+  CHECK_OK(call(make, &arg, 1, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  TVMFFIObjectHandle a = r.v_obj;
+  CHECK_EQ_INT(TVMFFISeqGetCellPtr(a)->size, 6);
+  for (int64_t i = 0; i < 6; ++i) CHECK_EQ_INT(array_item(a, i), i * i);
+  TVMFFIAny v = any_obj(a);
+  CHECK_OK(check_call_global("ffi.ArraySize", &v, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 6);
+  /* and handed back to the kernel */
+  CHECK_OK(call(sum, &v, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 0 + 1 + 4 + 9 + 16 + 25);
+  CHECK_EQ_INT(check_use_count(a), 1);
+  TVMFFIObjectDecRef(a);
+  /* made by our runtime, read by the kernel */
+  TVMFFIAny items[3] = {any_int(5), any_int(-7), any_int(100)};
+  CHECK_OK(check_call_global("ffi.Array", items, 3, &r));
+  a = r.v_obj;
+  v = any_obj(a);
+  CHECK_OK(call(sum, &v, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 98);
+  /* an element of the wrong type is the kernel's TypeError */
+  TVMFFIAny mixed[2] = {any_int(1), any_cstr("two")};
+  TVMFFIAny m;
+  CHECK_OK(check_call_global("ffi.Array", mixed, 2, &m));
+  CHECK_RAISED(call(sum, &m, 1, &r), "TypeError", "sum_array");
+  check_any_release(&m);
+  CHECK_EQ_INT(check_use_count(a), 1);
+  TVMFFIObjectDecRef(a);
+  TVMFFIObjectDecRef(make);
+  TVMFFIObjectDecRef(sum);
+}
+
+/* Maps of both layouts (small and hashed) in both directions. */
+static void test_maps(void) {
+  TVMFFIObjectHandle make = get_function("make_map"), get = get_function("map_get");
+  char key[16];
+  for (int64_t n = 3; n <= 40; n += 37) {
+    TVMFFIAny arg = any_int(n), r;
+    CHECK_OK(call(make, &arg, 1, &r));
+    CHECK_EQ_INT(r.type_index, kTVMFFIMap);
+    TVMFFIObjectHandle kmap = r.v_obj;
+    TVMFFIAny v = any_obj(kmap);
+    CHECK_OK(check_call_global("ffi.MapSize", &v, 1, &r));
+    CHECK_EQ_INT(r.v_int64, n);
+    /* our map with the same content, built from views */
+    TVMFFIAny kv[80];
+    char keys[40][16];
+    for (int64_t i = 0; i < n; ++i) {
+      snprintf(keys[i], sizeof keys[i], "k%d", (int)i);
+      kv[2 * i] = any_cstr(keys[i]);
+      kv[2 * i + 1] = any_int(i * 10);
+    }
+    TVMFFIAny ours;
+    CHECK_OK(check_call_global("ffi.Map", kv, (int32_t)(2 * n), &ours));
+    for (int64_t i = 0; i < n; ++i) {
+      snprintf(key, sizeof key, "k%d", (int)i);
+      TVMFFIAny args[2] = {v, any_cstr(key)};
+      CHECK_OK(check_call_global("ffi.MapGetItem", args, 2, &r)); /* ours reads theirs */
+      CHECK_EQ_INT(r.v_int64, i * 10);
+      args[0] = ours;
+      CHECK_OK(call(get, args, 2, &r)); /* theirs reads ours */
+      CHECK_EQ_INT(r.v_int64, i * 10);
+    }
+    TVMFFIAny args[2] = {ours, any_cstr("absent")};
+    CHECK_RAISED(call(get, args, 2, &r), "KeyError", "map_get: no key absent");
+    args[0] = v;
+    CHECK_RAISED(check_call_global("ffi.MapGetItem", args, 2, &r), "KeyError", "");
+    check_any_release(&ours);
+    CHECK_EQ_INT(check_use_count(kmap), 1);
+    TVMFFIObjectDecRef(kmap);
+  }
+  TVMFFIObjectDecRef(make);
+  TVMFFIObjectDecRef(get);
+}
+
 /* The kernel's TVM_FFI_STATIC_INIT_BLOCK registered into our registry. */
 static void test_static_init_global(void) {
   TVMFFIAny args[2] = {any_int(6), any_int(7)}, r;
@@ -286,6 +409,9 @@ int main(int argc, char** argv) {
   test_scalars();
   test_strings();
   test_error(argv[2], atoi(argv[3]));
+  test_callbacks();
+  test_arrays();
+  test_maps();
   test_static_init_global();
 
   CHECK_EQ_INT(check_use_count(g_module), 1);

@@ -4,8 +4,9 @@
 # write it) runs on OUR libtvm_ffi.so unchanged:
 #   1. every TVMFFI* symbol it leaves undefined is exported by our library;
 #   2. loaded and called through our C API (apache_kernel_load): tensors,
-#      ints, floats, strings, its static-init global, errors with kind,
-#      message and a backtrace naming apache_kernel.cc and the throw's line;
+#      ints, floats, strings, callbacks, arrays and maps made on either side,
+#      its static-init global, errors with kind, message and a backtrace
+#      naming apache_kernel.cc and the throw's line;
 #   3. its NEEDED libtvm_ffi.so binds to our already loaded copy even when
 #      LD_LIBRARY_PATH points at the wheel's (apache_kernel_needed).
 # Skips (77) when the wheel's venv cannot be made (scripts/apache-venv.sh).
