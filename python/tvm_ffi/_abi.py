@@ -333,6 +333,27 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         del call
         return f
 
+    def from_mlir(addr_, *, keep_alive_object=None):
+        entry = ffi.cast("void(*)(void**)", addr_)
+
+        @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
+        def trampoline(self, args, n, result):
+            # the packed slots point to: handle, args pointer, count, result pointer, return code
+            handle = ffi.new("void**")
+            a = ffi.new("const TVMFFIAny**", args)
+            nn = ffi.new("int32_t*", n)
+            r = ffi.new("TVMFFIAny**", result)
+            rc = ffi.new("int*")
+            entry(ffi.new("void*[5]", [handle, a, nn, r, rc]))
+            return rc[0]
+
+        out = ffi.new("void**")
+        core._check(lib.TVMFFIFunctionCreate(ffi.NULL, trampoline, ffi.NULL, out))
+        f = core._new_wrapper(core.Function, addr(out[0]))
+        f.__dict__["_trampoline"] = (trampoline, entry, keep_alive_object)
+        return f
+
+    core.Function.__from_mlir_packed_safe_call__ = staticmethod(from_mlir)
     core.Function.__call__ = function_call
     core.Function.__from_extern_c__ = staticmethod(from_extern_c)
     core.Tensor._capsule = tensor_capsule
