@@ -66,16 +66,36 @@ def _synthetic_frame(filename, lineno, func):
             if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
                 raise core._take_exception()
             frame = box[0]
-        else:  # ABI mode: a frame from a real (finished) execution; keeps its f_back chain
-            raiser = compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec")
-            try:
-                exec(raiser.replace(co_name=func), {})  # noqa: S102
-            except KeyError:
-                frame = sys.exc_info()[2].tb_next.tb_frame
+        else:  # ABI mode: a frame from a real (finished) execution of the raiser code
+            frame = _frame_from_clean_stack(filename, lineno, func)
         if len(_FRAME_CACHE) > 4096:
             _FRAME_CACHE.clear()
         _FRAME_CACHE[key] = frame
     return frame
+
+
+def _frame_from_clean_stack(filename, lineno, func):
+    """Run a one-line raiser in a helper thread: its frame's f_back chain then holds only the
+    thread's bootstrap frames, never the caller's locals (frames are cached)."""
+    import threading  # noqa: PLC0415
+
+    raiser = compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec")
+    try:
+        raiser = raiser.replace(co_name=func)
+    except (AttributeError, ValueError):
+        pass
+    found = []
+
+    def run():
+        try:
+            exec(raiser, {})  # noqa: S102
+        except KeyError:
+            found.append(sys.exc_info()[2].tb_next.tb_frame)
+
+    t = threading.Thread(target=run, name="tvm_ffi-frame")
+    t.start()
+    t.join()
+    return found[0]
 
 
 def _traceback_from_backtrace(text):
