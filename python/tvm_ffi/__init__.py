@@ -40,6 +40,7 @@ else:
     from . import stream
     from ._convert import convert, convert_func, ObjectConvertible
     from . import error, serialization, structural
+    from . import cpp, libinfo  # cpp defers its imports to first use
     from .structural import (
         structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey,
     )

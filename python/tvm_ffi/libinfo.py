@@ -18,9 +18,7 @@ The runtime search order is the one ``tvm_ffi._loader`` uses to load it, so what
 reports is what ``import tvm_ffi`` loads.
 """
 
-import ctypes
 import os
-import pathlib
 import sys
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
@@ -138,10 +136,13 @@ def find_source_path():
 
 def find_cython_lib():
     """The compiled core module of this package (a cffi module here, not Cython)."""
-    dirs = [_PKG]
+    mod = sys.modules.get("tvm_ffi._ffi_cffi")
+    if mod is not None and getattr(mod, "__file__", None):
+        return os.path.abspath(mod.__file__)
+    dirs = [_PKG]  # the package's import order (_loader appends TVM_FFI_MODULE_DIR)
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
     if extra:
-        dirs.insert(0, extra)
+        dirs.append(extra)
     for d in dirs:
         if os.path.isdir(d):
             for name in sorted(os.listdir(d)):
@@ -182,6 +183,8 @@ def _record_files(package):
 
 
 def _find_lib(package, target_name, extra_lib_paths):
+    import pathlib  # noqa: PLC0415 - keep `import tvm_ffi` light
+
     names = _lib_names(target_name)
     for f in _record_files(package):
         if os.path.basename(f) in names and os.path.isfile(f):
@@ -215,6 +218,8 @@ def load_lib_ctypes(package, target_name, mode, extra_lib_paths=None):
 
     ``mode`` names a ctypes constant, e.g. ``"RTLD_GLOBAL"``.
     """
+    import ctypes  # noqa: PLC0415
+
     path = _find_lib(package, target_name, extra_lib_paths)
     if sys.platform == "win32":  # pragma: no cover
         os.add_dll_directory(os.path.dirname(path))
