@@ -439,7 +439,7 @@ void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char
                              const char* schema) {
   tvmffi__buf meta = {NULL, 0, 0};
   if (schema != NULL &&
-      (tvmffi__buf_append(&meta, "{\"type_schema\": \"", 17) != 0 ||
+      (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
        json_escape(&meta, schema) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0))
     tvmffi__fatal("out of memory registering global function %s", name);
   TVMFFIObjectHandle f = NULL;

@@ -340,7 +340,7 @@ static void test_core_metadata(void) {
     CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r));
     CHECK_EQ_INT(r.type_index, kTVMFFIStr);
     const char* m = TVMFFIBytesGetByteArrayPtr(r.v_obj)->data;
-    if (strncmp(m, "{\"type_schema\": \"{\\\"type\\\":\\\"ffi.Function\\\"", 43) != 0)
+    if (strncmp(m, "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"", 42) != 0)
       FAIL("metadata of %s: %s", names[i], m);
     check_any_release(&r);
   }
