@@ -87,15 +87,11 @@ int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   if (args[0].type_index != kTVMFFIFunction)
     return arg_mismatch("testing.apply(0: ffi.Function, *args) -> Any", 0, "ffi.Function",
                         &args[0]);
-  TVMFFIAny* rest = (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)(n > 1 ? n - 1 : 1));
-  if (rest == NULL) {
-    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.apply: out of memory");
-    return -1;
-  }
-  if (n > 1) memcpy(rest, args + 1, sizeof(TVMFFIAny) * (size_t)(n - 1));
-  int rc = TVMFFIFunctionCall(args[0].v_obj, rest, n - 1, result);
-  free(rest);
-  return rc;
+  /* Call through the cell, as C++ callers do: TVMFFIFunctionCall is a
+   * backtrace boundary, and going through it would hide this frame (and the
+   * callee's) from the backtrace of an error raised inside `f`. */
+  TVMFFIObjectHandle f = args[0].v_obj;
+  return TVMFFIFunctionGetCellPtr(f)->safe_call(f, args + 1, n - 1, result);
 }
 
 static int run_check_signal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
