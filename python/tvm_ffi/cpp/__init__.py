@@ -19,6 +19,10 @@ def __getattr__(name):
         from .dtype import to_cpp_dtype  # noqa: PLC0415
 
         return to_cpp_dtype
+    if name in ("extension", "dtype", "_toolchain"):
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'tvm_ffi.cpp' has no attribute %r" % name)
 
 
