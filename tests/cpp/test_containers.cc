@@ -1,5 +1,6 @@
 // tests/cpp/test_containers.cc -- Array, List, Map and Dict.
 #include <algorithm>
+#include <tvm/ffi/extra/stl.h>
 #include <vector>
 
 #include "testing_objects.h"
@@ -242,6 +243,34 @@ TEST_SUITE("dict") {
     Dict<int, int> rd = ffi::Function::GetGlobalRequired("ffi.Dict")(1, 2).cast<Dict<int, int>>();
     for (int i = 2; i < 12; ++i) rd.Set(i, i);
     CHECK_EQ(ffi::Function::GetGlobalRequired("ffi.DictSize")(rd).cast<int>(), 11);
+  }
+}
+}  // namespace
+
+namespace {
+TEST_SUITE("stl") {
+  TEST_CASE("std::vector, std::optional and std::map parameters and results") {
+    namespace ffi = tvm::ffi;
+    ffi::Function sum = ffi::Function::FromTyped([](std::vector<int64_t> v) {
+      int64_t s = 0;
+      for (int64_t x : v) s += x;
+      return s;
+    });
+    CHECK_EQ(sum(ffi::Array<int>{1, 2, 3}).cast<int>(), 6);
+    CHECK_EQ(sum(ffi::List<int>{4}).cast<int>(), 4);
+    CHECK_THROWS_FFI_HAS(sum(ffi::Array<ffi::Any>{1.5}), "TypeError",
+                         "Expected `Array<int>` but got `Array[index 0: float]`");
+    ffi::Function make = ffi::Function::FromTyped([](int n) { return std::vector<double>(n, 0.5); });
+    ffi::Array<double> made = make(3).cast<ffi::Array<double>>();
+    CHECK_EQ(made.size(), 3u);
+    ffi::Function opt = ffi::Function::FromTyped(
+        [](std::optional<int> v) { return std::optional<int>(v.has_value() ? *v + 1 : -1); });
+    CHECK_EQ(opt(nullptr).cast<int>(), -1);
+    CHECK_EQ(opt(1).cast<int>(), 2);
+    ffi::Function keys = ffi::Function::FromTyped([](std::map<ffi::String, int> m) {
+      return static_cast<int>(m.size()) * 10 + m.at("b");
+    });
+    CHECK_EQ(keys(ffi::Map<ffi::String, int>{{"a", 1}, {"b", 2}}).cast<int>(), 22);
   }
 }
 }  // namespace
