@@ -151,7 +151,7 @@ static void RunSorted(std::vector<InitFiniEntry> v) {
 class InitFiniPlugin : public ObjectLinkingLayer::Plugin {
  public:
   explicit InitFiniPlugin(Session* s) : s_(s) {}
-  void modifyPassConfig(MaterializationResponsibility& MR, jitlink::LinkGraph& G,
+  void modifyPassConfig(MaterializationResponsibility& MR, jitlink::LinkGraph&,
                         jitlink::PassConfiguration& config) override {
     JITDylib* jd = &MR.getTargetJITDylib();
     config.PrePrunePasses.push_back([](jitlink::LinkGraph& g) -> Error {

@@ -15,7 +15,7 @@ from ._structs import (DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLMan
                        DLManagedTensorVersioned, DLPackVersion, DLTensor, Deleter,
                        DLPACK_FLAG_BITMASK_READ_ONLY, kDLBool, kDLComplex, kDLCPU, kDLCUDA,
                        kDLFloat, kDLInt, kDLUInt)
-from .capsule import Capsule, PyCapsule_Destructor, check_capsule, raw_GetPointer, raw_IsValid
+from .capsule import Capsule, PyCapsule_Destructor, check_capsule
 
 __all__ = ["asdlpack"]
 
@@ -49,11 +49,21 @@ def _release(addr):
 _DELETER = Deleter(_release)
 
 
+def _capsule_field(cap, index):
+    # PyCapsule after PyObject_HEAD: pointer, name, context, destructor (unchanged since 3.1).
+    return ctypes.c_void_p.from_address(cap + ctypes.sizeof(ctypes.c_void_p) * (2 + index)).value
+
+
 def _capsule_destructor(cap):
-    # A capsule still carrying its original name was never consumed: release its tensor.
-    for name in (_LEGACY_NAME, _VERSIONED_NAME):
-        if raw_IsValid(cap, name):
-            _release(raw_GetPointer(cap, name))
+    # A capsule still carrying one of our names was never consumed: release its tensor.
+    # Only plain memory reads here: the capsule may die while an exception is pending (a
+    # consumer that rejected it), and any C-API call made through ctypes would re-raise that.
+    name = _capsule_field(cap, 1)
+    if not name:
+        return
+    for ours in (_LEGACY_NAME, _VERSIONED_NAME):
+        if (ctypes.c_char * (len(ours) + 1)).from_address(name).raw == ours + b"\0":
+            _release(_capsule_field(cap, 0))
             return
 
 
