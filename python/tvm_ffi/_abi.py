@@ -50,14 +50,26 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     def pyobj_from_ptr(p):
         return ctypes.cast(p, ctypes.py_object).value
 
+    is_finalizing = sys.is_finalizing
+
+    # Deleters may run while the interpreter shuts down: then they leak instead of touching it.
     @ffi.callback("void(void*)")
     def decref_deleter(p):
-        if not sys.is_finalizing():
-            _decref_ptr(addr(p))
+        try:
+            if not is_finalizing():
+                _decref_ptr(addr(p))
+        except BaseException:  # noqa: BLE001
+            pass
 
     @ffi.callback("void(void*)")
     def callback_deleter(p):
-        _callbacks.pop(addr(p), None)
+        try:
+            if not is_finalizing():
+                key = addr(p)
+                _callbacks.pop(key, None)
+                _callbacks.pop(("h", key), None)
+        except BaseException:  # noqa: BLE001
+            pass
 
     @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
     def safe_call(self, args, n, result):
