@@ -60,52 +60,54 @@ class StringAppendBuf : public std::basic_streambuf<Ch, Traits> {
 
 inline void AppendDataType(std::string* out, DLDataType dtype);
 
+/* Message building only happens on error paths: keep it out of line. */
+#define TVM_FFI_MSG_COLD TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE
 /*!
  * \brief Minimal text builder used by TVM_FFI_THROW and the check macros.
  *  Formats like std::ostream with default flags.
  */
 class MsgStream {
  public:
-  MsgStream& operator<<(const char* s) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(const char* s) {
     buf_.append(s ? s : "(null)");
     return *this;
   }
-  MsgStream& operator<<(char* s) { return *this << static_cast<const char*>(s); }
-  MsgStream& operator<<(std::string_view s) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(char* s) { return *this << static_cast<const char*>(s); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(std::string_view s) {
     buf_.append(s.data(), s.size());
     return *this;
   }
-  MsgStream& operator<<(const std::string& s) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(const std::string& s) {
     buf_.append(s);
     return *this;
   }
-  MsgStream& operator<<(char c) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(char c) {
     buf_.push_back(c);
     return *this;
   }
-  MsgStream& operator<<(signed char c) { return *this << static_cast<char>(c); }
-  MsgStream& operator<<(unsigned char c) { return *this << static_cast<char>(c); }
-  MsgStream& operator<<(bool b) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(signed char c) { return *this << static_cast<char>(c); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned char c) { return *this << static_cast<char>(c); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(bool b) {
     buf_.push_back(b ? '1' : '0');
     return *this;
   }
-  MsgStream& operator<<(short v) { return Fmt("%d", static_cast<int>(v)); }
-  MsgStream& operator<<(unsigned short v) { return Fmt("%u", static_cast<unsigned>(v)); }
-  MsgStream& operator<<(int v) { return Fmt("%d", v); }
-  MsgStream& operator<<(unsigned v) { return Fmt("%u", v); }
-  MsgStream& operator<<(long v) { return Fmt("%ld", v); }
-  MsgStream& operator<<(unsigned long v) { return Fmt("%lu", v); }
-  MsgStream& operator<<(long long v) { return Fmt("%lld", v); }
-  MsgStream& operator<<(unsigned long long v) { return Fmt("%llu", v); }
-  MsgStream& operator<<(float v) { return Fmt("%g", static_cast<double>(v)); }
-  MsgStream& operator<<(double v) { return Fmt("%g", v); }
-  MsgStream& operator<<(long double v) { return Fmt("%Lg", v); }
-  MsgStream& operator<<(std::nullptr_t) { return *this << "nullptr"; }
-  MsgStream& operator<<(const void* p) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(short v) { return Fmt("%d", static_cast<int>(v)); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned short v) { return Fmt("%u", static_cast<unsigned>(v)); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(int v) { return Fmt("%d", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned v) { return Fmt("%u", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(long v) { return Fmt("%ld", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned long v) { return Fmt("%lu", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(long long v) { return Fmt("%lld", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned long long v) { return Fmt("%llu", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(float v) { return Fmt("%g", static_cast<double>(v)); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(double v) { return Fmt("%g", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(long double v) { return Fmt("%Lg", v); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(std::nullptr_t) { return *this << "nullptr"; }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(const void* p) {
     if (p == nullptr) return *this << '0';
     return Fmt("%p", p);
   }
-  MsgStream& operator<<(DLDataType dtype) {
+  TVM_FFI_MSG_COLD MsgStream& operator<<(DLDataType dtype) {
     AppendDataType(&buf_, dtype);
     return *this;
   }
