@@ -1,7 +1,8 @@
 #!/bin/sh
 # examples/packaging/test_packaging.sh -- the packaging guide end to end (run by make check):
 #
-#  1. pip builds the tvm_ffi wheel from this source tree (pyproject.toml + CMakeLists.txt);
+#  1. the tvm_ffi sdist of this source tree (pyproject.toml + CMakeLists.txt), and pip builds
+#     the wheel from that sdist;
 #  2. a fresh venv (no system packages) installs it and uses it: import, testing globals,
 #     numpy-free call, tvm-ffi-config, and a C++ extension compiled with the flags it prints
 #     (needs cffi from the package index or pip's cache; skipped alone when offline);
@@ -32,9 +33,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-packaging.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$work"' EXIT
 log=$work/log
 
-# ---- 1. the tvm_ffi wheel --------------------------------------------------------------
-"$PYTHON" -m pip wheel -q --no-build-isolation --no-deps -w "$work/dist" "$top_srcdir" \
-  >"$log" 2>&1 || { cat "$log"; fail "pip wheel of tvm_ffi failed"; }
+# ---- 1. the tvm_ffi sdist, and the wheel built from it -----------------------------------
+(cd "$top_srcdir" && "$PYTHON" -c "import sys; from scikit_build_core.build import build_sdist
+print(build_sdist(sys.argv[1]))" "$work/sdist") >"$log" 2>&1 || { cat "$log"; fail "sdist failed"; }
+sdist=$(ls "$work"/sdist/apache_tvm_ffi-*.tar.gz 2>/dev/null)
+[ -n "$sdist" ] || fail "no apache_tvm_ffi sdist in $work/sdist"
+for f in pyproject.toml CMakeLists.txt c/libtvm_ffi.sym c/src/init.c cpp/include/tvm/ffi/function.h \
+  python/tvm_ffi/__init__.py cmake/tvm_ffi-config.cmake; do
+  tar tzf "$sdist" | grep -q "^apache_tvm_ffi-[^/]*/$f\$" || fail "sdist lacks $f"
+done
+"$PYTHON" -m pip wheel -q --no-build-isolation --no-deps -w "$work/dist" "$sdist" \
+  >"$log" 2>&1 || { cat "$log"; fail "pip wheel of the tvm_ffi sdist failed"; }
 whl=$(ls "$work"/dist/apache_tvm_ffi-*.whl 2>/dev/null)
 [ -n "$whl" ] || fail "no apache_tvm_ffi wheel in $work/dist"
 case $whl in *-cp3*-abi3-*.whl) ;; *) fail "wheel is not abi3: $whl" ;; esac
@@ -45,7 +54,7 @@ for f in tvm_ffi/lib/libtvm_ffi.so tvm_ffi/lib/libtvm_ffi_testing.so tvm_ffi/inc
   grep -q "^$f " "$work/files" || fail "wheel lacks $f"
 done
 grep -q '^tvm_ffi/_ffi_cffi\.abi3\.so ' "$work/files" || fail "wheel lacks the cffi module"
-echo "ok 1 - wheel $(basename "$whl")"
+echo "ok 1 - $(basename "$sdist") -> $(basename "$whl")"
 
 # ---- 2. fresh venv ---------------------------------------------------------------------
 "$PYTHON" -m venv "$work/fresh" || fail "venv"
