@@ -59,21 +59,20 @@ class Capsule:
     @classmethod
     def new(cls, pointer, name=None, destructor=None):
         name = _as_bytes(name)
-        holder = [name, None]
-        if destructor is None:
-            cb = PyCapsule_Destructor(0)
-        else:
-            def _destroy(ptr, _key=holder):
-                # the capsule is dying: hand a temporary wrapper to the Python callback
-                try:
+        holder = [name]
+
+        def _destroy(ptr):
+            # runs while the capsule dies: the name is still needed up to here
+            try:
+                if destructor is not None:
                     destructor(_DyingCapsule(ptr))
-                finally:
-                    cls._keep.pop(_key[1], None)
-            cb = PyCapsule_Destructor(_destroy)
-        cap = _New(ctypes.c_void_p(pointer), name, cb)
+            finally:
+                cls._keep.pop(ptr, None)
+
+        cb = PyCapsule_Destructor(_destroy)
         holder.append(cb)
-        holder[1] = id(cap)
-        cls._keep[id(cap)] = holder
+        cap = _New(ctypes.c_void_p(pointer), name, cb)
+        cls._keep[id(cap)] = holder  # id() is the capsule's address in CPython
         return cls(cap)
 
     def is_valid(self, name):
@@ -94,7 +93,7 @@ class Capsule:
 
     def set_name(self, name):
         name = _as_bytes(name)
-        self._keep.setdefault(id(self.capsule), [None, None]).append(name)
+        self._keep.setdefault(id(self.capsule), [None]).append(name)
         if _SetName(self.capsule, name) != 0:
             raise ValueError("PyCapsule_SetName failed")
 
@@ -108,13 +107,17 @@ class Capsule:
         return _GetDestructor(self.capsule)
 
     def set_destructor(self, destructor):
-        if destructor is None:
-            cb = PyCapsule_Destructor(0)
-        else:
-            def _destroy(ptr):
-                destructor(_DyingCapsule(ptr))
-            cb = PyCapsule_Destructor(_destroy)
-        self._keep.setdefault(id(self.capsule), [None, None]).append(cb)
+        cls = type(self)
+
+        def _destroy(ptr):
+            try:
+                if destructor is not None:
+                    destructor(_DyingCapsule(ptr))
+            finally:
+                cls._keep.pop(ptr, None)
+
+        cb = PyCapsule_Destructor(_destroy)
+        self._keep.setdefault(id(self.capsule), [None]).append(cb)
         _SetDestructor(self.capsule, cb)
 
 
