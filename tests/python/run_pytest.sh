@@ -11,27 +11,36 @@ PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
 PYTHONDONTWRITEBYTECODE=1  # the source tree may be read-only (distcheck)
 export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH PYTHONDONTWRITEBYTECODE
 
+# The binding's own suites: re-run under ABI mode and the system interpreter (the other
+# files, e.g. JIT and packaging tests, only need one interpreter).
+CORE_TESTS="test_cdef test_container test_dtype_device test_env test_error test_function
+  test_module test_object test_stream test_tensor test_torch"
+core_files() {
+  for t in $CORE_TESTS; do echo "$top_srcdir/tests/python/$t.py"; done
+}
+
 run() {
   py=$1
+  shift
   if ! "$py" -c "import pytest, cffi" 2>/dev/null; then
     echo "run_pytest.sh: $py lacks pytest or cffi; skipped"
     return 77
   fi
   echo "== pytest with $py ($("$py" -c 'import sys; print(sys.version.split()[0])'))"
-  "$py" -m pytest -q -p no:cacheprovider "$top_srcdir/tests/python"
+  "$py" -m pytest -q -p no:cacheprovider "$@"
 }
 
-run "$PYTHON"; rc=$?
+run "$PYTHON" "$top_srcdir/tests/python"; rc=$?
 # the ABI-mode fallback (no compiled module), same suite minus the long stress tests
 if [ $rc -eq 0 ]; then
   echo "== ABI mode (TVM_FFI_USE_ABI_MODE=1)"
-  TVM_FFI_USE_ABI_MODE=1 "$PYTHON" -m pytest -q -p no:cacheprovider -k "not stress" "$top_srcdir/tests/python" || rc=1
+  TVM_FFI_USE_ABI_MODE=1 "$PYTHON" -m pytest -q -p no:cacheprovider $(core_files) || rc=1
   echo "== pure cffi call path (TVM_FFI_PURE_CFFI_CALL=1)"
   TVM_FFI_PURE_CFFI_CALL=1 "$PYTHON" -m pytest -q -p no:cacheprovider \
     "$top_srcdir/tests/python/test_function.py" "$top_srcdir/tests/python/test_error.py" || rc=1
 fi
 if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(command -v "$PYTHON" | xargs readlink -f)" ]; then
-  run /usr/bin/python3; rc2=$?
+  run /usr/bin/python3 $(core_files) "$top_srcdir/tests/python/test_stress.py"; rc2=$?
   if [ $rc -eq 77 ]; then rc=$rc2; elif [ $rc2 -ne 0 ] && [ $rc2 -ne 77 ]; then rc=$rc2; fi
 fi
 exit $rc
