@@ -103,5 +103,7 @@ def _traceback_from_backtrace(text):
     tb = None
     for filename, lineno, func in _parse_backtrace(text):
         frame = _synthetic_frame(filename, lineno, func)
-        tb = types.TracebackType(tb, frame, 0, lineno)
+        # lasti 2 = the code's second instruction, which carries `lineno` (the first, RESUME,
+        # sits one line above): the traceback module reads positions from lasti
+        tb = types.TracebackType(tb, frame, 2, lineno)
     return tb
