@@ -36,6 +36,9 @@ PIP_PACKAGES="cffi:cffi pytest:pytest numpy:numpy"
 # Best effort: torch==2.13.0 is the CPU wheel this machine kind keeps on disk
 # (an unpinned torch would download a multi-GB CUDA build).
 PIP_OPTIONAL="torch:torch==2.13.0"
+# Best effort: the Python tooling's tests (tvm_ffi.cpp JIT, the wheel and examples/packaging)
+# need ninja, cmake and scikit-build-core (+ setuptools, which cffi compiles with).
+PIP_OPTIONAL="$PIP_OPTIONAL ninja:ninja cmake:cmake scikit_build_core:scikit-build-core setuptools:setuptools"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
