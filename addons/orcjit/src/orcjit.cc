@@ -435,8 +435,16 @@ static std::shared_ptr<Session> SessionOf(const ffi::ObjectRef& ref) {
   const auto* s = ref.as<ExecutionSessionObj>();
   if (s == nullptr)
     TVM_FFI_THROW(TypeError) << "expected a tvm_ffi_orcjit.ExecutionSession, got "
-                             << ref->GetTypeKey();
+                             << ref.GetTypeKey();
   return s->impl;
+}
+
+static DynamicLibraryObj* LibOf(const ffi::ObjectRef& ref) {
+  const auto* l = ref.as<DynamicLibraryObj>();
+  if (l == nullptr)
+    TVM_FFI_THROW(TypeError) << "expected a tvm_ffi_orcjit.DynamicLibrary, got "
+                             << ref.GetTypeKey();
+  return const_cast<DynamicLibraryObj*>(l);  // the cached module is filled in lazily
 }
 
 static ffi::ObjectRef DefaultSession() {
@@ -470,18 +478,14 @@ static void RegisterGlobals() {
            })
       .def("tvm_ffi_orcjit.DynamicLibraryAdd",
            [](ffi::ObjectRef lib, ffi::Any item) {
-             auto* l = const_cast<DynamicLibraryObj*>(lib.as<DynamicLibraryObj>());
-             if (l == nullptr)
-               TVM_FFI_THROW(TypeError) << "expected a tvm_ffi_orcjit.DynamicLibrary, got "
-                                        << lib->GetTypeKey();
+             DynamicLibraryObj* l = LibOf(lib);
              l->impl->AddObject(ReadItem(item, l->impl->name));
            })
       .def("tvm_ffi_orcjit.DynamicLibraryGetModule",
            [](ffi::ObjectRef lib) {
-             auto* l = const_cast<DynamicLibraryObj*>(lib.as<DynamicLibraryObj>());
-             if (l == nullptr)
-               TVM_FFI_THROW(TypeError) << "expected a tvm_ffi_orcjit.DynamicLibrary, got "
-                                        << lib->GetTypeKey();
+             static std::mutex mu;  // one module per library, even under racing callers
+             DynamicLibraryObj* l = LibOf(lib);
+             std::lock_guard<std::mutex> g(mu);
              if (!l->module.has_value()) l->module = MakeModule(l->impl);
              return l->module.value();
            })

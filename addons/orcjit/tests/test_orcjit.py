@@ -110,6 +110,13 @@ def test_bad_inputs(objs, tmp_path):
     with pytest.raises(TypeError, match="orc_rt must be 'auto', .* but got int"):
         ExecutionSession(orc_rt=5)
     assert ExecutionSession(orc_rt=None).load_module(objs["test_funcs"]).test_add(1, 2) == 3
+    raw_load = tvm_ffi.get_global_func("tvm_ffi_orcjit.SessionLoadModule")
+    with pytest.raises(TypeError, match="expected a tvm_ffi_orcjit.ExecutionSession, got None"):
+        raw_load(None, [], "")
+    add = tvm_ffi.get_global_func("tvm_ffi_orcjit.DynamicLibraryAdd")
+    with pytest.raises(TypeError, match="expected a tvm_ffi_orcjit.DynamicLibrary, got "
+                                        "tvm_ffi_orcjit.ExecutionSession"):
+        add(s, objs["test_funcs"])
 
 
 def test_unresolved_external(objs):
