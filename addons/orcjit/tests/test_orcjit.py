@@ -254,3 +254,16 @@ def test_load_module_dot_o(objs):
 
 def test_version():
     assert isinstance(tvm_ffi_orcjit.__version__, str)
+
+
+def test_missing_library_is_reported(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TVM_FFI_ORCJIT_LIBRARY=str(tmp_path / "nowhere.so"))
+    r = subprocess.run([sys.executable, "-c", "import tvm_ffi_orcjit"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "RuntimeError: Could not find libtvm_ffi_orcjit.so. Searched in [" in r.stderr
+    assert "nowhere.so" in r.stderr and "Please ensure the package is installed" in r.stderr
