@@ -322,11 +322,57 @@ static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, i
   return rc;
 }
 
+/* A managed tensor made from the producer's non-owning DLTensor view: shape and strides are
+ * copied (the callee may keep the tensor), the Python object is the manager (one strong
+ * reference, dropped with the GIL).  Cheaper than the producer's own managed export. */
+typedef struct {
+  DLManagedTensorVersioned mt;
+  int64_t dims[];
+} view_block;
+
+static void view_block_deleter(DLManagedTensorVersioned* self) {
+  PyObject* o = (PyObject*)self->manager_ctx;
+  if (!g_finalizing && Py_IsInitialized()) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(g);
+  }
+  free(self);
+}
+
+static DLManagedTensorVersioned* managed_from_view(const DLPackExchangeAPI* api, PyObject* v) {
+  DLTensor dl;
+  if (api->dltensor_from_py_object_no_sync((void*)v, &dl) != 0) {
+    PyErr_Clear(); /* the owning export below reports real problems */
+    return NULL;
+  }
+  int32_t nd = dl.ndim > 0 ? dl.ndim : 0;
+  view_block* b = (view_block*)malloc(sizeof(view_block) + sizeof(int64_t) * 2 * (size_t)nd);
+  if (b == NULL) return NULL;
+  b->mt.version.major = DLPACK_MAJOR_VERSION;
+  b->mt.version.minor = DLPACK_MINOR_VERSION;
+  b->mt.manager_ctx = v;
+  b->mt.deleter = view_block_deleter;
+  b->mt.flags = 0;
+  b->mt.dl_tensor = dl;
+  if (nd > 0 && dl.shape != NULL) {
+    memcpy(b->dims, dl.shape, sizeof(int64_t) * (size_t)nd);
+    b->mt.dl_tensor.shape = b->dims;
+  }
+  if (nd > 0 && dl.strides != NULL) {
+    memcpy(b->dims + nd, dl.strides, sizeof(int64_t) * (size_t)nd);
+    b->mt.dl_tensor.strides = b->dims + nd;
+  }
+  Py_INCREF(v);
+  return &b->mt;
+}
+
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, TVMFFIAny* out) {
   const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(api_obj);
-  DLManagedTensorVersioned* dlmt = NULL;
+  DLManagedTensorVersioned* dlmt =
+      api->dltensor_from_py_object_no_sync != NULL ? managed_from_view(api, v) : NULL;
   TVMFFIObjectHandle h = NULL;
-  if (api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
+  if (dlmt == NULL && api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
     if (!PyErr_Occurred())
       PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
     return -1;
