@@ -262,18 +262,27 @@ def asdlpack_array_interface_v2(obj, impl_cls=None):
     raise NotImplementedError(type(obj).__name__)
 
 
+_LIBCUDA = []  # [handle or None], resolved once
+
+
 def _cuda_device_of(ptr):
     """Device ordinal of a CUDA pointer through the driver API, or 0 when unavailable."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-        ordinal = ctypes.c_int(0)
-        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
-        rc = cuda.cuPointerGetAttribute(ctypes.byref(ordinal),
-                                        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                        ctypes.c_uint64(ptr))
-        return ordinal.value if rc == 0 else 0
-    except (OSError, AttributeError):
+    if not _LIBCUDA:
+        try:
+            _LIBCUDA.append(ctypes.CDLL("libcuda.so.1"))
+        except OSError:
+            _LIBCUDA.append(None)
+    cuda = _LIBCUDA[0]
+    if cuda is None:
         return 0
+    ordinal = ctypes.c_int(0)
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+    try:
+        rc = cuda.cuPointerGetAttribute(ctypes.byref(ordinal), CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                        ctypes.c_uint64(ptr))
+    except AttributeError:
+        return 0
+    return ordinal.value if rc == 0 else 0
 
 
 def asdlpack_cuda_array_interface(obj, impl_cls=None):
