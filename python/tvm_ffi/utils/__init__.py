@@ -1,0 +1,1 @@
+"""tvm_ffi.utils: helper scripts (the torch C DLPack add-on builder)."""
