@@ -48,6 +48,14 @@ else:
     core._init_sentinels()
     container.MISSING = core.MISSING
 
+    # torch add-on (spec 16): never imports torch itself; when the user already did, give an
+    # older torch the C exchange table (no-op on torch with native support)
+    if __import__("sys").modules.get("torch") is not None:
+        from . import _optional_torch_c_dlpack
+
+        _optional_torch_c_dlpack.load_torch_c_dlpack_extension()
+        _optional_torch_c_dlpack.patch_torch_cuda_stream_protocol()
+
     try:
         from ._version import __version__, __version_tuple__  # noqa: F401
     except ImportError:

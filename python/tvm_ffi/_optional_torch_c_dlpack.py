@@ -10,8 +10,8 @@ prebuilt package ``torch_c_dlpack_ext``; else a JIT build of
 ``~/.cache/tvm-ffi``) named ``libtorch_c_dlpack_addon_torch<MM>-<device>-<abi8>.so``.  A failed
 build is a UserWarning, never an error.
 
-``import tvm_ffi`` does not call it (importing torch there would break the rule that the
-package never imports torch); call it after importing torch.
+``import tvm_ffi`` calls it only when torch is already imported (the package never imports
+torch itself); otherwise call it after importing torch.
 """
 
 import ctypes

@@ -9,8 +9,6 @@
 import os
 import shutil
 import subprocess
-import sys
-import sysconfig
 import textwrap
 
 import pytest
@@ -145,9 +143,14 @@ def test_our_jit_module_on_apache_package(apache_site, tmp_path, monkeypatch):
     venv_py = subprocess.run(["sh", os.path.join(ROOT, "scripts", "apache-venv.sh"), "--python"],
                              capture_output=True, text=True, env=_clean_env()).stdout.strip()
     assert os.path.isfile(venv_py), venv_py
-    r = subprocess.run([venv_py, "-c", APACHE_USES_OURS, path, sysconfig.get_paths()["purelib"]],
+    # torch comes from the site-packages of the interpreter the venv was made from
+    base_site = subprocess.run(
+        [venv_py, "-c", "import sys, sysconfig; print(sysconfig.get_paths(vars={'base': "
+         "sys.base_prefix, 'platbase': sys.base_prefix})['purelib'])"],
+        capture_output=True, text=True, env=_clean_env()).stdout.strip()
+    r = subprocess.run([venv_py, "-c", APACHE_USES_OURS, path, base_site],
                        capture_output=True, text=True, env=_clean_env(), cwd=str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip().endswith("ok")
-    if "torch" in sys.modules:
+    if os.path.isdir(os.path.join(base_site, "torch")):
         assert "torch ok" in r.stdout
