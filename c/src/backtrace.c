@@ -417,9 +417,25 @@ static int sym_lock(void) {
   return pthread_mutex_timedlock(&sym_mutex, &deadline);
 }
 
+/* Our C++ headers keep their classes in the inline namespace tvm::ffi::cimpl
+ * so they never clash with upstream-built C++ symbols in the same process;
+ * users write (and expect to read) tvm::ffi::String, so the inline namespace
+ * is dropped from printed names. */
+static void emit_func(tvmffi__buf* b, const char* func) {
+  static const char kInline[] = "tvm::ffi::cimpl::";
+  const size_t keep = sizeof("tvm::ffi::") - 1, skip = sizeof(kInline) - 1;
+  const char* hit;
+  while ((hit = strstr(func, kInline)) != NULL) {
+    tvmffi__buf_append(b, func, (size_t)(hit - func) + keep);
+    func = hit + skip;
+  }
+  tvmffi__buf_append(b, func, strlen(func));
+}
+
 static void emit(tvmffi__buf* b, const char* file, int line, const char* func) {
-  tvmffi__buf_printf(b, "  File \"%s\", line %d, in %s\n", file ? file : "<unknown>", line,
-                     func ? func : "<unknown>");
+  tvmffi__buf_printf(b, "  File \"%s\", line %d, in ", file ? file : "<unknown>", line);
+  emit_func(b, func ? func : "<unknown>");
+  tvmffi__buf_append(b, "\n", 1);
 }
 
 static const TVMFFIByteArray empty_result = {"", 0};

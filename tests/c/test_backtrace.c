@@ -313,7 +313,18 @@ NOINLINE static void test_no_error_state(void) {
   CHECK_SLOT_CLEAN();
 }
 
+/* The C++ layer's inline namespace tvm::ffi::cimpl never shows in a line. */
+static void test_inline_namespace_hidden(void) {
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(
+      "src/extension.cc", 45,
+      "void ns::RaiseError(tvm::ffi::cimpl::String, tvm::ffi::cimpl::Array<int>)", 0);
+  CHECK(strstr(bt->data, "  File \"src/extension.cc\", line 45, in void "
+                         "ns::RaiseError(tvm::ffi::String, tvm::ffi::Array<int>)\n") == bt->data);
+  CHECK(strstr(bt->data, "cimpl") == NULL);
+}
+
 int main(void) {
+  test_inline_namespace_hidden();
   test_plain_capture();
   test_supplied_first_line();
   test_boundary();
