@@ -58,15 +58,26 @@ def test_directories_hold_what_they_promise():
     assert "-std" not in out["--cflags"]
 
 
-def test_config_mode_does_not_load_the_runtime(tmp_path):
-    env = dict(os.environ, TVM_FFI_LIBRARY_PATH=str(tmp_path / "missing" / "libtvm_ffi.so"),
-               LD_LIBRARY_PATH="")
-    r = run_config("--includedir", "--cmakedir", env=env)
-    assert r.returncode == 0 and r.stderr == "", r.stderr  # works without any runtime
-    r = run_config("--libdir", env=env)  # a path that cannot be found is a clear error
-    assert r.returncode != 0
-    assert "RuntimeError: Cannot find libtvm_ffi" in r.stderr
-    assert r.stdout == ""
+def test_config_mode_does_not_load_the_runtime():
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "tvm_ffi.config", "--includedir",
+                        "--cmakedir"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+    imported = [line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()]
+    assert "tvm_ffi.libinfo" in imported
+    for mod in ("tvm_ffi._loader", "tvm_ffi.core", "tvm_ffi._ffi_cffi", "cffi", "torch"):
+        assert mod not in imported, mod
+
+
+def test_missing_runtime_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(libinfo, "_PKG", str(tmp_path / "pkg"))
+    monkeypatch.setattr(libinfo, "_REPO", str(tmp_path / "repo"))
+    monkeypatch.setenv("TVM_FFI_LIBRARY_PATH", str(tmp_path / "missing"))
+    monkeypatch.setenv("LD_LIBRARY_PATH", "")
+    monkeypatch.setenv("DYLD_LIBRARY_PATH", "")
+    with pytest.raises(RuntimeError, match="Cannot find libtvm_ffi .*searched: .*missing"):
+        libinfo.find_libtvm_ffi()
+    with pytest.raises(RuntimeError, match="Cannot find the tvm_ffi CMake package"):
+        libinfo.find_cmake_path()
 
 
 def test_unknown_flag_is_a_usage_error():
