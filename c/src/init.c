@@ -25,6 +25,7 @@ static void init_all(void) {
   tvmffi__shape_globals_init();
   tvmffi__container_globals_init();
   tvmffi__module_globals_init();
+  tvmffi__ext_globals_init();
   initializing = 0;
 }
 

@@ -1,0 +1,249 @@
+/*
+ * deepcopy.c -- ffi.DeepCopy (abi.md §14.4; Python's copy.deepcopy of
+ * containers, python.md §13).
+ *
+ * Lists, Dicts, Arrays, Maps and reflected objects are copied; everything
+ * else is shared, because it is immutable (strings, bytes, shapes, POD
+ * values) or has no meaningful copy (tensors share their data, functions,
+ * modules, errors).  Map/Dict keys are kept as they are (a key's identity is
+ * what the table hashed), values are copied.  A memo from original to copy
+ * preserves sharing and cycles: a List that contains itself yields a copy
+ * that contains the copy.
+ *
+ * A reflected object is copied through its `__ffi_shallow_copy__` type
+ * attribute when registered, else through its type's creator; then every
+ * field with a setter receives a deep copy of the original's value.  A type
+ * with neither is a TypeError.
+ */
+#include <string.h>
+
+#include "ext.h"
+
+typedef struct {
+  TVMFFIObject* memo; /* ffi.Dict: original object -> its copy */
+  int depth;
+} copy_state;
+
+#define COPY_MAX_DEPTH 1000
+
+static int copy_any(copy_state* st, const TVMFFIAny* v, TVMFFIAny* out);
+
+/* Registers orig -> copy (both borrowed) in the memo. */
+static int memo_put(copy_state* st, TVMFFIObject* orig, TVMFFIObject* copy) {
+  TVMFFIAny k, v;
+  tvmffi__incref(orig);
+  tvmffi__incref(copy);
+  tvmffi__any_set_obj(&k, orig);
+  tvmffi__any_set_obj(&v, copy);
+  if (tvmffi__map_set(&st->memo, &k, &v) != 0) {
+    tvmffi__any_release(&k);
+    tvmffi__any_release(&v);
+    return -1;
+  }
+  return 0;
+}
+
+static TVMFFIObject* memo_get(copy_state* st, TVMFFIObject* orig) {
+  TVMFFIAny k;
+  tvmffi__any_set_obj(&k, orig);
+  uint64_t pos;
+  TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(st->memo);
+  /* Object keys hash and compare by address: no hook can fail here. */
+  if (TVMFFIMapCellFind(cell, &k, &pos) != 0 || pos == TVMFFI_MAP_ITER_END) return NULL;
+  return TVMFFIMapCellValue(cell, pos)->v_obj;
+}
+
+static int copy_seq(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
+  TVMFFISeqCell* src = TVMFFISeqGetCellPtr(obj);
+  int is_list = obj->type_index == kTVMFFIList;
+  int64_t n = src->size;
+  TVMFFIObject* dst = is_list ? tvmffi__list_new(n) : tvmffi__array_new(n);
+  if (dst == NULL) return -1;
+  /* A List can reach itself: register before descending. */
+  if (memo_put(st, obj, dst) != 0) goto fail;
+  for (int64_t i = 0; i < n && i < src->size; ++i) {
+    TVMFFIAny e;
+    if (copy_any(st, &((TVMFFIAny*)src->data)[i], &e) != 0) goto fail;
+    TVMFFISeqCell* dc = TVMFFISeqGetCellPtr(dst);
+    ((TVMFFIAny*)dc->data)[dc->size++] = e;
+  }
+  *out = dst;
+  return 0;
+fail:
+  tvmffi__decref(dst);
+  return -1;
+}
+
+static int copy_map(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
+  TVMFFIObject* dst = tvmffi__map_new(obj->type_index);
+  if (dst == NULL) return -1;
+  int is_dict = obj->type_index == kTVMFFIDict;
+  /* A Map may be replaced while growing, so only a Dict is memoised before
+   * it is complete; a Map cannot contain itself anyway (it is immutable). */
+  if (is_dict && memo_put(st, obj, dst) != 0) goto fail;
+  TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);
+  for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
+       p = TVMFFIMapCellIterNext(cell, p)) {
+    TVMFFIAny k, v;
+    tvmffi__any_copy(TVMFFIMapCellKey(cell, p), &k);
+    if (copy_any(st, TVMFFIMapCellValue(cell, p), &v) != 0) {
+      tvmffi__any_release(&k);
+      goto fail;
+    }
+    if (tvmffi__map_set(&dst, &k, &v) != 0) {
+      tvmffi__any_release(&k);
+      tvmffi__any_release(&v);
+      goto fail;
+    }
+  }
+  if (!is_dict && memo_put(st, obj, dst) != 0) goto fail;
+  *out = dst;
+  return 0;
+fail:
+  tvmffi__decref(dst);
+  return -1;
+}
+
+/* Calls the type's __ffi_shallow_copy__ attribute, if any: 1 found (copy in
+ * *out), 0 absent, -1 failed. */
+static int shallow_copy_hook(TVMFFIObject* obj, TVMFFIObject** out) {
+  static const char name[] = "__ffi_shallow_copy__";
+  TVMFFIByteArray ba = {name, sizeof(name) - 1};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&ba);
+  if (col == NULL) return 0;
+  int32_t t = obj->type_index;
+  if (t < col->begin_index || t >= col->begin_index + col->size) return 0;
+  const TVMFFIAny* f = &col->data[t - col->begin_index];
+  if (f->type_index != kTVMFFIFunction) return 0;
+  TVMFFIAny arg, res;
+  tvmffi__any_set_obj(&arg, obj);
+  tvmffi__any_set_none(&res);
+  if (TVMFFIFunctionCall(f->v_obj, &arg, 1, &res) != 0) return -1;
+  if (res.type_index != t) {
+    tvmffi__any_release(&res);
+    return tvmffi__raise("TypeError", "ffi.DeepCopy: __ffi_shallow_copy__ of `%s` returned `%s`",
+                         tvmffi__type_key(t), tvmffi__any_type_key(&res));
+  }
+  *out = res.v_obj;
+  return 1;
+}
+
+static int set_field(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v) {
+  void* addr = (char*)obj + f->offset;
+  if (f->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
+    TVMFFIAny args[2], res;
+    args[0].type_index = kTVMFFIOpaquePtr;
+    args[0].zero_padding = 0;
+    args[0].v_ptr = addr;
+    args[1] = *v;
+    tvmffi__any_set_none(&res);
+    int rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
+    tvmffi__any_release(&res);
+    return rc;
+  }
+  return ((TVMFFIFieldSetter)f->setter)(addr, v);
+}
+
+static int copy_object(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
+  int32_t t = obj->type_index;
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
+  TVMFFIObject* dst = NULL;
+  int from_hook = shallow_copy_hook(obj, &dst);
+  if (from_hook < 0) return -1;
+  if (!from_hook) {
+    if (info == NULL || info->metadata == NULL || info->metadata->creator == NULL)
+      return tvmffi__raise("TypeError",
+                           "ffi.DeepCopy: cannot copy an object of type `%s`: the type has "
+                           "neither a __ffi_shallow_copy__ attribute nor a creator",
+                           tvmffi__type_key(t));
+    TVMFFIObjectHandle h = NULL;
+    if (info->metadata->creator(&h) != 0) return -1;
+    dst = (TVMFFIObject*)h;
+  }
+  if (memo_put(st, obj, dst) != 0) goto fail;
+  for (int32_t d = 0; d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* ti = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; i < ti->num_fields; ++i) {
+      const TVMFFIFieldInfo* f = &ti->fields[i];
+      if (f->getter == NULL) continue;
+      if (f->setter == NULL) {
+        /* A shallow copy already holds the value; a created one cannot get it. */
+        if (from_hook) continue;
+        tvmffi__raise("TypeError",
+                      "ffi.DeepCopy: cannot copy an object of type `%s`: field `%.*s` has no "
+                      "setter",
+                      tvmffi__type_key(t), (int)f->name.size, f->name.data);
+        goto fail;
+      }
+      TVMFFIAny v, c;
+      tvmffi__any_set_none(&v);
+      if (f->getter((char*)obj + f->offset, &v) != 0) goto fail;
+      int rc = copy_any(st, &v, &c);
+      tvmffi__any_release(&v);
+      if (rc != 0) goto fail;
+      rc = set_field(f, dst, &c);
+      tvmffi__any_release(&c);
+      if (rc != 0) goto fail;
+    }
+  }
+  *out = dst;
+  return 0;
+fail:
+  tvmffi__decref(dst);
+  return -1;
+}
+
+static int copy_any(copy_state* st, const TVMFFIAny* view, TVMFFIAny* out) {
+  TVMFFIAny v = tvmffi__ext_peek(view);
+  if (v.type_index < kTVMFFIStaticObjectBegin) return TVMFFIAnyViewToOwnedAny(&v, out);
+  TVMFFIObject* obj = v.v_obj;
+  int32_t t = obj->type_index;
+  int copyable = t == kTVMFFIArray || t == kTVMFFIList || t == kTVMFFIMap || t == kTVMFFIDict ||
+                 (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0);
+  if (!copyable) {
+    tvmffi__incref(obj);
+    tvmffi__any_set_obj(out, obj);
+    return 0;
+  }
+  TVMFFIObject* done = memo_get(st, obj);
+  if (done != NULL) {
+    tvmffi__incref(done);
+    tvmffi__any_set_obj(out, done);
+    return 0;
+  }
+  if (st->depth >= COPY_MAX_DEPTH)
+    return tvmffi__raise("RuntimeError", "ffi.DeepCopy: nesting deeper than %d levels",
+                         COPY_MAX_DEPTH);
+  st->depth++;
+  TVMFFIObject* res = NULL;
+  int rc;
+  if (t == kTVMFFIArray || t == kTVMFFIList)
+    rc = copy_seq(st, obj, &res);
+  else if (t == kTVMFFIMap || t == kTVMFFIDict)
+    rc = copy_map(st, obj, &res);
+  else
+    rc = copy_object(st, obj, &res);
+  st->depth--;
+  if (rc != 0) return -1;
+  tvmffi__any_set_obj(out, res);
+  return 0;
+}
+
+/* ffi.DeepCopy(x: Any) -> Any */
+static int deep_copy(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (tvmffi__args_count("ffi.DeepCopy(0: Any) -> Any", n, 1) != 0) return -1;
+  copy_state st;
+  st.depth = 0;
+  st.memo = tvmffi__map_new(kTVMFFIDict);
+  if (st.memo == NULL) return -1;
+  int rc = copy_any(&st, &args[0], result);
+  tvmffi__decref(st.memo);
+  return rc;
+}
+
+void tvmffi__deepcopy_globals_init(void) {
+  tvmffi__register_global("ffi.DeepCopy", deep_copy,
+                          "Deep copy of containers and reflected objects (sharing preserved).",
+                          SCHEMA_FN("Any", ARG("Any")));
+}

@@ -1,0 +1,62 @@
+/*
+ * ext.h -- internals shared by the [ext] structural globals: repr.c,
+ * recursive.c, deepcopy.c, json.c, serialization.c.  Never installed.
+ */
+#ifndef TVMFFI_SRC_EXT_H_
+#define TVMFFI_SRC_EXT_H_
+
+#include "container.h"
+
+/* Arguments arrive as views: an rvalue-ref slot is peeked (not stolen) so the
+ * walkers see a plain object view.  Other kinds are copied as they are. */
+static inline TVMFFIAny tvmffi__ext_peek(const TVMFFIAny* v) {
+  TVMFFIAny out = *v;
+  if (v->type_index == kTVMFFIObjectRValueRef) {
+    TVMFFIObject* obj = *(TVMFFIObject**)v->v_ptr;
+    if (obj == NULL) {
+      tvmffi__any_set_none(&out);
+    } else {
+      out.type_index = obj->type_index;
+      out.zero_padding = 0;
+      out.v_obj = obj;
+    }
+  }
+  return out;
+}
+
+/* Walks the reflected fields of an object, ancestors first.  For each field
+ * whose flags have none of `skip_flags` and that has a getter, calls
+ * fn(ctx, field, value) with the value read into an owned Any (released after
+ * fn returns).  A non-zero return of fn stops the walk and is returned;
+ * getter failures return -1 with the error raised. */
+typedef int (*tvmffi__ext_field_fn)(void* ctx, const TVMFFIFieldInfo* field,
+                                    const TVMFFIAny* value);
+int tvmffi__ext_visit_fields(TVMFFIObject* obj, int64_t skip_flags, tvmffi__ext_field_fn fn,
+                             void* ctx);
+
+/* Number of reflected fields (ancestors included) of a type. */
+int32_t tvmffi__ext_num_fields(int32_t type_index);
+
+/* "cpu", "cuda", ... for a DLDeviceType; NULL when unknown. */
+const char* tvmffi__ext_device_name(int32_t device_type);
+
+/* Appends `s` as a double-quoted string with JSON escapes. 0/-1 (OOM raised). */
+int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n);
+/* Appends the shortest text that reads back as x ("1.5", "1e+100"); with
+ * python_style an integral value gets ".0" and non-finite ones print as
+ * inf/-inf/nan.  0/-1 (OOM raised). */
+int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style);
+
+/* Recursive equality / hashing (recursive.c), used by the other walkers. */
+int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out);
+int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out);
+
+/* Registration hooks of the files above (called from repr.c's
+ * tvmffi__ext_globals_init). */
+void tvmffi__repr_globals_init(void);
+void tvmffi__recursive_globals_init(void);
+void tvmffi__deepcopy_globals_init(void);
+void tvmffi__json_globals_init(void);
+void tvmffi__serialization_globals_init(void);
+
+#endif /* TVMFFI_SRC_EXT_H_ */

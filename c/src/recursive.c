@@ -1,0 +1,422 @@
+/*
+ * recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash (abi.md §14.4): value
+ * comparison that descends into containers and reflected fields.  Python's
+ * container ==, != and hash go through here (python.md §13).
+ *
+ * Rules (chosen to match Python's own semantics, since that is where users
+ * meet them):
+ *  - int, bool and float compare by numeric value (1 == 1.0 == True) and
+ *    hash alike; NaN equals nothing and is unordered (every order test false);
+ *  - strings compare by content whatever their form (small, heap, raw view);
+ *    bytes likewise; strings never equal bytes;
+ *  - Array and List compare element-wise, lexicographically for the order
+ *    tests; an Array never equals a List; Map/Dict compare as unordered
+ *    key -> value sets (keys matched by the map's own key equality);
+ *  - Shape compares its extents lexicographically;
+ *  - reflected objects of the same type compare field by field (ancestors
+ *    first), skipping CompareOff fields; hashing also skips HashOff fields;
+ *    a type without fields, tensors, functions and modules compare by
+ *    identity;
+ *  - the order tests raise TypeError for kinds without an order (None, maps,
+ *    devices, mismatched kinds, ...); equality never raises for those.
+ * The same object on both sides is equal without descending, so a List that
+ * contains itself equals itself; two distinct cyclic structures raise
+ * RuntimeError once the depth limit is hit.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext.h"
+
+#define RECURSIVE_MAX_DEPTH 1000
+
+/* Three-way outcome; CMP_UNORDERED makes every order test false (NaN). */
+enum { CMP_LT = -1, CMP_EQ = 0, CMP_GT = 1, CMP_NE = 2, CMP_UNORDERED = 3 };
+
+typedef struct {
+  int order;        /* raise TypeError on unorderable pairs */
+  const char* name; /* global name for messages */
+} cmp_ctx;
+
+static int cmp_any(cmp_ctx* c, const TVMFFIAny* a, const TVMFFIAny* b, int depth, int* out);
+
+static int is_num(int32_t t) { return t == kTVMFFIInt || t == kTVMFFIBool || t == kTVMFFIFloat; }
+
+static int unorderable(cmp_ctx* c, const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
+  if (!c->order) {
+    *out = CMP_NE;
+    return 0;
+  }
+  return tvmffi__raise("TypeError", "%s: '<' not supported between values of type `%s` and `%s`",
+                       c->name, tvmffi__any_type_key(a), tvmffi__any_type_key(b));
+}
+
+static int sign3(int x) { return x < 0 ? CMP_LT : x > 0 ? CMP_GT : CMP_EQ; }
+
+static int cmp_bytes(TVMFFIByteArray x, TVMFFIByteArray y) {
+  size_t n = x.size < y.size ? x.size : y.size;
+  int r = n ? memcmp(x.data, y.data, n) : 0;
+  if (r != 0) return sign3(r);
+  return x.size < y.size ? CMP_LT : x.size > y.size ? CMP_GT : CMP_EQ;
+}
+
+static int cmp_num(const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (a->type_index != kTVMFFIFloat && b->type_index != kTVMFFIFloat)
+    return a->v_int64 < b->v_int64 ? CMP_LT : a->v_int64 > b->v_int64 ? CMP_GT : CMP_EQ;
+  /* long double keeps int64 exact on x86-64, so 2**53+1 != 2.0**53. */
+  long double x = a->type_index == kTVMFFIFloat ? (long double)a->v_float64
+                                                : (long double)a->v_int64;
+  long double y = b->type_index == kTVMFFIFloat ? (long double)b->v_float64
+                                                : (long double)b->v_int64;
+  if (isnan(x) || isnan(y)) return CMP_UNORDERED;
+  return x < y ? CMP_LT : x > y ? CMP_GT : CMP_EQ;
+}
+
+static int cmp_seq(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
+  TVMFFISeqCell* ca = TVMFFISeqGetCellPtr(a);
+  TVMFFISeqCell* cb = TVMFFISeqGetCellPtr(b);
+  if (!c->order && ca->size != cb->size) {
+    *out = CMP_NE;
+    return 0;
+  }
+  /* Re-read sizes each step: a getter cannot run here, but keep it robust. */
+  for (int64_t i = 0; i < ca->size && i < cb->size; ++i) {
+    int r;
+    if (cmp_any(c, &((TVMFFIAny*)ca->data)[i], &((TVMFFIAny*)cb->data)[i], depth, &r) != 0)
+      return -1;
+    if (r != CMP_EQ) {
+      *out = r;
+      return 0;
+    }
+  }
+  *out = ca->size < cb->size ? CMP_LT : ca->size > cb->size ? CMP_GT : CMP_EQ;
+  return 0;
+}
+
+static int cmp_map(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
+  TVMFFIMapCell* ca = TVMFFIMapGetCellPtr(a);
+  TVMFFIMapCell* cb = TVMFFIMapGetCellPtr(b);
+  *out = CMP_NE;
+  if (ca->size != cb->size) return 0;
+  for (uint64_t p = TVMFFIMapCellIterBegin(ca); p != TVMFFI_MAP_ITER_END;
+       p = TVMFFIMapCellIterNext(ca, p)) {
+    uint64_t q;
+    if (TVMFFIMapCellFind(cb, TVMFFIMapCellKey(ca, p), &q) != 0) return -1;
+    if (q == TVMFFI_MAP_ITER_END) return 0;
+    int r;
+    if (cmp_any(c, TVMFFIMapCellValue(ca, p), TVMFFIMapCellValue(cb, q), depth, &r) != 0)
+      return -1;
+    if (r != CMP_EQ) return 0;
+  }
+  *out = CMP_EQ;
+  return 0;
+}
+
+/* Field-by-field over reflected fields, ancestors first. */
+static int cmp_fields(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(a->type_index);
+  for (int32_t d = 0; info != NULL && d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; i < t->num_fields; ++i) {
+      const TVMFFIFieldInfo* f = &t->fields[i];
+      if ((f->flags & kTVMFFIFieldFlagBitMaskCompareOff) || f->getter == NULL) continue;
+      TVMFFIAny x, y;
+      tvmffi__any_set_none(&x);
+      tvmffi__any_set_none(&y);
+      if (f->getter((char*)a + f->offset, &x) != 0) return -1;
+      if (f->getter((char*)b + f->offset, &y) != 0) {
+        tvmffi__any_release(&x);
+        return -1;
+      }
+      int r;
+      int rc = cmp_any(c, &x, &y, depth, &r);
+      tvmffi__any_release(&x);
+      tvmffi__any_release(&y);
+      if (rc != 0) return -1;
+      if (r != CMP_EQ) {
+        *out = r;
+        return 0;
+      }
+    }
+  }
+  *out = CMP_EQ;
+  return 0;
+}
+
+static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
+  TVMFFIObject* a = av->v_obj;
+  TVMFFIObject* b = bv->v_obj;
+  int32_t t = a->type_index;
+  if (t != b->type_index) return unorderable(c, av, bv, out);
+  if (t == kTVMFFIArray || t == kTVMFFIList) return cmp_seq(c, a, b, depth, out);
+  if (t == kTVMFFIShape) {
+    TVMFFIShapeCell* x = TVMFFIShapeGetCellPtr(a);
+    TVMFFIShapeCell* y = TVMFFIShapeGetCellPtr(b);
+    for (size_t i = 0; i < x->size && i < y->size; ++i)
+      if (x->data[i] != y->data[i]) {
+        *out = x->data[i] < y->data[i] ? CMP_LT : CMP_GT;
+        return 0;
+      }
+    *out = x->size < y->size ? CMP_LT : x->size > y->size ? CMP_GT : CMP_EQ;
+    return 0;
+  }
+  if (a == b) {
+    *out = CMP_EQ;
+    return 0;
+  }
+  if (t == kTVMFFIMap || t == kTVMFFIDict) {
+    if (c->order) return unorderable(c, av, bv, out);
+    return cmp_map(c, a, b, depth, out);
+  }
+  if (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0)
+    return cmp_fields(c, a, b, depth, out);
+  /* Identity types: distinct objects are different and have no order. */
+  return unorderable(c, av, bv, out);
+}
+
+static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
+  if (depth > RECURSIVE_MAX_DEPTH)
+    return tvmffi__raise("RuntimeError",
+                         "%s: maximum recursion depth %d exceeded (cyclic structure?)", c->name,
+                         RECURSIVE_MAX_DEPTH);
+  TVMFFIAny a = tvmffi__ext_peek(av), b = tvmffi__ext_peek(bv);
+  TVMFFIByteArray x, y;
+  if (is_num(a.type_index) && is_num(b.type_index)) {
+    *out = cmp_num(&a, &b);
+    return 0;
+  }
+  if (tvmffi__any_as_str(&a, &x) && tvmffi__any_as_str(&b, &y)) {
+    *out = cmp_bytes(x, y);
+    return 0;
+  }
+  if (tvmffi__any_as_bytes(&a, &x) && tvmffi__any_as_bytes(&b, &y)) {
+    *out = cmp_bytes(x, y);
+    return 0;
+  }
+  if (a.type_index != b.type_index) return unorderable(c, &a, &b, out);
+  switch (a.type_index) {
+    case kTVMFFINone:
+      if (c->order) return unorderable(c, &a, &b, out);
+      *out = CMP_EQ;
+      return 0;
+    case kTVMFFIOpaquePtr:
+    case kTVMFFIDLTensorPtr:
+      if (a.v_ptr == b.v_ptr && !c->order) {
+        *out = CMP_EQ;
+        return 0;
+      }
+      return unorderable(c, &a, &b, out);
+    case kTVMFFIDataType:
+    case kTVMFFIDevice:
+      if (a.v_uint64 == b.v_uint64 && !c->order) {
+        *out = CMP_EQ;
+        return 0;
+      }
+      return unorderable(c, &a, &b, out);
+    default:
+      if (a.type_index >= kTVMFFIStaticObjectBegin) return cmp_obj(c, &a, &b, depth + 1, out);
+      return unorderable(c, &a, &b, out);
+  }
+}
+
+int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
+  cmp_ctx c = {0, "ffi.RecursiveEq"};
+  int r;
+  if (cmp_any(&c, a, b, 0, &r) != 0) return -1;
+  *out = r == CMP_EQ;
+  return 0;
+}
+
+/* ---- hashing ------------------------------------------------------------------ */
+
+#define HASH_NONE UINT64_C(0x6e6f6e65)
+#define HASH_NAN UINT64_C(0x7ff8dead)
+#define HASH_SEED_BYTES UINT64_C(0x62797465)
+#define HASH_SEED_ARRAY UINT64_C(0x41727261)
+#define HASH_SEED_LIST UINT64_C(0x4c697374)
+#define HASH_SEED_MAP UINT64_C(0x4d617020)
+#define HASH_SEED_DICT UINT64_C(0x44696374)
+#define HASH_SEED_SHAPE UINT64_C(0x53686170)
+#define HASH_CYCLE UINT64_C(0x6379636c)
+
+typedef struct {
+  TVMFFIObject* stack[RECURSIVE_MAX_DEPTH + 1];
+  int depth;
+} hash_state;
+
+static int hash_any(hash_state* st, const TVMFFIAny* v, uint64_t* out);
+
+static uint64_t hash_i64(int64_t x) {
+  return TVMFFIContainerHashCombine(UINT64_C(0x696e74), (uint64_t)x);
+}
+
+typedef struct {
+  hash_state* st;
+  uint64_t h;
+} field_hash_ctx;
+
+static int hash_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
+  (void)f;
+  field_hash_ctx* fc = (field_hash_ctx*)ctx;
+  uint64_t h;
+  if (hash_any(fc->st, v, &h) != 0) return -1;
+  fc->h = TVMFFIContainerHashCombine(fc->h, h);
+  return 0;
+}
+
+static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
+  int32_t t = obj->type_index;
+  for (int i = 0; i < st->depth; ++i)
+    if (st->stack[i] == obj) {
+      *out = HASH_CYCLE;
+      return 0;
+    }
+  if (st->depth >= RECURSIVE_MAX_DEPTH)
+    return tvmffi__raise("RuntimeError",
+                         "ffi.RecursiveHash: maximum recursion depth %d exceeded",
+                         RECURSIVE_MAX_DEPTH);
+  st->stack[st->depth++] = obj;
+  int rc = 0;
+  uint64_t h;
+  if (t == kTVMFFIArray || t == kTVMFFIList) {
+    TVMFFISeqCell* c = TVMFFISeqGetCellPtr(obj);
+    h = t == kTVMFFIArray ? HASH_SEED_ARRAY : HASH_SEED_LIST;
+    for (int64_t i = 0; rc == 0 && i < c->size; ++i) {
+      uint64_t e;
+      rc = hash_any(st, &((TVMFFIAny*)c->data)[i], &e);
+      h = TVMFFIContainerHashCombine(h, e);
+    }
+  } else if (t == kTVMFFIMap || t == kTVMFFIDict) {
+    /* Order-independent: equal maps may differ in insertion order. */
+    TVMFFIMapCell* c = TVMFFIMapGetCellPtr(obj);
+    uint64_t sum = 0;
+    for (uint64_t p = TVMFFIMapCellIterBegin(c); rc == 0 && p != TVMFFI_MAP_ITER_END;
+         p = TVMFFIMapCellIterNext(c, p)) {
+      uint64_t k = 0, v = 0;
+      rc = hash_any(st, TVMFFIMapCellKey(c, p), &k);
+      if (rc == 0) rc = hash_any(st, TVMFFIMapCellValue(c, p), &v);
+      sum += TVMFFIContainerHashCombine(k, v);
+    }
+    h = TVMFFIContainerHashCombine(t == kTVMFFIMap ? HASH_SEED_MAP : HASH_SEED_DICT, sum);
+  } else if (t == kTVMFFIShape) {
+    TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
+    h = HASH_SEED_SHAPE;
+    for (size_t i = 0; i < c->size; ++i)
+      h = TVMFFIContainerHashCombine(h, (uint64_t)c->data[i]);
+  } else if (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0) {
+    /* Skip what equality skips too, or equal objects could hash apart. */
+    field_hash_ctx fc = {st, tvmffi__type_info_lookup(t)->type_key_hash};
+    rc = tvmffi__ext_visit_fields(
+        obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field,
+        &fc);
+    h = fc.h;
+  } else {
+    h = TVMFFIContainerHashCombine((uint64_t)t, (uint64_t)(uintptr_t)obj);
+  }
+  st->depth--;
+  *out = h;
+  return rc;
+}
+
+static int hash_any(hash_state* st, const TVMFFIAny* view, uint64_t* out) {
+  TVMFFIAny v = tvmffi__ext_peek(view);
+  TVMFFIByteArray ba;
+  if (tvmffi__any_as_str(&v, &ba)) {
+    *out = TVMFFIContainerHashBytes(ba.data, ba.size);
+    return 0;
+  }
+  if (tvmffi__any_as_bytes(&v, &ba)) {
+    *out = TVMFFIContainerHashCombine(HASH_SEED_BYTES, TVMFFIContainerHashBytes(ba.data, ba.size));
+    return 0;
+  }
+  switch (v.type_index) {
+    case kTVMFFINone:
+      *out = HASH_NONE;
+      return 0;
+    case kTVMFFIInt:
+    case kTVMFFIBool:
+      *out = hash_i64(v.v_int64);
+      return 0;
+    case kTVMFFIFloat: {
+      double x = v.v_float64;
+      /* Integral floats hash as the int they equal (1.0 like 1). */
+      if (isnan(x)) {
+        *out = HASH_NAN;
+      } else if (x >= -9223372036854775808.0 && x < 9223372036854775808.0 &&
+                 (double)(int64_t)x == x) {
+        *out = hash_i64((int64_t)x);
+      } else {
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof(bits));
+        *out = TVMFFIContainerHashCombine(UINT64_C(0x666c74), bits);
+      }
+      return 0;
+    }
+    default:
+      if (v.type_index >= kTVMFFIStaticObjectBegin) return hash_obj(st, v.v_obj, out);
+      *out = TVMFFIContainerHashCombine((uint64_t)v.type_index, v.v_uint64);
+      return 0;
+  }
+}
+
+int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out) {
+  hash_state* st = (hash_state*)malloc(sizeof(hash_state));
+  if (st == NULL) return tvmffi__raise_oom();
+  st->depth = 0;
+  int rc = hash_any(st, a, out);
+  free(st);
+  return rc;
+}
+
+/* ---- globals -------------------------------------------------------------------- */
+
+static int recursive_hash(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (tvmffi__args_count("ffi.RecursiveHash(0: Any) -> int", n, 1) != 0) return -1;
+  uint64_t h;
+  if (tvmffi__recursive_hash(&args[0], &h) != 0) return -1;
+  tvmffi__any_set_int(result, (int64_t)h);
+  return 0;
+}
+
+/* which: 0 eq, 1 lt, 2 le, 3 gt, 4 ge */
+static int compare_global(const char* sig, const char* name, int which, const TVMFFIAny* args,
+                          int32_t n, TVMFFIAny* result) {
+  if (tvmffi__args_count(sig, n, 2) != 0) return -1;
+  cmp_ctx c = {which != 0, name};
+  int r;
+  if (cmp_any(&c, &args[0], &args[1], 0, &r) != 0) return -1;
+  int v = 0;
+  switch (which) {
+    case 0: v = r == CMP_EQ; break;
+    case 1: v = r == CMP_LT; break;
+    case 2: v = r == CMP_LT || r == CMP_EQ; break;
+    case 3: v = r == CMP_GT; break;
+    default: v = r == CMP_GT || r == CMP_EQ; break;
+  }
+  tvmffi__any_set_bool(result, v);
+  return 0;
+}
+
+#define COMPARE_FN(fn, NAME, which)                                                     \
+  static int fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {     \
+    (void)self;                                                                         \
+    return compare_global(NAME "(0: Any, 1: Any) -> bool", NAME, which, args, n, result); \
+  }
+COMPARE_FN(recursive_eq, "ffi.RecursiveEq", 0)
+COMPARE_FN(recursive_lt, "ffi.RecursiveLt", 1)
+COMPARE_FN(recursive_le, "ffi.RecursiveLe", 2)
+COMPARE_FN(recursive_gt, "ffi.RecursiveGt", 3)
+COMPARE_FN(recursive_ge, "ffi.RecursiveGe", 4)
+
+void tvmffi__recursive_globals_init(void) {
+  const char* cmp = SCHEMA_FN("bool", ARG("Any") ARG("Any"));
+  tvmffi__register_global("ffi.RecursiveEq", recursive_eq, "Recursive structural equality.", cmp);
+  tvmffi__register_global("ffi.RecursiveLt", recursive_lt, "Recursive a < b.", cmp);
+  tvmffi__register_global("ffi.RecursiveLe", recursive_le, "Recursive a <= b.", cmp);
+  tvmffi__register_global("ffi.RecursiveGt", recursive_gt, "Recursive a > b.", cmp);
+  tvmffi__register_global("ffi.RecursiveGe", recursive_ge, "Recursive a >= b.", cmp);
+  tvmffi__register_global("ffi.RecursiveHash", recursive_hash,
+                          "Hash consistent with ffi.RecursiveEq.", SCHEMA_FN("int", ARG("Any")));
+}

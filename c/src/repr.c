@@ -1,0 +1,358 @@
+/*
+ * repr.c -- ffi.ReprPrint (abi.md §14.4, python.md §4.1) and the helpers the
+ * other structural walkers share (field visiting, quoting, float text).
+ *
+ * Output follows the reference examples: Array (1, 2, 3) / (42,), List
+ * [1, 2, 3], Map and Dict {"a": 1}, tensors float32[3, 4]@cpu:0, reflected
+ * objects type_key(a=1, b=2).  A List, Dict or object that contains itself
+ * prints "..." inside its brackets at the point of recursion instead of
+ * looping.  TVM_FFI_REPR_WITH_ADDR=1 adds "@0x..." after object type keys.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext.h"
+
+/* ---- shared helpers --------------------------------------------------------- */
+
+static int put(tvmffi__buf* b, const char* s, size_t n) {
+  if (tvmffi__buf_append(b, s, n) != 0) return tvmffi__raise_oom();
+  return 0;
+}
+#define PUTS(b, s) put((b), (s), strlen(s))
+
+int32_t tvmffi__ext_num_fields(int32_t type_index) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
+  if (info == NULL) return 0;
+  int32_t n = info->num_fields;
+  for (int32_t d = 0; d < info->type_depth; ++d) n += info->type_ancestors[d]->num_fields;
+  return n;
+}
+
+int tvmffi__ext_visit_fields(TVMFFIObject* obj, int64_t skip_flags, tvmffi__ext_field_fn fn,
+                             void* ctx) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(obj->type_index);
+  if (info == NULL) return 0;
+  for (int32_t d = 0; d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; i < t->num_fields; ++i) {
+      const TVMFFIFieldInfo* f = &t->fields[i];
+      if ((f->flags & skip_flags) || f->getter == NULL) continue;
+      TVMFFIAny v;
+      tvmffi__any_set_none(&v);
+      if (f->getter((char*)obj + f->offset, &v) != 0) return -1;
+      int rc = fn(ctx, f, &v);
+      tvmffi__any_release(&v);
+      if (rc != 0) return rc;
+    }
+  }
+  return 0;
+}
+
+const char* tvmffi__ext_device_name(int32_t t) {
+  switch (t) {
+    case kDLCPU: return "cpu";
+    case kDLCUDA: return "cuda";
+    case kDLCUDAHost: return "cuda_host";
+    case kDLOpenCL: return "opencl";
+    case kDLVulkan: return "vulkan";
+    case kDLMetal: return "metal";
+    case kDLVPI: return "vpi";
+    case kDLROCM: return "rocm";
+    case kDLROCMHost: return "rocm_host";
+    case kDLExtDev: return "ext_dev";
+    case kDLCUDAManaged: return "cuda_managed";
+    case kDLOneAPI: return "oneapi";
+    case kDLWebGPU: return "webgpu";
+    case kDLHexagon: return "hexagon";
+    case 17: return "maia";
+    case 18: return "trn";
+    default: return NULL;
+  }
+}
+
+int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) {
+  if (put(b, "\"", 1) != 0) return -1;
+  size_t run = 0; /* start of the pending unescaped run */
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    const char* esc = NULL;
+    char tmp[8];
+    switch (c) {
+      case '"': esc = "\\\""; break;
+      case '\\': esc = "\\\\"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          snprintf(tmp, sizeof(tmp), "\\u%04x", c);
+          esc = tmp;
+        }
+    }
+    if (esc == NULL) continue;
+    if (put(b, s + run, i - run) != 0 || PUTS(b, esc) != 0) return -1;
+    run = i + 1;
+  }
+  if (put(b, s + run, n - run) != 0) return -1;
+  return put(b, "\"", 1);
+}
+
+int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
+  char tmp[40];
+  if (isnan(x)) return PUTS(b, python_style ? "nan" : "NaN");
+  if (isinf(x)) {
+    if (python_style) return PUTS(b, x > 0 ? "inf" : "-inf");
+    return PUTS(b, x > 0 ? "Infinity" : "-Infinity");
+  }
+  /* Shortest precision that reads back exactly. */
+  for (int prec = 1; prec <= 17; ++prec) {
+    snprintf(tmp, sizeof(tmp), "%.*g", prec, x);
+    if (strtod(tmp, NULL) == x) break;
+  }
+  if (python_style && strpbrk(tmp, ".e") == NULL) strcat(tmp, ".0");
+  return PUTS(b, tmp);
+}
+
+/* ---- the printer ------------------------------------------------------------ */
+
+#define REPR_MAX_DEPTH 512
+
+typedef struct {
+  tvmffi__buf* out;
+  int with_addr;
+  /* Objects being printed, outermost first: a repeat is a cycle. */
+  TVMFFIObject* stack[REPR_MAX_DEPTH];
+  int depth;
+} repr_state;
+
+static int repr_any(repr_state* st, const TVMFFIAny* v);
+
+static int on_stack(const repr_state* st, const TVMFFIObject* obj) {
+  for (int i = 0; i < st->depth; ++i)
+    if (st->stack[i] == obj) return 1;
+  return 0;
+}
+
+static int push(repr_state* st, TVMFFIObject* obj) {
+  if (st->depth >= REPR_MAX_DEPTH)
+    return tvmffi__raise("ValueError", "ffi.ReprPrint: nesting deeper than %d levels",
+                         REPR_MAX_DEPTH);
+  st->stack[st->depth++] = obj;
+  return 0;
+}
+
+static int type_head(repr_state* st, TVMFFIObject* obj) {
+  if (PUTS(st->out, tvmffi__type_key(obj->type_index)) != 0) return -1;
+  if (st->with_addr && tvmffi__buf_printf(st->out, "@%p", (void*)obj) != 0)
+    return tvmffi__raise_oom();
+  return 0;
+}
+
+static int repr_seq(repr_state* st, TVMFFIObject* obj, int is_array) {
+  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(obj);
+  const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
+  if (PUTS(st->out, is_array ? "(" : "[") != 0) return -1;
+  for (int64_t i = 0; i < cell->size; ++i) {
+    if (i > 0 && PUTS(st->out, ", ") != 0) return -1;
+    if (repr_any(st, &items[i]) != 0) return -1;
+  }
+  if (is_array && cell->size == 1 && PUTS(st->out, ",") != 0) return -1;
+  return PUTS(st->out, is_array ? ")" : "]");
+}
+
+static int repr_map(repr_state* st, TVMFFIObject* obj) {
+  TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);
+  if (PUTS(st->out, "{") != 0) return -1;
+  int first = 1;
+  for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
+       p = TVMFFIMapCellIterNext(cell, p)) {
+    if (!first && PUTS(st->out, ", ") != 0) return -1;
+    first = 0;
+    if (repr_any(st, TVMFFIMapCellKey(cell, p)) != 0 || PUTS(st->out, ": ") != 0 ||
+        repr_any(st, TVMFFIMapCellValue(cell, p)) != 0)
+      return -1;
+  }
+  return PUTS(st->out, "}");
+}
+
+static int repr_tensor(repr_state* st, TVMFFIObject* obj) {
+  const DLTensor* t = TVMFFITensorGetDLTensorPtr(obj);
+  TVMFFIAny s;
+  tvmffi__any_set_none(&s);
+  if (TVMFFIDataTypeToString(&t->dtype, &s) != 0) return -1;
+  TVMFFIByteArray ba;
+  tvmffi__any_as_str(&s, &ba);
+  int rc = put(st->out, ba.data, ba.size);
+  tvmffi__any_release(&s);
+  if (rc != 0 || PUTS(st->out, "[") != 0) return -1;
+  for (int i = 0; i < t->ndim; ++i)
+    if (tvmffi__buf_printf(st->out, i ? ", %lld" : "%lld", (long long)t->shape[i]) != 0)
+      return tvmffi__raise_oom();
+  const char* dev = tvmffi__ext_device_name(t->device.device_type);
+  if (dev != NULL) {
+    if (tvmffi__buf_printf(st->out, "]@%s:%d", dev, (int)t->device.device_id) != 0)
+      return tvmffi__raise_oom();
+  } else if (tvmffi__buf_printf(st->out, "]@%d:%d", (int)t->device.device_type,
+                                (int)t->device.device_id) != 0) {
+    return tvmffi__raise_oom();
+  }
+  return 0;
+}
+
+typedef struct {
+  repr_state* st;
+  int count;
+} field_ctx;
+
+static int repr_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
+  field_ctx* fc = (field_ctx*)ctx;
+  tvmffi__buf* b = fc->st->out;
+  if (fc->count++ > 0 && PUTS(b, ", ") != 0) return -1;
+  if (put(b, f->name.data, f->name.size) != 0 || PUTS(b, "=") != 0) return -1;
+  return repr_any(fc->st, v);
+}
+
+static int repr_object(repr_state* st, TVMFFIObject* obj) {
+  switch (obj->type_index) {
+    case kTVMFFIStr: {
+      TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(obj);
+      return tvmffi__ext_quote(st->out, ba->data, ba->size);
+    }
+    case kTVMFFIBytes: {
+      TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(obj);
+      return PUTS(st->out, "b") || tvmffi__ext_quote(st->out, ba->data, ba->size) ? -1 : 0;
+    }
+    case kTVMFFIShape: {
+      TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
+      if (PUTS(st->out, "Shape(") != 0) return -1;
+      for (size_t i = 0; i < c->size; ++i)
+        if (tvmffi__buf_printf(st->out, i ? ", %lld" : "%lld", (long long)c->data[i]) != 0)
+          return tvmffi__raise_oom();
+      return PUTS(st->out, ")");
+    }
+    case kTVMFFITensor:
+      return repr_tensor(st, obj);
+    case kTVMFFIError: {
+      TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(obj);
+      if (put(st->out, c->kind.data, c->kind.size) != 0 || PUTS(st->out, "(") != 0 ||
+          tvmffi__ext_quote(st->out, c->message.data, c->message.size) != 0)
+        return -1;
+      return PUTS(st->out, ")");
+    }
+    default:
+      break;
+  }
+  int is_seq = obj->type_index == kTVMFFIArray || obj->type_index == kTVMFFIList;
+  int is_map = obj->type_index == kTVMFFIMap || obj->type_index == kTVMFFIDict;
+  if (on_stack(st, obj)) {
+    if (is_seq) return PUTS(st->out, obj->type_index == kTVMFFIArray ? "(...)" : "[...]");
+    if (is_map) return PUTS(st->out, "{...}");
+    if (type_head(st, obj) != 0) return -1;
+    return PUTS(st->out, "(...)");
+  }
+  if (push(st, obj) != 0) return -1;
+  int rc;
+  if (is_seq) {
+    rc = repr_seq(st, obj, obj->type_index == kTVMFFIArray);
+  } else if (is_map) {
+    rc = repr_map(st, obj);
+  } else {
+    field_ctx fc = {st, 0};
+    rc = type_head(st, obj) != 0 || PUTS(st->out, "(") != 0 ||
+                 tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskReprOff, repr_field,
+                                          &fc) != 0 ||
+                 PUTS(st->out, ")") != 0
+             ? -1
+             : 0;
+  }
+  st->depth--;
+  return rc;
+}
+
+static int repr_any(repr_state* st, const TVMFFIAny* view) {
+  TVMFFIAny v = tvmffi__ext_peek(view);
+  tvmffi__buf* b = st->out;
+  TVMFFIByteArray ba;
+  switch (v.type_index) {
+    case kTVMFFINone:
+      return PUTS(b, "None");
+    case kTVMFFIInt:
+      return tvmffi__buf_printf(b, "%lld", (long long)v.v_int64) ? tvmffi__raise_oom() : 0;
+    case kTVMFFIBool:
+      return PUTS(b, v.v_int64 ? "True" : "False");
+    case kTVMFFIFloat:
+      return tvmffi__ext_float(b, v.v_float64, 1);
+    case kTVMFFIOpaquePtr:
+      if (v.v_ptr == NULL) return PUTS(b, "None");
+      return tvmffi__buf_printf(b, "%p", v.v_ptr) ? tvmffi__raise_oom() : 0;
+    case kTVMFFIDataType: {
+      TVMFFIAny s;
+      tvmffi__any_set_none(&s);
+      if (TVMFFIDataTypeToString(&v.v_dtype, &s) != 0) return -1;
+      tvmffi__any_as_str(&s, &ba);
+      int rc = put(b, ba.data, ba.size);
+      tvmffi__any_release(&s);
+      return rc;
+    }
+    case kTVMFFIDevice: {
+      const char* name = tvmffi__ext_device_name(v.v_device.device_type);
+      int rc = name ? tvmffi__buf_printf(b, "%s:%d", name, (int)v.v_device.device_id)
+                    : tvmffi__buf_printf(b, "%d:%d", (int)v.v_device.device_type,
+                                         (int)v.v_device.device_id);
+      return rc ? tvmffi__raise_oom() : 0;
+    }
+    case kTVMFFIDLTensorPtr:
+      return tvmffi__buf_printf(b, "DLTensor(%p)", v.v_ptr) ? tvmffi__raise_oom() : 0;
+    case kTVMFFIRawStr:
+    case kTVMFFISmallStr:
+      tvmffi__any_as_str(&v, &ba);
+      return tvmffi__ext_quote(b, ba.data, ba.size);
+    case kTVMFFIByteArrayPtr:
+    case kTVMFFISmallBytes:
+      tvmffi__any_as_bytes(&v, &ba);
+      return PUTS(b, "b") || tvmffi__ext_quote(b, ba.data, ba.size) ? -1 : 0;
+    default:
+      if (v.type_index >= kTVMFFIStaticObjectBegin) return repr_object(st, v.v_obj);
+      return tvmffi__buf_printf(b, "<unknown kind %d>", (int)v.type_index)
+                 ? tvmffi__raise_oom()
+                 : 0;
+  }
+}
+
+/* ffi.ReprPrint(x: Any) -> str */
+static int repr_print(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)self;
+  if (tvmffi__args_count("ffi.ReprPrint(0: Any) -> str", num_args, 1) != 0) return -1;
+  tvmffi__buf out = {NULL, 0, 0};
+  repr_state* st = (repr_state*)malloc(sizeof(repr_state));
+  if (st == NULL) return tvmffi__raise_oom();
+  st->out = &out;
+  st->depth = 0;
+  const char* env = getenv("TVM_FFI_REPR_WITH_ADDR");
+  st->with_addr = env != NULL && strcmp(env, "1") == 0;
+  int rc = repr_any(st, &args[0]);
+  free(st);
+  if (rc == 0) rc = tvmffi__str_to_any(kTVMFFIStr, out.data ? out.data : "", out.size, result);
+  tvmffi__buf_free(&out);
+  return rc;
+}
+
+void tvmffi__repr_globals_init(void) {
+  tvmffi__register_global("ffi.ReprPrint", repr_print,
+                          "Generic repr of any value (TVM_FFI_REPR_WITH_ADDR=1 adds addresses).",
+                          SCHEMA_FN("str", ARG("Any")));
+}
+
+/* The one hook init.c calls for all [ext] structural globals. */
+void tvmffi__ext_globals_init(void) {
+  tvmffi__repr_globals_init();
+  tvmffi__recursive_globals_init();
+  tvmffi__deepcopy_globals_init();
+  tvmffi__json_globals_init();
+  /* serialization: below */
+}
