@@ -61,14 +61,27 @@ static int cmp_bytes(TVMFFIByteArray x, TVMFFIByteArray y) {
   return x.size < y.size ? CMP_LT : x.size > y.size ? CMP_GT : CMP_EQ;
 }
 
+/* int64 vs double without rounding the int (2**53 + 1 != 2.0**53). */
+static int cmp_int_float(int64_t i, double d) {
+  if (isnan(d)) return CMP_UNORDERED;
+  if (d >= 9223372036854775808.0) return CMP_LT;
+  if (d < -9223372036854775808.0) return CMP_GT;
+  int64_t t = (int64_t)d; /* truncates toward zero, exact in this range */
+  if (i != t) return i < t ? CMP_LT : CMP_GT;
+  double frac = d - (double)t;
+  return frac > 0 ? CMP_LT : frac < 0 ? CMP_GT : CMP_EQ;
+}
+
 static int cmp_num(const TVMFFIAny* a, const TVMFFIAny* b) {
-  if (a->type_index != kTVMFFIFloat && b->type_index != kTVMFFIFloat)
+  int af = a->type_index == kTVMFFIFloat, bf = b->type_index == kTVMFFIFloat;
+  if (!af && !bf)
     return a->v_int64 < b->v_int64 ? CMP_LT : a->v_int64 > b->v_int64 ? CMP_GT : CMP_EQ;
-  /* long double keeps int64 exact on x86-64, so 2**53+1 != 2.0**53. */
-  long double x = a->type_index == kTVMFFIFloat ? (long double)a->v_float64
-                                                : (long double)a->v_int64;
-  long double y = b->type_index == kTVMFFIFloat ? (long double)b->v_float64
-                                                : (long double)b->v_int64;
+  if (!af) return cmp_int_float(a->v_int64, b->v_float64);
+  if (!bf) {
+    int r = cmp_int_float(b->v_int64, a->v_float64);
+    return r == CMP_LT ? CMP_GT : r == CMP_GT ? CMP_LT : r;
+  }
+  double x = a->v_float64, y = b->v_float64;
   if (isnan(x) || isnan(y)) return CMP_UNORDERED;
   return x < y ? CMP_LT : x > y ? CMP_GT : CMP_EQ;
 }
@@ -149,6 +162,10 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   TVMFFIObject* b = bv->v_obj;
   int32_t t = a->type_index;
   if (t != b->type_index) return unorderable(c, av, bv, out);
+  if (a == b) { /* also what ends the walk of a self-containing List */
+    *out = CMP_EQ;
+    return 0;
+  }
   if (t == kTVMFFIArray || t == kTVMFFIList) return cmp_seq(c, a, b, depth, out);
   if (t == kTVMFFIShape) {
     TVMFFIShapeCell* x = TVMFFIShapeGetCellPtr(a);
@@ -159,10 +176,6 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
         return 0;
       }
     *out = x->size < y->size ? CMP_LT : x->size > y->size ? CMP_GT : CMP_EQ;
-    return 0;
-  }
-  if (a == b) {
-    *out = CMP_EQ;
     return 0;
   }
   if (t == kTVMFFIMap || t == kTVMFFIDict) {
