@@ -18,15 +18,15 @@ typedef struct {
   int64_t hidden; /* +48 */
 } ext_pair;
 
-static int32_t ext_pair_index = -1;
+static int32_t ext_pair_index __attribute__((unused)) = -1;
 
-static void ext_pair_deleter(void* self, int flags) {
+static inline void ext_pair_deleter(void* self, int flags) {
   ext_pair* p = (ext_pair*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) check_any_release(&p->b);
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
-static int ext_pair_create(TVMFFIObjectHandle* out) {
+static inline int ext_pair_create(TVMFFIObjectHandle* out) {
   ext_pair* p = (ext_pair*)calloc(1, sizeof(ext_pair));
   if (p == NULL) return -1;
   p->header.combined_ref_count = UINT64_C(0x100000001);
@@ -36,13 +36,13 @@ static int ext_pair_create(TVMFFIObjectHandle* out) {
   return 0;
 }
 
-static int ext_get_int(void* addr, TVMFFIAny* out) {
+static inline int ext_get_int(void* addr, TVMFFIAny* out) {
   memset(out, 0, sizeof(*out));
   out->type_index = kTVMFFIInt;
   out->v_int64 = *(int64_t*)addr;
   return 0;
 }
-static int ext_set_int(void* addr, const TVMFFIAny* v) {
+static inline int ext_set_int(void* addr, const TVMFFIAny* v) {
   if (v->type_index != kTVMFFIInt) {
     TVMFFIErrorSetRaisedFromCStr("TypeError", "exttest.Pair: int expected");
     return -1;
@@ -50,10 +50,10 @@ static int ext_set_int(void* addr, const TVMFFIAny* v) {
   *(int64_t*)addr = v->v_int64;
   return 0;
 }
-static int ext_get_any(void* addr, TVMFFIAny* out) {
+static inline int ext_get_any(void* addr, TVMFFIAny* out) {
   return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, out);
 }
-static int ext_set_any(void* addr, const TVMFFIAny* v) {
+static inline int ext_set_any(void* addr, const TVMFFIAny* v) {
   TVMFFIAny owned;
   if (TVMFFIAnyViewToOwnedAny(v, &owned) != 0) return -1;
   check_any_release((TVMFFIAny*)addr);
@@ -61,7 +61,7 @@ static int ext_set_any(void* addr, const TVMFFIAny* v) {
   return 0;
 }
 
-static void ext_add_field(const char* name, int64_t offset, int64_t flags, TVMFFIFieldGetter g,
+static inline void ext_add_field(const char* name, int64_t offset, int64_t flags, TVMFFIFieldGetter g,
                           TVMFFIFieldSetter s) {
   TVMFFIFieldInfo f;
   memset(&f, 0, sizeof(f));
@@ -76,7 +76,7 @@ static void ext_add_field(const char* name, int64_t offset, int64_t flags, TVMFF
   CHECK_OK(TVMFFITypeRegisterField(ext_pair_index, &f));
 }
 
-static void ext_pair_register(void) {
+static inline void ext_pair_register(void) {
   if (ext_pair_index >= 0) return;
   TVMFFIByteArray key = check_ba("exttest.Pair");
   ext_pair_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
@@ -94,7 +94,7 @@ static void ext_pair_register(void) {
 }
 
 /* New exttest.Pair(a, b, hidden); b is a view (copied). */
-static TVMFFIAny ext_pair_new(int64_t a, TVMFFIAny b, int64_t hidden) {
+static inline TVMFFIAny ext_pair_new(int64_t a, TVMFFIAny b, int64_t hidden) {
   ext_pair_register();
   TVMFFIObjectHandle h = NULL;
   CHECK(ext_pair_create(&h) == 0);

@@ -1,0 +1,171 @@
+/*
+ * test_json.c -- ffi.json.Parse / ffi.json.Stringify (abi.md §14.4): value
+ * kinds, escapes and \u surrogate pairs, int vs float, round trips, compact
+ * and indented output, RFC 8259 violations as ValueError with the position,
+ * non-serializable values and cycles, argument errors, refcounts.
+ */
+#include <tvm/ffi/extra/c_container.h>
+
+#include "ext_fixture.h"
+
+static char buf[4096];
+
+static TVMFFIAny parse(const char* text) {
+  TVMFFIAny r;
+  TVMFFIAny arg = ext_str(text);
+  CHECK_OK(check_call_global("ffi.json.Parse", &arg, 1, &r));
+  return r;
+}
+
+static const char* stringify(TVMFFIAny v, TVMFFIAny indent) {
+  TVMFFIAny args[2] = {v, indent}, r;
+  CHECK_OK(check_call_global("ffi.json.Stringify", args, 2, &r));
+  TVMFFIByteArray ba;
+  if (r.type_index == kTVMFFISmallStr) {
+    ba = TVMFFISmallBytesGetContentByteArray(&r);
+  } else {
+    CHECK_EQ_INT(r.type_index, kTVMFFIStr);
+    ba = *TVMFFIBytesGetByteArrayPtr(r.v_obj);
+  }
+  CHECK(ba.size < sizeof(buf));
+  memcpy(buf, ba.data, ba.size);
+  buf[ba.size] = '\0';
+  check_any_release(&r);
+  return buf;
+}
+
+/* Parses and prints compactly. */
+static const char* roundtrip(const char* text) {
+  TVMFFIAny v = parse(text);
+  stringify(v, ext_none());
+  check_any_release(&v);
+  return buf;
+}
+
+static void check_parse_error(const char* text, const char* needle) {
+  TVMFFIAny arg = ext_str(text), r;
+  CHECK_RAISED(check_call_global("ffi.json.Parse", &arg, 1, &r), "ValueError", needle);
+}
+
+static void test_scalars(void) {
+  TVMFFIAny v = parse(" 42 ");
+  CHECK_EQ_INT(v.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(v.v_int64, 42);
+  v = parse("-9223372036854775808");
+  CHECK_EQ_INT(v.type_index, kTVMFFIInt);
+  CHECK(v.v_int64 == INT64_MIN);
+  v = parse("9223372036854775808"); /* beyond int64: float */
+  CHECK_EQ_INT(v.type_index, kTVMFFIFloat);
+  v = parse("2.5e1");
+  CHECK_EQ_INT(v.type_index, kTVMFFIFloat);
+  CHECK(v.v_float64 == 25.0);
+  v = parse("true");
+  CHECK_EQ_INT(v.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(v.v_int64, 1);
+  v = parse("null");
+  CHECK_EQ_INT(v.type_index, kTVMFFINone);
+  v = parse("NaN");
+  CHECK(v.type_index == kTVMFFIFloat && v.v_float64 != v.v_float64);
+  v = parse("\"a\\u00e9\\ud83d\\ude00\\n\\\"\\/\"");
+  TVMFFIByteArray ba;
+  CHECK_EQ_INT(v.type_index, kTVMFFIStr);
+  ba = *TVMFFIBytesGetByteArrayPtr(v.v_obj);
+  CHECK_EQ_BYTES(ba, "a\xc3\xa9\xf0\x9f\x98\x80\n\"/");
+  check_any_release(&v);
+
+  CHECK_EQ_STR(stringify(ext_float(1.0), ext_none()), "1.0");
+  CHECK_EQ_STR(stringify(ext_float(0.1), ext_none()), "0.1");
+  CHECK_EQ_STR(stringify(ext_float(1.0 / 0.0), ext_none()), "Infinity");
+  CHECK_EQ_STR(stringify(ext_int(-7), ext_none()), "-7");
+  CHECK_EQ_STR(stringify(ext_bool(0), ext_none()), "false");
+  CHECK_EQ_STR(stringify(ext_none(), ext_none()), "null");
+  CHECK_EQ_STR(stringify(ext_str("tab\there\x01"), ext_none()), "\"tab\\there\\u0001\"");
+}
+
+static void test_containers(void) {
+  CHECK_EQ_STR(roundtrip(" [1, 2.5, \"x\", [], {}, [true, null]] "),
+               "[1,2.5,\"x\",[],{},[true,null]]");
+  CHECK_EQ_STR(roundtrip("{\"b\": 1, \"a\": {\"c\": [1.0]}}"), "{\"b\":1,\"a\":{\"c\":[1.0]}}");
+  CHECK_EQ_STR(roundtrip("{\"k\": 1, \"k\": 2}"), "{\"k\":2}"); /* later duplicate wins */
+  TVMFFIAny v = parse("{\"a\": [1, 2], \"b\": {}}");
+  CHECK_EQ_INT(v.type_index, kTVMFFIMap);
+  CHECK_EQ_STR(stringify(v, ext_int(2)), "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}");
+  CHECK_EQ_STR(stringify(v, ext_int(0)), "{\n\"a\": [\n1,\n2\n],\n\"b\": {}\n}");
+  /* One argument is accepted too (indent defaults to None). */
+  TVMFFIAny r;
+  CHECK_OK(check_call_global("ffi.json.Stringify", &v, 1, &r));
+  check_any_release(&r);
+  CHECK_EQ_INT(check_use_count(v.v_obj), 1);
+  check_any_release(&v);
+
+  /* Lists and Dicts serialize like Arrays and Maps. */
+  TVMFFIAny kv[2] = {ext_str("x"), ext_float(0.5)};
+  TVMFFIAny d = ext_make("ffi.Dict", kv, 2);
+  TVMFFIAny l = ext_make("ffi.List", (TVMFFIAny[]){d, ext_int(3)}, 2);
+  CHECK_EQ_STR(stringify(l, ext_none()), "[{\"x\":0.5},3]");
+  /* A List that contains itself is a ValueError, not a hang. */
+  TVMFFIAny args[2] = {l, l};
+  CHECK_OK(check_call_global("ffi.ListAppend", args, 2, &r));
+  args[1] = ext_none();
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", args, 2, &r), "ValueError", "circular");
+  CHECK_OK(check_call_global("ffi.ListClear", &l, 1, &r));
+  CHECK_EQ_INT(check_use_count(l.v_obj), 1);
+  check_any_release(&l);
+  check_any_release(&d);
+}
+
+static void test_errors(void) {
+  check_parse_error("", "end of input");
+  check_parse_error("[1, 2,]", "column 7");
+  check_parse_error("[1 2]", "expected ',' or ']'");
+  check_parse_error("{\"a\" 1}", "expected ':'");
+  check_parse_error("{a: 1}", "expected string key");
+  check_parse_error("{\"a\": 1,}", "expected string key");
+  check_parse_error("01", "leading zero");
+  check_parse_error("1.", "expected digit");
+  check_parse_error("1e", "exponent");
+  check_parse_error("-", "invalid number");
+  check_parse_error("\"abc", "unterminated string");
+  check_parse_error("\"a\nb\"", "control character");
+  check_parse_error("\"\\x\"", "invalid escape");
+  check_parse_error("\"\\u12zz\"", "hex digit");
+  check_parse_error("\"\\u12", "truncated");
+  check_parse_error("\"\\ud800\"", "surrogate");
+  check_parse_error("\"\\udc00x\"", "surrogate");
+  check_parse_error("[1]\n x", "line 2, column 2");
+  check_parse_error("tru", "unexpected character");
+  /* Nesting is bounded. */
+  static char deep[3000];
+  memset(deep, '[', 2000);
+  deep[2000] = '\0';
+  check_parse_error(deep, "nesting too deep");
+
+  TVMFFIAny r;
+  TVMFFIAny bad[2] = {ext_int(1), ext_none()};
+  CHECK_RAISED(check_call_global("ffi.json.Parse", bad, 1, &r), "TypeError", "ffi.json.Parse");
+  CHECK_RAISED(check_call_global("ffi.json.Parse", bad, 2, &r), "TypeError", "Expected 1");
+  bad[1] = ext_int(-1);
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "ValueError", "indent");
+  bad[1] = ext_str("2");
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "TypeError", "Expected `int`");
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", NULL, 0, &r), "TypeError", "Expected 2");
+  /* Values with no JSON form. */
+  TVMFFIAny kv[2] = {ext_int(1), ext_int(2)};
+  TVMFFIAny m = ext_make("ffi.Map", kv, 2);
+  bad[0] = m;
+  bad[1] = ext_none();
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "TypeError", "keys must be str");
+  check_any_release(&m);
+  TVMFFIAny s = ext_make("ffi.Shape", kv, 2);
+  bad[0] = s;
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "TypeError", "ffi.Shape");
+  check_any_release(&s);
+}
+
+int main(void) {
+  test_scalars();
+  test_containers();
+  test_errors();
+  printf("test_json: ok\n");
+  return 0;
+}
