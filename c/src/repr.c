@@ -354,5 +354,5 @@ void tvmffi__ext_globals_init(void) {
   tvmffi__recursive_globals_init();
   tvmffi__deepcopy_globals_init();
   tvmffi__json_globals_init();
-  /* serialization: below */
+  tvmffi__serialization_globals_init();
 }

@@ -1,0 +1,191 @@
+/*
+ * test_serialization.c -- ffi.ToJSONGraph / ToJSONGraphString /
+ * FromJSONGraph / FromJSONGraphString (abi.md §14.4; python.md §4.1 pickle):
+ * the node format, round trips of every serializable kind (bytes via
+ * base64, dtype, device, shape, containers, reflected objects), sharing and
+ * cycles preserved, metadata, TypeError for values without a JSON form,
+ * ValueError for malformed graphs, refcounts.
+ */
+#include <tvm/ffi/extra/c_container.h>
+
+#include "ext_fixture.h"
+
+static char buf[8192];
+
+static const char* to_string(TVMFFIAny v, TVMFFIAny metadata) {
+  TVMFFIAny args[2] = {v, metadata}, r;
+  CHECK_OK(check_call_global("ffi.ToJSONGraphString", args, 2, &r));
+  TVMFFIByteArray ba = r.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&r)
+                                                       : *TVMFFIBytesGetByteArrayPtr(r.v_obj);
+  CHECK(ba.size < sizeof(buf));
+  memcpy(buf, ba.data, ba.size);
+  buf[ba.size] = '\0';
+  check_any_release(&r);
+  return buf;
+}
+
+static TVMFFIAny from_string(const char* s) {
+  TVMFFIAny arg = ext_str(s), r;
+  CHECK_OK(check_call_global("ffi.FromJSONGraphString", &arg, 1, &r));
+  return r;
+}
+
+static int eq(TVMFFIAny a, TVMFFIAny b) {
+  TVMFFIAny args[2] = {a, b}, r;
+  CHECK_OK(check_call_global("ffi.RecursiveEq", args, 2, &r));
+  return (int)r.v_int64;
+}
+
+/* Serializes to text and back; the result must equal v. */
+static TVMFFIAny roundtrip(TVMFFIAny v) {
+  TVMFFIAny back = from_string(to_string(v, ext_none()));
+  CHECK(eq(v, back));
+  return back;
+}
+
+static void test_format(void) {
+  TVMFFIAny arr = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(7), ext_str("s")}, 2);
+  CHECK_EQ_STR(to_string(arr, ext_none()),
+               "{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1,2]},"
+               "{\"type\":\"int\",\"data\":7},{\"type\":\"ffi.String\",\"data\":\"s\"}]}");
+  TVMFFIAny md = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("v"), ext_int(1)}, 2);
+  CHECK_EQ_STR(to_string(ext_none(), md),
+               "{\"root_index\":0,\"nodes\":[{\"type\":\"None\"}],\"metadata\":{\"v\":1}}");
+  /* ToJSONGraph gives the same as JSON values. */
+  TVMFFIAny args[2] = {arr, ext_none()}, g;
+  CHECK_OK(check_call_global("ffi.ToJSONGraph", args, 2, &g));
+  CHECK_EQ_INT(g.type_index, kTVMFFIMap);
+  TVMFFIAny back;
+  CHECK_OK(check_call_global("ffi.FromJSONGraph", &g, 1, &back));
+  CHECK(eq(arr, back));
+  check_any_release(&back);
+  check_any_release(&g);
+  check_any_release(&md);
+  CHECK_EQ_INT(check_use_count(arr.v_obj), 1);
+  check_any_release(&arr);
+}
+
+static void test_roundtrip(void) {
+  TVMFFIByteArray bb = {"\x00\xff\x10xyz\x01\x02", 8};
+  TVMFFIAny bytes;
+  CHECK_OK(TVMFFIBytesFromByteArray(&bb, &bytes));
+  TVMFFIAny dt, dev;
+  memset(&dt, 0, sizeof(dt));
+  dt.type_index = kTVMFFIDataType;
+  dt.v_dtype.code = kDLBfloat;
+  dt.v_dtype.bits = 16;
+  dt.v_dtype.lanes = 1;
+  memset(&dev, 0, sizeof(dev));
+  dev.type_index = kTVMFFIDevice;
+  dev.v_device.device_type = kDLCUDA;
+  dev.v_device.device_id = 3;
+  TVMFFIAny shape = ext_make("ffi.Shape", (TVMFFIAny[]){ext_int(2), ext_int(5)}, 2);
+  TVMFFIAny heap = ext_owned_str("a heap string with \"quotes\"\n");
+  TVMFFIAny kv[4] = {ext_str("k"), ext_float(0.25), ext_int(3), bytes};
+  TVMFFIAny dict = ext_make("ffi.Dict", kv, 4);
+  TVMFFIAny map = ext_make("ffi.Map", kv, 4);
+  TVMFFIAny obj = ext_pair_new(-4, dict, 5);
+  TVMFFIAny items[] = {ext_none(), ext_bool(1), ext_int(-9), ext_float(1.5), heap, bytes,
+                       dt, dev, shape, dict, map, obj};
+  TVMFFIAny list = ext_make("ffi.List", items, (int32_t)(sizeof(items) / sizeof(items[0])));
+  TVMFFIAny back = roundtrip(list);
+  TVMFFIAny* bi = (TVMFFIAny*)TVMFFISeqGetCellPtr(back.v_obj)->data;
+  CHECK_EQ_INT(bi[1].type_index, kTVMFFIBool);
+  CHECK_EQ_INT(bi[3].type_index, kTVMFFIFloat);
+  CHECK_EQ_INT(bi[5].type_index, kTVMFFIBytes);
+  CHECK_EQ_INT(TVMFFIBytesGetByteArrayPtr(bi[5].v_obj)->size, 8);
+  CHECK(memcmp(TVMFFIBytesGetByteArrayPtr(bi[5].v_obj)->data, bb.data, 8) == 0);
+  CHECK(bi[6].v_uint64 == dt.v_uint64);
+  CHECK(bi[7].v_uint64 == dev.v_uint64);
+  CHECK_EQ_INT(bi[9].type_index, kTVMFFIDict);
+  CHECK_EQ_INT(bi[10].type_index, kTVMFFIMap);
+  CHECK_EQ_INT(bi[11].type_index, ext_pair_index);
+  ext_pair* p = (ext_pair*)bi[11].v_obj;
+  CHECK_EQ_INT(p->a, -4);
+  CHECK_EQ_INT(p->hidden, 5); /* serialization keeps every field */
+  /* Sharing: the Dict inside the object is the Dict of the list. */
+  CHECK(p->b.v_obj == bi[9].v_obj);
+  check_any_release(&back);
+  TVMFFIAny* all[] = {&bytes, &shape, &heap, &dict, &map, &obj, &list};
+  /* The originals are held only by the test and each other. */
+  CHECK_EQ_INT(check_use_count(bytes.v_obj), 4); /* self, dict, map, list */
+  CHECK_EQ_INT(check_use_count(dict.v_obj), 3);  /* self, obj.b, list */
+  CHECK_EQ_INT(check_use_count(obj.v_obj), 2);
+  CHECK_EQ_INT(check_use_count(list.v_obj), 1);
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
+}
+
+static void test_cycles(void) {
+  TVMFFIAny l = ext_make("ffi.List", (TVMFFIAny[]){ext_int(1)}, 1);
+  TVMFFIAny args[2] = {l, l}, r;
+  CHECK_OK(check_call_global("ffi.ListAppend", args, 2, &r));
+  TVMFFIAny back = from_string(to_string(l, ext_none()));
+  TVMFFISeqCell* c = TVMFFISeqGetCellPtr(back.v_obj);
+  CHECK_EQ_INT(c->size, 2);
+  CHECK(((TVMFFIAny*)c->data)[1].v_obj == back.v_obj);
+  CHECK_OK(check_call_global("ffi.ListClear", &back, 1, &r));
+  CHECK_EQ_INT(check_use_count(back.v_obj), 1);
+  check_any_release(&back);
+  CHECK_OK(check_call_global("ffi.ListClear", &l, 1, &r));
+  check_any_release(&l);
+}
+
+static void check_bad(const char* text, const char* kind, const char* needle) {
+  TVMFFIAny arg = ext_str(text), r;
+  CHECK_RAISED(check_call_global("ffi.FromJSONGraphString", &arg, 1, &r), kind, needle);
+}
+
+static void test_errors(void) {
+  check_bad("[]", "TypeError", "expected a JSON object");
+  check_bad("{}", "ValueError", "\"nodes\"");
+  check_bad("{\"root_index\": 1, \"nodes\": [{\"type\": \"None\"}]}", "ValueError", "root_index");
+  check_bad("{\"root_index\": 0, \"nodes\": [1]}", "ValueError", "node 0");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"data\": 1}]}", "ValueError", "\"type\"");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"int\", \"data\": \"x\"}]}", "ValueError",
+            "integer");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"ffi.Array\", \"data\": [5]}]}",
+            "ValueError", "node index");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"ffi.Array\", \"data\": [0]}]}",
+            "ValueError", "cycle");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"ffi.Map\", \"data\": [0]}]}",
+            "ValueError", "pairs");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"ffi.Bytes\", \"data\": \"abc\"}]}",
+            "ValueError", "base64");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"DataType\", \"data\": \"nope\"}]}",
+            "ValueError", "");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"no.SuchType\"}]}", "ValueError",
+            "unknown type key");
+  check_bad("not json", "ValueError", "ffi.json.Parse");
+
+  /* Values without a JSON form. */
+  TVMFFIAny f;
+  CHECK_OK(check_call_global("ffi.FunctionListGlobalNamesFunctor", NULL, 0, &f));
+  TVMFFIAny args[2] = {f, ext_none()}, r;
+  CHECK_RAISED(check_call_global("ffi.ToJSONGraphString", args, 2, &r), "TypeError",
+               "ffi.Function");
+  TVMFFIAny arr = ext_make("ffi.Array", &f, 1);
+  args[0] = arr;
+  CHECK_RAISED(check_call_global("ffi.ToJSONGraph", args, 2, &r), "TypeError", "ffi.Function");
+  CHECK_EQ_INT(check_use_count(f.v_obj), 2);
+  check_any_release(&arr);
+  check_any_release(&f);
+  TVMFFIAny ptr;
+  memset(&ptr, 0, sizeof(ptr));
+  ptr.type_index = kTVMFFIOpaquePtr;
+  ptr.v_ptr = &ptr;
+  args[0] = ptr;
+  CHECK_RAISED(check_call_global("ffi.ToJSONGraphString", args, 2, &r), "TypeError", "void*");
+  CHECK_RAISED(check_call_global("ffi.ToJSONGraphString", NULL, 0, &r), "TypeError", "Expected 2");
+  CHECK_RAISED(check_call_global("ffi.FromJSONGraph", NULL, 0, &r), "TypeError", "Expected 1");
+  args[0] = ext_int(1);
+  CHECK_RAISED(check_call_global("ffi.FromJSONGraphString", args, 1, &r), "TypeError", "str");
+}
+
+int main(void) {
+  test_format();
+  test_roundtrip();
+  test_cycles();
+  test_errors();
+  printf("test_serialization: ok\n");
+  return 0;
+}
