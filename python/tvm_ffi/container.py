@@ -76,11 +76,16 @@ class _SeqMixin:
         if _g(self._contains_fn)(self, value):
             return True
         if isinstance(value, collections.abc.Sequence) and not isinstance(value, (str, bytes)):
-            try:
-                other = type(self)(value)
-            except Exception:  # noqa: BLE001
-                return False
-            return any(isinstance(x, CContainerBase) and x == other for x in self)
+            # Stored tuples/lists are Arrays even inside a List: convert to each
+            # element's own sequence type so RecursiveEq compares like with like.
+            for x in self:
+                if isinstance(x, (Array, List)):
+                    try:
+                        if x == type(x)(value):
+                            return True
+                    except Exception:  # noqa: BLE001
+                        return False
+            return False
         return False
 
     def __eq__(self, other):
