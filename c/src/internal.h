@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
@@ -43,6 +44,34 @@ TVMFFI__NORETURN void tvmffi__fatal(const char* fmt, ...) TVMFFI__PRINTF(1, 2);
  * NULL on failure. */
 TVMFFIObject* tvmffi__object_alloc(size_t size, int32_t type_index,
                                    void (*deleter)(void* self, int flags));
+
+#define TVMFFI__STRONG_ONE UINT64_C(1)
+#define TVMFFI__WEAK_ONE (UINT64_C(1) << 32)
+
+int tvmffi__raise_oom(void); /* error.c, declared with its kin below */
+
+/* Fills the header of a fresh block (counts 1/1); raises MemoryError and
+ * returns NULL when `obj` is NULL. */
+static inline TVMFFIObject* tvmffi__object_init(TVMFFIObject* obj, int32_t type_index,
+                                                void (*deleter)(void* self, int flags)) {
+  if (TVMFFI__UNLIKELY(obj == NULL)) {
+    tvmffi__raise_oom();
+    return NULL;
+  }
+  obj->combined_ref_count = TVMFFI__STRONG_ONE | TVMFFI__WEAK_ONE;
+  obj->type_index = type_index;
+  obj->__padding = 0;
+  obj->deleter = deleter;
+  return obj;
+}
+
+/* As tvmffi__object_alloc (`size` >= sizeof(TVMFFIObject)), but only the
+ * header is initialised: zeroing costs a few ns, which shows on the hot
+ * constructors (functions, tensors) that write every other byte anyway. */
+static inline TVMFFIObject* tvmffi__object_alloc_uninit(size_t size, int32_t type_index,
+                                                        void (*deleter)(void* self, int flags)) {
+  return tvmffi__object_init((TVMFFIObject*)malloc(size), type_index, deleter);
+}
 
 /* Deleter for objects that own nothing but their block (allocated by
  * tvmffi__object_alloc): frees on the weak bit. */

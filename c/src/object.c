@@ -10,8 +10,8 @@
 
 #include "internal.h"
 
-#define STRONG_ONE UINT64_C(1)
-#define WEAK_ONE (UINT64_C(1) << 32)
+#define STRONG_ONE TVMFFI__STRONG_ONE
+#define WEAK_ONE TVMFFI__WEAK_ONE
 
 /* ThreadSanitizer does not model standalone fences: under it, make each
  * decrement acq_rel instead (same guarantees, slightly slower). */
@@ -26,41 +26,42 @@
 TVMFFIObject* tvmffi__object_alloc(size_t size, int32_t type_index,
                                    void (*deleter)(void* self, int flags)) {
   if (size < sizeof(TVMFFIObject)) size = sizeof(TVMFFIObject);
-  TVMFFIObject* obj = (TVMFFIObject*)calloc(1, size);
-  if (obj == NULL) {
-    tvmffi__raise_oom();
-    return NULL;
-  }
-  obj->combined_ref_count = STRONG_ONE | WEAK_ONE;
-  obj->type_index = type_index;
-  obj->deleter = deleter;
-  return obj;
+  return tvmffi__object_init((TVMFFIObject*)calloc(1, size), type_index, deleter);
 }
 
 void tvmffi__object_deleter_plain(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
-void tvmffi__decref(TVMFFIObject* obj) {
+/* Weak references remain: destroy contents now, then drop the weak unit the
+ * strong references held collectively.  Out of line so the common path of
+ * decref_impl needs no saved registers. */
+static TVMFFI__COLD void decref_strong_with_weak(TVMFFIObject* obj) {
+  ACQUIRE_FENCE();
+  void (*deleter)(void*, int) = obj->deleter;
+  if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
+  uint64_t old2 = __atomic_fetch_sub(&obj->combined_ref_count, WEAK_ONE, DEC_ORDER);
+  if (old2 == WEAK_ONE) {
+    ACQUIRE_FENCE();
+    if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+  }
+}
+
+/* Inlined into both entry points: the exported DecRef is on every hot path
+ * (each call result, each temporary), so it takes no extra call. */
+static inline __attribute__((always_inline)) void decref_impl(TVMFFIObject* obj) {
   if (obj == NULL) return;
   uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, STRONG_ONE, DEC_ORDER);
   if (old == (STRONG_ONE | WEAK_ONE)) {
     /* Last strong reference and no weak ones: destroy and free at once. */
     ACQUIRE_FENCE();
     if (obj->deleter) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
-  } else if ((old & 0xFFFFFFFFu) == 1) {
-    /* Weak references remain: destroy contents now, then drop the weak unit
-     * the strong references held collectively. */
-    ACQUIRE_FENCE();
-    void (*deleter)(void*, int) = obj->deleter;
-    if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
-    uint64_t old2 = __atomic_fetch_sub(&obj->combined_ref_count, WEAK_ONE, DEC_ORDER);
-    if (old2 == WEAK_ONE) {
-      ACQUIRE_FENCE();
-      if (deleter) deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
-    }
+  } else if (TVMFFI__UNLIKELY((old & 0xFFFFFFFFu) == 1)) {
+    decref_strong_with_weak(obj);
   }
 }
+
+void tvmffi__decref(TVMFFIObject* obj) { decref_impl(obj); }
 
 TVM_FFI_DLL int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
   if (TVMFFI__UNLIKELY(obj == NULL)) return 0; /* undefined upstream; harmless here */
@@ -69,7 +70,7 @@ TVM_FFI_DLL int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
 }
 
 TVM_FFI_DLL int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
-  tvmffi__decref((TVMFFIObject*)obj);
+  decref_impl((TVMFFIObject*)obj);
   return 0;
 }
 

@@ -61,9 +61,8 @@ static void tensor_deleter(void* self, int flags) {
     }
     t->source = NULL;
   }
-  /* The block came from tvmffi__object_alloc; let its owner free it. */
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak)
-    tvmffi__object_deleter_plain(self, kTVMFFIObjectDeleterFlagBitMaskWeak);
+  /* The block came from tvmffi__object_alloc*, i.e. malloc/calloc. */
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -138,7 +137,7 @@ static int dltensor_is_aligned(const DLTensor* t, uint64_t alignment) {
  * Does not check anything; on failure nothing is taken. */
 static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl) {
   size_t extra = (dl->strides == NULL && dl->ndim > 0) ? (size_t)dl->ndim : 0;
-  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc(
+  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc_uninit(
       sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t), kTVMFFITensor, tensor_deleter);
   if (t == NULL) return NULL;
   t->dl = *dl; /* shape keeps pointing into the source, as upstream */
@@ -154,10 +153,11 @@ static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl)
   }
   t->source = source;
   t->source_kind = kind;
+  t->reserved = 0;
   return &t->header;
 }
 
-static int tensor_import(const char* fname, void* source, int32_t kind, const DLTensor* dl,
+static inline __attribute__((always_inline)) int tensor_import(const char* fname, void* source, int32_t kind, const DLTensor* dl,
                          uint64_t flags, int32_t require_alignment, int32_t require_contiguous,
                          TVMFFIObjectHandle* out) {
   if (out == NULL) return tvmffi__raise("ValueError", "%s: out must not be NULL", fname);
