@@ -27,8 +27,9 @@ APT_PACKAGES="build-essential autoconf automake libtool pkg-config libdw-dev
   valgrind mandoc doctest-dev clang libclang-rt-14-dev
   python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy"
 # Best effort (tests skip without them): Debian's torch 1.13 exercises the
-# legacy DLPack path under /usr/bin/python3.
-APT_OPTIONAL="python3-torch"
+# legacy DLPack path under /usr/bin/python3; LLVM (llvm-config + headers)
+# builds the ORC JIT add-on (addons/orcjit).
+APT_OPTIONAL="python3-torch llvm llvm-14-dev"
 
 # ---- Python packages (for the python3 first on PATH) ---------------------
 # >>> maintained with the Python engineer: "<import name>:<pip requirement>" <<<
