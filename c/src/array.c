@@ -11,11 +11,10 @@
 
 #define ARRAY_HEADER_SIZE (sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell))
 
-static void array_deleter(void* self, int flags) {
+void tvmffi__seq_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(self);
     TVMFFISeqCellReleaseItems(cell);
-    /* Arrays built elsewhere might own a separate buffer; honour it. */
     if (cell->data_deleter != NULL) cell->data_deleter(cell->data);
     cell->data = NULL;
     cell->capacity = 0;
@@ -29,8 +28,9 @@ TVMFFIObject* tvmffi__array_new(int64_t capacity) {
     tvmffi__raise("ValueError", "ffi.Array: invalid capacity %lld", (long long)capacity);
     return NULL;
   }
-  TVMFFIObject* obj = tvmffi__object_alloc(
-      ARRAY_HEADER_SIZE + (size_t)capacity * sizeof(TVMFFIAny), kTVMFFIArray, array_deleter);
+  TVMFFIObject* obj =
+      tvmffi__object_alloc(ARRAY_HEADER_SIZE + (size_t)capacity * sizeof(TVMFFIAny),
+                           kTVMFFIArray, tvmffi__seq_deleter);
   if (obj == NULL) return NULL;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(obj);
   cell->data = (char*)obj + ARRAY_HEADER_SIZE;

@@ -30,6 +30,11 @@ int tvmffi__array_from_views(const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
 /* Bool result: does the Array/List hold a value equal to `probe` (owned form)? */
 int tvmffi__seq_contains(TVMFFIObject* seq, const TVMFFIAny* probe, TVMFFIAny* result);
 
+/* Object deleter of Array and List: releases the items, then the buffer
+ * through data_deleter (when not NULL: C++ code may have installed its own),
+ * then the block. */
+void tvmffi__seq_deleter(void* self, int flags);
+
 /* New empty ffi.List with room for `capacity` elements.  NULL after raising. */
 TVMFFIObject* tvmffi__list_new(int64_t capacity);
 

@@ -10,20 +10,9 @@
 
 #include "container.h"
 
-static void list_deleter(void* self, int flags) {
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(self);
-    TVMFFISeqCellReleaseItems(cell);
-    if (cell->data_deleter != NULL) cell->data_deleter(cell->data);
-    cell->data = NULL;
-    cell->capacity = 0;
-  }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
-}
-
 TVMFFIObject* tvmffi__list_new(int64_t capacity) {
   TVMFFIObject* obj = tvmffi__object_alloc(sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
-                                           kTVMFFIList, list_deleter);
+                                           kTVMFFIList, tvmffi__seq_deleter);
   if (obj == NULL) return NULL;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(obj);
   cell->data = NULL;
@@ -113,21 +102,33 @@ static int arg_list(const char* fname, const TVMFFIAny* args, int32_t i, TVMFFIO
   return tvmffi__container_arg(fname, args, i, kTVMFFIList, -1, "List<Any>", out);
 }
 
-static int index_error(int64_t i, int64_t size) {
-  return tvmffi__raise("IndexError", "Index %lld out of bounds %lld", (long long)i,
-                       (long long)size);
+/* Arguments (list, index, ...) of the indexing globals, `expected` in all. */
+static int list_index_args(const char* fname, const TVMFFIAny* args, int32_t num_args,
+                           int32_t expected, TVMFFISeqCell** cell, int64_t* i) {
+  TVMFFIObject* list;
+  if (tvmffi__args_count(fname, num_args, expected) || arg_list(fname, args, 0, &list) ||
+      tvmffi__arg_int(fname, args, 1, i))
+    return -1;
+  *cell = TVMFFISeqGetCellPtr(list);
+  return 0;
+}
+
+/* As list_index_args, for an index that must name an element. */
+static int list_item_args(const char* fname, const TVMFFIAny* args, int32_t num_args,
+                          int32_t expected, TVMFFISeqCell** cell, int64_t* i) {
+  if (list_index_args(fname, args, num_args, expected, cell, i) != 0) return -1;
+  if (*i < 0 || *i >= (*cell)->size)
+    return tvmffi__raise("IndexError", "Index %lld out of bounds %lld", (long long)*i,
+                         (long long)(*cell)->size);
+  return 0;
 }
 
 static int list_get_item(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   static const char fname[] = "ffi.ListGetItem(0: ffi.List, 1: int) -> Any";
-  TVMFFIObject* list;
+  TVMFFISeqCell* cell;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 2) ||
-      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
-    return -1;
-  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (i < 0 || i >= cell->size) return index_error(i, cell->size);
+  if (list_item_args(fname, args, num_args, 2, &cell, &i) != 0) return -1;
   tvmffi__any_copy(&TVMFFISeqCellItems(cell)[i], result);
   return 0;
 }
@@ -136,13 +137,9 @@ static int list_set_item(void* self, const TVMFFIAny* args, int32_t num_args, TV
   (void)self;
   (void)result;
   static const char fname[] = "ffi.ListSetItem(0: List<Any>, 1: int, 2: Any) -> void";
-  TVMFFIObject* list;
+  TVMFFISeqCell* cell;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 3) ||
-      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
-    return -1;
-  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (i < 0 || i >= cell->size) return index_error(i, cell->size);
+  if (list_item_args(fname, args, num_args, 3, &cell, &i) != 0) return -1;
   TVMFFIAny v;
   if (TVMFFIAnyViewToOwnedAny(&args[2], &v) != 0) return -1;
   TVMFFIAny old = TVMFFISeqCellItems(cell)[i];
@@ -195,12 +192,9 @@ static int list_insert(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
   (void)self;
   (void)result;
   static const char fname[] = "ffi.ListInsert(0: List<Any>, 1: int, 2: Any) -> void";
-  TVMFFIObject* list;
+  TVMFFISeqCell* cell;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 3) ||
-      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
-    return -1;
-  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
+  if (list_index_args(fname, args, num_args, 3, &cell, &i) != 0) return -1;
   if (i < 0 || i > cell->size)
     return tvmffi__raise("IndexError", "Index %lld out of bounds [0, %lld]", (long long)i,
                          (long long)cell->size);
@@ -216,13 +210,9 @@ static int list_insert(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
 static int list_pop(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   static const char fname[] = "ffi.ListPop(0: List<Any>, 1: int) -> Any";
-  TVMFFIObject* list;
+  TVMFFISeqCell* cell;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 2) ||
-      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
-    return -1;
-  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (i < 0 || i >= cell->size) return index_error(i, cell->size);
+  if (list_item_args(fname, args, num_args, 2, &cell, &i) != 0) return -1;
   TVMFFIAny* items = TVMFFISeqCellItems(cell);
   *result = items[i]; /* the reference moves to the caller */
   memmove(items + i, items + i + 1, (size_t)(cell->size - i - 1) * sizeof(TVMFFIAny));
@@ -234,13 +224,9 @@ static int list_erase(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   (void)self;
   (void)result;
   static const char fname[] = "ffi.ListErase(0: List<Any>, 1: int) -> void";
-  TVMFFIObject* list;
+  TVMFFISeqCell* cell;
   int64_t i;
-  if (tvmffi__args_count(fname, num_args, 2) ||
-      arg_list(fname, args, 0, &list) || tvmffi__arg_int(fname, args, 1, &i))
-    return -1;
-  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
-  if (i < 0 || i >= cell->size) return index_error(i, cell->size);
+  if (list_item_args(fname, args, num_args, 2, &cell, &i) != 0) return -1;
   list_erase_range(cell, i, i + 1);
   return 0;
 }
