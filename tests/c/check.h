@@ -142,6 +142,31 @@ static inline int check_call_global(const char* name, TVMFFIAny* args, int32_t n
   return rc;
 }
 
+/* Views of an int, a C string and an object (no reference taken). */
+static inline TVMFFIAny check_any_int(int64_t v) {
+  TVMFFIAny a;
+  memset(&a, 0, sizeof(a));
+  a.type_index = kTVMFFIInt;
+  a.v_int64 = v;
+  return a;
+}
+
+static inline TVMFFIAny check_any_cstr(const char* s) {
+  TVMFFIAny a;
+  memset(&a, 0, sizeof(a));
+  a.type_index = kTVMFFIRawStr;
+  a.v_c_str = s;
+  return a;
+}
+
+static inline TVMFFIAny check_any_obj(TVMFFIObjectHandle h) {
+  TVMFFIAny a;
+  memset(&a, 0, sizeof(a));
+  a.type_index = ((TVMFFIObject*)h)->type_index;
+  a.v_obj = (TVMFFIObject*)h;
+  return a;
+}
+
 /* Releases an owned Any. */
 static inline void check_any_release(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);

@@ -9,30 +9,6 @@
 
 #include "check.h"
 
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
-static TVMFFIAny any_obj(TVMFFIObjectHandle h) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = ((TVMFFIObject*)h)->type_index;
-  a.v_obj = (TVMFFIObject*)h;
-  return a;
-}
-
-static TVMFFIAny any_cstr(const char* s) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
 /* Opaque objects whose deleter counts, to prove elements die exactly once. */
 static int g_deleted;
 static void count_delete(void* handle) {
@@ -47,8 +23,9 @@ static TVMFFIObjectHandle tracked(void) {
 
 static void test_layout_and_elements(void) {
   TVMFFIObjectHandle t = tracked();
-  TVMFFIAny args[5] = {any_int(7), any_cstr("short"), any_cstr("a string of more than 7 bytes"),
-                       any_obj(t), any_int(-1)};
+  TVMFFIAny args[5] = {check_any_int(7), check_any_cstr("short"),
+                       check_any_cstr("a string of more than 7 bytes"), check_any_obj(t),
+                       check_any_int(-1)};
   args[4].type_index = kTVMFFINone;
   args[4].v_int64 = 0;
   TVMFFIAny arr;
@@ -78,7 +55,7 @@ static void test_layout_and_elements(void) {
   CHECK_EQ_INT(items[4].v_int64, 0);
 
   /* Size and element access. */
-  TVMFFIAny r, a2[2] = {arr, any_int(2)};
+  TVMFFIAny r, a2[2] = {arr, check_any_int(2)};
   CHECK_OK(check_call_global("ffi.ArraySize", &arr, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIInt);
   CHECK_EQ_INT(r.v_int64, 5);
@@ -86,7 +63,7 @@ static void test_layout_and_elements(void) {
   CHECK_EQ_INT(r.type_index, kTVMFFIStr);
   CHECK_EQ_INT(check_use_count(r.v_obj), 2); /* returned as a new reference */
   check_any_release(&r);
-  a2[1] = any_int(3);
+  a2[1] = check_any_int(3);
   CHECK_OK(check_call_global("ffi.ArrayGetItem", a2, 2, &r));
   CHECK(r.v_obj == t);
   CHECK_EQ_INT(check_use_count(t), 3);
@@ -105,28 +82,28 @@ static void test_empty(void) {
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(arr.v_obj)->size, 0);
   CHECK_OK(check_call_global("ffi.ArraySize", &arr, 1, &r));
   CHECK_EQ_INT(r.v_int64, 0);
-  TVMFFIAny a2[2] = {arr, any_int(0)};
+  TVMFFIAny a2[2] = {arr, check_any_int(0)};
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", a2, 2, &r), "IndexError",
                "Index 0 out of bounds 0");
   check_any_release(&arr);
 }
 
 static void test_get_item_errors(void) {
-  TVMFFIAny items[3] = {any_int(10), any_int(11), any_int(12)}, arr, r;
+  TVMFFIAny items[3] = {check_any_int(10), check_any_int(11), check_any_int(12)}, arr, r;
   CHECK_OK(check_call_global("ffi.Array", items, 3, &arr));
-  TVMFFIAny a2[2] = {arr, any_int(3)};
+  TVMFFIAny a2[2] = {arr, check_any_int(3)};
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", a2, 2, &r), "IndexError",
                "Index 3 out of bounds 3");
-  a2[1] = any_int(-1); /* no negative indexing */
+  a2[1] = check_any_int(-1); /* no negative indexing */
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", a2, 2, &r), "IndexError", "out of bounds");
-  a2[1] = any_cstr("0");
+  a2[1] = check_any_cstr("0");
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", a2, 2, &r), "TypeError", "int");
-  a2[0] = any_int(5);
-  a2[1] = any_int(0);
+  a2[0] = check_any_int(5);
+  a2[1] = check_any_int(0);
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", a2, 2, &r), "TypeError", "ffi.Array");
   CHECK_RAISED(check_call_global("ffi.ArrayGetItem", &arr, 1, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.ArraySize", NULL, 0, &r), "TypeError", "");
-  TVMFFIAny not_array = any_int(1);
+  TVMFFIAny not_array = check_any_int(1);
   CHECK_RAISED(check_call_global("ffi.ArraySize", &not_array, 1, &r), "TypeError", "ffi.Array");
   /* A List is not an Array. */
   TVMFFIAny list;
@@ -135,7 +112,7 @@ static void test_get_item_errors(void) {
   check_any_release(&list);
   /* Bool is accepted as an index (int-like), as in the reference. */
   a2[0] = arr;
-  a2[1] = any_int(1);
+  a2[1] = check_any_int(1);
   a2[1].type_index = kTVMFFIBool;
   CHECK_OK(check_call_global("ffi.ArrayGetItem", a2, 2, &r));
   CHECK_EQ_INT(r.v_int64, 11);
@@ -144,8 +121,8 @@ static void test_get_item_errors(void) {
 
 static void test_contains(void) {
   TVMFFIObjectHandle t = tracked();
-  TVMFFIAny items[5] = {any_int(1), any_cstr("abc"), any_cstr("a long string value"), any_obj(t),
-                        any_int(0)};
+  TVMFFIAny items[5] = {check_any_int(1), check_any_cstr("abc"),
+                        check_any_cstr("a long string value"), check_any_obj(t), check_any_int(0)};
   items[4].type_index = kTVMFFIFloat;
   items[4].v_float64 = 2.5;
   TVMFFIAny arr, r;
@@ -154,18 +131,18 @@ static void test_contains(void) {
     TVMFFIAny probe;
     int expect;
   } cases[9];
-  cases[0].probe = any_int(1), cases[0].expect = 1;
-  cases[1].probe = any_int(2), cases[1].expect = 0;
-  cases[2].probe = any_cstr("abc"), cases[2].expect = 1;
-  cases[3].probe = any_cstr("a long string value"), cases[3].expect = 1; /* content compare */
-  cases[4].probe = any_cstr("a long string valuf"), cases[4].expect = 0;
-  cases[5].probe = any_obj(t), cases[5].expect = 1;
-  cases[6].probe = any_int(1), cases[6].expect = 0;
+  cases[0].probe = check_any_int(1), cases[0].expect = 1;
+  cases[1].probe = check_any_int(2), cases[1].expect = 0;
+  cases[2].probe = check_any_cstr("abc"), cases[2].expect = 1;
+  cases[3].probe = check_any_cstr("a long string value"), cases[3].expect = 1; /* content compare */
+  cases[4].probe = check_any_cstr("a long string valuf"), cases[4].expect = 0;
+  cases[5].probe = check_any_obj(t), cases[5].expect = 1;
+  cases[6].probe = check_any_int(1), cases[6].expect = 0;
   cases[6].probe.type_index = kTVMFFIBool; /* Bool true is not Int 1 */
-  cases[7].probe = any_int(0), cases[7].expect = 1;
+  cases[7].probe = check_any_int(0), cases[7].expect = 1;
   cases[7].probe.type_index = kTVMFFIFloat;
   cases[7].probe.v_float64 = 2.5;
-  cases[8].probe = any_int(0), cases[8].expect = 0;
+  cases[8].probe = check_any_int(0), cases[8].expect = 0;
   cases[8].probe.type_index = kTVMFFIFloat;
   cases[8].probe.v_float64 = 1.0; /* Float 1.0 is not Int 1 */
   for (int i = 0; i < 9; ++i) {
@@ -174,7 +151,7 @@ static void test_contains(void) {
     CHECK_EQ_INT(r.type_index, kTVMFFIBool);
     if (r.v_int64 != cases[i].expect) FAIL("ArrayContains case %d", i);
   }
-  TVMFFIAny bad[2] = {any_int(1), any_int(1)};
+  TVMFFIAny bad[2] = {check_any_int(1), check_any_int(1)};
   CHECK_RAISED(check_call_global("ffi.ArrayContains", bad, 2, &r), "TypeError", "ffi.Array");
   CHECK_EQ_INT(check_use_count(t), 2);
   check_any_release(&arr);
@@ -209,7 +186,7 @@ static void test_internal_builder(void) {
 static void test_many_and_rvalue(void) {
   enum { N = 300 };
   TVMFFIAny args[N], arr, r;
-  for (int i = 0; i < N; ++i) args[i] = any_int(i * i);
+  for (int i = 0; i < N; ++i) args[i] = check_any_int(i * i);
   TVMFFIObjectHandle t = tracked();
   TVMFFIObject* slot = (TVMFFIObject*)t;
   args[17].type_index = kTVMFFIObjectRValueRef;
@@ -218,7 +195,7 @@ static void test_many_and_rvalue(void) {
   CHECK(slot == NULL); /* moved into the array */
   CHECK_EQ_INT(check_use_count(t), 1);
   for (int i = 0; i < N; i += 37) {
-    TVMFFIAny a2[2] = {arr, any_int(i)};
+    TVMFFIAny a2[2] = {arr, check_any_int(i)};
     CHECK_OK(check_call_global("ffi.ArrayGetItem", a2, 2, &r));
     if (i == 17) {
       CHECK(r.v_obj == t);

@@ -74,22 +74,6 @@ INTERPOSE int posix_memalign(void** out, size_t a, size_t n) {
   return 0;
 }
 
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
-static TVMFFIAny any_cstr(const char* s) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
 /* Global functions are looked up before a sweep: the lookup allocates. */
 static TVMFFIObjectHandle fn(const char* name) {
   TVMFFIByteArray ba = check_ba(name);
@@ -153,8 +137,9 @@ static const char* kLong[3] = {"a string longer than seven", "another long strin
 /* ---- cases -------------------------------------------------------------- */
 
 static int step_array(long at) {
-  TVMFFIAny args[8] = {any_int(1), any_cstr(kLong[0]), any_cstr("short"), any_cstr(kLong[1]),
-                       any_int(2), any_cstr(kLong[2]), any_int(3), any_int(4)};
+  TVMFFIAny args[8] = {check_any_int(1), check_any_cstr(kLong[0]), check_any_cstr("short"),
+                       check_any_cstr(kLong[1]), check_any_int(2), check_any_cstr(kLong[2]),
+                       check_any_int(3), check_any_int(4)};
   TVMFFIAny r;
   if (call_with_failure(f_array, args, 8, &r, at) != 0) return -1;
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(r.v_obj)->size, 8);
@@ -171,7 +156,7 @@ static void list_expect(const int64_t* ref, int64_t n) {
 }
 
 static void list_reset(void) {
-  TVMFFIAny items[4] = {any_int(0), any_int(1), any_int(2), any_int(3)};
+  TVMFFIAny items[4] = {check_any_int(0), check_any_int(1), check_any_int(2), check_any_int(3)};
   memset(&g_list, 0, sizeof(g_list));
   CHECK_OK(TVMFFIFunctionCall(f_list, items, 4, &g_list));
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(g_list.v_obj)->capacity, 4);
@@ -180,7 +165,7 @@ static void list_reset(void) {
 static int step_list_append(long at) {
   static const int64_t before[4] = {0, 1, 2, 3}, after[5] = {0, 1, 2, 3, 4};
   list_reset();
-  TVMFFIAny a[2] = {g_list, any_int(4)}, r;
+  TVMFFIAny a[2] = {g_list, check_any_int(4)}, r;
   int rc = call_with_failure(f_append, a, 2, &r, at);
   list_expect(rc == 0 ? after : before, rc == 0 ? 5 : 4);
   check_any_release(&g_list);
@@ -190,7 +175,7 @@ static int step_list_append(long at) {
 static int step_list_insert(long at) {
   static const int64_t before[4] = {0, 1, 2, 3}, after[5] = {0, 9, 1, 2, 3};
   list_reset();
-  TVMFFIAny a[3] = {g_list, any_int(1), any_int(9)}, r;
+  TVMFFIAny a[3] = {g_list, check_any_int(1), check_any_int(9)}, r;
   int rc = call_with_failure(f_insert, a, 3, &r, at);
   list_expect(rc == 0 ? after : before, rc == 0 ? 5 : 4);
   check_any_release(&g_list);
@@ -200,9 +185,10 @@ static int step_list_insert(long at) {
 static int step_list_replace(long at) {
   static const int64_t before[4] = {0, 1, 2, 3}, after[7] = {0, 7, 8, 9, 10, 11, 3};
   list_reset();
-  TVMFFIAny items[5] = {any_int(7), any_int(8), any_int(9), any_int(10), any_int(11)}, repl;
+  TVMFFIAny items[5] = {check_any_int(7), check_any_int(8), check_any_int(9), check_any_int(10),
+                        check_any_int(11)}, repl;
   CHECK_OK(TVMFFIFunctionCall(f_list, items, 5, &repl));
-  TVMFFIAny a[4] = {g_list, any_int(1), any_int(3), repl}, r;
+  TVMFFIAny a[4] = {g_list, check_any_int(1), check_any_int(3), repl}, r;
   int rc = call_with_failure(f_replace, a, 4, &r, at);
   list_expect(rc == 0 ? after : before, rc == 0 ? 7 : 4);
   check_any_release(&repl);
@@ -213,7 +199,7 @@ static int step_list_replace(long at) {
 /* Clearing a list of many heap values never needs to succeed an allocation. */
 static int step_list_clear(long at) {
   TVMFFIAny items[20], l, r;
-  for (int i = 0; i < 20; ++i) items[i] = any_cstr(kLong[i % 3]);
+  for (int i = 0; i < 20; ++i) items[i] = check_any_cstr(kLong[i % 3]);
   CHECK_OK(TVMFFIFunctionCall(f_list, items, 20, &l));
   if (call_with_failure(f_clear, &l, 1, &r, at) != 0) FAIL("ffi.ListClear failed");
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(l.v_obj)->size, 0);
@@ -224,8 +210,8 @@ static int step_list_clear(long at) {
 static int step_map(long at) {
   TVMFFIAny args[40];
   for (int i = 0; i < 20; ++i) {
-    args[2 * i] = i % 4 ? any_int(i) : any_cstr(kLong[i % 3]);
-    args[2 * i + 1] = any_cstr(kLong[(i + 1) % 3]);
+    args[2 * i] = i % 4 ? check_any_int(i) : check_any_cstr(kLong[i % 3]);
+    args[2 * i + 1] = check_any_cstr(kLong[(i + 1) % 3]);
   }
   TVMFFIAny r;
   if (call_with_failure(f_map, args, 40, &r, at) != 0) return -1;
@@ -253,10 +239,10 @@ static int step_dict_set(long at) {
   TVMFFIAny d, r;
   CHECK_OK(TVMFFIFunctionCall(f_dict, NULL, 0, &d));
   for (int i = 0; i < g_dict_n; ++i) {
-    TVMFFIAny a[3] = {d, any_int(i), any_cstr(kLong[i % 3])};
+    TVMFFIAny a[3] = {d, check_any_int(i), check_any_cstr(kLong[i % 3])};
     CHECK_OK(TVMFFIFunctionCall(f_set, a, 3, &r));
   }
-  TVMFFIAny a[3] = {d, any_int(g_dict_n), any_cstr(kLong[0])};
+  TVMFFIAny a[3] = {d, check_any_int(g_dict_n), check_any_cstr(kLong[0])};
   int rc = call_with_failure(f_set, a, 3, &r, at);
   dict_check(d, rc == 0 ? g_dict_n + 1 : g_dict_n);
   check_any_release(&d);
@@ -267,12 +253,12 @@ static int step_dict_lookup_erase(long at) {
   TVMFFIAny d, r;
   CHECK_OK(TVMFFIFunctionCall(f_dict, NULL, 0, &d));
   for (int i = 0; i < 12; ++i) {
-    TVMFFIAny a[3] = {d, any_cstr(kLong[i % 3]), any_int(i)};
-    a[1] = i < 3 ? any_cstr(kLong[i]) : any_int(i);
+    TVMFFIAny a[3] = {d, check_any_cstr(kLong[i % 3]), check_any_int(i)};
+    a[1] = i < 3 ? check_any_cstr(kLong[i]) : check_any_int(i);
     CHECK_OK(TVMFFIFunctionCall(f_set, a, 3, &r));
   }
   /* A long RawStr key is converted to a String for the lookup. */
-  TVMFFIAny q[2] = {d, any_cstr(kLong[1])};
+  TVMFFIAny q[2] = {d, check_any_cstr(kLong[1])};
   int rc = call_with_failure(f_get, q, 2, &r, at);
   if (rc == 0) CHECK_EQ_INT(r.v_int64, 1);
   int rc2 = call_with_failure(f_erase, q, 2, &r, at);

@@ -15,34 +15,10 @@
 
 #include "check.h"
 
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
 /* Calls f(arg); the result slot starts as None, as the convention requires. */
 static int call_fn(TVMFFIObject* f, TVMFFIAny* arg, TVMFFIAny* result) {
   memset(result, 0, sizeof(*result));
   return TVMFFIFunctionCall(f, arg, 1, result);
-}
-
-static TVMFFIAny any_cstr(const char* s) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
-static TVMFFIAny any_obj(void* h) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = ((TVMFFIObject*)h)->type_index;
-  a.v_obj = (TVMFFIObject*)h;
-  return a;
 }
 
 /* A heap ffi.String of any length (C++ may build short ones this way). */
@@ -58,7 +34,7 @@ static TVMFFIAny fake_str_init(fake_str* s, const char* text) {
   strcpy(s->data, text);
   s->cell.data = s->data;
   s->cell.size = strlen(text);
-  return any_obj(s);
+  return check_any_obj(s);
 }
 
 static TVMFFIAny new_dict(void) {
@@ -154,19 +130,19 @@ static void test_identity_and_growth(void) {
   CHECK(c->data == (char*)obj + 56); /* inline pairs, like the reference */
   CHECK(c->data_deleter == NULL);
   for (int i = 1; i <= 4; ++i) {
-    set_item(d, any_int(i), any_int(i * 10));
+    set_item(d, check_any_int(i), check_any_int(i * 10));
     CHECK(TVMFFIMapCellIsSmall(c));
     CHECK_EQ_INT(TVMFFIMapCellNumSlots(c), i <= 2 ? 2 : 4);
     if (i == 3) {
       /* Re-setting in a small table keeps the position. */
-      set_item(d, any_int(2), any_int(99));
+      set_item(d, check_any_int(2), check_any_int(99));
       CHECK(TVMFFIMapCellIsSmall(c));
       CHECK_EQ_INT(c->size, 3);
       CHECK_EQ_INT(TVMFFIMapCellKey(c, 1)->v_int64, 2);
       CHECK_EQ_INT(TVMFFIMapCellValue(c, 1)->v_int64, 99);
     }
   }
-  set_item(d, any_int(5), any_int(50)); /* the 5th key */
+  set_item(d, check_any_int(5), check_any_int(50)); /* the 5th key */
   CHECK(d.v_obj == obj);                /* same object, storage transplanted */
   CHECK(!TVMFFIMapCellIsSmall(c));
   CHECK_EQ_INT(c->slots, 8);
@@ -175,26 +151,26 @@ static void test_identity_and_growth(void) {
   CHECK(c->data_deleter != NULL);
   validate(c);
   /* Re-setting in a dense table moves the key to the end. */
-  set_item(d, any_int(1), any_int(11));
+  set_item(d, check_any_int(1), check_any_int(11));
   static const int64_t order[5] = {2, 3, 4, 5, 1};
   uint64_t p = TVMFFIMapCellIterBegin(c);
   for (int i = 0; i < 5; ++i, p = TVMFFIMapCellIterNext(c, p))
     CHECK_EQ_INT(TVMFFIMapCellKey(c, p)->v_int64, order[i]);
   CHECK(p == TVMFFI_MAP_ITER_END);
-  for (int i = 6; i <= 100; ++i) set_item(d, any_int(i), any_int(i));
+  for (int i = 6; i <= 100; ++i) set_item(d, check_any_int(i), check_any_int(i));
   CHECK(d.v_obj == obj);
   CHECK_EQ_INT(c->slots, 128); /* 99 + 1 > 64 * 0.99 forced the last doubling */
   validate(c);
-  CHECK_EQ_INT(get_item(d, any_int(1)), 11);
-  CHECK_EQ_INT(get_item(d, any_int(2)), 99);
-  CHECK_EQ_INT(get_item(d, any_int(100)), 100);
+  CHECK_EQ_INT(get_item(d, check_any_int(1)), 11);
+  CHECK_EQ_INT(get_item(d, check_any_int(2)), 99);
+  CHECK_EQ_INT(get_item(d, check_any_int(100)), 100);
   check_any_release(&d);
 }
 
 static void test_full_small_reset(void) {
   TVMFFIAny d = new_dict();
-  for (int i = 1; i <= 4; ++i) set_item(d, any_int(i), any_int(i));
-  set_item(d, any_int(1), any_int(7)); /* a full capacity-4 table turns dense */
+  for (int i = 1; i <= 4; ++i) set_item(d, check_any_int(i), check_any_int(i));
+  set_item(d, check_any_int(1), check_any_int(7)); /* a full capacity-4 table turns dense */
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(d.v_obj);
   CHECK(!TVMFFIMapCellIsSmall(c));
   CHECK_EQ_INT(c->size, 4);
@@ -206,17 +182,17 @@ static void test_full_small_reset(void) {
 
 static void test_small_erase(void) {
   TVMFFIAny d = new_dict();
-  for (int i = 1; i <= 4; ++i) set_item(d, any_int(i), any_int(i * 10));
-  erase_item(d, any_int(2));
-  erase_item(d, any_int(42)); /* absent: no-op */
+  for (int i = 1; i <= 4; ++i) set_item(d, check_any_int(i), check_any_int(i * 10));
+  erase_item(d, check_any_int(2));
+  erase_item(d, check_any_int(42)); /* absent: no-op */
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(d.v_obj);
   CHECK(TVMFFIMapCellIsSmall(c));
   CHECK_EQ_INT(c->size, 3);
   static const int64_t order[3] = {1, 3, 4}; /* the tail shifted left */
   for (uint64_t i = 0; i < 3; ++i) CHECK_EQ_INT(TVMFFIMapCellKey(c, i)->v_int64, order[i]);
-  erase_item(d, any_int(4));
-  erase_item(d, any_int(1));
-  erase_item(d, any_int(3));
+  erase_item(d, check_any_int(4));
+  erase_item(d, check_any_int(1));
+  erase_item(d, check_any_int(3));
   CHECK_EQ_INT(c->size, 0);
   CHECK(TVMFFIMapCellIterBegin(c) == TVMFFI_MAP_ITER_END);
   check_any_release(&d);
@@ -226,7 +202,7 @@ static void test_small_erase(void) {
 static int find_keys_with_home(uint64_t home, int64_t* out, int want, int64_t start) {
   int n = 0;
   for (int64_t k = start; n < want; ++k) {
-    TVMFFIAny a = any_int(k);
+    TVMFFIAny a = check_any_int(k);
     if ((TVMFFI_MAP_FIB_MUL * hash_of(&a)) >> 61 == home) out[n++] = k;
   }
   return n;
@@ -238,9 +214,9 @@ static void test_chain_erase(void) {
     find_keys_with_home(5, chain, 3, 1000);
     find_keys_with_home(2, other, 2, 1000);
     TVMFFIAny d = new_dict();
-    set_item(d, any_int(other[0]), any_int(0));
-    for (int i = 0; i < 3; ++i) set_item(d, any_int(chain[i]), any_int(i + 1));
-    set_item(d, any_int(other[1]), any_int(4));
+    set_item(d, check_any_int(other[0]), check_any_int(0));
+    for (int i = 0; i < 3; ++i) set_item(d, check_any_int(chain[i]), check_any_int(i + 1));
+    set_item(d, check_any_int(other[1]), check_any_int(4));
     TVMFFIMapCell* c = TVMFFIMapGetCellPtr(d.v_obj);
     CHECK_EQ_INT(c->slots, 8);
     validate(c);
@@ -248,11 +224,11 @@ static void test_chain_erase(void) {
     CHECK_EQ_INT(*TVMFFIMapDenseMeta(c, 5) & 0x80, 0);
     CHECK_EQ_INT(TVMFFIMapDenseItemPtr(c, 5)->key.v_int64, chain[0]);
     CHECK(*TVMFFIMapDenseMeta(c, 5) & 0x7F);
-    erase_item(d, any_int(chain[victim])); /* head, middle or tail */
+    erase_item(d, check_any_int(chain[victim])); /* head, middle or tail */
     validate(c);
     CHECK_EQ_INT(c->size, 4);
     for (int i = 0; i < 3; ++i)
-      CHECK_EQ_INT(get_item(d, any_int(chain[i])), i == victim ? -1 : i + 1);
+      CHECK_EQ_INT(get_item(d, check_any_int(chain[i])), i == victim ? -1 : i + 1);
     /* Iteration order is the insertion order minus the victim. */
     int64_t expect[4], n = 0;
     expect[n++] = other[0];
@@ -263,7 +239,7 @@ static void test_chain_erase(void) {
     for (int i = 0; i < 4; ++i, p = TVMFFIMapCellIterNext(c, p))
       CHECK_EQ_INT(TVMFFIMapCellKey(c, p)->v_int64, expect[i]);
     /* Re-insert: found again, appended at the end. */
-    set_item(d, any_int(chain[victim]), any_int(9));
+    set_item(d, check_any_int(chain[victim]), check_any_int(9));
     validate(c);
     CHECK_EQ_INT(TVMFFIMapCellKey(c, c->iter_list_tail)->v_int64, chain[victim]);
     check_any_release(&d);
@@ -360,10 +336,10 @@ static const char kGoldenStrings[] =
 static void test_golden(void) {
   static char buf[8192];
   TVMFFIAny d = new_dict();
-  for (int i = 0; i < 30; ++i) set_item(d, any_int(i * 7919L), any_int(i));
-  for (int i = 0; i < 30; i += 3) erase_item(d, any_int(i * 7919L));
-  set_item(d, any_int(7919), any_int(100));
-  for (int i = 0; i < 5; ++i) set_item(d, any_int(1000 + i), any_int(200 + i));
+  for (int i = 0; i < 30; ++i) set_item(d, check_any_int(i * 7919L), check_any_int(i));
+  for (int i = 0; i < 30; i += 3) erase_item(d, check_any_int(i * 7919L));
+  set_item(d, check_any_int(7919), check_any_int(100));
+  for (int i = 0; i < 5; ++i) set_item(d, check_any_int(1000 + i), check_any_int(200 + i));
   dump(TVMFFIMapGetCellPtr(d.v_obj), buf, sizeof(buf));
   if (strcmp(buf, kGoldenInts) != 0) FAIL("int layout differs:\n%s", buf);
   check_any_release(&d);
@@ -372,9 +348,9 @@ static void test_golden(void) {
   char names[40][32];
   for (int i = 0; i < 40; ++i) {
     snprintf(names[i], sizeof(names[i]), i % 2 ? "s%d" : "a-longer-key-%d", i);
-    set_item(d, any_cstr(names[i]), any_int(i));
+    set_item(d, check_any_cstr(names[i]), check_any_int(i));
   }
-  for (int i = 0; i < 40; i += 4) erase_item(d, any_cstr(names[i]));
+  for (int i = 0; i < 40; i += 4) erase_item(d, check_any_cstr(names[i]));
   dump(TVMFFIMapGetCellPtr(d.v_obj), buf, sizeof(buf));
   if (strcmp(buf, kGoldenStrings) != 0) FAIL("string layout differs:\n%s", buf);
   check_any_release(&d);
@@ -387,10 +363,10 @@ static char g_names[KEYS][24];
 
 /* Key id k: an int for even k, a string for odd k (short ones small). */
 static TVMFFIAny key_view(int k, fake_str* scratch, int alt) {
-  if (k % 2 == 0) return any_int(k * 1000003LL);
+  if (k % 2 == 0) return check_any_int(k * 1000003LL);
   /* alt: look short strings up through a heap String object instead. */
   if (alt && strlen(g_names[k]) <= 7) return fake_str_init(scratch, g_names[k]);
-  return any_cstr(g_names[k]);
+  return check_any_cstr(g_names[k]);
 }
 
 static void test_random_vs_model(void) {
@@ -414,7 +390,8 @@ static void test_random_vs_model(void) {
     if (what < (phase ? 6u : 11u)) {
       int dense = !TVMFFIMapCellIsSmall(c);
       int full4 = !dense && c->size == 4 && TVMFFIMapCellNumSlots(c) == 4;
-      set_item(d, key_view(k, &scratch, 0), any_int(op)); /* scratch is reused: never store it */
+      /* scratch is reused: never store it */
+      set_item(d, key_view(k, &scratch, 0), check_any_int(op));
       if (at < 0) {
         model_key[n] = k;
         model_val[n++] = op;
@@ -462,10 +439,10 @@ static void test_random_vs_model(void) {
   TVMFFIAny it, r;
   CHECK_OK(check_call_global("ffi.DictForwardIterFunctor", &d, 1, &it));
   for (int j = 0; j < n; ++j) {
-    TVMFFIAny cmd = any_int(1);
+    TVMFFIAny cmd = check_any_int(1);
     CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.v_int64, model_val[j]);
-    cmd = any_int(2);
+    cmd = check_any_int(2);
     CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.v_int64, j + 1 < n);
   }
@@ -486,7 +463,7 @@ static void count_delete(void* handle) {
 static TVMFFIAny tracked(void) {
   TVMFFIObjectHandle h = NULL;
   CHECK_OK(TVMFFIObjectCreateOpaque(NULL, kTVMFFIOpaquePyObject, count_delete, &h));
-  return any_obj(h);
+  return check_any_obj(h);
 }
 
 static void test_globals_and_refs(void) {
@@ -494,12 +471,12 @@ static void test_globals_and_refs(void) {
   TVMFFIAny t[N], d, r;
   for (int i = 0; i < N; ++i) t[i] = tracked();
   /* Constructor: alternating keys and values; later duplicates win. */
-  TVMFFIAny args[6] = {any_int(1), t[0], t[1], any_int(2), any_int(1), t[2]};
+  TVMFFIAny args[6] = {check_any_int(1), t[0], t[1], check_any_int(2), check_any_int(1), t[2]};
   CHECK_OK(check_call_global("ffi.Dict", args, 6, &d));
   CHECK_EQ_INT(d.type_index, kTVMFFIDict);
   CHECK_EQ_INT(check_use_count(t[0].v_obj), 1); /* replaced by t[2] and released */
   CHECK_EQ_INT(check_use_count(t[1].v_obj), 2); /* an object key */
-  TVMFFIAny q[2] = {d, any_int(1)};
+  TVMFFIAny q[2] = {d, check_any_int(1)};
   CHECK_OK(check_call_global("ffi.DictGetItem", q, 2, &r));
   CHECK(r.v_obj == t[2].v_obj);
   CHECK_EQ_INT(check_use_count(t[2].v_obj), 3); /* caller, dict, result */
@@ -507,23 +484,23 @@ static void test_globals_and_refs(void) {
   q[1] = t[1];
   CHECK_EQ_INT(get_item(d, t[1]), 2);
   /* Growth with object values; every replaced or erased value dies once. */
-  for (int i = 3; i < N; ++i) set_item(d, any_int(i), t[i]);
+  for (int i = 3; i < N; ++i) set_item(d, check_any_int(i), t[i]);
   for (int i = 3; i < N; ++i) check_any_release(&t[i]);
   CHECK_EQ_INT(g_deleted, 0);
-  set_item(d, any_int(3), any_int(0)); /* replaces t[3] */
+  set_item(d, check_any_int(3), check_any_int(0)); /* replaces t[3] */
   CHECK_EQ_INT(g_deleted, 1);
-  for (int i = 4; i < 20; ++i) erase_item(d, any_int(i));
+  for (int i = 4; i < 20; ++i) erase_item(d, check_any_int(i));
   CHECK_EQ_INT(g_deleted, 17);
   validate(TVMFFIMapGetCellPtr(d.v_obj));
   /* GetItemOrMissing. */
   TVMFFIAny missing;
   CHECK_OK(check_call_global("ffi.GetInvalidObject", NULL, 0, &missing));
-  q[1] = any_int(5);
+  q[1] = check_any_int(5);
   CHECK_OK(check_call_global("ffi.DictGetItemOrMissing", q, 2, &r));
   CHECK(r.type_index >= kTVMFFIStaticObjectBegin && r.v_obj == missing.v_obj);
   check_any_release(&r);
   check_any_release(&missing);
-  q[1] = any_int(25);
+  q[1] = check_any_int(25);
   CHECK_OK(check_call_global("ffi.DictGetItemOrMissing", q, 2, &r));
   CHECK(r.v_obj != NULL && r.type_index == kTVMFFIOpaquePyObject);
   check_any_release(&r);
@@ -534,26 +511,26 @@ static void test_globals_and_refs(void) {
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(obj);
   CHECK_EQ_INT(c->size, 0);
   CHECK(TVMFFIMapCellIterBegin(c) == TVMFFI_MAP_ITER_END);
-  CHECK_EQ_INT(get_item(d, any_int(25)), -1);
+  CHECK_EQ_INT(get_item(d, check_any_int(25)), -1);
   validate(c);
-  for (int i = 0; i < 10; ++i) set_item(d, any_int(i), any_int(i));
+  for (int i = 0; i < 10; ++i) set_item(d, check_any_int(i), check_any_int(i));
   validate(c);
-  CHECK_EQ_INT(get_item(d, any_int(9)), 9);
+  CHECK_EQ_INT(get_item(d, check_any_int(9)), 9);
   CHECK(d.v_obj == obj);
   /* Errors. */
   TVMFFIAny m;
   CHECK_OK(check_call_global("ffi.Map", NULL, 0, &m));
-  TVMFFIAny bad[3] = {m, any_int(1), any_int(1)};
+  TVMFFIAny bad[3] = {m, check_any_int(1), check_any_int(1)};
   CHECK_RAISED(check_call_global("ffi.DictSetItem", bad, 3, &r), "TypeError", "ffi.Dict");
   CHECK_RAISED(check_call_global("ffi.DictSize", &m, 1, &r), "TypeError", "ffi.Dict");
   CHECK_RAISED(check_call_global("ffi.DictErase", bad, 2, &r), "TypeError", "ffi.Dict");
   CHECK_RAISED(check_call_global("ffi.DictClear", bad + 1, 1, &r), "TypeError", "ffi.Dict");
   CHECK_RAISED(check_call_global("ffi.DictGetItem", &d, 1, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.DictSetItem", &d, 1, &r), "TypeError", "");
-  TVMFFIAny odd[3] = {any_int(1), any_int(2), any_int(3)};
+  TVMFFIAny odd[3] = {check_any_int(1), check_any_int(2), check_any_int(3)};
   CHECK_RAISED(check_call_global("ffi.Dict", odd, 3, &r), "InternalError", "");
   q[0] = d;
-  q[1] = any_int(12345);
+  q[1] = check_any_int(12345);
   CHECK_RAISED(check_call_global("ffi.DictGetItem", q, 2, &r), "KeyError", "key is not in");
   check_any_release(&m);
   check_any_release(&d);
@@ -618,11 +595,11 @@ static void test_golden_long_run(void) {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     int k = (int)((rng >> 8) % (op < 20000 ? 4000 : 1500));
-    TVMFFIAny key = k % 2 ? any_cstr(names[k]) : any_int(k * 7919);
+    TVMFFIAny key = k % 2 ? check_any_cstr(names[k]) : check_any_int(k * 7919);
     if ((rng >> 4) % 100 < 35)
       erase_item(d, key);
     else
-      set_item(d, key, any_int(op));
+      set_item(d, key, check_any_int(op));
     if (op % 10000 == 9999) digests[taken++] = layout_digest(TVMFFIMapGetCellPtr(d.v_obj));
   }
   digests[taken++] = layout_digest(TVMFFIMapGetCellPtr(d.v_obj));

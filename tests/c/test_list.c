@@ -11,22 +11,6 @@
 
 #include "check.h"
 
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
-static TVMFFIAny any_cstr(const char* s) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
 static int g_deleted;
 static void count_delete(void* handle) {
   (void)handle;
@@ -52,7 +36,7 @@ static void call_ok(const char* name, TVMFFIAny* args, int n) {
 static TVMFFIAny new_list(int n, int64_t first) {
   TVMFFIAny items[64], l;
   CHECK(n <= 64);
-  for (int i = 0; i < n; ++i) items[i] = any_int(first + i);
+  for (int i = 0; i < n; ++i) items[i] = check_any_int(first + i);
   CHECK_OK(check_call_global("ffi.List", items, n, &l));
   CHECK_EQ_INT(l.type_index, kTVMFFIList);
   return l;
@@ -106,27 +90,27 @@ static void test_layout(void) {
 
 static void test_get_set(void) {
   TVMFFIAny l = new_list(4, 10), r;
-  TVMFFIAny a2[2] = {l, any_int(2)};
+  TVMFFIAny a2[2] = {l, check_any_int(2)};
   CHECK_OK(check_call_global("ffi.ListGetItem", a2, 2, &r));
   CHECK_EQ_INT(r.v_int64, 12);
-  a2[1] = any_int(4);
+  a2[1] = check_any_int(4);
   CHECK_RAISED(check_call_global("ffi.ListGetItem", a2, 2, &r), "IndexError",
                "Index 4 out of bounds 4");
-  a2[1] = any_int(-1);
+  a2[1] = check_any_int(-1);
   CHECK_RAISED(check_call_global("ffi.ListGetItem", a2, 2, &r), "IndexError", "out of bounds");
   TVMFFIAny t = tracked();
-  TVMFFIAny a3[3] = {l, any_int(1), t};
+  TVMFFIAny a3[3] = {l, check_any_int(1), t};
   call_ok("ffi.ListSetItem", a3, 3);
   CHECK_EQ_INT(check_use_count(t.v_obj), 2);
-  CHECK_OK(check_call_global("ffi.ListGetItem", (a2[1] = any_int(1), a2), 2, &r));
+  CHECK_OK(check_call_global("ffi.ListGetItem", (a2[1] = check_any_int(1), a2), 2, &r));
   CHECK(r.v_obj == t.v_obj);
   check_any_release(&r);
-  a3[2] = any_cstr("replaced"); /* the old element is released */
+  a3[2] = check_any_cstr("replaced"); /* the old element is released */
   call_ok("ffi.ListSetItem", a3, 3);
   CHECK_EQ_INT(check_use_count(t.v_obj), 1);
-  a3[1] = any_int(9);
+  a3[1] = check_any_int(9);
   CHECK_RAISED(check_call_global("ffi.ListSetItem", a3, 3, &r), "IndexError", "out of bounds");
-  a3[1] = any_cstr("x");
+  a3[1] = check_any_cstr("x");
   CHECK_RAISED(check_call_global("ffi.ListSetItem", a3, 3, &r), "TypeError", "int");
   TVMFFIAny arr;
   CHECK_OK(check_call_global("ffi.Array", NULL, 0, &arr));
@@ -153,32 +137,32 @@ static void test_against_reference(void) {
     int64_t i = n > 0 ? (int64_t)((rng >> 33) % (uint64_t)(n + 1)) : 0;
     if (n > 3000) what = 3; /* keep it bounded */
     if (what <= 1) {
-      TVMFFIAny a2[2] = {l, any_int(v)};
+      TVMFFIAny a2[2] = {l, check_any_int(v)};
       call_ok("ffi.ListAppend", a2, 2);
       ref[n++] = v;
     } else if (what == 2) {
-      TVMFFIAny a3[3] = {l, any_int(i), any_int(v)};
+      TVMFFIAny a3[3] = {l, check_any_int(i), check_any_int(v)};
       call_ok("ffi.ListInsert", a3, 3);
       memmove(ref + i + 1, ref + i, (size_t)(n - i) * sizeof(int64_t));
       ref[i] = v;
       ++n;
     } else if (what == 3 && n > 0) {
       int64_t k = i % n;
-      TVMFFIAny a2[2] = {l, any_int(k)};
+      TVMFFIAny a2[2] = {l, check_any_int(k)};
       CHECK_OK(check_call_global("ffi.ListPop", a2, 2, &r));
       CHECK_EQ_INT(r.v_int64, ref[k]);
       memmove(ref + k, ref + k + 1, (size_t)(n - k - 1) * sizeof(int64_t));
       --n;
     } else if (what == 4 && n > 0) {
       int64_t k = i % n;
-      TVMFFIAny a2[2] = {l, any_int(k)};
+      TVMFFIAny a2[2] = {l, check_any_int(k)};
       call_ok("ffi.ListErase", a2, 2);
       memmove(ref + k, ref + k + 1, (size_t)(n - k - 1) * sizeof(int64_t));
       --n;
     } else if (what == 5) {
       int64_t start = i, stop = start + (int64_t)((rng >> 40) % 4);
       if (stop > n) stop = n;
-      TVMFFIAny a3[3] = {l, any_int(start), any_int(stop)};
+      TVMFFIAny a3[3] = {l, check_any_int(start), check_any_int(stop)};
       call_ok("ffi.ListEraseRange", a3, 3);
       memmove(ref + start, ref + stop, (size_t)(n - stop) * sizeof(int64_t));
       n -= stop - start;
@@ -188,7 +172,7 @@ static void test_against_reference(void) {
       if (stop > n) stop = n;
       int m = (int)((rng >> 50) % 4);
       TVMFFIAny repl = new_list(m, v);
-      TVMFFIAny a4[4] = {l, any_int(start), any_int(stop), repl};
+      TVMFFIAny a4[4] = {l, check_any_int(start), check_any_int(stop), repl};
       call_ok("ffi.ListReplaceSlice", a4, 4);
       check_any_release(&repl);
       memmove(ref + start + m, ref + stop, (size_t)(n - stop) * sizeof(int64_t));
@@ -207,11 +191,11 @@ static void test_against_reference(void) {
   expect_ints(l, ref, n);
   /* Contains uses AnyEqual: Int matches, Bool and Float of the same value do not. */
   if (n > 0) {
-    TVMFFIAny a2[2] = {l, any_int(ref[n / 2])};
+    TVMFFIAny a2[2] = {l, check_any_int(ref[n / 2])};
     CHECK_OK(check_call_global("ffi.ListContains", a2, 2, &r));
     CHECK_EQ_INT(r.type_index, kTVMFFIBool);
     CHECK_EQ_INT(r.v_int64, 1);
-    a2[1] = any_int(-5);
+    a2[1] = check_any_int(-5);
     CHECK_OK(check_call_global("ffi.ListContains", a2, 2, &r));
     CHECK_EQ_INT(r.v_int64, 0);
   }
@@ -222,44 +206,44 @@ static void test_against_reference(void) {
 
 static void test_range_errors(void) {
   TVMFFIAny l = new_list(5, 0), r;
-  TVMFFIAny a3[3] = {l, any_int(6), any_int(1)};
+  TVMFFIAny a3[3] = {l, check_any_int(6), check_any_int(1)};
   CHECK_RAISED(check_call_global("ffi.ListInsert", a3, 3, &r), "IndexError",
                "Index 6 out of bounds [0, 5]");
-  a3[1] = any_int(-1);
+  a3[1] = check_any_int(-1);
   CHECK_RAISED(check_call_global("ffi.ListInsert", a3, 3, &r), "IndexError", "");
-  a3[1] = any_int(5); /* inserting at size is an append */
+  a3[1] = check_any_int(5); /* inserting at size is an append */
   call_ok("ffi.ListInsert", a3, 3);
-  TVMFFIAny a2[2] = {l, any_int(6)};
+  TVMFFIAny a2[2] = {l, check_any_int(6)};
   CHECK_RAISED(check_call_global("ffi.ListPop", a2, 2, &r), "IndexError", "");
   CHECK_RAISED(check_call_global("ffi.ListErase", a2, 2, &r), "IndexError", "");
   /* EraseRange: start == stop is a no-op wherever it is; else 0 <= start < stop <= size. */
-  TVMFFIAny e[3] = {l, any_int(100), any_int(100)};
+  TVMFFIAny e[3] = {l, check_any_int(100), check_any_int(100)};
   call_ok("ffi.ListEraseRange", e, 3);
-  e[1] = any_int(3), e[2] = any_int(2);
+  e[1] = check_any_int(3), e[2] = check_any_int(2);
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError",
                "Erase range [3, 2) out of bounds 6");
-  e[1] = any_int(-1), e[2] = any_int(2);
+  e[1] = check_any_int(-1), e[2] = check_any_int(2);
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
-  e[1] = any_int(0), e[2] = any_int(7);
+  e[1] = check_any_int(0), e[2] = check_any_int(7);
   CHECK_RAISED(check_call_global("ffi.ListEraseRange", e, 3, &r), "IndexError", "");
   TVMFFIAny m;
   CHECK_OK(check_call_global("ffi.Map", NULL, 0, &m));
-  TVMFFIAny rs[4] = {l, any_int(0), any_int(1), m};
+  TVMFFIAny rs[4] = {l, check_any_int(0), check_any_int(1), m};
   CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "TypeError",
                "Expected `List<Any>` but got `ffi.Map`");
   rs[3] = l;
-  rs[2] = any_int(9);
+  rs[2] = check_any_int(9);
   CHECK_RAISED(check_call_global("ffi.ListReplaceSlice", rs, 4, &r), "IndexError",
                "Erase range [0, 9) out of bounds 6");
-  TVMFFIAny ap[2] = {m, any_int(1)};
+  TVMFFIAny ap[2] = {m, check_any_int(1)};
   CHECK_RAISED(check_call_global("ffi.ListAppend", ap, 2, &r), "TypeError",
                "Expected `List<Any>` but got `ffi.Map`");
   int64_t ref[] = {0, 1, 2, 3, 4, 1};
   expect_ints(l, ref, 6); /* failed calls changed nothing */
   /* The replacement may also be an Array (the reference converts it). */
-  TVMFFIAny items[2] = {any_int(7), any_int(8)}, arr;
+  TVMFFIAny items[2] = {check_any_int(7), check_any_int(8)}, arr;
   CHECK_OK(check_call_global("ffi.Array", items, 2, &arr));
-  rs[1] = any_int(5), rs[2] = any_int(6), rs[3] = arr;
+  rs[1] = check_any_int(5), rs[2] = check_any_int(6), rs[3] = arr;
   call_ok("ffi.ListReplaceSlice", rs, 4);
   int64_t ref2[] = {0, 1, 2, 3, 4, 7, 8};
   expect_ints(l, ref2, 7);
@@ -270,11 +254,11 @@ static void test_range_errors(void) {
 
 static void test_replace_with_itself(void) {
   TVMFFIAny l = new_list(4, 1); /* [1 2 3 4] */
-  TVMFFIAny a4[4] = {l, any_int(1), any_int(3), l};
+  TVMFFIAny a4[4] = {l, check_any_int(1), check_any_int(3), l};
   call_ok("ffi.ListReplaceSlice", a4, 4); /* [1] + [1 2 3 4] + [4] */
   int64_t ref[] = {1, 1, 2, 3, 4, 4};
   expect_ints(l, ref, 6);
-  TVMFFIAny all[4] = {l, any_int(0), any_int(6), l};
+  TVMFFIAny all[4] = {l, check_any_int(0), check_any_int(6), l};
   call_ok("ffi.ListReplaceSlice", all, 4); /* identity */
   expect_ints(l, ref, 6);
   check_any_release(&l);
@@ -294,7 +278,7 @@ static void test_reserve_like_cpp(void) {
   CHECK_EQ_INT(cell->size, 3);
   CHECK_EQ_INT(check_use_count(t.v_obj), 2); /* moved, not copied */
   for (int i = 0; i < 200; ++i) {
-    a2[1] = any_int(i);
+    a2[1] = check_any_int(i);
     call_ok("ffi.ListAppend", a2, 2);
   }
   CHECK_EQ_INT(cell->size, 203);
@@ -310,7 +294,7 @@ static void test_pop_ownership(void) {
   TVMFFIAny t = tracked(), l, r;
   CHECK_OK(check_call_global("ffi.List", &t, 1, &l));
   check_any_release(&t); /* only the list holds it now */
-  TVMFFIAny a2[2] = {l, any_int(0)};
+  TVMFFIAny a2[2] = {l, check_any_int(0)};
   CHECK_OK(check_call_global("ffi.ListPop", a2, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIOpaquePyObject);
   CHECK_EQ_INT(check_use_count(r.v_obj), 1);

@@ -14,16 +14,8 @@
 
 #include "check.h"
 
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
 static TVMFFIAny any_kind(int32_t kind, int64_t v) {
-  TVMFFIAny a = any_int(v);
+  TVMFFIAny a = check_any_int(v);
   a.type_index = kind;
   return a;
 }
@@ -32,22 +24,6 @@ static TVMFFIAny any_kind(int32_t kind, int64_t v) {
 static int call_fn(TVMFFIObject* f, TVMFFIAny* arg, TVMFFIAny* result) {
   memset(result, 0, sizeof(*result));
   return TVMFFIFunctionCall(f, arg, 1, result);
-}
-
-static TVMFFIAny any_cstr(const char* s) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
-static TVMFFIAny any_obj(void* h) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = ((TVMFFIObject*)h)->type_index;
-  a.v_obj = (TVMFFIObject*)h;
-  return a;
 }
 
 /* An owned string value (small for <= 7 bytes). */
@@ -98,9 +74,9 @@ static uint64_t hash_of(const TVMFFIAny* v) {
 
 static void test_hash_values(void) {
   /* Values worked out by hand from combine() and hash_bytes() of §5.6. */
-  TVMFFIAny v = any_int(5);
+  TVMFFIAny v = check_any_int(5);
   CHECK(hash_of(&v) == UINT64_C(2654435839)); /* 1 ^ (5 + 0x9e3779b9 + 64 + 0) */
-  v = any_int(-1);
+  v = check_any_int(-1);
   CHECK(hash_of(&v) == UINT64_C(2654435833)); /* the addition wraps modulo 2^64 */
   v = any_kind(kTVMFFINone, 0);
   CHECK(hash_of(&v) == UINT64_C(2654435769));
@@ -139,10 +115,10 @@ static void test_hash_values(void) {
   /* Small and heap strings of the same content hash alike. */
   fake_str heap;
   fake_str_init(&heap, kTVMFFIStr, "abc");
-  TVMFFIAny h = any_obj(&heap), sm = owned_str("abc");
+  TVMFFIAny h = check_any_obj(&heap), sm = owned_str("abc");
   CHECK(hash_of(&h) == hash_of(&sm));
   fake_str_init(&heap, kTVMFFIBytes, "abc");
-  h = any_obj(&heap);
+  h = check_any_obj(&heap);
   CHECK_OK(TVMFFIBytesFromByteArray(&ba, &sm));
   CHECK(hash_of(&h) == hash_of(&sm));
   /* Other objects hash their address. */
@@ -154,7 +130,7 @@ static void test_hash_values(void) {
 }
 
 static void test_equal_rules(void) {
-  TVMFFIAny i1 = any_int(1), b1 = any_kind(kTVMFFIBool, 1), f1 = any_kind(kTVMFFIFloat, 0);
+  TVMFFIAny i1 = check_any_int(1), b1 = any_kind(kTVMFFIBool, 1), f1 = any_kind(kTVMFFIFloat, 0);
   f1.v_float64 = 1.0;
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&i1, &i1), 1);
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&i1, &b1), 0);
@@ -172,8 +148,8 @@ static void test_equal_rules(void) {
   fake_str_init(&hs, kTVMFFIStr, "key");
   fake_str_init(&hs2, kTVMFFIStr, "key");
   fake_str_init(&hb, kTVMFFIBytes, "key");
-  TVMFFIAny s_small = owned_str("key"), s_heap = any_obj(&hs), s_heap2 = any_obj(&hs2),
-            b_heap = any_obj(&hb), b_small;
+  TVMFFIAny s_small = owned_str("key"), s_heap = check_any_obj(&hs), s_heap2 = check_any_obj(&hs2),
+            b_heap = check_any_obj(&hb), b_small;
   TVMFFIByteArray ba = check_ba("key");
   CHECK_OK(TVMFFIBytesFromByteArray(&ba, &b_small));
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&s_small, &s_heap), 1);
@@ -216,7 +192,7 @@ static TVMFFIAny new_user_key(int32_t tindex, int64_t payload) {
   k->header.type_index = tindex;
   k->header.deleter = user_key_deleter;
   k->payload = payload;
-  return any_obj(k);
+  return check_any_obj(k);
 }
 
 static int g_hash_calls, g_fail_hash;
@@ -228,7 +204,7 @@ static int hash_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* re
     TVMFFIErrorSetRaisedFromCStr("ValueError", "hash hook refused");
     return -1;
   }
-  *result = any_int(((user_key*)args[0].v_obj)->payload % 3); /* force collisions */
+  *result = check_any_int(((user_key*)args[0].v_obj)->payload % 3); /* force collisions */
   return 0;
 }
 static int equal_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -262,8 +238,8 @@ static void test_hooks(void) {
   TVMFFIObjectHandle fh, fe;
   CHECK_OK(TVMFFIFunctionCreate(NULL, hash_hook, NULL, &fh));
   CHECK_OK(TVMFFIFunctionCreate(NULL, equal_hook, NULL, &fe));
-  register_hook(tf, "__any_hash__", any_obj(fh));
-  register_hook(tf, "__any_equal__", any_obj(fe));
+  register_hook(tf, "__any_hash__", check_any_obj(fh));
+  register_hook(tf, "__any_equal__", check_any_obj(fe));
   TVMFFIObjectDecRef(fh);
   TVMFFIObjectDecRef(fe);
   TVMFFIAny p = any_kind(kTVMFFIOpaquePtr, 0);
@@ -284,8 +260,9 @@ static void test_hooks(void) {
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&o1, &k1), 0); /* different types */
 
   /* As map keys: k1 and k2 are the same key, k3 collides but differs. */
-  TVMFFIAny args[12] = {k1, any_int(1), k3, any_int(3), k2, any_int(2), o1, any_int(4)};
-  for (int i = 0; i < 4; ++i) args[8 + i] = any_int(100 + i); /* make it dense */
+  TVMFFIAny args[12] = {k1, check_any_int(1), k3, check_any_int(3), k2, check_any_int(2), o1,
+                        check_any_int(4)};
+  for (int i = 0; i < 4; ++i) args[8 + i] = check_any_int(100 + i); /* make it dense */
   TVMFFIAny m, r;
   CHECK_OK(check_call_global("ffi.Map", args, 12, &m));
   CHECK_EQ_INT(TVMFFIMapGetCellPtr(m.v_obj)->size, 5);
@@ -305,10 +282,10 @@ static void test_hooks(void) {
   TVMFFIAny d;
   CHECK_OK(check_call_global("ffi.Dict", NULL, 0, &d));
   for (int i = 0; i < 4; ++i) {
-    TVMFFIAny set[3] = {d, any_int(i), any_int(i)};
+    TVMFFIAny set[3] = {d, check_any_int(i), check_any_int(i)};
     CHECK_OK(check_call_global("ffi.DictSetItem", set, 3, &r));
   }
-  TVMFFIAny set[3] = {d, k3, any_int(5)}; /* the 5th key would turn the table dense */
+  TVMFFIAny set[3] = {d, k3, check_any_int(5)}; /* the 5th key would turn the table dense */
   CHECK_RAISED(check_call_global("ffi.DictSetItem", set, 3, &r), "ValueError", "refused");
   TVMFFIMapCell* dc = TVMFFIMapGetCellPtr(d.v_obj);
   CHECK(TVMFFIMapCellIsSmall(dc));
@@ -332,8 +309,8 @@ static TVMFFIAny build_int_map(int n) {
   TVMFFIAny args[128], m;
   CHECK(n <= 64);
   for (int i = 0; i < n; ++i) {
-    args[2 * i] = any_int(i + 1);
-    args[2 * i + 1] = any_int((i + 1) * 10);
+    args[2 * i] = check_any_int(i + 1);
+    args[2 * i + 1] = check_any_int((i + 1) * 10);
   }
   CHECK_OK(check_call_global("ffi.Map", args, 2 * n, &m));
   CHECK_EQ_INT(m.type_index, kTVMFFIMap);
@@ -366,7 +343,7 @@ static void test_layouts(void) {
        * all distinct, so each key heads its own chain at its home. */
       static const uint64_t homes[5] = {7, 2, 1, 4, 3};
       for (int i = 0; i < 5; ++i) {
-        TVMFFIAny k = any_int(i + 1);
+        TVMFFIAny k = check_any_int(i + 1);
         CHECK((TVMFFI_MAP_FIB_MUL * hash_of(&k)) >> 61 == homes[i]);
         CHECK_EQ_INT(*TVMFFIMapDenseMeta(c, homes[i]), 0x00);
         TVMFFIMapDenseItem* it = TVMFFIMapDenseItemPtr(c, homes[i]);
@@ -387,8 +364,8 @@ static void test_layouts(void) {
 
 static void test_duplicates(void) {
   /* Small: a later duplicate wins and keeps the first position. */
-  TVMFFIAny args[10] = {any_int(1), any_int(10), any_int(2), any_int(20), any_int(1),
-                        any_int(11)};
+  TVMFFIAny args[10] = {check_any_int(1), check_any_int(10), check_any_int(2), check_any_int(20),
+                        check_any_int(1), check_any_int(11)};
   TVMFFIAny m;
   CHECK_OK(check_call_global("ffi.Map", args, 6, &m));
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(m.v_obj);
@@ -399,8 +376,9 @@ static void test_duplicates(void) {
   check_any_release(&m);
   /* A full capacity-4 small map re-setting a key turns dense and the key
    * moves to the end (the reference behaves so). */
-  TVMFFIAny a5[10] = {any_int(21), any_int(0), any_int(29), any_int(1), any_int(20),
-                      any_int(2),  any_int(8), any_int(3),  any_int(29), any_int(4)};
+  TVMFFIAny a5[10] = {check_any_int(21), check_any_int(0), check_any_int(29), check_any_int(1),
+                      check_any_int(20), check_any_int(2), check_any_int(8), check_any_int(3),
+                      check_any_int(29), check_any_int(4)};
   CHECK_OK(check_call_global("ffi.Map", a5, 10, &m));
   c = TVMFFIMapGetCellPtr(m.v_obj);
   CHECK(!TVMFFIMapCellIsSmall(c));
@@ -417,7 +395,7 @@ static void test_duplicates(void) {
 
 static void test_globals(void) {
   TVMFFIAny m = build_int_map(6), r;
-  TVMFFIAny q[2] = {m, any_int(3)};
+  TVMFFIAny q[2] = {m, check_any_int(3)};
   CHECK_OK(check_call_global("ffi.MapSize", &m, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIInt);
   CHECK_EQ_INT(r.v_int64, 6);
@@ -426,7 +404,7 @@ static void test_globals(void) {
   CHECK_OK(check_call_global("ffi.MapCount", q, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIInt);
   CHECK_EQ_INT(r.v_int64, 1);
-  q[1] = any_int(99);
+  q[1] = check_any_int(99);
   CHECK_RAISED(check_call_global("ffi.MapGetItem", q, 2, &r), "KeyError", "key is not in Map");
   CHECK_OK(check_call_global("ffi.MapCount", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 0);
@@ -438,7 +416,7 @@ static void test_globals(void) {
   CHECK_OK(check_call_global("ffi.MapGetItemOrMissing", q, 2, &r));
   CHECK(r.type_index >= kTVMFFIStaticObjectBegin && r.v_obj == missing.v_obj);
   check_any_release(&r);
-  q[1] = any_int(6);
+  q[1] = check_any_int(6);
   CHECK_OK(check_call_global("ffi.MapGetItemOrMissing", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 60);
   check_any_release(&missing);
@@ -446,14 +424,14 @@ static void test_globals(void) {
   TVMFFIAny dict;
   CHECK_OK(check_call_global("ffi.Dict", NULL, 0, &dict));
   CHECK_RAISED(check_call_global("ffi.MapSize", &dict, 1, &r), "TypeError", "ffi.Map");
-  TVMFFIAny bad[2] = {any_int(1), any_int(1)};
+  TVMFFIAny bad[2] = {check_any_int(1), check_any_int(1)};
   CHECK_RAISED(check_call_global("ffi.MapGetItem", bad, 2, &r), "TypeError", "ffi.Map");
   CHECK_RAISED(check_call_global("ffi.MapCount", &m, 1, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.MapForwardIterFunctor", &dict, 1, &r), "TypeError",
                "ffi.Map");
   check_any_release(&dict);
   /* Odd argument count. */
-  TVMFFIAny odd[3] = {any_int(1), any_int(2), any_int(3)};
+  TVMFFIAny odd[3] = {check_any_int(1), check_any_int(2), check_any_int(3)};
   CHECK_RAISED(check_call_global("ffi.Map", odd, 3, &r), "InternalError", "");
   CHECK_RAISED(check_call_global("ffi.Map", odd, 1, &r), "InternalError", "");
   check_any_release(&m);
@@ -466,8 +444,8 @@ static void test_view_keys(void) {
   memset(&bk, 0, sizeof(bk));
   bk.type_index = kTVMFFIByteArrayPtr;
   bk.v_ptr = &bytes_key;
-  TVMFFIAny args[6] = {any_cstr("abc"), any_int(1), any_cstr("a long string key"), any_int(2),
-                       bk, any_int(3)};
+  TVMFFIAny args[6] = {check_any_cstr("abc"), check_any_int(1), check_any_cstr("a long string key"),
+                       check_any_int(2), bk, check_any_int(3)};
   TVMFFIAny m, r;
   CHECK_OK(check_call_global("ffi.Map", args, 6, &m));
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(m.v_obj);
@@ -476,16 +454,16 @@ static void test_view_keys(void) {
   CHECK_EQ_INT(TVMFFIMapCellKey(c, 2)->type_index, kTVMFFIBytes);
   fake_str heap;
   fake_str_init(&heap, kTVMFFIStr, "abc");
-  TVMFFIAny q[2] = {m, any_obj(&heap)};
+  TVMFFIAny q[2] = {m, check_any_obj(&heap)};
   CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 1);
-  q[1] = any_cstr("a long string key");
+  q[1] = check_any_cstr("a long string key");
   CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 2);
   q[1] = bk;
   CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 3);
-  q[1] = any_cstr("raw-bytes-key"); /* a str is not the bytes key */
+  q[1] = check_any_cstr("raw-bytes-key"); /* a str is not the bytes key */
   CHECK_OK(check_call_global("ffi.MapCount", q, 2, &r));
   CHECK_EQ_INT(r.v_int64, 0);
   check_any_release(&m);
@@ -500,21 +478,21 @@ static int iter_collect(TVMFFIAny m, int64_t* keys, int64_t* vals, int max) {
   int64_t size = (int64_t)TVMFFIMapGetCellPtr(m.v_obj)->size;
   for (int more = size > 0; more; ++n) {
     CHECK(n < max);
-    TVMFFIAny cmd = any_int(0);
+    TVMFFIAny cmd = check_any_int(0);
     CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     keys[n] = r.v_int64;
-    cmd = any_int(1);
+    cmd = check_any_int(1);
     CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     vals[n] = r.v_int64;
-    cmd = any_int(2);
+    cmd = check_any_int(2);
     CHECK_OK(call_fn(it.v_obj, &cmd, &r));
     CHECK_EQ_INT(r.type_index, kTVMFFIBool);
     more = (int)r.v_int64;
   }
-  TVMFFIAny cmd = any_int(0);
-  r = any_int(0);
+  TVMFFIAny cmd = check_any_int(0);
+  r = check_any_int(0);
   CHECK_RAISED(call_fn(it.v_obj, &cmd, &r), "IndexError", "end");
-  cmd = any_int(7);
+  cmd = check_any_int(7);
   CHECK_RAISED(call_fn(it.v_obj, &cmd, &r), "ValueError", "");
   check_any_release(&it);
   return n;
@@ -542,7 +520,7 @@ static void count_delete(void* handle) {
 static TVMFFIAny tracked(void) {
   TVMFFIObjectHandle h = NULL;
   CHECK_OK(TVMFFIObjectCreateOpaque(NULL, kTVMFFIOpaquePyObject, count_delete, &h));
-  return any_obj(h);
+  return check_any_obj(h);
 }
 
 static void test_refcounts(void) {
@@ -550,11 +528,11 @@ static void test_refcounts(void) {
   TVMFFIAny objs[N], args[2 * N + 2], m;
   for (int i = 0; i < N; ++i) {
     objs[i] = tracked();
-    args[2 * i] = i % 2 ? objs[i] : any_int(i);       /* some objects are keys */
-    args[2 * i + 1] = i % 2 ? any_int(i) : objs[i];   /* the others values */
+    args[2 * i] = i % 2 ? objs[i] : check_any_int(i);       /* some objects are keys */
+    args[2 * i + 1] = i % 2 ? check_any_int(i) : objs[i];   /* the others values */
   }
-  args[2 * N] = any_int(0); /* duplicate of key 0: its old value is dropped */
-  args[2 * N + 1] = any_int(-1);
+  args[2 * N] = check_any_int(0); /* duplicate of key 0: its old value is dropped */
+  args[2 * N + 1] = check_any_int(-1);
   CHECK_OK(check_call_global("ffi.Map", args, 2 * N + 2, &m));
   for (int i = 0; i < N; ++i) CHECK_EQ_INT(check_use_count(objs[i].v_obj), i == 0 ? 1 : 2);
   for (int i = 0; i < N; ++i) check_any_release(&objs[i]);
@@ -580,8 +558,8 @@ static void test_random_construction(void) {
     for (int i = 0; i < n; ++i) {
       rng = rng * 6364136223846793005u + 1442695040888963407u;
       int k = (int)((rng >> 33) % (uint64_t)range);
-      args[2 * i] = k % 2 ? any_cstr(names[k]) : any_int(k);
-      args[2 * i + 1] = any_int(i);
+      args[2 * i] = k % 2 ? check_any_cstr(names[k]) : check_any_int(k);
+      args[2 * i + 1] = check_any_int(i);
       int at = -1;
       for (int j = 0; j < model_n; ++j)
         if (model_key[j] == k) at = j;
@@ -619,7 +597,7 @@ static void test_random_construction(void) {
       }
       CHECK_EQ_INT(TVMFFIMapCellValue(c, p)->v_int64, model_val[j]);
       /* And each key is found through the global. */
-      TVMFFIAny q[2] = {m, k % 2 ? any_cstr(names[k]) : any_int(k)}, r;
+      TVMFFIAny q[2] = {m, k % 2 ? check_any_cstr(names[k]) : check_any_int(k)}, r;
       CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
       CHECK_EQ_INT(r.v_int64, model_val[j]);
     }
@@ -653,35 +631,35 @@ static void test_find_device(void) {
 
   TVMFFIAny r, inner, lst, outer;
   /* Map values are searched, keys are not. */
-  TVMFFIAny kv[4] = {any_obj(tgpu), any_int(1), any_int(2), any_obj(tcpu)};
+  TVMFFIAny kv[4] = {check_any_obj(tgpu), check_any_int(1), check_any_int(2), check_any_obj(tcpu)};
   CHECK_OK(check_call_global("ffi.Map", kv, 4, &inner));
   CHECK_OK(check_call_global("ffi.ContainerFindFirstNonCPUDevice", &inner, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIDevice);
   CHECK_EQ_INT(r.v_device.device_type, kDLCPU);
   CHECK_EQ_INT(r.v_device.device_id, 0);
-  TVMFFIAny kv2[2] = {any_int(5), any_obj(tgpu)};
+  TVMFFIAny kv2[2] = {check_any_int(5), check_any_obj(tgpu)};
   TVMFFIAny d;
   CHECK_OK(check_call_global("ffi.Dict", kv2, 2, &d));
-  TVMFFIAny items[3] = {any_obj(tcpu), inner, d};
+  TVMFFIAny items[3] = {check_any_obj(tcpu), inner, d};
   CHECK_OK(check_call_global("ffi.List", items, 3, &lst));
   /* A list that contains itself must not loop forever. */
-  TVMFFIAny ins[3] = {lst, any_int(0), lst};
+  TVMFFIAny ins[3] = {lst, check_any_int(0), lst};
   CHECK_OK(check_call_global("ffi.ListInsert", ins, 3, &r));
-  TVMFFIAny arr_items[2] = {any_int(9), lst};
+  TVMFFIAny arr_items[2] = {check_any_int(9), lst};
   CHECK_OK(check_call_global("ffi.Array", arr_items, 2, &outer));
   CHECK_OK(check_call_global("ffi.ContainerFindFirstNonCPUDevice", &outer, 1, &r));
   CHECK_EQ_INT(r.v_device.device_type, kDLCUDA);
   CHECK_EQ_INT(r.v_device.device_id, 3);
-  TVMFFIAny g = any_obj(tgpu);
+  TVMFFIAny g = check_any_obj(tgpu);
   CHECK_OK(check_call_global("ffi.ContainerFindFirstNonCPUDevice", &g, 1, &r));
   CHECK_EQ_INT(r.v_device.device_type, kDLCUDA);
-  TVMFFIAny plain = any_int(3);
+  TVMFFIAny plain = check_any_int(3);
   CHECK_OK(check_call_global("ffi.ContainerFindFirstNonCPUDevice", &plain, 1, &r));
   CHECK_EQ_INT(r.v_device.device_type, kDLCPU);
   CHECK_RAISED(check_call_global("ffi.ContainerFindFirstNonCPUDevice", NULL, 0, &r), "TypeError",
                "");
   /* Break the self-reference before releasing. */
-  TVMFFIAny er[2] = {lst, any_int(0)};
+  TVMFFIAny er[2] = {lst, check_any_int(0)};
   CHECK_OK(check_call_global("ffi.ListErase", er, 2, &r));
   check_any_release(&outer);
   check_any_release(&lst);
@@ -700,12 +678,12 @@ static void test_header_api(void) {
   TVMFFIMapCellInitSmall(&a, inline2, 2, NULL);
   TVMFFIAny t = tracked();
   for (int i = 0; i < 2; ++i) {
-    TVMFFIAny k = any_int(i), v = i ? any_int(0) : t;
+    TVMFFIAny k = check_any_int(i), v = i ? check_any_int(0) : t;
     if (i == 0) CHECK_OK(TVMFFIObjectIncRef(t.v_obj));
     CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k, &v, 0), 0);
     CHECK_EQ_INT(v.type_index, kTVMFFINone); /* moved in */
   }
-  TVMFFIAny k = any_int(7), v = any_int(70);
+  TVMFFIAny k = check_any_int(7), v = check_any_int(70);
   CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k, &v, 0), 1);
   CHECK_EQ_INT(k.v_int64, 7); /* untouched */
   CHECK_EQ_INT(TVMFFIMapCellGrowCapacity(&a), 4);
@@ -714,7 +692,7 @@ static void test_header_api(void) {
   CHECK(b.data == inline4 && b.data_deleter == NULL);
   {
     /* A moved-from cell is empty and can be refilled. */
-    TVMFFIAny k2 = any_int(1), v2 = any_int(2);
+    TVMFFIAny k2 = check_any_int(1), v2 = check_any_int(2);
     CHECK(TVMFFIMapCellIterBegin(&a) == TVMFFI_MAP_ITER_END);
     CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k2, &v2, 0), 1);
     CHECK_EQ_INT(TVMFFIMapCellInsert(&a, &k2, &v2, 1), 0);
@@ -725,9 +703,9 @@ static void test_header_api(void) {
   CHECK_EQ_INT(b.size, 3);
   CHECK_EQ_INT(TVMFFIMapCellKey(&b, 2)->v_int64, 7);
   CHECK_EQ_INT(check_use_count(t.v_obj), 2); /* moved, not copied */
-  k = any_int(8), v = any_int(80);
+  k = check_any_int(8), v = check_any_int(80);
   CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 0), 0);
-  k = any_int(9), v = any_int(90);
+  k = check_any_int(9), v = check_any_int(90);
   CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 0), 1);
   CHECK_EQ_INT(TVMFFIMapCellGrowCapacity(&b), 0); /* next: dense */
   CHECK_OK(TVMFFIMapCellGrowInto(&b, &dense, NULL, &k, &v));
@@ -744,7 +722,7 @@ static void test_header_api(void) {
     CHECK_EQ_INT(TVMFFIMapCellKey(&dense, p)->v_int64, order[i]);
   CHECK(p == TVMFFI_MAP_ITER_END);
   /* Find / Erase / Destroy. */
-  TVMFFIAny probe = any_int(0);
+  TVMFFIAny probe = check_any_int(0);
   CHECK_OK(TVMFFIMapCellFind(&dense, &probe, &p));
   CHECK(TVMFFIMapCellValue(&dense, p)->v_obj == t.v_obj);
   TVMFFIMapCellErase(&dense, p);
@@ -759,7 +737,7 @@ static void test_header_api(void) {
   CHECK_EQ_INT(b.slots, 64); /* 32 < 2 * 17, doubled once more */
   CHECK_EQ_INT(b.fib_shift, 58);
   for (int i = 0; i < 100; ++i) {
-    k = any_int(i), v = any_int(i);
+    k = check_any_int(i), v = check_any_int(i);
     CHECK_EQ_INT(TVMFFIMapCellInsert(&b, &k, &v, 1), 0); /* grows in place */
   }
   CHECK_EQ_INT(b.size, 100);
