@@ -50,7 +50,8 @@ case $whl in *-cp3*-abi3-*.whl) ;; *) fail "wheel is not abi3: $whl" ;; esac
 "$PYTHON" -m zipfile -l "$whl" > "$work/files" || fail "cannot list $whl"
 for f in tvm_ffi/lib/libtvm_ffi.so tvm_ffi/lib/libtvm_ffi_testing.so tvm_ffi/include/tvm/ffi/c_api.h \
   tvm_ffi/include/tvm/ffi/function.h tvm_ffi/include/dlpack/dlpack.h \
-  tvm_ffi/share/cmake/tvm_ffi/tvm_ffi-config.cmake tvm_ffi/source/CMakeLists.txt tvm_ffi/_cdef.h; do
+  tvm_ffi/share/cmake/tvm_ffi/tvm_ffi-config.cmake tvm_ffi/source/CMakeLists.txt tvm_ffi/_cdef.h \
+  tvm_ffi/utils/_torch_c_dlpack_addon.cc; do
   grep -q "^$f " "$work/files" || fail "wheel lacks $f"
 done
 grep -q '^tvm_ffi/_ffi_cffi\.abi3\.so ' "$work/files" || fail "wheel lacks the cffi module"
