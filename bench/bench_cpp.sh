@@ -42,7 +42,7 @@ if [ -n "$inc" ] && [ -d "$inc" ]; then
   up=$(compile_ms -I"$inc")
   echo "  apache-tvm-ffi headers:    ${up} ms   ($inc)"
   if [ -n "$ours" ] && [ -n "$up" ] && [ "$ours" -gt 0 ]; then
-    echo "  speed-up: $(awk -v a="$up" -v b="$ours" 'BEGIN { printf "%.2fx", a / b }')"
+    echo "  speed-up: $(awk -v a="$up" -v b="$ours" 'BEGIN { printf "%.2fx (goal: >= 2x, %s)", a / b, (a >= 2 * b) ? "met" : "not met" }')"
   fi
 else
   echo "  apache-tvm-ffi headers: not available (run tests/compat/test_cpp_compat.sh first)"

@@ -110,6 +110,8 @@ TEST_SUITE("module") {
     CHECK(json.find("int") != std::string::npos);
     CHECK(dlsym(h, "__tvm_ffi__doc_addi") != nullptr);
     CHECK(RaisedSlotIsClean());
+    // the library made `m`'s string: its deleter must stay mapped after dlclose
+    // (memory.h pins every binary that makes objects), so `m` dies after this
     dlclose(h);
   }
 

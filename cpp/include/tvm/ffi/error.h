@@ -220,16 +220,43 @@ class __attribute__((visibility("default"))) Error : public ObjectRef, public st
   const TVMFFIErrorCell& cell() const { return static_cast<const ErrorObj*>(data_.get())->cell; }
 };
 
+namespace details {
+/*
+ * Creates an Error straight through the C API from C strings: the throw paths
+ * use it instead of the std::string constructor, so a kernel TU compiles no
+ * string copies for them.
+ */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MakeError(const char* kind, const char* msg,
+                                                           size_t msg_len,
+                                                           const TVMFFIByteArray* backtrace) {
+  TVMFFIByteArray k{kind, std::strlen(kind)};
+  TVMFFIByteArray m{msg, msg_len};
+  TVMFFIByteArray empty{"", 0};
+  TVMFFIObjectHandle out = nullptr;
+  if (TVMFFIErrorCreate(&k, &m, backtrace ? backtrace : &empty, &out) != 0) {
+    throw std::bad_alloc();
+  }
+  return ObjectUnsafe::ObjectRefFromObjectPtr<Error>(ObjectUnsafe::ObjectPtrFromOwned<Object>(out));
+}
+/* Stores a non-FFI C++ exception in this thread's slot as an InternalError. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void SetSafeCallRaisedFromStd(const char* what) {
+  if (what == nullptr) what = "";
+  Error err = MakeError("InternalError", what, std::strlen(what), nullptr);
+  TVMFFIErrorSetRaised(RefHandle(err));
+}
+}  // namespace details
+
 /*! \brief The error to throw when the host environment already holds a pending error. */
-inline Error EnvErrorAlreadySet() { return Error("EnvErrorAlreadySet", "", ""); }
+inline Error EnvErrorAlreadySet() { return details::MakeError("EnvErrorAlreadySet", "", 0, nullptr); }
 
 namespace details {
 /* Moves the error raised in this thread's slot into an Error. */
-inline Error MoveFromSafeCallRaised() {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MoveFromSafeCallRaised() {
   TVMFFIObjectHandle h = nullptr;
   TVMFFIErrorMoveFromRaised(&h);
   if (h == nullptr) {
-    return Error("RuntimeError", "FFI call failed but no error was raised", "");
+    static const char kMsg[] = "FFI call failed but no error was raised";
+    return MakeError("RuntimeError", kMsg, sizeof(kMsg) - 1, nullptr);
   }
   return ObjectUnsafe::ObjectRefFromObjectPtr<Error>(ObjectUnsafe::ObjectPtrFromOwned<Object>(h));
 }
@@ -281,7 +308,7 @@ class ErrorBuilderT {
                                                                     std::string* msg,
                                                                     const char* file, int line,
                                                                     const char* func) {
-    Error err(kind, std::move(*msg), TVMFFIBacktrace(file, line, func, 0));
+    Error err = MakeError(kind, msg->data(), msg->size(), TVMFFIBacktrace(file, line, func, 0));
     if constexpr (kLog) std::fprintf(stderr, "%s", err.FullMessage().c_str());
     throw err;
   }
@@ -295,21 +322,43 @@ using ErrorBuilder = ErrorBuilderT<TVM_FFI_ALWAYS_LOG_BEFORE_THROW != 0>;
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
+/*
+ * Result of a comparison check: null when it held, else the " (x vs. y) " text.
+ * A bare owning pointer (not std::optional<std::string>) so the passing path of
+ * every check compiles to a compare and a null test.
+ */
+class CheckMsg {
+ public:
+  explicit CheckMsg(MsgStream* m = nullptr) noexcept : m_(m) {}
+  CheckMsg(CheckMsg&& o) noexcept : m_(o.m_) { o.m_ = nullptr; }
+  CheckMsg(const CheckMsg&) = delete;
+  CheckMsg& operator=(const CheckMsg&) = delete;
+  ~CheckMsg() {
+    if (m_) Free(m_);
+  }
+  explicit operator bool() const noexcept { return m_ != nullptr; }
+  bool operator!() const noexcept { return m_ == nullptr; }
+  const std::string& operator*() const { return m_->str(); }
+
+ private:
+  static TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void Free(MsgStream* m) { delete m; }
+  MsgStream* m_;
+};
+inline MsgStream& operator<<(MsgStream& os, const CheckMsg& m) { return os << *m; }
+
 template <typename X, typename Y>
-TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string CheckFormat(const X& x, const Y& y) {
-  MsgStream os;
-  os << " (" << x << " vs. " << y << ") ";
-  return std::move(os.str());
+TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE CheckMsg CheckFormat(const X& x, const Y& y) {
+  MsgStream* os = new MsgStream();
+  *os << " (" << x << " vs. " << y << ") ";
+  return CheckMsg(os);
 }
 #define TVM_FFI_DEFINE_CHECK_FUNC_(name, op)                                              \
   template <typename X, typename Y>                                                       \
-  inline std::optional<std::string> LogCheck_##name(const X& x, const Y& y) {             \
-    if (x op y) return std::nullopt;                                                      \
+  inline CheckMsg LogCheck_##name(const X& x, const Y& y) {                               \
+    if (x op y) return CheckMsg();                                                        \
     return CheckFormat(x, y);                                                             \
   }                                                                                       \
-  inline std::optional<std::string> LogCheck_##name(int x, int y) {                       \
-    return LogCheck_##name<int, int>(x, y);                                               \
-  }
+  inline CheckMsg LogCheck_##name(int x, int y) { return LogCheck_##name<int, int>(x, y); }
 TVM_FFI_DEFINE_CHECK_FUNC_(LT, <)
 TVM_FFI_DEFINE_CHECK_FUNC_(GT, >)
 TVM_FFI_DEFINE_CHECK_FUNC_(LE, <=)
@@ -348,7 +397,7 @@ TVM_FFI_NS_END
   if (auto __tvm_ffi_check_msg = ::tvm::ffi::details::LogCheck_##name(x, y);                  \
       TVM_FFI_PREDICT_TRUE(!__tvm_ffi_check_msg)) {                                           \
   } else                                                                                      \
-    TVM_FFI_THROW(ErrorKind) << "Check failed: " xtext " " #op " " ytext << *__tvm_ffi_check_msg \
+    TVM_FFI_THROW(ErrorKind) << "Check failed: " xtext " " #op " " ytext << __tvm_ffi_check_msg \
                              << ": "
 
 #define TVM_FFI_CHECK_EQ(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(EQ, ==, x, #x, y, #y, ErrorKind)
@@ -417,7 +466,7 @@ TVM_FFI_NS_END
     return -1;                                                                          \
   }                                                                                     \
   catch (const std::exception& err) {                                                   \
-    ::tvm::ffi::details::SetSafeCallRaised(::tvm::ffi::Error("InternalError", err.what(), "")); \
+    ::tvm::ffi::details::SetSafeCallRaisedFromStd(err.what());                          \
     return -1;                                                                          \
   }
 

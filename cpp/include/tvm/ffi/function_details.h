@@ -24,7 +24,7 @@ namespace details {
 /* Static type name used in messages and signatures. */
 template <typename T>
 struct Type2Str {
-  static std::string v() {
+  static TVM_FFI_COLD_CODE std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_same_v<U, Any>) return "Any";
     else if constexpr (std::is_same_v<U, AnyView>) return "AnyView";
@@ -42,10 +42,11 @@ struct Type2Schema {
   }
 };
 
-inline void AppendSigArg(std::string* s, size_t i, const std::string& type) {
-  if (i) s->append(", ");
-  s->append(std::to_string(i));
-  s->append(": ");
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void AppendSigArg(std::string* s, size_t i,
+                                                             const std::string& type) {
+  char buf[32];  // "<i>: " without std::to_string (keeps <charconv> code out of kernels)
+  int n = std::snprintf(buf, sizeof(buf), "%s%zu: ", i ? ", " : "", i);
+  s->append(buf, static_cast<size_t>(n));
   s->append(type);
 }
 
@@ -55,7 +56,7 @@ struct FuncSig {
   using RetType = R;
   using ArgsTuple = std::tuple<Args...>;
   static constexpr size_t num_args = sizeof...(Args);
-  static std::string Sig() {
+  static TVM_FFI_COLD_CODE std::string Sig() {
     std::string s = "(";
     size_t i = 0;
     (AppendSigArg(&s, i++, Type2Str<Args>::v()), ...);

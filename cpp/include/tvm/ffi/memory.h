@@ -26,10 +26,26 @@ inline void* ObjAllocBytes(size_t size, size_t align) {
   return p;
 }
 
+/*
+ * The address of a static local of an inline function is a GNU-unique symbol;
+ * a binary that binds one is never unmapped by dlclose (glibc marks it NODELETE).
+ * Objects made here carry a deleter inside the binary that made them, so every
+ * binary that makes objects pins itself, as upstream-built libraries do.
+ */
+#if defined(__GNUC__) && !defined(_WIN32)
+__attribute__((visibility("default"))) inline void* PinBinaryAnchor() {
+  static char anchor;
+  return &anchor;
+}
+#endif
+
 /* The deleter of objects made by make_object<T> / make_inplace_array_object. */
 template <typename T>
 struct ObjAllocator {
   static void Deleter(void* self, int flags) {
+#if defined(__GNUC__) && !defined(_WIN32)
+    __asm__ volatile("" : : "r"(PinBinaryAnchor()));  // keeps the unique-symbol reference
+#endif
     T* tptr = static_cast<T*>(reinterpret_cast<Object*>(self));
     if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) tptr->T::~T();
     if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) std::free(static_cast<void*>(tptr));

@@ -45,7 +45,7 @@ inline int32_t TypeGetOrAllocIndex(const char* key, int32_t depth, int32_t child
                                    parent_index);
 }
 /* Runtime key of a type index (static names below 64 come from a table). */
-inline std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
   static constexpr const char* kPod[] = {
       "None",   "int",          "bool",         "float", "void*", "DataType", "Device",
       "DLTensor*", "const char*", "TVMFFIByteArray*", "ObjectRValueRef", "ffi.SmallStr",
@@ -53,7 +53,11 @@ inline std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
   if (tindex >= 0 && tindex < static_cast<int32_t>(sizeof(kPod) / sizeof(kPod[0]))) {
     return kPod[tindex];
   }
-  if (tindex < kTVMFFIStaticObjectBegin) return "Unknown(" + std::to_string(tindex) + ")";
+  if (tindex < kTVMFFIStaticObjectBegin) {
+    char buf[32];  // snprintf, not std::to_string: no <charconv> code per TU
+    std::snprintf(buf, sizeof(buf), "Unknown(%d)", static_cast<int>(tindex));
+    return buf;
+  }
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
   return std::string(info->type_key.data, info->type_key.size);
 }
