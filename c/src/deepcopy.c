@@ -43,14 +43,34 @@ static int memo_put(copy_state* st, TVMFFIObject* orig, TVMFFIObject* copy) {
   return 0;
 }
 
-static TVMFFIObject* memo_get(copy_state* st, TVMFFIObject* orig) {
+/* The copy of orig: 1 found (*out, borrowed), 0 absent, -1 raised (orig is
+ * a Map still being copied, i.e. it contains itself through a Dict/List). */
+static int memo_get(copy_state* st, TVMFFIObject* orig, TVMFFIObject** out) {
   TVMFFIAny k;
   tvmffi__any_set_obj(&k, orig);
   uint64_t pos;
   TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(st->memo);
   /* Object keys hash and compare by address: no hook can fail here. */
-  if (TVMFFIMapCellFind(cell, &k, &pos) != 0 || pos == TVMFFI_MAP_ITER_END) return NULL;
-  return TVMFFIMapCellValue(cell, pos)->v_obj;
+  if (TVMFFIMapCellFind(cell, &k, &pos) != 0 || pos == TVMFFI_MAP_ITER_END) return 0;
+  const TVMFFIAny* v = TVMFFIMapCellValue(cell, pos);
+  if (v->type_index == kTVMFFINone)
+    return tvmffi__raise("ValueError",
+                         "ffi.DeepCopy: an ffi.Map that contains itself cannot be copied");
+  *out = v->v_obj;
+  return 1;
+}
+
+/* Marks a Map as being copied (memo value None until it is complete). */
+static int memo_mark(copy_state* st, TVMFFIObject* orig) {
+  TVMFFIAny k, v;
+  tvmffi__incref(orig);
+  tvmffi__any_set_obj(&k, orig);
+  tvmffi__any_set_none(&v);
+  if (tvmffi__map_set(&st->memo, &k, &v) != 0) {
+    tvmffi__any_release(&k);
+    return -1;
+  }
+  return 0;
 }
 
 static int copy_seq(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
@@ -79,8 +99,9 @@ static int copy_map(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
   if (dst == NULL) return -1;
   int is_dict = obj->type_index == kTVMFFIDict;
   /* A Map may be replaced while growing, so only a Dict is memoised before
-   * it is complete; a Map cannot contain itself anyway (it is immutable). */
-  if (is_dict && memo_put(st, obj, dst) != 0) goto fail;
+   * it is complete; a Map is only marked, and reaching it again (through a
+   * mutable Dict or List inside it) is an error rather than a stale copy. */
+  if ((is_dict ? memo_put(st, obj, dst) : memo_mark(st, obj)) != 0) goto fail;
   TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);
   for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
        p = TVMFFIMapCellIterNext(cell, p)) {
@@ -205,8 +226,10 @@ static int copy_any(copy_state* st, const TVMFFIAny* view, TVMFFIAny* out) {
     tvmffi__any_set_obj(out, obj);
     return 0;
   }
-  TVMFFIObject* done = memo_get(st, obj);
-  if (done != NULL) {
+  TVMFFIObject* done = NULL;
+  int found = memo_get(st, obj, &done);
+  if (found < 0) return -1;
+  if (found) {
     tvmffi__incref(done);
     tvmffi__any_set_obj(out, done);
     return 0;

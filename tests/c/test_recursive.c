@@ -217,6 +217,21 @@ static void test_deepcopy(void) {
   CHECK_EQ_INT(check_use_count(inner.v_obj), 4); /* self, d twice, top */
   CHECK_EQ_INT(check_use_count(s.v_obj), 2);
 
+  /* Maps are copied too; one reaching itself through a Dict is a ValueError. */
+  TVMFFIAny d2 = ext_make("ffi.Dict", NULL, 0);
+  TVMFFIAny m = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("d"), d2, ext_str("l"), inner}, 4);
+  CHECK_OK(check_call_global("ffi.DeepCopy", &m, 1, &c));
+  CHECK(c.type_index == kTVMFFIMap && c.v_obj != m.v_obj);
+  check_same(m, c);
+  check_any_release(&c);
+  TVMFFIAny set[3] = {d2, ext_str("back"), m};
+  CHECK_OK(check_call_global("ffi.DictSetItem", set, 3, &r));
+  CHECK_RAISED(check_call_global("ffi.DeepCopy", &m, 1, &c), "ValueError", "contains itself");
+  CHECK_OK(check_call_global("ffi.DictClear", &d2, 1, &r));
+  CHECK_EQ_INT(check_use_count(m.v_obj), 1);
+  check_any_release(&m);
+  check_any_release(&d2);
+
   /* POD and strings come back as owned values. */
   CHECK_OK(check_call_global("ffi.DeepCopy", (TVMFFIAny[]){ext_str("raw")}, 1, &c));
   CHECK(c.type_index == kTVMFFISmallStr);
