@@ -14,7 +14,6 @@
 #include <tvm/ffi/error.h>
 
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -50,11 +49,14 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void AppendSigArg(std::string* s, siz
   s->append(type);
 }
 
+template <typename... T>
+struct TypeList {};
+
 /* Signature description of a callable. */
 template <typename R, typename... Args>
 struct FuncSig {
   using RetType = R;
-  using ArgsTuple = std::tuple<Args...>;
+  using ArgsList = TypeList<Args...>;
   static constexpr size_t num_args = sizeof...(Args);
   static TVM_FFI_COLD_CODE std::string Sig() {
     std::string s = "(";
@@ -160,6 +162,21 @@ TVM_FFI_INLINE void StoreResult(R&& value, Any* rv) {
   }
 }
 
+/*
+ * Converted arguments, one base per parameter: a flat aggregate instead of
+ * std::tuple keeps the instantiation shallow (no recursive _Tuple_impl, no
+ * <tuple>), and its braced initialisation converts left to right, so the
+ * first bad argument is the one reported.
+ */
+template <size_t I, typename T>
+struct ArgSlot {
+  T value;
+};
+template <typename Seq, typename... T>
+struct ArgPack;
+template <size_t... Is, typename... T>
+struct ArgPack<std::index_sequence<Is...>, T...> : ArgSlot<Is, T>... {};
+
 template <typename Sig, typename F, typename... Args, size_t... Is>
 TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name, F& f,
                                    const AnyView* args, int32_t num_args, Any* rv) {
@@ -168,19 +185,23 @@ TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name,
   }
   (void)args;
   using R = typename Sig::RetType;
-  // a braced list converts the arguments left to right, so the first bad one is reported
-  std::tuple<std::remove_cv_t<std::remove_reference_t<Args>>...> vals{
-      UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)...};
+  ArgPack<std::index_sequence<Is...>, std::remove_cv_t<std::remove_reference_t<Args>>...> vals{
+      ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>{
+          UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)}...};
   (void)vals;
   if constexpr (std::is_void_v<R>) {
-    f(std::get<Is>(std::move(vals))...);
+    f(std::move(static_cast<ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>&>(vals)
+                    .value)...);
   } else {
-    StoreResult<R>(f(std::get<Is>(std::move(vals))...), rv);
+    StoreResult<R>(
+        f(std::move(static_cast<ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>&>(vals)
+                        .value)...),
+        rv);
   }
 }
 template <typename Sig, typename F, typename R, typename... Args>
-TVM_FFI_INLINE void UnpackCallTuple(std::tuple<Args...>*, const char* name, F& f,
-                                    const AnyView* args, int32_t num_args, Any* rv) {
+TVM_FFI_INLINE void UnpackCallList(TypeList<Args...>*, const char* name, F& f,
+                                   const AnyView* args, int32_t num_args, Any* rv) {
   UnpackCallImpl<Sig, F, Args...>(std::index_sequence_for<Args...>{}, name, f, args, num_args, rv);
 }
 /*! \brief Calls typed `f` with packed arguments (converting each). */
@@ -188,8 +209,8 @@ template <typename F>
 TVM_FFI_INLINE void unpack_call(const char* name, F& f, const AnyView* args, int32_t num_args,
                                 Any* rv) {
   using Sig = FuncTraitsOf<F>;
-  UnpackCallTuple<Sig, F, typename Sig::RetType>(static_cast<typename Sig::ArgsTuple*>(nullptr),
-                                                 name, f, args, num_args, rv);
+  UnpackCallList<Sig, F, typename Sig::RetType>(static_cast<typename Sig::ArgsList*>(nullptr),
+                                                name, f, args, num_args, rv);
 }
 
 }  // namespace details
