@@ -60,15 +60,21 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
   return 0;
 }
 
-/* A real frame with this name is the backtrace boundary (abi.md §9.4), so it
- * must not be inlined nor turned into a tail call. */
+static TVMFFI__COLD int function_call_misuse(TVMFFIObjectHandle func) {
+  if (func == NULL) return tvmffi__raise("ValueError", "TVMFFIFunctionCall: func is NULL");
+  return tvmffi__raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",
+                       tvmffi__type_key(((TVMFFIObject*)func)->type_index));
+}
+
+/* A real frame with this name is the backtrace boundary (abi.md §10.3), so
+ * it must not be inlined nor turned into a tail call. */
 __attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args,
                                                  int32_t num_args, TVMFFIAny* result) {
-  if (TVMFFI__UNLIKELY(func == NULL))
-    return tvmffi__raise("ValueError", "TVMFFIFunctionCall: func is NULL");
-  if (TVMFFI__UNLIKELY(((TVMFFIObject*)func)->type_index != kTVMFFIFunction))
-    return tvmffi__raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",
-                         tvmffi__type_key(((TVMFFIObject*)func)->type_index));
+  /* Both checks fall through on the hot path; the messages live out of line
+   * so the frame is only the call itself. */
+  if (TVMFFI__UNLIKELY(func == NULL ||
+                       ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
+    return function_call_misuse(func);
   int rc = TVMFFIFunctionGetCellPtr(func)->safe_call(func, args, num_args, result);
   __asm__ volatile("" ::: "memory"); /* keeps the call from being a tail call */
   return rc;

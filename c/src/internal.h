@@ -123,6 +123,8 @@ static inline void tvmffi__any_set_obj(TVMFFIAny* v, TVMFFIObject* obj) {
   v->v_obj = obj;
 }
 
+/* ---- any_hash.c -------------------------------------------------------- */
+
 /* AnyHash / AnyEqual of the ABI (Map keys). */
 uint64_t tvmffi__any_hash(const TVMFFIAny* a);
 int tvmffi__any_equal(const TVMFFIAny* a, const TVMFFIAny* b);
@@ -200,7 +202,7 @@ TVMFFIObject* tvmffi__array_new(int64_t capacity);
  * been created with enough capacity.  Used to build results in C. */
 void tvmffi__array_push_move(TVMFFIObject* array, TVMFFIAny* v);
 
-/* ---- string helpers used across files ---------------------------------- */
+/* ---- util.c: string building used across files ------------------------ */
 
 /* Growable byte buffer for messages and backtraces (malloc-backed). */
 typedef struct {
