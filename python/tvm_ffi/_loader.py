@@ -76,8 +76,9 @@ def _load():
     ffi = lib = None
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
     pkg = sys.modules[__name__.rpartition(".")[0]]
-    if extra and extra not in pkg.__path__:  # out-of-tree build: the compiled module lives there
-        pkg.__path__.append(extra)
+    if extra and extra not in pkg.__path__:
+        # out-of-tree build: the compiled module lives there, and wins over a stale in-tree one
+        pkg.__path__.insert(0, extra)
     if api_mode:
         try:
             from . import _ffi_cffi  # noqa: PLC0415
@@ -95,7 +96,7 @@ def _load():
 
 
 def _abi_cdef():
-    for d in (_HERE, os.environ.get("TVM_FFI_MODULE_DIR") or _HERE):
+    for d in (os.environ.get("TVM_FFI_MODULE_DIR") or _HERE, _HERE):
         shipped = os.path.join(d, "_cdef.h")
         if os.path.isfile(shipped):
             with open(shipped, encoding="utf-8") as f:

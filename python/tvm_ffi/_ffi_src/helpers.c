@@ -36,8 +36,16 @@ static volatile int g_finalizing;
 
 enum { RULE_SLOW = 0, RULE_OBJECT = 1, RULE_EXCHANGE = 2, RULE_POD = 3, RULE_CONTAINER = 4, RULE_DLPACK = 5 };
 
+struct view_block;
+#define CTX_MAX_VIEWS 8
+
 /* Per-call conversion state: temporaries and the stream/allocator context. */
 typedef struct {
+  /* exchange-API argument tensors whose Python reference is taken only if the callee kept
+   * them (see view_block); handle and block pairs */
+  TVMFFIObjectHandle view_h[CTX_MAX_VIEWS];
+  struct view_block* view_b[CTX_MAX_VIEWS];
+  int n_views;
   TVMFFIObjectHandle owned_stack[8];
   TVMFFIObjectHandle* owned; /* FFI temporaries, DecRef'd after the call */
   int n_owned, cap_owned;
@@ -52,6 +60,7 @@ typedef struct {
 static void ctx_init(CallCtx* c) {
   c->owned = c->owned_stack;
   c->n_owned = 0;
+  c->n_views = 0;
   c->cap_owned = 8;
   c->temps = NULL;
   c->has_device = 0;
@@ -61,7 +70,16 @@ static void ctx_init(CallCtx* c) {
   c->api_obj = NULL;
 }
 
+static void view_keep_alive(struct view_block* b);
+
 static void ctx_release(CallCtx* c) {
+  /* A view tensor the callee (or the result) still references needs its Python object
+   * alive from now on; one only we reference dies below without touching Python. */
+  for (int i = 0; i < c->n_views; ++i)
+    if (__atomic_load_n(&((TVMFFIObject*)c->view_h[i])->combined_ref_count, __ATOMIC_ACQUIRE) !=
+        UINT64_C(0x0000000100000001))
+      view_keep_alive(c->view_b[i]);
+  c->n_views = 0;
   for (int i = 0; i < c->n_owned; ++i) TVMFFIObjectDecRef(c->owned[i]);
   if (c->owned != c->owned_stack) free(c->owned);
   c->owned = c->owned_stack;
@@ -125,7 +143,19 @@ static void discard_ffi_error(void) {
  * measured by core.py (-1: unknown, use attribute lookup). Reading the slot
  * directly skips two generic attribute lookups per call. */
 static Py_ssize_t g_off_h = -1, g_off_rg = -1;
+static PyTypeObject* g_tensor_cls; /* core.Tensor; NULL unless g_off_h and g_off_view are known */
 static PyTypeObject* g_function_cls;
+
+/* The handle in a `_h` slot: one conversion call (handles are stored as unsigned ints);
+ * anything else goes through PyLong_AsVoidPtr's checks. */
+static inline void* slot_handle(PyObject* slot) {
+  unsigned long long x = PyLong_AsUnsignedLongLong(slot);
+  if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return PyLong_AsVoidPtr(slot);
+  }
+  return (void*)(uintptr_t)x;
+}
 
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
   if (g_off_h > 0 && (Py_TYPE(obj) == g_function_cls ||
@@ -135,7 +165,7 @@ static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
       *out = NULL;
       return 0;
     }
-    *out = PyLong_AsVoidPtr(slot);
+    *out = slot_handle(slot);
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
   }
   PyObject* h = PyObject_GetAttr(obj, g_str_h);
@@ -203,29 +233,60 @@ static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   return 0;
 }
 
-/* Direct-mapped front of g_type_cache (entries borrowed: the dict never drops them). */
-#define RULE_CACHE_SIZE 64
-static struct {
+/* A type's conversion rule, decoded once: the hot path reads C fields, not Python ints. */
+typedef struct {
   PyTypeObject* tp;
-  PyObject* rule;
-} g_rule_cache[RULE_CACHE_SIZE];
+  PyObject* rule;     /* borrowed from g_type_cache (the dict never drops entries) */
+  long code;          /* RULE_* */
+  PyObject* extra;    /* item 1 of a (rule, extra) tuple, else NULL (borrowed) */
+  const DLPackExchangeAPI* api; /* RULE_EXCHANGE: the decoded extra */
+  int has_dlpack;     /* the type has __dlpack__ (from_dlpack's fallback) */
+} RuleEntry;
 
-/* The cached conversion rule of a type (borrowed), classifying it on first sight. */
-static PyObject* type_rule(PyTypeObject* tp) {
-  size_t slot = ((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1);
-  if (g_rule_cache[slot].tp == tp) return g_rule_cache[slot].rule;
+/* Direct-mapped front of g_type_cache. */
+#define RULE_CACHE_SIZE 64
+static RuleEntry g_rule_cache[RULE_CACHE_SIZE];
+
+/* Copies the cached rule of a type into *out, classifying the type on first sight.
+ * Copied, not pointed to: a nested conversion may evict the slot. Returns 0/-1. */
+static int type_rule(PyTypeObject* tp, RuleEntry* out) {
+  RuleEntry* e = &g_rule_cache[((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1)];
+  if (e->tp == tp) {
+    *out = *e;
+    return 0;
+  }
   PyObject* rule = PyDict_GetItemWithError(g_type_cache, (PyObject*)tp); /* borrowed */
-  if (rule == NULL && PyErr_Occurred()) return NULL;
+  if (rule == NULL && PyErr_Occurred()) return -1;
   if (rule == NULL) {
     rule = PyObject_CallFunctionObjArgs(g_classify, (PyObject*)tp, NULL);
-    if (rule == NULL) return NULL;
+    if (rule == NULL) return -1;
     int rc = PyDict_SetItem(g_type_cache, (PyObject*)tp, rule);
     Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
-    if (rc != 0) return NULL;
+    if (rc != 0) return -1;
   }
-  g_rule_cache[slot].tp = tp;
-  g_rule_cache[slot].rule = rule;
-  return rule;
+  RuleEntry n;
+  n.tp = tp;
+  n.rule = rule;
+  n.extra = NULL;
+  n.api = NULL;
+  if (PyTuple_CheckExact(rule) && PyTuple_Size(rule) == 2) {
+    n.code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
+    n.extra = PyTuple_GetItem(rule, 1);
+  } else {
+    n.code = PyLong_AsLong(rule);
+  }
+  if (n.code == -1 && PyErr_Occurred()) return -1;
+  if (n.code == RULE_EXCHANGE) {
+    n.api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(n.extra);
+    if (n.api == NULL) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
+      return -1;
+    }
+  }
+  n.has_dlpack = PyObject_HasAttr((PyObject*)tp, g_str_dlpack);
+  *e = n;
+  *out = n;
+  return 0;
 }
 
 static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s, Py_ssize_t n,
@@ -323,16 +384,24 @@ static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, i
 }
 
 /* A managed tensor made from the producer's non-owning DLTensor view: shape and strides are
- * copied (the callee may keep the tensor), the Python object is the manager (one strong
- * reference, dropped with the GIL).  Cheaper than the producer's own managed export. */
-typedef struct {
+ * copied (the callee may keep the tensor), the Python object is the manager.  Cheaper than
+ * the producer's own managed export.  The Python object outlives the call anyway, so its
+ * strong reference (dropped with the GIL) is taken only when the tensor outlives the call
+ * (owns_ref); a tensor that dies with the call never touches Python in its deleter. */
+typedef struct view_block {
   DLManagedTensorVersioned mt;
+  int owns_ref;
   int64_t dims[];
 } view_block;
 
+static void view_keep_alive(view_block* b) {
+  Py_INCREF((PyObject*)b->mt.manager_ctx);
+  b->owns_ref = 1;
+}
+
 static void view_block_deleter(DLManagedTensorVersioned* self) {
   PyObject* o = (PyObject*)self->manager_ctx;
-  if (!g_finalizing && Py_IsInitialized()) {
+  if (((view_block*)self)->owns_ref && !g_finalizing && Py_IsInitialized()) {
     PyGILState_STATE g = PyGILState_Ensure();
     Py_DECREF(o);
     PyGILState_Release(g);
@@ -340,7 +409,7 @@ static void view_block_deleter(DLManagedTensorVersioned* self) {
   free(self);
 }
 
-static DLManagedTensorVersioned* managed_from_view(const DLPackExchangeAPI* api, PyObject* v) {
+static view_block* managed_from_view(const DLPackExchangeAPI* api, PyObject* v) {
   DLTensor dl;
   if (api->dltensor_from_py_object_no_sync((void*)v, &dl) != 0) {
     PyErr_Clear(); /* the owning export below reports real problems */
@@ -354,6 +423,7 @@ static DLManagedTensorVersioned* managed_from_view(const DLPackExchangeAPI* api,
   b->mt.manager_ctx = v;
   b->mt.deleter = view_block_deleter;
   b->mt.flags = 0;
+  b->owns_ref = 0;
   b->mt.dl_tensor = dl;
   if (nd > 0 && dl.shape != NULL) {
     memcpy(b->dims, dl.shape, sizeof(int64_t) * (size_t)nd);
@@ -363,14 +433,15 @@ static DLManagedTensorVersioned* managed_from_view(const DLPackExchangeAPI* api,
     memcpy(b->dims + nd, dl.strides, sizeof(int64_t) * (size_t)nd);
     b->mt.dl_tensor.strides = b->dims + nd;
   }
-  Py_INCREF(v);
-  return &b->mt;
+  return b;
 }
 
-static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, TVMFFIAny* out) {
-  const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(api_obj);
-  DLManagedTensorVersioned* dlmt =
-      api->dltensor_from_py_object_no_sync != NULL ? managed_from_view(api, v) : NULL;
+static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
+                         TVMFFIAny* out) {
+  view_block* view = api->dltensor_from_py_object_no_sync != NULL ? managed_from_view(api, v) : NULL;
+  /* the pairs array is full: hold the Python object right away */
+  if (view != NULL && c->n_views == CTX_MAX_VIEWS) view_keep_alive(view);
+  DLManagedTensorVersioned* dlmt = view != NULL ? &view->mt : NULL;
   TVMFFIObjectHandle h = NULL;
   if (dlmt == NULL && api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
     if (!PyErr_Occurred())
@@ -383,7 +454,11 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, TVMFFIAny* 
     PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
     return -1;
   }
-  if (ctx_own(c, h) != 0) return -1;
+  if (ctx_own(c, h) != 0) return -1; /* h (and the view) already released */
+  if (view != NULL && !view->owns_ref) {
+    c->view_h[c->n_views] = h;
+    c->view_b[c->n_views++] = view;
+  }
   out->type_index = kTVMFFITensor;
   out->zero_padding = 0;
   out->v_obj = (TVMFFIObject*)h;
@@ -476,24 +551,34 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
     PyErr_SetString(PyExc_RecursionError, "tvm_ffi: argument nesting is too deep");
     return -1;
   }
+  if (tp == g_tensor_cls) { /* the hottest object argument: no rule lookup */
+    PyObject* slot = *(PyObject**)((char*)v + g_off_h);
+    TVMFFIObject* h = slot != NULL ? (TVMFFIObject*)slot_handle(slot) : NULL;
+    if (h != NULL) {
+      out->type_index = h->type_index;
+      out->zero_padding = 0;
+      out->v_obj = h;
+      return 0;
+    }
+    if (PyErr_Occurred()) return -1; /* else a view or empty wrapper: the rule decides */
+  }
   if (tp == &PyTuple_Type || tp == &PyList_Type) return pack_container(c, v, 0, out, depth);
   if (tp == &PyDict_Type) return pack_container(c, v, 1, out, depth);
 
-  PyObject* rule = type_rule(tp);
-  if (rule == NULL) return -1;
-  PyObject* extra = NULL;
-  long code;
-  if (PyTuple_CheckExact(rule)) {
-    code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
-    extra = PyTuple_GetItem(rule, 1);
-  } else {
-    code = PyLong_AsLong(rule);
-  }
+  RuleEntry rule;
+  if (type_rule(tp, &rule) != 0) return -1;
+  long code = rule.code;
   switch (code) {
     case RULE_OBJECT:
     case RULE_CONTAINER: {
       TVMFFIObjectHandle h;
-      if (get_handle(v, &h) != 0) return -1;
+      if (g_off_h > 0) { /* a CObject subclass: `_h` sits at the base class's offset */
+        PyObject* slot = *(PyObject**)((char*)v + g_off_h);
+        h = slot == NULL ? NULL : slot_handle(slot);
+        if (h == NULL && PyErr_Occurred()) return -1;
+      } else if (get_handle(v, &h) != 0) {
+        return -1;
+      }
       if (h == NULL) break; /* empty wrapper or tensor view: slow path decides */
       out->type_index = ((TVMFFIObject*)h)->type_index;
       out->zero_padding = 0;
@@ -510,7 +595,7 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
       return 0;
     }
     case RULE_EXCHANGE:
-      return pack_exchange(c, v, extra, out);
+      return pack_exchange(c, v, rule.extra, rule.api, out);
     case RULE_DLPACK:
       return pack_dlpack(c, v, out);
     case RULE_POD: {
@@ -533,7 +618,7 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
 
 /* Wrappers of the two hottest result classes are built here instead of in _ret_obj:
  * allocate, then fill both slots (`_h` and the class's second slot). */
-static PyTypeObject* g_tensor_cls;   /* core.Tensor */
+/* g_tensor_cls (core.Tensor, NULL when its slot offsets are unknown) is declared above */
 static PyObject* g_tensor_cls_box;   /* core._CLASS_TENSOR_BOX: [current tensor class] */
 static Py_ssize_t g_off_view = -1;   /* Tensor._view */
 static PyObject* g_zero;
@@ -1181,11 +1266,11 @@ int TVMFFIPyTensorFromCapsule(intptr_t box_id, int32_t require_alignment,
 /* from_dlpack core: 0 with *out = the Tensor, -1 (Python exception) or -2 (FFI error). */
 static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject** out) {
   TVMFFIObjectHandle h = NULL;
-  PyObject* rule = type_rule(Py_TYPE(v));
-  if (rule == NULL) return -1;
-  int has_dlpack = PyObject_HasAttr((PyObject*)Py_TYPE(v), g_str_dlpack);
-  if (PyTuple_CheckExact(rule) && PyLong_AsLong(PyTuple_GetItem(rule, 0)) == RULE_EXCHANGE) {
-    const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(PyTuple_GetItem(rule, 1));
+  RuleEntry rule;
+  if (type_rule(Py_TYPE(v), &rule) != 0) return -1;
+  int has_dlpack = rule.has_dlpack;
+  if (rule.code == RULE_EXCHANGE) {
+    const DLPackExchangeAPI* api = rule.api;
     DLManagedTensorVersioned* t = NULL;
     if (api->managed_tensor_from_py_object_no_sync((void*)v, &t) != 0) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
