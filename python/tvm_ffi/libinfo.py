@@ -139,10 +139,10 @@ def find_cython_lib():
     mod = sys.modules.get("tvm_ffi._ffi_cffi")
     if mod is not None and getattr(mod, "__file__", None):
         return os.path.abspath(mod.__file__)
-    dirs = [_PKG]  # the package's import order (_loader appends TVM_FFI_MODULE_DIR)
+    dirs = [_PKG]  # the package's import order (_loader puts TVM_FFI_MODULE_DIR first)
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
     if extra:
-        dirs.append(extra)
+        dirs.insert(0, extra)
     for d in dirs:
         if os.path.isdir(d):
             for name in sorted(os.listdir(d)):
