@@ -69,5 +69,5 @@ else:
         "get_raw_stream", "init_ffi_api", "load_module", "register_error", "register_global_func",
         "register_object", "remove_global_func", "system_lib", "use_raw_stream", "use_torch_stream",
         "__version__", "__version_tuple__", "serialization", "structural", "structural_equal",
-        "structural_hash", "get_first_structural_mismatch", "StructuralKey",
+        "structural_hash", "get_first_structural_mismatch", "StructuralKey", "cpp",
     ]

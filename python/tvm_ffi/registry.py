@@ -77,8 +77,8 @@ def _type_info_fields(tidx):
     return info
 
 
-def _attach_reflection(cls, tidx):
-    """Attach reflected fields (properties) and methods of type tidx not defined by cls."""
+def _attach_fields(cls, tidx):
+    """Attach reflected fields of type tidx not defined by cls, as properties."""
     info = core.lib.TVMFFIGetTypeInfo(tidx)
     for i in range(info.num_fields):
         fi = info.fields[i]
@@ -87,6 +87,12 @@ def _attach_reflection(cls, tidx):
             continue
         doc = core.ffi.unpack(fi.doc.data, fi.doc.size).decode() if fi.doc.size else None
         setattr(cls, name, _field_property(tidx, i, name, doc))
+
+
+def _attach_reflection(cls, tidx):
+    """Attach reflected fields (properties) and methods of type tidx not defined by cls."""
+    _attach_fields(cls, tidx)
+    info = core.lib.TVMFFIGetTypeInfo(tidx)
     for i in range(info.num_methods):
         mi = info.methods[i]
         name = core.ffi.unpack(mi.name.data, mi.name.size).decode()

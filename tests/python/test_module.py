@@ -63,3 +63,18 @@ def test_load_module_bad_paths(tmp_path):
         tvm_ffi.load_module(str(tmp_path / "x.unknownext"))
     with pytest.raises(RuntimeError):
         tvm_ffi.load_module(str(tmp_path / "missing.so"))
+
+
+def test_imports_reads_reflected_field():
+    # Module.imports reads the runtime's reflected field `imports_` (python.md 15.2)
+    m = tvm_ffi.system_lib()
+    other = tvm_ffi.system_lib("imports_test_")
+    assert m.imports == []
+    m.import_module(other)
+    imps = m.imports
+    assert len(imps) == 1 and isinstance(imps[0], tvm_ffi.Module) and imps[0].same_as(other)
+    assert m.imports_[0].same_as(other)  # the field itself, as upstream exposes it
+    m.clear_imports()
+    assert m.imports == []
+    with pytest.raises(RuntimeError, match="Cyclic dependency"):
+        other.import_module(other)
