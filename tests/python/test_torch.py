@@ -113,3 +113,24 @@ def test_allocator_installed_only_during_call():
     if HAS_EXCHANGE:
         assert seen[0] != core.ffi.NULL
     assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
+
+
+def test_argument_kept_by_callee_outlives_python_tensor():
+    # an argument tensor the callee keeps (here: inside the returned Array) holds its torch
+    # tensor alive after Python drops it; one that dies with the call leaves no reference
+    x = torch.arange(6, dtype=torch.float32) * 2
+    before = sys.getrefcount(x)
+    nop = tvm_ffi.get_global_func("testing.nop")
+    for _ in range(10):
+        nop(x, x, x)
+    assert sys.getrefcount(x) == before
+    arr = tvm_ffi.get_global_func("ffi.Array")(x, 1)
+    if HAS_EXCHANGE:  # the exchange-API view holds the Python tensor itself
+        assert sys.getrefcount(x) == before + 1
+    del x
+    gc.collect()
+    torch.arange(6, dtype=torch.float32).fill_(-1)  # would reuse a freed buffer
+    back = tvm_ffi.from_dlpack(arr[0]) if not isinstance(arr[0], torch.Tensor) else arr[0]
+    assert torch.equal(torch.from_dlpack(back), torch.arange(6, dtype=torch.float32) * 2)
+    del arr, back
+    gc.collect()
