@@ -413,7 +413,9 @@ def _exc_to_error(exc, append_native=True):
     from .error import _format_traceback  # noqa: PLC0415
 
     text = _format_traceback(exc.__traceback__)
-    if append_native:
+    if isinstance(append_native, str):  # captured by the C callback at the conversion point
+        text += append_native
+    elif append_native:
         bt = lib.TVMFFIBacktrace(ffi.NULL, 0, ffi.NULL, 0)
         if bt != ffi.NULL and bt.size:
             text += _unpack_bytes(bt).decode("utf-8", "replace")

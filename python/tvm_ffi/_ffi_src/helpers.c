@@ -1095,9 +1095,16 @@ static void py_decref_deleter(void* obj) {
 }
 
 /* Raises the pending Python exception as an FFI error (kind from the registry). */
-static void raise_python_error_as_ffi(void) {
+static void TVMFFIPyRaiseAsFFIError(void) {
+  /* The native frames between here and the FFI boundary (e.g. the C function that called the
+   * callback), captured before any Python runs: a capture from Python would stop at the
+   * interpreter's frames.  Both names are hidden by the backtrace's "TVMFFIPy" rule. */
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(NULL, 0, NULL, 0);
   PyObject* e = fetch_exception();
-  PyObject* err = e ? PyObject_CallFunctionObjArgs(g_exc_to_error, e, NULL) : NULL;
+  PyObject* native = PyUnicode_DecodeUTF8(bt ? bt->data : "", bt ? (Py_ssize_t)bt->size : 0,
+                                          "replace");
+  PyObject* err = e && native ? PyObject_CallFunctionObjArgs(g_exc_to_error, e, native, NULL) : NULL;
+  Py_XDECREF(native);
   TVMFFIObjectHandle h = NULL;
   if (err != NULL && get_handle(err, &h) == 0 && h != NULL) {
     TVMFFIErrorSetRaised(h);
@@ -1109,7 +1116,7 @@ static void raise_python_error_as_ffi(void) {
   Py_XDECREF(e);
 }
 
-static int py_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+static int TVMFFIPySafeCall(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   if (g_finalizing || !Py_IsInitialized()) {
     TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: Python interpreter is finalizing");
     return -1;
@@ -1138,7 +1145,7 @@ static int py_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
   }
   goto done;
 pyerr:
-  raise_python_error_as_ffi();
+  TVMFFIPyRaiseAsFFIError();
   rc = -1;
 done:
   Py_XDECREF(r);
@@ -1150,7 +1157,7 @@ done:
 int TVMFFIPyCallbackCreate(intptr_t box_id, TVMFFIObjectHandle* out) {
   PyObject* f = box_get((PyObject*)box_id);
   Py_INCREF(f);
-  if (TVMFFIFunctionCreate(f, py_safe_call, py_decref_deleter, out) != 0) {
+  if (TVMFFIFunctionCreate(f, TVMFFIPySafeCall, py_decref_deleter, out) != 0) {
     Py_DECREF(f);
     return 1;
   }
