@@ -146,17 +146,6 @@ static Py_ssize_t g_off_h = -1, g_off_rg = -1;
 static PyTypeObject* g_tensor_cls; /* core.Tensor; NULL unless g_off_h and g_off_view are known */
 static PyTypeObject* g_function_cls;
 
-/* The handle in a `_h` slot: one conversion call (handles are stored as unsigned ints);
- * anything else goes through PyLong_AsVoidPtr's checks. */
-static inline void* slot_handle(PyObject* slot) {
-  unsigned long long x = PyLong_AsUnsignedLongLong(slot);
-  if (x == (unsigned long long)-1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return PyLong_AsVoidPtr(slot);
-  }
-  return (void*)(uintptr_t)x;
-}
-
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
   if (g_off_h > 0 && (Py_TYPE(obj) == g_function_cls ||
                       PyObject_TypeCheck(obj, (PyTypeObject*)g_cobject_cls))) {
@@ -165,7 +154,7 @@ static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
       *out = NULL;
       return 0;
     }
-    *out = slot_handle(slot);
+    *out = PyLong_AsVoidPtr(slot);
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
   }
   PyObject* h = PyObject_GetAttr(obj, g_str_h);
@@ -553,7 +542,7 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   }
   if (tp == g_tensor_cls) { /* the hottest object argument: no rule lookup */
     PyObject* slot = *(PyObject**)((char*)v + g_off_h);
-    TVMFFIObject* h = slot != NULL ? (TVMFFIObject*)slot_handle(slot) : NULL;
+    TVMFFIObject* h = slot != NULL ? (TVMFFIObject*)PyLong_AsVoidPtr(slot) : NULL;
     if (h != NULL) {
       out->type_index = h->type_index;
       out->zero_padding = 0;
@@ -574,7 +563,7 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
       TVMFFIObjectHandle h;
       if (g_off_h > 0) { /* a CObject subclass: `_h` sits at the base class's offset */
         PyObject* slot = *(PyObject**)((char*)v + g_off_h);
-        h = slot == NULL ? NULL : slot_handle(slot);
+        h = slot == NULL ? NULL : PyLong_AsVoidPtr(slot);
         if (h == NULL && PyErr_Occurred()) return -1;
       } else if (get_handle(v, &h) != 0) {
         return -1;
