@@ -91,7 +91,10 @@ int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
    * backtrace boundary, and going through it would hide this frame (and the
    * callee's) from the backtrace of an error raised inside `f`. */
   TVMFFIObjectHandle f = args[0].v_obj;
-  return TVMFFIFunctionGetCellPtr(f)->safe_call(f, args + 1, n - 1, result);
+  int rc = TVMFFIFunctionGetCellPtr(f)->safe_call(f, args + 1, n - 1, result);
+  /* Not a tail call: keep this frame on the stack so backtraces show it. */
+  __asm__ volatile("" ::: "memory");
+  return rc;
 }
 
 static int run_check_signal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
