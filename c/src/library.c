@@ -335,21 +335,22 @@ static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name,
     free(s);
     return 0;
   }
+  int rc = tvmffi__module_call_info_symbol(fn, s, out);
+  free(s);
+  return rc;
+}
+
+int tvmffi__module_call_info_symbol(TVMFFISafeCallType fn, const char* symbol, TVMFFIAny* out) {
   TVMFFIAny r;
   tvmffi__any_set_none(&r);
-  if (fn(NULL, NULL, 0, &r) != 0) {
-    free(s);
-    return -1;
-  }
+  if (fn(NULL, NULL, 0, &r) != 0) return -1;
   if (r.type_index != kTVMFFIStr && r.type_index != kTVMFFISmallStr &&
       r.type_index != kTVMFFINone) {
-    tvmffi__raise("TypeError", "symbol %s returned %s, expected a String", s,
+    tvmffi__raise("TypeError", "symbol %s returned %s, expected a String", symbol,
                   tvmffi__any_type_key(&r));
     tvmffi__any_release(&r);
-    free(s);
     return -1;
   }
-  free(s);
   *out = r;
   return 0;
 }

@@ -86,6 +86,11 @@ tvmffi__module* tvmffi__library_bin_load(const void* bin, uint64_t limit, tvmffi
  * ffi.SystemLib); called from tvmffi__module_globals_init. */
 void tvmffi__library_globals_init(void);
 
+/* library.c: calls a __tvm_ffi__metadata_/__tvm_ffi__doc_ symbol `fn` (named `symbol`
+ * in messages) with no arguments; its result must be a String or None, moved into *out.
+ * 0/-1. */
+int tvmffi__module_call_info_symbol(TVMFFISafeCallType fn, const char* symbol, TVMFFIAny* out);
+
 /* library.c: writes each registered context symbol (TVMFFIEnvModRegister-
  * ContextSymbol) into the slot lookup(env, name) returns, when not NULL.
  * Used by module_custom.c.  Returns 0/-1 (out of memory). */

@@ -122,23 +122,9 @@ static int custom_get_info(tvmffi__module* m, const char* prefix, const char* na
     free(s);
     return rc;
   }
-  TVMFFIAny r;
-  tvmffi__any_set_none(&r);
-  if (((TVMFFISafeCallType)addr)(NULL, NULL, 0, &r) != 0) {
-    free(s);
-    return -1;
-  }
-  if (r.type_index != kTVMFFIStr && r.type_index != kTVMFFISmallStr &&
-      r.type_index != kTVMFFINone) {
-    tvmffi__raise("TypeError", "symbol %s returned %s, expected a String", s,
-                  tvmffi__any_type_key(&r));
-    tvmffi__any_release(&r);
-    free(s);
-    return -1;
-  }
+  rc = tvmffi__module_call_info_symbol((TVMFFISafeCallType)addr, s, out);
   free(s);
-  *out = r;
-  return 0;
+  return rc;
 }
 
 static void custom_finalize(void* impl) {
