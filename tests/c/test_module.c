@@ -32,28 +32,10 @@ static TVMFFIAny v_none(void) {
   memset(&v, 0, sizeof(v));
   return v;
 }
-static TVMFFIAny v_int(int64_t x) {
-  TVMFFIAny v = v_none();
-  v.type_index = kTVMFFIInt;
-  v.v_int64 = x;
-  return v;
-}
 static TVMFFIAny v_bool(int x) {
   TVMFFIAny v = v_none();
   v.type_index = kTVMFFIBool;
   v.v_int64 = x;
-  return v;
-}
-static TVMFFIAny v_str(const char* s) {
-  TVMFFIAny v = v_none();
-  v.type_index = kTVMFFIRawStr;
-  v.v_c_str = s;
-  return v;
-}
-static TVMFFIAny v_obj(TVMFFIObjectHandle h) {
-  TVMFFIAny v = v_none();
-  v.type_index = TVMFFIObjectGetTypeIndex(h);
-  v.v_obj = (TVMFFIObject*)h;
   return v;
 }
 
@@ -71,7 +53,7 @@ static const char* str_of(const TVMFFIAny* v) {
 }
 
 static int load(const char* path, TVMFFIObjectHandle* out) {
-  TVMFFIAny a = v_str(path), r;
+  TVMFFIAny a = check_any_cstr(path), r;
   int rc = check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r);
   if (rc == 0) {
     CHECK_EQ_INT(r.type_index, kTVMFFIModule);
@@ -89,7 +71,7 @@ static TVMFFIObjectHandle load_ok(const char* path) {
 
 /* ffi.ModuleGetFunction(m, name, query_imports): new reference or NULL. */
 static TVMFFIObjectHandle get_fn(TVMFFIObjectHandle m, const char* name, int query) {
-  TVMFFIAny a[3] = {v_obj(m), v_str(name), v_bool(query)}, r;
+  TVMFFIAny a[3] = {check_any_obj(m), check_any_cstr(name), v_bool(query)}, r;
   CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 3, &r));
   if (r.type_index == kTVMFFINone) return NULL;
   CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
@@ -143,7 +125,7 @@ static void test_load_and_call(void) {
   CHECK(*libc_var == before);
   TVMFFIAny a[3], r;
 
-  a[0] = v_obj(m);
+  a[0] = check_any_obj(m);
   CHECK_OK(check_call_global("ffi.ModuleGetKind", a, 1, &r));
   CHECK_EQ_STR(str_of(&r), "library");
   check_any_release(&r);
@@ -151,8 +133,8 @@ static void test_load_and_call(void) {
   CHECK_EQ_INT(r.v_int64, 3);
 
   /* ints */
-  a[0] = v_int(3);
-  a[1] = v_int(4);
+  a[0] = check_any_int(3);
+  a[1] = check_any_int(4);
   CHECK_EQ_INT(call_int(m, "add_int", a, 2), 7);
   a[1] = v_bool(1);
   CHECK_EQ_INT(call_int(m, "add_int", a, 2), 4);
@@ -161,7 +143,7 @@ static void test_load_and_call(void) {
   /* strings: raw, small and heap forms in, a heap String out */
   TVMFFIObjectHandle greet = get_fn(m, "greet", 0);
   CHECK(greet != NULL);
-  a[0] = v_str("bob");
+  a[0] = check_any_cstr("bob");
   CHECK_OK(call(greet, a, 1, &r));
   CHECK_EQ_STR(str_of(&r), "hello, bob");
   check_any_release(&r);
@@ -177,7 +159,7 @@ static void test_load_and_call(void) {
   CHECK_EQ_STR(str_of(&r), "hello, a rather long name");
   check_any_release(&r);
   check_any_release(&a[0]);
-  a[0] = v_int(1);
+  a[0] = check_any_int(1);
   CHECK_RAISED(call(greet, a, 1, &r), "TypeError", "expected a str");
   TVMFFIObjectDecRef(greet);
 
@@ -198,7 +180,7 @@ static void test_load_and_call(void) {
   for (int i = 0; i < 4; ++i) CHECK(ys[i] == xs[i] + 1.0f);
   /* the library function checks the result slot was initialised */
   TVMFFIObjectHandle dummy = get_fn(m, "main", 0);
-  r = v_obj(dummy);
+  r = check_any_obj(dummy);
   CHECK_RAISED(TVMFFIFunctionCall(add_one, a, 2, &r), "ValueError", "non-object kind");
   TVMFFIObjectDecRef(dummy);
   TVMFFIObjectDecRef(add_one);
@@ -210,30 +192,30 @@ static void test_load_and_call(void) {
   CHECK_EQ_INT(r.v_int64, 1);
   TVMFFIObjectDecRef(f);
   f = get_fn(m, "fail", 0);
-  a[0] = v_str("boom from kernel");
+  a[0] = check_any_cstr("boom from kernel");
   CHECK_RAISED(call(f, a, 1, &r), "ValueError", "boom from kernel");
   TVMFFIObjectDecRef(f);
 
   /* absent symbols: None, not an error */
   CHECK(get_fn(m, "missing", 0) == NULL);
   CHECK(get_fn(m, "missing", 1) == NULL);
-  a[0] = v_obj(m);
-  a[1] = v_str("add_int");
+  a[0] = check_any_obj(m);
+  a[1] = check_any_cstr("add_int");
   a[2] = v_bool(0);
   CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIBool);
   CHECK_EQ_INT(r.v_int64, 1);
-  a[1] = v_str("missing");
+  a[1] = check_any_cstr("missing");
   CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
   CHECK_EQ_INT(r.v_int64, 0);
   /* query_imports may be omitted */
-  a[1] = v_str("add_int");
+  a[1] = check_any_cstr("add_int");
   CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
   check_any_release(&r);
 
   /* metadata and doc */
-  a[1] = v_str("add_int");
+  a[1] = check_any_cstr("add_int");
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
   CHECK(strstr(str_of(&r), "\"type_schema\"") != NULL);
   CHECK(strstr(str_of(&r), "ffi.Function") != NULL);
@@ -241,12 +223,12 @@ static void test_load_and_call(void) {
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_STR(str_of(&r), "Adds two integers.");
   check_any_release(&r);
-  a[1] = v_str("add_one");
+  a[1] = check_any_cstr("add_one");
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
-  a[1] = v_str("greet"); /* its metadata symbol returns an int */
+  a[1] = check_any_cstr("greet"); /* its metadata symbol returns an int */
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r), "TypeError",
                "__tvm_ffi__metadata_greet");
 
@@ -258,22 +240,22 @@ static void test_load_and_call(void) {
   CHECK_EQ_INT(r.type_index, kTVMFFIArray);
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(r.v_obj)->size, 0);
   check_any_release(&r);
-  a[1] = v_str("/tmp/out.so");
-  a[2] = v_str("so");
+  a[1] = check_any_cstr("/tmp/out.so");
+  a[2] = check_any_cstr("so");
   CHECK_RAISED(check_call_global("ffi.ModuleWriteToFile", a, 3, &r), "RuntimeError",
                "Module[library] does not support WriteToFile");
 
   /* bad arguments */
-  a[0] = v_int(1);
-  a[1] = v_str("add_int");
+  a[0] = check_any_int(1);
+  a[1] = check_any_cstr("add_int");
   a[2] = v_bool(0);
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
-  a[0] = v_obj(m);
-  a[1] = v_int(5);
+  a[0] = check_any_obj(m);
+  a[1] = check_any_int(5);
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 1, &r), "TypeError", "");
-  a[1] = v_str("add_int");
-  a[2] = v_str("yes");
+  a[1] = check_any_cstr("add_int");
+  a[2] = check_any_cstr("yes");
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError", "");
 
   CHECK_EQ_INT(check_use_count(m), 1);
@@ -297,17 +279,17 @@ static void test_load_errors(void) {
                "Loader for `.unknownext` files is not registered");
   CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
                "ffi.Module.load_from_file.unknownext");
-  TVMFFIAny a = v_int(3), r;
+  TVMFFIAny a = check_any_int(3), r;
   CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 0, &r), "TypeError", "");
   /* the dlopen loader directly, as examples/stable_c_abi does: empty format */
-  TVMFFIAny la[2] = {v_str(kernel("kadd")), v_none()};
+  TVMFFIAny la[2] = {check_any_cstr(kernel("kadd")), v_none()};
   TVMFFIByteArray empty = check_ba("");
   CHECK_OK(TVMFFIStringFromByteArray(&empty, &la[1]));
   CHECK_OK(check_call_global("ffi.Module.load_from_file.so", la, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIModule);
   check_any_release(&r);
-  la[0] = v_str(""); /* dlopen("") would be the main program */
+  la[0] = check_any_cstr(""); /* dlopen("") would be the main program */
   CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 2, &r), "ValueError",
                "empty");
 }
@@ -323,7 +305,7 @@ static void test_foreign_module(void) {
   fake->combined_ref_count = UINT64_C(0x100000001);
   fake->type_index = kTVMFFIModule;
   fake->deleter = foreign_deleter;
-  TVMFFIAny a[3] = {v_obj(fake), v_str("f"), v_bool(0)}, r;
+  TVMFFIAny a[3] = {check_any_obj(fake), check_any_cstr("f"), v_bool(0)}, r;
   CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError",
                "created outside this runtime");
   CHECK_RAISED(check_call_global("ffi.ModuleGetKind", a, 1, &r), "TypeError",
@@ -331,8 +313,8 @@ static void test_foreign_module(void) {
   TVMFFIObjectHandle out = NULL;
   CHECK_RAISED(TVMFFIEnvModLookupFromImports(fake, "f", &out), "ValueError", "");
   TVMFFIObjectHandle m = load_ok(kernel("kadd"));
-  a[0] = v_obj(m);
-  a[1] = v_obj(fake);
+  a[0] = check_any_obj(m);
+  a[1] = check_any_obj(fake);
   CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "TypeError",
                "argument #1");
   TVMFFIObjectDecRef(m);
@@ -347,7 +329,7 @@ static void test_format_mapping(void) {
     unlink(link);
     CHECK(symlink(kernel("kadd"), link) == 0);
     TVMFFIObjectHandle m = load_ok(link);
-    TVMFFIAny a[2] = {v_int(20), v_int(22)};
+    TVMFFIAny a[2] = {check_any_int(20), check_any_int(22)};
     CHECK_EQ_INT(call_int(m, "add_int", a, 2), 42);
     TVMFFIObjectDecRef(m);
     unlink(link);
@@ -365,7 +347,7 @@ static int fake_loader(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* res
   CHECK_EQ_INT(n, 2);
   snprintf(g_fake_path, sizeof(g_fake_path), "%s", str_of(&args[0]));
   snprintf(g_fake_format, sizeof(g_fake_format), "%s", str_of(&args[1]));
-  TVMFFIAny a = v_str(kernel("kadd"));
+  TVMFFIAny a = check_any_cstr(kernel("kadd"));
   return check_call_global("ffi.ModuleLoadFromFile", &a, 1, result);
 }
 
@@ -387,7 +369,7 @@ static void set_global(const char* name, TVMFFISafeCallType fn) {
 }
 
 static void remove_global(const char* name) {
-  TVMFFIAny a = v_str(name), r;
+  TVMFFIAny a = check_any_cstr(name), r;
   CHECK_OK(check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 1);
 }
@@ -398,7 +380,7 @@ static void test_custom_loader(void) {
   CHECK_EQ_INT(g_fake_calls, 1);
   CHECK_EQ_STR(g_fake_path, "/some/dir.d/model.fake");
   CHECK_EQ_STR(g_fake_format, "fake");
-  TVMFFIAny a[2] = {v_int(1), v_int(2)};
+  TVMFFIAny a[2] = {check_any_int(1), check_any_int(2)};
   CHECK_EQ_INT(call_int(m, "add_int", a, 2), 3);
   TVMFFIObjectDecRef(m);
   remove_global("ffi.Module.load_from_file.fake");
@@ -433,7 +415,7 @@ static int64_t num_imports(TVMFFIObjectHandle m) {
 }
 
 static void import_module(TVMFFIObjectHandle m, TVMFFIObjectHandle other) {
-  TVMFFIAny a[2] = {v_obj(m), v_obj(other)}, r;
+  TVMFFIAny a[2] = {check_any_obj(m), check_any_obj(other)}, r;
   CHECK_OK(check_call_global("ffi.ModuleImportModule", a, 2, &r));
 }
 
@@ -453,19 +435,19 @@ static void test_imports(void) {
   TVMFFIObjectDecRef(arr);
 
   /* the module's own symbol wins; imports only with query_imports */
-  a[0] = v_int(1);
-  a[1] = v_int(2);
+  a[0] = check_any_int(1);
+  a[1] = check_any_int(2);
   CHECK_EQ_INT(call_int(B, "add_int", a, 2), 1003);
   CHECK(get_fn(B, "greet", 0) == NULL);
   TVMFFIObjectHandle g = get_fn(B, "greet", 1);
   CHECK(g != NULL);
   TVMFFIObjectDecRef(g);
-  a[0] = v_obj(B);
-  a[1] = v_str("greet");
+  a[0] = check_any_obj(B);
+  a[1] = check_any_cstr("greet");
   a[2] = v_bool(1);
   CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
   CHECK_EQ_INT(r.v_int64, 1);
-  a[1] = v_str("add_int");
+  a[1] = check_any_cstr("add_int");
   /* B's add_int has no doc symbol: the miss continues into the imports */
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_STR(str_of(&r), "Adds two integers.");
@@ -474,7 +456,7 @@ static void test_imports(void) {
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
   a[2] = v_bool(1);
-  a[1] = v_str("add_one");
+  a[1] = check_any_cstr("add_one");
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
 
@@ -485,22 +467,22 @@ static void test_imports(void) {
   TVMFFIObjectDecRef(g);
 
   /* cycles, including importing oneself */
-  a[0] = v_obj(A);
-  a[1] = v_obj(C);
+  a[0] = check_any_obj(A);
+  a[1] = check_any_obj(C);
   CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "RuntimeError",
                "Cyclic dependency detected during import");
-  a[1] = v_obj(A);
+  a[1] = check_any_obj(A);
   CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "RuntimeError",
                "Cyclic dependency detected during import");
   CHECK_EQ_INT(num_imports(A), 0);
-  a[1] = v_int(1);
+  a[1] = check_any_int(1);
   CHECK_RAISED(check_call_global("ffi.ModuleImportModule", a, 2, &r), "TypeError", "");
 
   /* a diamond is not a cycle */
   import_module(C, A);
   CHECK_EQ_INT(num_imports(C), 2);
 
-  a[0] = v_obj(C);
+  a[0] = check_any_obj(C);
   CHECK_OK(check_call_global("ffi.ModuleClearImports", a, 1, &r));
   CHECK_EQ_INT(num_imports(C), 0);
   CHECK(get_fn(C, "lookup_call", 1) == NULL);
@@ -528,9 +510,9 @@ static void test_lookup_from_imports(void) {
   TVMFFIAny a[3], r;
 
   /* the imported add_int, not B's own (own symbols are not searched) */
-  a[0] = v_str("add_int");
-  a[1] = v_int(1);
-  a[2] = v_int(2);
+  a[0] = check_any_cstr("add_int");
+  a[1] = check_any_int(1);
+  a[2] = check_any_int(2);
   CHECK_OK(call(lookup_call, a, 3, &r));
   CHECK_EQ_INT(r.v_int64, 3);
 
@@ -544,8 +526,8 @@ static void test_lookup_from_imports(void) {
 
   /* imports come before the global registry */
   set_global("greet", triple);
-  a[0] = v_str("greet");
-  a[1] = v_str("x");
+  a[0] = check_any_cstr("greet");
+  a[1] = check_any_cstr("x");
   CHECK_OK(call(lookup_call, a, 2, &r));
   CHECK_EQ_STR(str_of(&r), "hello, x");
   check_any_release(&r);
@@ -553,15 +535,15 @@ static void test_lookup_from_imports(void) {
 
   /* then the registry; the result stays cached after removal */
   set_global("modtest.triple", triple);
-  a[0] = v_str("modtest.triple");
-  a[1] = v_int(5);
+  a[0] = check_any_cstr("modtest.triple");
+  a[1] = check_any_int(5);
   CHECK_OK(call(lookup_call, a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 15);
   remove_global("modtest.triple");
   CHECK_OK(call(lookup_call, a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 15);
 
-  a[0] = v_str("no_such_function");
+  a[0] = check_any_cstr("no_such_function");
   CHECK_RAISED(call(lookup_call, a, 1, &r), "RuntimeError",
                "Cannot find function no_such_function in the imported modules or global "
                "registry");
@@ -583,7 +565,7 @@ static void test_lookup_from_imports(void) {
 static void test_context_symbols(void) {
   TVMFFIObjectHandle B = load_ok(kernel("kctx"));
   TVMFFIAny a[1], r;
-  a[0] = v_int(21);
+  a[0] = check_any_int(21);
   CHECK_EQ_INT(call_int(B, "call_helper", a, 1), 42);
   /* the token in __tvm_ffi__library_ctx is the module handle */
   TVMFFIObjectHandle f = get_fn(B, "get_ctx", 0);
@@ -610,7 +592,7 @@ static void test_context_symbols(void) {
   CHECK_OK(call(f, a, 0, &r));
   CHECK(r.v_ptr == B);
   TVMFFIObjectHandle lookup = get_fn(B, "lookup_call", 0);
-  a[0] = v_str("no_such_function");
+  a[0] = check_any_cstr("no_such_function");
   CHECK_RAISED(call(lookup, a, 1, &r), "RuntimeError", "Cannot find function");
   TVMFFIObjectDecRef(lookup);
   TVMFFIObjectDecRef(f);
@@ -627,7 +609,7 @@ static int load_testpath(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
                           : TVMFFISmallBytesGetContentByteArray(&args[0]);
   char path[1300];
   snprintf(path, sizeof(path), "%s/%.*s", g_dir, (int)b.size, b.data);
-  TVMFFIAny a = v_str(path);
+  TVMFFIAny a = check_any_cstr(path);
   return check_call_global("ffi.ModuleLoadFromFile", &a, 1, result);
 }
 
@@ -640,7 +622,7 @@ static void test_library_bin(void) {
   set_global("ffi.Module.load_from_bytes.testpath", load_testpath);
   m = load_ok(kernel("kbin"));
   CHECK_EQ_INT(num_imports(m), 1);
-  TVMFFIAny a[2] = {v_int(40), v_int(2)};
+  TVMFFIAny a[2] = {check_any_int(40), check_any_int(2)};
   CHECK_EQ_INT(call_int(m, "call_imported", a, 2), 42);
   TVMFFIObjectHandle g = get_fn(m, "greet", 1);
   CHECK(g != NULL);
@@ -665,7 +647,7 @@ static void test_lifetime(void) {
   CHECK_EQ_INT(check_use_count(m), 2); /* the function holds the module */
   TVMFFIObjectDecRef(m);
   CHECK(is_mapped(path));
-  TVMFFIAny a[2] = {v_int(2), v_int(3)}, r;
+  TVMFFIAny a[2] = {check_any_int(2), check_any_int(3)}, r;
   CHECK_OK(call(f, a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 5);
   TVMFFIObjectDecRef(f);
@@ -673,7 +655,7 @@ static void test_lifetime(void) {
 
   /* the keep-alive set holds one reference, once */
   m = load_ok(path);
-  a[0] = v_obj(m);
+  a[0] = check_any_obj(m);
   CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", a, 1, &r));
   CHECK_EQ_INT(check_use_count(m), 2);
   CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", a, 1, &r));
@@ -697,7 +679,7 @@ static void* race_worker(void* p) {
   race_ctx* ctx = (race_ctx*)p;
   TVMFFIObjectHandle lookup_call = get_fn(ctx->B, "lookup_call", 0);
   for (int i = 0; i < 2000; ++i) {
-    TVMFFIAny a[3] = {v_str("add_int"), v_int(i), v_int(1)}, r;
+    TVMFFIAny a[3] = {check_any_cstr("add_int"), check_any_int(i), check_any_int(1)}, r;
     if (call(lookup_call, a, 3, &r) != 0 || r.v_int64 != i + 1) ctx->failures++;
     TVMFFIObjectHandle g = get_fn(ctx->B, "greet", 1);
     if (g == NULL) ctx->failures++;
@@ -717,7 +699,7 @@ static void test_concurrent_lookups(void) {
   for (int i = 0; i < 4; ++i) CHECK(pthread_create(&th[i], NULL, race_worker, &ctx) == 0);
   for (int i = 0; i < 300; ++i) {
     import_module(B, C); /* B's list is swapped while the workers walk it */
-    TVMFFIAny a = v_obj(C), r;
+    TVMFFIAny a = check_any_obj(C), r;
     CHECK_OK(check_call_global("ffi.ModuleClearImports", &a, 1, &r));
     CHECK(num_imports(B) >= 2);
   }

@@ -20,24 +20,6 @@ static TVMFFIAny v_none(void) {
   memset(&v, 0, sizeof(v));
   return v;
 }
-static TVMFFIAny v_int(int64_t x) {
-  TVMFFIAny v = v_none();
-  v.type_index = kTVMFFIInt;
-  v.v_int64 = x;
-  return v;
-}
-static TVMFFIAny v_str(const char* s) {
-  TVMFFIAny v = v_none();
-  v.type_index = kTVMFFIRawStr;
-  v.v_c_str = s;
-  return v;
-}
-static TVMFFIAny v_obj(TVMFFIObjectHandle h) {
-  TVMFFIAny v = v_none();
-  v.type_index = TVMFFIObjectGetTypeIndex(h);
-  v.v_obj = (TVMFFIObject*)h;
-  return v;
-}
 
 static const char* str_of(const TVMFFIAny* v) {
   static char small[8];
@@ -103,14 +85,14 @@ __attribute__((constructor)) static void register_symbols(void) {
 }
 
 static TVMFFIObjectHandle system_lib(const char* prefix) {
-  TVMFFIAny a = v_str(prefix), r;
+  TVMFFIAny a = check_any_cstr(prefix), r;
   CHECK_OK(check_call_global("ffi.SystemLib", &a, prefix ? 1 : 0, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIModule);
   return r.v_obj;
 }
 
 static TVMFFIObjectHandle get_fn(TVMFFIObjectHandle m, const char* name) {
-  TVMFFIAny a[3] = {v_obj(m), v_str(name), v_none()}, r;
+  TVMFFIAny a[3] = {check_any_obj(m), check_any_cstr(name), v_none()}, r;
   a[2].type_index = kTVMFFIBool;
   CHECK_OK(check_call_global("ffi.ModuleGetFunction", a, 3, &r));
   if (r.type_index == kTVMFFINone) return NULL;
@@ -119,7 +101,7 @@ static TVMFFIObjectHandle get_fn(TVMFFIObjectHandle m, const char* name) {
 }
 
 static int64_t call2(TVMFFIObjectHandle f, int64_t x, int64_t y) {
-  TVMFFIAny a[2] = {v_int(x), v_int(y)}, r = v_none();
+  TVMFFIAny a[2] = {check_any_int(x), check_any_int(y)}, r = v_none();
   CHECK_OK(TVMFFIFunctionCall(f, a, 2, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIInt);
   return r.v_int64;
@@ -165,7 +147,7 @@ static void test_prefixes(void) {
   TVMFFIObjectDecRef(again);
 
   /* kind, doc through the table, symbols registered after creation */
-  TVMFFIAny a[3] = {v_obj(plain), v_str("plain_mul"), v_none()};
+  TVMFFIAny a[3] = {check_any_obj(plain), check_any_cstr("plain_mul"), v_none()};
   a[2].type_index = kTVMFFIBool;
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_STR(str_of(&r), "Multiplies two integers.");
@@ -185,9 +167,9 @@ static void test_prefixes(void) {
   TVMFFIObjectDecRef(f);
   CHECK_OK(TVMFFIEnvModRegisterSystemLibSymbol(NULL, (void*)sys_sub));
 
-  TVMFFIAny bad = v_int(1);
+  TVMFFIAny bad = check_any_int(1);
   CHECK_RAISED(check_call_global("ffi.SystemLib", &bad, 1, &r), "TypeError", "");
-  TVMFFIAny two[2] = {v_str("a"), v_str("b")};
+  TVMFFIAny two[2] = {check_any_cstr("a"), check_any_cstr("b")};
   CHECK_RAISED(check_call_global("ffi.SystemLib", two, 2, &r), "TypeError", "");
 
   TVMFFIObjectDecRef(plain);
@@ -214,11 +196,11 @@ static void test_needed_runtime_binds_to_ours(void) {
     snprintf(path, sizeof(path), "%s/kstatic.so", dir);
   else
     snprintf(path, sizeof(path), "%s/%s/kstatic.so", cwd, dir);
-  TVMFFIAny a = v_str(path), r;
+  TVMFFIAny a = check_any_cstr(path), r;
   CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r));
   TVMFFIObjectHandle m = r.v_obj;
   /* keep the code of the registered functions mapped */
-  a = v_obj(m);
+  a = check_any_obj(m);
   CHECK_OK(check_call_global("ffi.ModuleGlobalsAdd", &a, 1, &r));
 
   int copies = 0;
@@ -229,7 +211,7 @@ static void test_needed_runtime_binds_to_ours(void) {
   TVMFFIObjectHandle hello = NULL;
   CHECK_OK(TVMFFIFunctionGetGlobal(&name, &hello));
   CHECK(hello != NULL);
-  TVMFFIAny args[2] = {v_int(1), v_int(2)};
+  TVMFFIAny args[2] = {check_any_int(1), check_any_int(2)};
   r = v_none();
   CHECK_OK(TVMFFIFunctionCall(hello, args, 2, &r));
   CHECK_EQ_INT(r.v_int64, 7002);
@@ -250,7 +232,7 @@ static void test_testing_library(void) {
   TVMFFIObjectHandle t = system_lib("testing.");
   TVMFFIObjectHandle f = get_fn(t, "add_one");
   CHECK(f != NULL);
-  TVMFFIAny a[2] = {v_int(41), v_none()}, r = v_none();
+  TVMFFIAny a[2] = {check_any_int(41), v_none()}, r = v_none();
   CHECK_OK(TVMFFIFunctionCall(f, a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 42);
   TVMFFIObjectDecRef(f);
@@ -258,19 +240,19 @@ static void test_testing_library(void) {
 
   CHECK_OK(check_call_global("testing.add_one", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 42);
-  a[0] = v_str("x");
+  a[0] = check_any_cstr("x");
   CHECK_RAISED(check_call_global("testing.add_one", a, 1, &r), "TypeError",
                "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`."
                " Expected `int` but got `const char*`");
-  a[0] = v_str("ValueError");
-  a[1] = v_str("raised on purpose");
+  a[0] = check_any_cstr("ValueError");
+  a[1] = check_any_cstr("raised on purpose");
   CHECK_RAISED(check_call_global("testing.test_raise_error", a, 2, &r), "ValueError",
                "raised on purpose");
   /* errors raised through apply keep their kind and the raise-site frame */
   TVMFFIByteArray rn = check_ba("testing.test_raise_error");
   TVMFFIObjectHandle raiser = NULL;
   CHECK_OK(TVMFFIFunctionGetGlobal(&rn, &raiser));
-  TVMFFIAny ap[3] = {v_obj(raiser), v_str("KeyError"), v_str("through apply")};
+  TVMFFIAny ap[3] = {check_any_obj(raiser), check_any_cstr("KeyError"), check_any_cstr("through apply")};
   CHECK_EQ_INT(check_call_global("testing.apply", ap, 3, &r), -1);
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
@@ -280,19 +262,19 @@ static void test_testing_library(void) {
   CHECK(strstr(TVMFFIErrorGetCellPtr(err)->backtrace.data, "TestRaiseError") != NULL);
   TVMFFIObjectDecRef(err);
   TVMFFIObjectDecRef(raiser);
-  ap[0] = v_int(1);
+  ap[0] = check_any_int(1);
   CHECK_RAISED(check_call_global("testing.apply", ap, 1, &r), "TypeError",
                "Expected `ffi.Function` but got `int`");
   CHECK_RAISED(check_call_global("testing.apply", ap, 0, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("testing.echo", ap, 0, &r), "TypeError", "at least 1");
-  ap[0] = v_int(1);
-  ap[1] = v_str("m");
+  ap[0] = check_any_int(1);
+  ap[1] = check_any_cstr("m");
   CHECK_RAISED(check_call_global("testing.test_raise_error", ap, 2, &r), "TypeError",
                "argument #0");
   CHECK_RAISED(check_call_global("testing.test_raise_error", ap, 1, &r), "TypeError",
                "Expected 2 but got 1 arguments");
 
-  a[0] = v_int(5);
+  a[0] = check_any_int(5);
   CHECK_OK(check_call_global("testing.echo", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 5);
   CHECK_OK(check_call_global("testing.nop", a, 1, &r));
@@ -302,8 +284,8 @@ static void test_testing_library(void) {
   TVMFFIByteArray name = check_ba("testing.add_one");
   TVMFFIObjectHandle add_one = NULL;
   CHECK_OK(TVMFFIFunctionGetGlobal(&name, &add_one));
-  a[0] = v_obj(add_one);
-  a[1] = v_int(9);
+  a[0] = check_any_obj(add_one);
+  a[1] = check_any_int(9);
   CHECK_OK(check_call_global("testing.apply", a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 10);
   CHECK_OK(check_call_global("testing.object_use_count", a, 1, &r));
@@ -313,7 +295,7 @@ static void test_testing_library(void) {
   /* the raw C symbol wrapped with ffi.FunctionFromExternC-style creation */
   CHECK_OK(check_call_global("testing.get_add_one_c_symbol", a, 0, &r));
   TVMFFISafeCallType raw = (TVMFFISafeCallType)(intptr_t)r.v_int64;
-  a[0] = v_int(1);
+  a[0] = check_any_int(1);
   r = v_none();
   CHECK_OK(raw(NULL, a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 2);
@@ -323,7 +305,7 @@ static void test_testing_library(void) {
   void (*packed_fn)(void**) = (void (*)(void**))(intptr_t)r.v_int64;
   {
     void* handle = NULL;
-    TVMFFIAny arg = v_int(41), res = v_none();
+    TVMFFIAny arg = check_any_int(41), res = v_none();
     const TVMFFIAny* argp = &arg;
     int32_t nargs = 1;
     TVMFFIAny* resp = &res;
@@ -363,19 +345,19 @@ static void test_testing_library(void) {
   a[0].v_ptr = &dl;
   CHECK_OK(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 1);
-  a[0] = v_int(3);
+  a[0] = check_any_int(3);
   CHECK_RAISED(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r),
                "TypeError", "Mismatched type on argument #0");
 
   /* schema fixtures carry their type_schema metadata */
-  a[0] = v_str("testing.schema_id_int");
+  a[0] = check_any_cstr("testing.schema_id_int");
   CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", a, 1, &r));
   CHECK(strstr(str_of(&r), "type_schema") != NULL);
   check_any_release(&r);
-  a[0] = v_int(7);
+  a[0] = check_any_int(7);
   CHECK_OK(check_call_global("testing.schema_id_int", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 7);
-  a[0] = v_str("float32");
+  a[0] = check_any_cstr("float32");
   CHECK_OK(check_call_global("testing.schema_id_dtype", a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIDataType);
   CHECK_EQ_INT(r.v_dtype.code, kDLFloat);
@@ -387,15 +369,15 @@ static void test_testing_library(void) {
 static void test_testing_library_exports(void) {
   Dl_info info;
   CHECK(dladdr((void*)TVMFFITestingDummyTarget, &info) != 0 && info.dli_fname != NULL);
-  TVMFFIAny a[3] = {v_str(info.dli_fname), v_none(), v_none()}, r;
+  TVMFFIAny a[3] = {check_any_cstr(info.dli_fname), v_none(), v_none()}, r;
   CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", a, 1, &r));
   TVMFFIObjectHandle m = r.v_obj;
   TVMFFIObjectHandle f = get_fn(m, "testing_dll_test_add_with_docstring");
   CHECK(f != NULL);
   CHECK_EQ_INT(call2(f, 20, 22), 42);
   TVMFFIObjectDecRef(f);
-  a[0] = v_obj(m);
-  a[1] = v_str("testing_dll_test_add_with_docstring");
+  a[0] = check_any_obj(m);
+  a[1] = check_any_cstr("testing_dll_test_add_with_docstring");
   a[2].type_index = kTVMFFIBool;
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK(strstr(str_of(&r), "Add two integers") != NULL);
@@ -403,14 +385,14 @@ static void test_testing_library_exports(void) {
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
   CHECK(strstr(str_of(&r), "\"type_schema\"") != NULL);
   check_any_release(&r);
-  a[1] = v_str("testing_dll_schema_id_int");
+  a[1] = check_any_cstr("testing_dll_schema_id_int");
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r));
   CHECK(strstr(str_of(&r), "int") != NULL);
   check_any_release(&r);
   CHECK_OK(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
   f = get_fn(m, "testing_dll_schema_id_int");
-  TVMFFIAny x = v_str("no");
+  TVMFFIAny x = check_any_cstr("no");
   r = v_none();
   CHECK_RAISED(TVMFFIFunctionCall(f, &x, 1, &r), "TypeError", "Expected `int`");
   TVMFFIObjectDecRef(f);
@@ -422,17 +404,17 @@ static void test_testing_library_exports(void) {
   snprintf(copy, sizeof(copy), "/tmp/tvmffi_testing_copy_%d.so", (int)getpid());
   snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", info.dli_fname, copy);
   CHECK(system(cmd) == 0);
-  a[0] = v_str(copy);
+  a[0] = check_any_cstr(copy);
   CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", a, 1, &r));
   CHECK_SLOT_CLEAN();
-  a[0] = v_int(1);
+  a[0] = check_any_int(1);
   TVMFFIAny r2;
   CHECK_OK(check_call_global("testing.add_one", a, 1, &r2));
   CHECK_EQ_INT(r2.v_int64, 2);
   check_any_release(&r); /* unloads the copy */
   TVMFFIObjectHandle t = system_lib("testing.");
   f = get_fn(t, "add_one"); /* still the first copy's code */
-  TVMFFIAny one = v_int(1);
+  TVMFFIAny one = check_any_int(1);
   r2 = v_none();
   CHECK_OK(TVMFFIFunctionCall(f, &one, 1, &r2));
   CHECK_EQ_INT(r2.v_int64, 2);
@@ -464,7 +446,7 @@ static const TVMFFIAny* seq_at(const TVMFFIAny* v, int64_t i) {
 }
 
 static TVMFFIAny map_get(const TVMFFIAny* m, const char* key) {
-  TVMFFIAny a[2] = {*m, v_str(key)}, r;
+  TVMFFIAny a[2] = {*m, check_any_cstr(key)}, r;
   CHECK_OK(check_call_global(m->type_index == kTVMFFIMap ? "ffi.MapGetItem" : "ffi.DictGetItem",
                              a, 2, &r));
   return r;
@@ -475,7 +457,7 @@ static void test_testing_containers(void) {
   int64_t shape[1] = {2};
   DLManagedTensor m1, m2;
   TVMFFIObjectHandle t1 = make_tensor(d1, shape, &m1), t2 = make_tensor(d2, shape, &m2);
-  TVMFFIAny a[2] = {v_obj(t1), v_int(5)}, r, x;
+  TVMFFIAny a[2] = {check_any_obj(t1), check_any_int(5)}, r, x;
 
   CHECK_OK(check_call_global("testing.make_array_with_tensor", a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIArray);
@@ -525,7 +507,7 @@ static void test_testing_containers(void) {
   CHECK_EQ_INT(seq_size(&r), 0);
   check_any_release(&r);
 
-  a[1] = v_obj(t2);
+  a[1] = check_any_obj(t2);
   CHECK_OK(check_call_global("testing.make_nested_map_with_tensor", a, 2, &r));
   x = map_get(&r, "scalar");
   CHECK_EQ_INT(x.v_int64, 99);
@@ -539,11 +521,11 @@ static void test_testing_containers(void) {
   check_any_release(&x);
   check_any_release(&r);
 
-  a[0] = v_int(1);
+  a[0] = check_any_int(1);
   CHECK_RAISED(check_call_global("testing.make_array_with_tensor", a, 1, &r), "TypeError",
                "Expected `ffi.Tensor` but got `int`");
-  a[0] = v_obj(t1);
-  a[1] = v_int(1);
+  a[0] = check_any_obj(t1);
+  a[1] = check_any_int(1);
   CHECK_RAISED(check_call_global("testing.make_nested_map_with_tensor", a, 2, &r), "TypeError",
                "argument #1");
   CHECK_EQ_INT(check_use_count(t1), 1);
@@ -555,37 +537,37 @@ static void test_testing_containers(void) {
 /* Typed identities: conversions and element checks of C++ signatures. */
 static void test_schema_fixtures(void) {
   TVMFFIAny a[4], r;
-  a[0] = v_str("cuda:1");
+  a[0] = check_any_cstr("cuda:1");
   CHECK_OK(check_call_global("testing.schema_id_device", a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIDevice);
   CHECK_EQ_INT(r.v_device.device_type, kDLCUDA);
   CHECK_EQ_INT(r.v_device.device_id, 1);
-  a[0] = v_str("cpu");
+  a[0] = check_any_cstr("cpu");
   CHECK_OK(check_call_global("testing.schema_id_device", a, 1, &r));
   CHECK_EQ_INT(r.v_device.device_type, kDLCPU);
   CHECK_EQ_INT(r.v_device.device_id, 0);
-  a[0] = v_str("llvm");
+  a[0] = check_any_cstr("llvm");
   CHECK_RAISED(check_call_global("testing.schema_id_device", a, 1, &r), "ValueError",
                "Unknown device: llvm");
-  a[0] = v_str("cpu:");
+  a[0] = check_any_cstr("cpu:");
   CHECK_RAISED(check_call_global("testing.schema_id_device", a, 1, &r), "ValueError",
                "Invalid device index");
 
-  a[0] = v_int(3);
+  a[0] = check_any_int(3);
   CHECK_OK(check_call_global("testing.schema_id_float", a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIFloat);
   CHECK(r.v_float64 == 3.0);
   a[0] = v_none();
   CHECK_OK(check_call_global("testing.schema_id_opt_int", a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
-  a[0] = v_str("a long string argument");
+  a[0] = check_any_cstr("a long string argument");
   CHECK_OK(check_call_global("testing.schema_id_variant_int_str", a, 1, &r));
   CHECK_EQ_STR(str_of(&r), "a long string argument");
   check_any_release(&r);
 
   /* Array -> List conversion with element checks */
-  a[0] = v_int(1);
-  a[1] = v_int(2);
+  a[0] = check_any_int(1);
+  a[1] = check_any_int(2);
   TVMFFIAny arr;
   CHECK_OK(check_call_global("ffi.Array", a, 2, &arr));
   a[0] = arr;
@@ -602,8 +584,8 @@ static void test_schema_fixtures(void) {
   check_any_release(&arr);
 
   /* Map -> Dict with key/value checks */
-  a[0] = v_str("k");
-  a[1] = v_int(7);
+  a[0] = check_any_cstr("k");
+  a[1] = check_any_int(7);
   TVMFFIAny map;
   CHECK_OK(check_call_global("ffi.Map", a, 2, &map));
   a[0] = map;
@@ -627,8 +609,8 @@ static void test_schema_fixtures(void) {
   CHECK_EQ_INT(r.type_index, kTVMFFIDLTensorPtr);
   CHECK(r.v_ptr == &dl);
 
-  a[0] = v_int(1);
-  a[1] = v_str("x");
+  a[0] = check_any_int(1);
+  a[1] = check_any_cstr("x");
   CHECK_OK(check_call_global("testing.schema_packed", a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 2);
   CHECK_RAISED(check_call_global("testing.schema_no_args", a, 1, &r), "TypeError",
@@ -674,7 +656,7 @@ static void test_object_fixtures(void) {
   int64_t flags = 0;
   TVMFFIObjectHandle init = method_of(pair, "__ffi_init__", &flags);
   CHECK(flags & kTVMFFIFieldFlagBitMaskIsStaticMethod);
-  TVMFFIAny a[2] = {v_int(3), v_int(4)}, r = v_none();
+  TVMFFIAny a[2] = {check_any_int(3), check_any_int(4)}, r = v_none();
   CHECK_OK(TVMFFIFunctionCall(init, a, 2, &r));
   CHECK_EQ_INT(r.type_index, pair);
   TVMFFIObjectHandle p = r.v_obj;
@@ -682,13 +664,13 @@ static void test_object_fixtures(void) {
   CHECK_EQ_BYTES(field_of(pair, "b")->doc, "Field `b`");
   CHECK(!(field_of(pair, "a")->flags & kTVMFFIFieldFlagBitMaskWritable));
   TVMFFIObjectHandle sum = method_of(pair, "sum", &flags);
-  a[0] = v_obj(p);
+  a[0] = check_any_obj(p);
   r = v_none();
   CHECK_OK(TVMFFIFunctionCall(sum, a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 7);
   CHECK_OK(check_call_global("testing.TestIntPairSum", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 7);
-  a[0] = v_int(1);
+  a[0] = check_any_int(1);
   CHECK_RAISED(check_call_global("testing.TestIntPairSum", a, 1, &r), "TypeError",
                "Expected `testing.TestIntPair` but got `int`");
   TVMFFIByteArray attr = check_ba("__ffi_init__");
@@ -714,23 +696,23 @@ static void test_object_fixtures(void) {
   CHECK_EQ_STR(str_of(&r), "hello");
   check_any_release(&r);
   /* setters: type checked; containers are held and released */
-  TVMFFIAny v = v_int(32);
+  TVMFFIAny v = check_any_int(32);
   CHECK_OK(((TVMFFIFieldSetter)fi64->setter)((char*)o + fi64->offset, &v));
   TVMFFIObjectHandle add = method_of(base, "add_i64", &flags);
-  a[0] = v_obj(o);
-  a[1] = v_int(10);
+  a[0] = check_any_obj(o);
+  a[1] = check_any_int(10);
   r = v_none();
   CHECK_OK(TVMFFIFunctionCall(add, a, 2, &r));
   CHECK_EQ_INT(r.v_int64, 42);
   const TVMFFIFieldInfo* fmap = field_of(derived, "v_map");
-  v = v_str("not a map");
+  v = check_any_cstr("not a map");
   CHECK_RAISED(((TVMFFIFieldSetter)fmap->setter)((char*)o + fmap->offset, &v), "TypeError",
                "ffi.Map");
   TVMFFIAny m;
   CHECK_OK(check_call_global("ffi.Map", NULL, 0, &m));
   CHECK_OK(((TVMFFIFieldSetter)fmap->setter)((char*)o + fmap->offset, &m));
   CHECK_EQ_INT(check_use_count(m.v_obj), 2);
-  v = v_str("a longer string value");
+  v = check_any_cstr("a longer string value");
   const TVMFFIFieldInfo* fstr = field_of(base, "v_str");
   CHECK_OK(((TVMFFIFieldSetter)fstr->setter)((char*)o + fstr->offset, &v));
   r = get_field(o, fstr);
@@ -746,14 +728,14 @@ static void* fake_gil_ensure(void) { return NULL; }
 static void fake_gil_release(void* s) { (void)s; }
 
 static void test_run_check_signal(void) {
-  TVMFFIAny a = v_int(0), r;
+  TVMFFIAny a = check_any_int(0), r;
   CHECK_OK(check_call_global("testing.run_check_signal", &a, 1, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFINone);
   /* a frontend reporting a pending signal: EnvErrorAlreadySet after 1 s */
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)fake_gil_ensure));
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)fake_gil_release));
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)fake_check_signals));
-  a = v_int(3);
+  a = check_any_int(3);
   CHECK_RAISED(check_call_global("testing.run_check_signal", &a, 1, &r), "EnvErrorAlreadySet",
                "");
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", NULL));
