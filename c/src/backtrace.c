@@ -175,7 +175,10 @@ static int is_hidden(const char* func, const char* file) {
       "tvmffi__raise", "tvmffi__vraise",
       /* Python binding plumbing: cffi's generated wrappers, and the binding's
        * own C helpers, named TVMFFIPy* / TVMFFICy* as upstream's are */
-      "_cffi_f_", "TVMFFIPy", "TVMFFICy"};
+      "_cffi_f_", "TVMFFIPy", "TVMFFICy",
+      /* cffi's ABI-mode call and callback trampolines (_cffi_backend, libffi) */
+      "cffistatic_", "cdata_call", "cffi_call_python", "general_invoke_callback",
+      "ffi_closure_"};
   for (size_t i = 0; i < sizeof(func_prefixes) / sizeof(func_prefixes[0]); ++i)
     if (starts_with(func, func_prefixes[i])) return 1;
   static const char* const file_parts[] = {"include/tvm/ffi/error.h", "function_details.h",

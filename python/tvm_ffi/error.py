@@ -51,6 +51,27 @@ _FRAME_CACHE = {}
 _FRAME_GLOBALS = {"__name__": "tvm_ffi.native"}
 
 
+def _without_columns(code):
+    """``code`` with one location entry that has a line but no columns (3.11+ table format).
+
+    The columns of the compiled "pass" would make the traceback module underline the native
+    source line with carets that point at nothing; without columns it prints the line alone.
+    """
+    if sys.version_info < (3, 11):
+        return code
+    try:
+        units = len(code.co_code) // 2
+        if not 1 <= units <= 32:  # one entry covers at most 32 code units
+            return code
+        # entry header: 1 | code 13 ("no columns") | length-1; then the line delta (0)
+        stripped = code.replace(co_linetable=bytes([0x80 | (13 << 3) | (units - 1), 0]))
+        if all(col is None for _, _, col, _ in stripped.co_positions()):
+            return stripped
+    except (AttributeError, ValueError, TypeError):
+        pass
+    return code
+
+
 def _synthetic_frame(filename, lineno, func):
     """A frame (no f_back, so nothing is kept alive) whose code names filename and func."""
     key = (filename, lineno, func)
@@ -61,6 +82,7 @@ def _synthetic_frame(filename, lineno, func):
             code = code.replace(co_name=func, co_firstlineno=max(lineno, 1))
         except (AttributeError, ValueError):
             pass
+        code = _without_columns(code)
         if core.API_MODE:
             box = [code, _FRAME_GLOBALS]
             if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
@@ -81,7 +103,7 @@ def _frame_from_clean_stack(filename, lineno, func):
 
     raiser = compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec")
     try:
-        raiser = raiser.replace(co_name=func)
+        raiser = _without_columns(raiser.replace(co_name=func, co_firstlineno=max(lineno, 1)))
     except (AttributeError, ValueError):
         pass
     found = []
