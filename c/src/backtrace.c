@@ -188,6 +188,10 @@ static int is_hidden(const char* func, const char* file) {
   return 0;
 }
 
+static int same_str(const char* a, const char* b) {
+  return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
 static char* dup_or_null(const char* s) { return s ? strdup(s) : NULL; }
 
 static char* demangle(const char* name) {
@@ -499,6 +503,11 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
         const sub_frame* sf = &f->subs[j];
         if (!cross_ffi_boundary && sf->boundary) goto done;
         if (sf->hidden) continue;
+        /* GCC may describe a function as inlined into its own out-of-line
+         * copy (an entry wrapper around the body): one source frame. */
+        if (j > 0 && same_str(sf->func, f->subs[j - 1].func) &&
+            same_str(sf->file, f->subs[j - 1].file))
+          continue;
         emit(b, sf->file, sf->line, sf->func);
         ++lines;
       }
