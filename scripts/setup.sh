@@ -40,6 +40,8 @@ PIP_OPTIONAL="torch:torch==2.13.0"
 # Best effort: the Python tooling's tests (tvm_ffi.cpp JIT, the wheel and examples/packaging)
 # need ninja, cmake and scikit-build-core (+ setuptools, which cffi compiles with).
 PIP_OPTIONAL="$PIP_OPTIONAL ninja:ninja cmake:cmake scikit_build_core:scikit-build-core setuptools:setuptools"
+# Best effort: ml_dtypes (int2/int4, bfloat16, float8/6/4 numpy dtypes) for the dtype tests.
+PIP_OPTIONAL="$PIP_OPTIONAL ml_dtypes:ml_dtypes"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
