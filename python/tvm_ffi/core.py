@@ -642,7 +642,7 @@ def _device_from_payload(payload):
 
 _TYPE_CLS = {}  # type index -> class
 _CLS_TYPE = {}  # class -> type index
-_TYPE_INFO = {}
+_TYPE_INFO = {}  # type index -> _typeinfo.TypeInfo (built on first use)
 
 
 def _type_key(tidx):
@@ -666,6 +666,9 @@ _object_type_key_to_index = _type_key_to_index
 def _register_class(tidx, cls):
     _TYPE_CLS[tidx] = cls
     _CLS_TYPE[cls] = tidx
+    info = _TYPE_INFO.get(tidx)  # the reflection record (_typeinfo) follows the binding
+    if info is not None:
+        info.type_cls = cls
 
 
 def _class_for_index(tidx):
@@ -1252,3 +1255,9 @@ def _init_sentinels():
     f = _global("ffi.GetKwargsObject", allow_missing=True)
     KWARGS = f() if f is not None else None
 
+
+# reflection records (python.md §4.7); imported last: _typeinfo builds on this module
+from ._typeinfo import (  # noqa: E402
+    TypeField, TypeInfo, TypeMethod, TypeSchema, _lookup_or_register_type_info_from_type_key,
+    _lookup_type_attr, _type_cls_to_type_info,
+)

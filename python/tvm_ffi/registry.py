@@ -2,7 +2,7 @@
 
 import sys
 
-from . import core
+from . import _typeinfo, core
 from .core import Function, _global
 
 
@@ -72,114 +72,73 @@ def init_ffi_api(namespace, target_module_name=None):
 _SKIP_UNKNOWN_OBJECTS = False
 
 
-def _type_info_fields(tidx):
-    info = core.lib.TVMFFIGetTypeInfo(tidx)
-    return info
+def _attach_reflection(cls, info):
+    """Attach reflected fields (properties) and methods of info not defined by cls.
+
+    Own fields are attached unless the class body defines the name; inherited fields only when
+    no Python base already provides them (an unregistered C++ parent has no class).
+    """
+    for f in info.fields:
+        if f.name not in cls.__dict__:
+            setattr(cls, f.name, f.as_property(cls))
+    parent = info.parent_type_info
+    while parent is not None:
+        for f in parent.fields:
+            if not hasattr(cls, f.name):
+                setattr(cls, f.name, f.as_property(cls))
+        parent = parent.parent_type_info
+    for m in info.methods:
+        if m.name == "__ffi_init__" or hasattr(cls, m.name):
+            continue
+        setattr(cls, m.name, m.as_callable(cls))
 
 
 def _attach_fields(cls, tidx):
-    """Attach reflected fields of type tidx not defined by cls, as properties."""
-    info = core.lib.TVMFFIGetTypeInfo(tidx)
-    for i in range(info.num_fields):
-        fi = info.fields[i]
-        name = core.ffi.unpack(fi.name.data, fi.name.size).decode()
-        if name in cls.__dict__:
-            continue
-        doc = core.ffi.unpack(fi.doc.data, fi.doc.size).decode() if fi.doc.size else None
-        setattr(cls, name, _field_property(tidx, i, name, doc))
-
-
-def _attach_reflection(cls, tidx):
-    """Attach reflected fields (properties) and methods of type tidx not defined by cls."""
-    _attach_fields(cls, tidx)
-    info = core.lib.TVMFFIGetTypeInfo(tidx)
-    for i in range(info.num_methods):
-        mi = info.methods[i]
-        name = core.ffi.unpack(mi.name.data, mi.name.size).decode()
-        if name in cls.__dict__ or name == "__ffi_init__":
-            continue
-        func = core._from_any_view(mi.method.type_index, mi.method.v_uint64)
-        doc = core.ffi.unpack(mi.doc.data, mi.doc.size).decode() if mi.doc.size else None
-        if mi.flags & 4:  # static method
-            meth = staticmethod(func)
-        else:
-            meth = _method(func, name, doc)
-        setattr(cls, name, meth)
-
-
-def _method(func, name, doc):
-    def method(self, *args):
-        return func(self, *args)
-
-    method.__name__ = name
-    method.__doc__ = doc
-    return method
+    """Attach the reflected fields of type tidx that cls does not define, as properties."""
+    for f in _typeinfo._type_info_of_index(tidx).fields:
+        if f.name not in cls.__dict__:
+            setattr(cls, f.name, f.as_property(cls))
 
 
 def _field_property(tidx, i, name, doc):
-    def fget(self):
-        fi = core.lib.TVMFFIGetTypeInfo(tidx).fields[i]
-        out = core.ffi.new("TVMFFIAny*")
-        core._check(fi.getter(core.ffi.cast("char*", self._h) + fi.offset, out))
-        return core._from_owned_any(out)
-
-    writable = bool(core.lib.TVMFFIGetTypeInfo(tidx).fields[i].flags & 1)
-
-    def fset(self, value):
-        if not writable:
-            raise AttributeError("field %s is read-only" % name)
-        fi = core.lib.TVMFFIGetTypeInfo(tidx).fields[i]
-        val = core.ffi.new("TVMFFIAny*")
-        core._to_owned_any(value, val)
-        try:
-            if fi.flags & (1 << 11):  # setter is a function object
-                setter = core._from_any_view(core._type_index_of(fi.setter), core._addr(fi.setter))
-                setter(self, core._from_owned_any(val))
-                val = None
-            else:
-                setter = core.ffi.cast("TVMFFIFieldSetter", fi.setter)
-                core._check(setter(core.ffi.cast("char*", self._h) + fi.offset, val))
-        finally:
-            if val is not None and val.type_index >= 64:
-                core._decref(core._addr(val.v_obj))
-                val.type_index = 0
-
-    return property(fget, fset, None, doc)
+    """Property of field #i of type tidx (older helper; prefer TypeField.as_property)."""
+    f = _typeinfo._type_info_of_index(tidx).fields[i]
+    prop = f.as_property(type(name, (), {}))
+    return property(prop.fget, prop.fset, None, doc)
 
 
-def _find_constructor(tidx):
+def _find_constructor(info):
     """The __ffi_init__ Function of a type (method or type attribute), or None."""
-    info = core.lib.TVMFFIGetTypeInfo(tidx)
-    for i in range(info.num_methods):
-        mi = info.methods[i]
-        if core.ffi.unpack(mi.name.data, mi.name.size) == b"__ffi_init__":
-            return core._from_any_view(mi.method.type_index, mi.method.v_uint64)
-    ba, buf = core._bytearray(b"__ffi_init__")
-    col = core.lib.TVMFFIGetTypeAttrColumn(ba)
-    if col != core.ffi.NULL and col.begin_index <= tidx < col.begin_index + col.size:
-        v = col.data[tidx - col.begin_index]
-        if v.type_index != 0:
-            return core._from_any_view(v.type_index, v.v_uint64)
-    return None
+    for m in info.methods:
+        if m.name == "__ffi_init__":
+            return m.func
+    return _typeinfo._lookup_type_attr(info.type_index, "__ffi_init__")
 
 
-def _attach_init(cls, tidx, init):
-    ctor = _find_constructor(tidx)
+def _attach_init(cls, info, init):
+    tidx = info.type_index
+    ctor = _find_constructor(info)
     if ctor is not None:
 
         def __ffi_init__(self, *args, **kwargs):
-            if type(self) is not cls and core._CLS_TYPE.get(type(self), tidx) != tidx:
-                # a parent's constructor would build the wrong type
-                raise TypeError("%s.__ffi_init__ cannot construct %s" % (cls.__name__, type(self).__name__))
+            if core._CLS_TYPE.get(type(self), tidx) != tidx:
+                # a parent's constructor would build an object of the wrong type
+                raise TypeError(
+                    "%s.__ffi_init__ cannot construct %s: it builds `%s` objects"
+                    % (cls.__name__, type(self).__name__, info.type_key)
+                )
             if kwargs:
                 flat = [core.KWARGS]
+                missing = core.MISSING
                 for k, v in kwargs.items():
-                    if core.MISSING is not None and isinstance(v, core.CObject) and v.same_as(core.MISSING):
+                    if missing is not None and isinstance(v, core.CObject) and v.same_as(missing):
                         continue
                     flat += (k, v)
                 args = args + tuple(flat)
             self.__init_handle_by_constructor__(ctor, *args)
 
+        __ffi_init__.__qualname__ = "%s.__ffi_init__" % cls.__qualname__
+        __ffi_init__.__doc__ = "Construct a `%s` through its registered __ffi_init__." % info.type_key
         cls.__ffi_init__ = __ffi_init__
     if init and "__init__" not in cls.__dict__:
         if ctor is not None:
@@ -189,24 +148,44 @@ def _attach_init(cls, tidx, init):
 
             def __init__(self, *args, **kwargs):
                 raise TypeError(
-                    "`%s` cannot be constructed directly. Define a custom __init__ or use a factory method." % name
+                    "`%s` cannot be constructed directly. Define a custom __init__ or use a factory method."
+                    % name
                 )
 
             cls.__init__ = __init__
 
 
+def _check_resize(tidx, cls, key):
+    """Re-registration must not grow instances: C fast paths read slots at fixed offsets."""
+    old = core._TYPE_CLS.get(tidx)
+    if old is None or old is cls:
+        return
+    if cls.__basicsize__ > old.__basicsize__:
+        raise ValueError(
+            "Cannot re-register type `%s` with class `%s`: its instances are larger (%d bytes) than "
+            "those of the previously registered class `%s` (%d bytes); declare no extra __slots__"
+            % (key, cls.__qualname__, cls.__basicsize__, old.__qualname__, old.__basicsize__)
+        )
+
+
 def register_object(type_key=None, *, init=True):
-    """Bind a Python class to a registered type key."""
+    """Bind a Python class to a type registered in the C type table (see python.md §4.6)."""
 
     def register(cls, key):
+        if not isinstance(cls, type) or not issubclass(cls, core.CObject):
+            raise TypeError(
+                "register_object decorates a subclass of tvm_ffi.Object, got %r" % (cls,)
+            )
         tidx = core._type_key_to_index(key)
         if tidx is None:
             if _SKIP_UNKNOWN_OBJECTS:
                 return cls
             raise ValueError("Cannot find object type index for %s" % key)
+        _check_resize(tidx, cls, key)
         core._register_class(tidx, cls)
-        _attach_reflection(cls, tidx)
-        _attach_init(cls, tidx, init)
+        info = _typeinfo._register_type_info(tidx, cls)
+        _attach_reflection(cls, info)
+        _attach_init(cls, info, init)
         return cls
 
     if isinstance(type_key, type):
@@ -219,16 +198,19 @@ def register_object(type_key=None, *, init=True):
 
 
 def _make_fallback_class(tidx):
-    """Auto-generated class for an object type with no Python class."""
-    info = core.lib.TVMFFIGetTypeInfo(tidx)
-    key = core.ffi.unpack(info.type_key.data, info.type_key.size).decode()
+    """Auto-generated class for an object type with no Python class (python.md §4.6)."""
+    info = _typeinfo._type_info_of_index(tidx)
+    key = info.type_key
     base = core.Object
-    if info.type_depth > 0:  # parent first (a fallback class itself when unregistered)
-        base = core._class_for_index(info.type_ancestors[info.type_depth - 1].type_index)
+    if info.parent_type_info is not None:  # the parent's class first (a fallback itself if needed)
+        base = core._class_for_index(info.parent_type_info.type_index)
     module, _, name = key.rpartition(".")
-    cls = type(name, (base,), {"__slots__": (), "__doc__": "Auto-generated fallback class for %s" % key})
+    doc = "Auto-generated fallback class for `%s`." % key
+    if info.doc:
+        doc += "\n\n" + info.doc
+    cls = type(name, (base,), {"__slots__": (), "__doc__": doc, "__module__": module or "tvm_ffi"})
     cls.__qualname__ = key
-    cls.__module__ = module
     core._register_class(tidx, cls)
-    _attach_reflection(cls, tidx)
+    _typeinfo._register_type_info(tidx, cls)
+    _attach_reflection(cls, info)
     return cls

@@ -5,12 +5,44 @@ import tempfile
 
 import pytest  # noqa: F401 - the upstream module requires pytest too
 
+from . import core, registry
+from .core import Object
 from .registry import get_global_func, init_ffi_api
 
 init_ffi_api("testing", __name__)
 
 
+def _register(type_key):
+    """register_object for fixtures the testing library may lack (an older runtime)."""
+
+    def wrap(cls):
+        if core._type_key_to_index(type_key) is None:
+            return cls
+        return registry.register_object(type_key)(cls)
+
+    return wrap
+
+
+# Helper classes of python.md §20.3 (upstream registers them with dataclasses.c_class).
+@_register("testing.TestObjectBase")
+class TestObjectBase(Object):
+    """testing.TestObjectBase: v_i64 (10), read-only v_f64 (10.0), v_str ("hello"), add_i64()."""
+
+
+@_register("testing.TestObjectDerived")
+class TestObjectDerived(TestObjectBase):
+    """testing.TestObjectDerived: TestObjectBase plus required v_map and v_array."""
+
+
+@_register("testing.TestIntPair")
+class TestIntPair(Object):
+    """testing.TestIntPair(a, b): read-only a and b, sum()."""
+
+
 def create_object(type_key, **kwargs):
+    """Build an object by reflection: unspecified fields take their defaults (python.md §20.2)."""
+    if not isinstance(type_key, str):
+        raise TypeError("type_key must be a str, got %s" % type(type_key).__name__)
     args = [type_key]
     for k, v in kwargs.items():
         args.append(k)
@@ -27,16 +59,12 @@ def add_one(x):
 
 
 def run_with_gpu_lock(func, /, *args, **kwargs):
-    import fcntl  # noqa: PLC0415
+    """Run func while holding the inter-process GPU lock (<lock dir>/gpu.lock)."""
+    from .utils.lockfile import FileLock  # noqa: PLC0415
 
     lock_dir = os.environ.get("TVM_FFI_TEST_LOCK_DIR") or os.path.join(
         tempfile.gettempdir(), "tvm-ffi-test-locks-%s" % os.environ.get("USER", "user")
     )
-    os.makedirs(lock_dir, exist_ok=True)
-    with open(os.path.join(lock_dir, "gpu.lock"), "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    with FileLock(os.path.join(lock_dir, "gpu.lock")):
+        return func(*args, **kwargs)
 

@@ -1,0 +1,486 @@
+"""Reflection records of the type table (python.md §4.7): TypeInfo, TypeField, TypeMethod, TypeSchema.
+
+A ``TypeInfo`` mirrors one ``TVMFFITypeInfo`` entry: its own fields and methods (inherited ones
+live on ``parent_type_info``), its ancestors, and the Python class bound to the index (or
+``None``).  Records are built on first use and cached per type index; ``type_cls`` follows the
+class currently registered for the index.  ``register_object`` and ``dataclasses`` attach
+``TypeField.as_property`` / ``TypeMethod.as_callable`` results to classes.
+"""
+
+import dataclasses
+import json
+from typing import Any, Optional
+
+from . import core
+from .core import ffi, lib
+
+# TVMFFIFieldFlagBitMask (c_api.h)
+_WRITABLE = 1 << 0
+_HAS_DEFAULT = 1 << 1
+_IS_STATIC = 1 << 2
+_DEFAULT_FROM_FACTORY = 1 << 5
+_REPR_OFF = 1 << 6
+_COMPARE_OFF = 1 << 7
+_HASH_OFF = 1 << 8
+_INIT_OFF = 1 << 9
+_KW_ONLY = 1 << 10
+_SETTER_IS_FUNCTION = 1 << 11
+
+
+def _text(ba):
+    """str of a TVMFFIByteArray ('' when empty)."""
+    return ffi.unpack(ba.data, ba.size).decode("utf-8", "replace") if ba.size else ""
+
+
+def _view_to_py(v):
+    """Python value of a TVMFFIAny view (a cdata struct); objects get a new reference."""
+    tidx = v.type_index
+    if tidx in (11, 12):  # small str/bytes: the length lives in the padding word
+        data = ffi.unpack(ffi.cast("char*", v.v_bytes), v.small_str_len)
+        return data.decode("utf-8", "surrogateescape") if tidx == 11 else data
+    return core._from_any_view(tidx, v.v_uint64)
+
+
+def _metadata(ba):
+    text = _text(ba)
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"__raw__": text}  # not JSON: keep it visible rather than fail a class definition
+
+
+def _schema_of(meta):
+    s = meta.get("type_schema")
+    if not isinstance(s, str):
+        return None
+    try:
+        return TypeSchema.from_json_str(s)
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# TypeSchema
+
+# Type keys in schemas -> the Python-facing names printed by TypeSchema.repr().
+_ORIGIN_NAMES = {
+    "Variant": "Union",
+    "Tuple": "tuple",
+    "ffi.Function": "Callable",
+    "ffi.Array": "list",
+    "ffi.List": "list",
+    "ffi.Map": "dict",
+    "ffi.Dict": "dict",
+    "ffi.Object": "Object",
+    "ffi.Tensor": "Tensor",
+    "DLTensor*": "Tensor",
+    "ffi.Shape": "Shape",
+    "ffi.OpaquePyObject": "Any",
+    "ffi.String": "str",
+    "ffi.SmallStr": "str",
+    "const char*": "str",
+    "std::string": "str",
+    "ffi.Bytes": "bytes",
+    "ffi.SmallBytes": "bytes",
+    "TVMFFIByteArray*": "bytes",
+    "void*": "ctypes.c_void_p",
+    "DataType": "dtype",
+}
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class TypeSchema:
+    """A parsed ``type_schema``: ``origin`` (Python-facing name) and argument schemas.
+
+    For ``Callable`` the first argument is the return type, as in the JSON.
+    """
+
+    origin: str
+    args: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.origin, str):
+            raise TypeError("TypeSchema.origin must be a str, got %s" % type(self.origin).__name__)
+        if self.origin == "Optional" and len(self.args) != 1:
+            raise ValueError("Optional takes exactly one argument, got %d" % len(self.args))
+        if self.origin == "Union" and len(self.args) < 2:
+            raise ValueError("Union takes at least two arguments, got %d" % len(self.args))
+
+    @staticmethod
+    def from_json_obj(obj):
+        """TypeSchema of a decoded schema ``{"type": key, "args": [...]}``."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+            raise ValueError('a type schema is a JSON object with a string "type", got %r' % (obj,))
+        args = obj.get("args", ())
+        if not isinstance(args, (list, tuple)):
+            raise ValueError('"args" of a type schema must be a list, got %r' % (args,))
+        origin = _ORIGIN_NAMES.get(obj["type"], obj["type"])
+        return TypeSchema(origin, tuple(TypeSchema.from_json_obj(a) for a in args))
+
+    @staticmethod
+    def from_json_str(text):
+        """TypeSchema of a JSON schema string (the ``type_schema`` metadata entry)."""
+        return TypeSchema.from_json_obj(json.loads(text))
+
+    def repr(self, ty_map=None):
+        """Python-annotation-like text; ``ty_map(origin)`` may rename origins."""
+        origin = self.origin if ty_map is None else ty_map(self.origin)
+        args = [a.repr(ty_map) for a in self.args]
+        if origin == "Union":
+            return " | ".join(args)
+        if origin == "Optional":
+            return "%s | None" % args[0]
+        if origin == "Callable":
+            if not args:
+                return "Callable[..., Any]"
+            return "Callable[[%s], %s]" % (", ".join(args[1:]), args[0])
+        if not args:
+            return origin
+        return "%s[%s]" % (origin, ", ".join(args))
+
+    def __repr__(self):
+        return self.repr()
+
+    __str__ = __repr__
+
+
+# ---------------------------------------------------------------------------------------------
+# fields and methods
+
+
+class FieldGetter:
+    """Reads one reflected field of a wrapper through the C getter (python value)."""
+
+    __slots__ = ("name", "offset", "_getter")
+
+    def __init__(self, name, offset, getter):
+        self.name = name
+        self.offset = offset
+        self._getter = getter
+
+    def __call__(self, obj):
+        h = obj._h
+        if not h:
+            raise ValueError("cannot read field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
+        out = ffi.new("TVMFFIAny*")
+        if self._getter(ffi.cast("void*", h + self.offset), out) != 0:
+            core._raise_ffi_error()
+        return core._from_owned_any(out)
+
+
+class FieldSetter:
+    """Writes one reflected field: a C setter, or a setter Function called with (addr, value)."""
+
+    __slots__ = ("name", "offset", "_setter", "_is_function")
+
+    def __init__(self, name, offset, setter, is_function):
+        self.name = name
+        self.offset = offset
+        self._setter = setter  # TVMFFIFieldSetter cdata, or a Function wrapper
+        self._is_function = is_function
+
+    def __call__(self, obj, value):
+        h = obj._h
+        if not h:
+            raise ValueError("cannot set field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
+        if self._is_function:
+            import ctypes  # noqa: PLC0415
+
+            self._setter(ctypes.c_void_p(h + self.offset), value)
+            return
+        val = ffi.new("TVMFFIAny*")
+        core._to_owned_any(value, val)
+        try:
+            if self._setter(ffi.cast("void*", h + self.offset), val) != 0:
+                core._raise_ffi_error()
+        finally:
+            if val.type_index >= 64:
+                core._decref(core._addr(val.v_obj))
+                val.type_index = 0
+
+
+@dataclasses.dataclass(eq=False)
+class TypeField:
+    """One reflected field of a type (``TVMFFIFieldInfo``)."""
+
+    name: str
+    doc: Optional[str]
+    size: int
+    offset: int
+    frozen: bool
+    metadata: dict
+    getter: Any
+    setter: Any
+    ty: Optional[TypeSchema] = None
+    flags: int = 0
+    static_type_index: int = -1
+    c_init: bool = True
+    c_kw_only: bool = False
+    c_has_default: bool = False
+    c_default_from_factory: bool = False
+    c_default: Any = None  # the default value, or the zero-argument factory Function
+    c_repr: bool = True
+    c_compare: bool = True
+    c_hash: bool = True
+    dataclass_field: Any = None  # free for tvm_ffi.dataclasses
+
+    # flag spellings without the c_ prefix
+    init = property(lambda self: self.c_init)
+    kw_only = property(lambda self: self.c_kw_only)
+    has_default = property(lambda self: self.c_has_default)
+    repr = property(lambda self: self.c_repr)
+    compare = property(lambda self: self.c_compare)
+    hash = property(lambda self: self.c_hash)
+
+    def as_property(self, cls):
+        """A property reading/writing this field on instances of cls (no setter when frozen)."""
+        fget, fset = self.getter, self.setter
+        name, qual = self.name, "%s.%s" % (cls.__qualname__, self.name)
+
+        def getter(obj):
+            return fget(obj)
+
+        if self.frozen:
+
+            def setter(obj, value):
+                raise AttributeError(
+                    "cannot assign to field `%s` of %s: it is read-only" % (name, type(obj).__name__)
+                )
+
+        else:
+
+            def setter(obj, value):
+                fset(obj, value)
+
+        for fn in (getter, setter):
+            fn.__name__, fn.__qualname__, fn.__module__ = name, qual, cls.__module__
+        return property(getter, setter, None, self.doc or None)
+
+
+@dataclasses.dataclass(eq=False)
+class TypeMethod:
+    """One reflected method of a type (``TVMFFIMethodInfo``); ``func`` is the Function."""
+
+    name: str
+    doc: Optional[str]
+    func: Any
+    is_static: bool
+    metadata: dict
+    ty: Optional[TypeSchema] = None
+
+    def as_callable(self, cls):
+        """A function to set on cls: instance methods get ``self`` first; static ones wrapped."""
+        func = self.func
+        if self.is_static:
+
+            def method(*args):
+                return func(*args)
+
+        else:
+
+            def method(self, *args):
+                return func(self, *args)
+
+        method.__name__ = self.name
+        method.__qualname__ = "%s.%s" % (cls.__qualname__, self.name)
+        method.__module__ = cls.__module__
+        method.__doc__ = self.doc or None
+        return staticmethod(method) if self.is_static else method
+
+
+@dataclasses.dataclass(eq=False)
+class TypeInfo:
+    """One entry of the type table, with the Python class bound to it (or None)."""
+
+    type_cls: Optional[type]
+    type_index: int
+    type_key: str
+    type_ancestors: list
+    fields: list
+    methods: list
+    parent_type_info: Optional["TypeInfo"]
+
+    def __repr__(self):
+        cls = self.type_cls.__qualname__ if self.type_cls is not None else None
+        return "TypeInfo(type_key=%r, type_index=%d, type_cls=%s, fields=%s, methods=%s)" % (
+            self.type_key, self.type_index, cls, [f.name for f in self.fields],
+            [m.name for m in self.methods])
+
+    @property
+    def doc(self):
+        md = lib.TVMFFIGetTypeInfo(self.type_index).metadata
+        return (_text(md.doc) or None) if md != ffi.NULL else None
+
+    @property
+    def total_size(self):
+        """Byte size of instances as registered (0 when unknown)."""
+        md = lib.TVMFFIGetTypeInfo(self.type_index).metadata
+        return int(md.total_size) if md != ffi.NULL else 0
+
+    @property
+    def has_creator(self):
+        md = lib.TVMFFIGetTypeInfo(self.type_index).metadata
+        return md != ffi.NULL and md.creator != ffi.NULL
+
+    def all_fields(self):
+        """Fields of the ancestors (root first), then this type's own fields."""
+        chain, info = [], self
+        while info is not None:
+            chain.append(info)
+            info = info.parent_type_info
+        return [f for info in reversed(chain) for f in info.fields]
+
+    def refresh(self):
+        """Re-read fields and methods (after more were registered in C)."""
+        raw = lib.TVMFFIGetTypeInfo(self.type_index)
+        self.fields = [_make_field(raw.fields[i]) for i in range(raw.num_fields)]
+        self.methods = [_make_method(raw.methods[i]) for i in range(raw.num_methods)]
+        return self
+
+
+def _make_field(fi):
+    name = _text(fi.name)
+    meta = _metadata(fi.metadata)
+    flags = int(fi.flags)
+    offset = int(fi.offset)
+    if flags & _SETTER_IS_FUNCTION:
+        setter = FieldSetter(name, offset, core._from_any_view(68, core._addr(fi.setter)), True)
+    else:
+        setter = FieldSetter(name, offset, ffi.cast("TVMFFIFieldSetter", fi.setter), False)
+    has_default = bool(flags & _HAS_DEFAULT)
+    return TypeField(
+        name=name,
+        doc=_text(fi.doc) or None,
+        size=int(fi.size),
+        offset=offset,
+        frozen=not flags & _WRITABLE,
+        metadata=meta,
+        getter=FieldGetter(name, offset, fi.getter),
+        setter=setter,
+        ty=_schema_of(meta),
+        flags=flags,
+        static_type_index=int(fi.field_static_type_index),
+        c_init=not flags & _INIT_OFF,
+        c_kw_only=bool(flags & _KW_ONLY),
+        c_has_default=has_default,
+        c_default_from_factory=bool(flags & _DEFAULT_FROM_FACTORY),
+        c_default=_view_to_py(fi.default_value_or_factory) if has_default else core.MISSING,
+        c_repr=not flags & _REPR_OFF,
+        c_compare=not flags & _COMPARE_OFF,
+        c_hash=not flags & _HASH_OFF,
+    )
+
+
+def _make_method(mi):
+    meta = _metadata(mi.metadata)
+    return TypeMethod(
+        name=_text(mi.name),
+        doc=_text(mi.doc) or None,
+        func=_view_to_py(mi.method),
+        is_static=bool(mi.flags & _IS_STATIC),
+        metadata=meta,
+        ty=_schema_of(meta),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the per-index cache
+
+_INFO_BY_INDEX = core._TYPE_INFO  # type index -> TypeInfo; core._register_class updates type_cls
+
+
+def _type_info_of_index(tidx):
+    """TypeInfo of a type index (built once), or None for an index the runtime doesn't know."""
+    info = _INFO_BY_INDEX.get(tidx)
+    if info is not None:
+        return info
+    raw = lib.TVMFFIGetTypeInfo(tidx)
+    if raw == ffi.NULL:
+        return None
+    ancestors = [int(raw.type_ancestors[d].type_index) for d in range(raw.type_depth)]
+    parent = _type_info_of_index(ancestors[-1]) if ancestors else None
+    info = TypeInfo(
+        type_cls=core._TYPE_CLS.get(tidx),
+        type_index=tidx,
+        type_key=_text(raw.type_key),
+        type_ancestors=ancestors,
+        fields=[],
+        methods=[],
+        parent_type_info=parent,
+    )
+    _INFO_BY_INDEX[tidx] = info  # before refresh: a method's default may need this type
+    return info.refresh()
+
+
+def _lookup_or_register_type_info_from_type_key(type_key):
+    """TypeInfo of a registered type key; ValueError when the runtime has no such type."""
+    tidx = core._type_key_to_index(type_key)
+    if tidx is None:
+        raise ValueError("Cannot find object type index for %s" % type_key)
+    return _type_info_of_index(tidx)
+
+
+# value-like classes that stand for a type index without being object wrappers of it
+def _value_class_index(cls):
+    from ._dtype import dtype  # noqa: PLC0415
+    from ._tensor import Shape  # noqa: PLC0415
+
+    table = {core.String: 65, core.Bytes: 66, Shape: 69, core.DataType: 5, dtype: 5, core.Device: 6}
+    for klass, tidx in table.items():
+        if cls is klass:
+            return tidx
+    if isinstance(cls, type) and issubclass(cls, core.Device):
+        return 6
+    return None
+
+
+def _type_cls_to_type_info(cls):
+    """TypeInfo bound to a Python class (registered, fallback or built-in), or None."""
+    info = cls.__dict__.get("__tvm_ffi_type_info__") if isinstance(cls, type) else None
+    if isinstance(info, TypeInfo):
+        return info
+    tidx = core._CLS_TYPE.get(cls)
+    if tidx is None:
+        tidx = _value_class_index(cls)
+        if tidx is None:
+            return None
+        info = _type_info_of_index(tidx)
+        if info is not None and info.type_cls is None:
+            info.type_cls = cls
+        return info
+    info = _type_info_of_index(tidx)
+    if info is not None and core._TYPE_CLS.get(tidx) is cls:
+        info.type_cls = cls
+    return info
+
+
+def _register_type_info(tidx, cls):
+    """Bind cls to tidx in the reflection records; sets ``cls.__tvm_ffi_type_info__``."""
+    info = _type_info_of_index(tidx)
+    if info is None:
+        raise ValueError("type index %d is not in the type table" % tidx)
+    info.type_cls = cls
+    type.__setattr__(cls, "__tvm_ffi_type_info__", info)
+    return info
+
+
+def _lookup_type_attr(type_index, name, ancestor=False):
+    """Value of type attribute ``name`` for a type (walking up ancestors if asked), or None."""
+    ba, buf = core._bytearray(name.encode())
+    col = lib.TVMFFIGetTypeAttrColumn(ba)
+    if col == ffi.NULL:
+        return None
+    chain = [type_index]
+    if ancestor:
+        raw = lib.TVMFFIGetTypeInfo(type_index)
+        if raw != ffi.NULL:
+            chain += [int(raw.type_ancestors[d].type_index) for d in reversed(range(raw.type_depth))]
+    for tidx in chain:
+        i = tidx - col.begin_index
+        if 0 <= i < col.size:
+            v = col.data[i]
+            if v.type_index != 0:
+                return _view_to_py(v)
+    return None
