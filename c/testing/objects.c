@@ -72,6 +72,13 @@ static int create_obj(int32_t tindex, size_t size, TVMFFIObjectHandle* out) {
   *out = o;
   return 0;
 }
+/* TestIntPair's creator: a = b = 0 (MakeObjectFromPackedArgs sets both). */
+static int create_pair(TVMFFIObjectHandle* out) {
+  TVMFFIObject* o = alloc_obj(sizeof(int_pair), g_pair_index, pair_deleter);
+  if (o == NULL) return -1;
+  *out = o;
+  return 0;
+}
 static int create_base(TVMFFIObjectHandle* out) {
   return create_obj(g_base_index, sizeof(obj_base), out);
 }
@@ -248,10 +255,10 @@ static void add_field(int32_t tindex, const field_spec* s) {
   TVMFFITypeRegisterField(tindex, &f);
 }
 
-static void add_method(int32_t tindex, const char* name, const char* doc, int is_static,
-                       TVMFFISafeCallType fn, const char* schema) {
+void tt_add_method(int32_t tindex, const char* name, const char* doc, int is_static,
+                   TVMFFISafeCallType fn, void* self, const char* schema) {
   TVMFFIObjectHandle f = NULL;
-  if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0) return;
+  if (TVMFFIFunctionCreate(self, fn, NULL, &f) != 0) return;
   char meta[512];
   size_t k = (size_t)snprintf(meta, sizeof(meta), "{\"type_schema\":\"");
   for (const char* p = schema; *p && k + 4 < sizeof(meta); ++p) {
@@ -305,7 +312,7 @@ void tvmffi_testing__objects_init(void) {
   g_base_index = alloc_type("testing.TestObjectBase", 1, kTVMFFIObject);
   g_derived_index = alloc_type("testing.TestObjectDerived", 2, g_base_index);
   if (TVMFFIGetTypeInfo(g_pair_index)->metadata == NULL) {
-    set_metadata(g_pair_index, "A pair of integers.", NULL, sizeof(int_pair));
+    set_metadata(g_pair_index, "A pair of integers.", create_pair, sizeof(int_pair));
     TVMFFIAny nd = no_default();
     field_spec a = {"a", "Field `a`", "int", offsetof(int_pair, a), 8, 0, get_i64, set_i64,
                     kTVMFFIInt, nd};
@@ -313,10 +320,10 @@ void tvmffi_testing__objects_init(void) {
                     kTVMFFIInt, nd};
     add_field(g_pair_index, &a);
     add_field(g_pair_index, &b);
-    add_method(g_pair_index, "__ffi_init__", "Constructs from a and b.", 1, pair_init,
-               FN_SCHEMA("testing.TestIntPair", ",{\"type\":\"int\"},{\"type\":\"int\"}"));
-    add_method(g_pair_index, "sum", "Method to compute sum of a and b", 0, pair_sum,
-               FN_SCHEMA("int", ""));
+    tt_add_method(g_pair_index, "__ffi_init__", "Constructs from a and b.", 1, pair_init, NULL,
+                  FN_SCHEMA("testing.TestIntPair", ",{\"type\":\"int\"},{\"type\":\"int\"}"));
+    tt_add_method(g_pair_index, "sum", "Method to compute sum of a and b", 0, pair_sum, NULL,
+                  FN_SCHEMA("int", ""));
   }
   if (TVMFFIGetTypeInfo(g_base_index)->metadata == NULL) {
     set_metadata(g_base_index, "Object with defaulted fields.", create_base, sizeof(obj_base));
@@ -336,8 +343,8 @@ void tvmffi_testing__objects_init(void) {
          kTVMFFIStr, d_str},
     };
     for (int i = 0; i < 3; ++i) add_field(g_base_index, &fs[i]);
-    add_method(g_base_index, "add_i64", "add_i64 method", 0, base_add_i64,
-               FN_SCHEMA("int", ",{\"type\":\"int\"}"));
+    tt_add_method(g_base_index, "add_i64", "add_i64 method", 0, base_add_i64, NULL,
+                  FN_SCHEMA("int", ",{\"type\":\"int\"}"));
     set_metadata(g_derived_index, "Derived object with required container fields.",
                  create_derived, sizeof(obj_derived));
     field_spec ds[2] = {
@@ -347,6 +354,13 @@ void tvmffi_testing__objects_init(void) {
          set_array, kTVMFFIArray, nd},
     };
     for (int i = 0; i < 2; ++i) add_field(g_derived_index, &ds[i]);
+    /* Keyword-capable constructors generated from the fields, as C++
+     * ObjectDef does for types without an explicit refl::init. */
+    TVMFFIAny idx, r;
+    set_int(&idx, g_base_index);
+    if (call_global("ffi._RegisterFFIInit", &idx, 1, &r) == 0) release(&r);
+    set_int(&idx, g_derived_index);
+    if (call_global("ffi._RegisterFFIInit", &idx, 1, &r) == 0) release(&r);
   }
   tt_reg("testing.TestIntPairSum", pair_sum_global, NULL, "pair.a + pair.b",
          FN_SCHEMA("int", ",{\"type\":\"testing.TestIntPair\"}"));

@@ -4,8 +4,8 @@
  * when the library is loaded (python.md §20).  Pure C over the public API.
  *
  * The schema_* fixtures live in schema.c, the reflected object fixtures in
- * objects.c.  Left out (enum machinery and C++-only dataclass fixtures):
- * enum_variant_get and the other testing.Test* types.
+ * objects.c and fixtures.c.  Left out (enum machinery): enum_variant_get and
+ * the enum fixture types.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -570,6 +570,7 @@ __attribute__((constructor)) static void testing_init(void) {
          SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
   tvmffi_testing__schema_init();
   tvmffi_testing__objects_init();
+  tvmffi_testing__fixtures_init();
   register_unregistered_types();
   TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_testing.add_one", (void*)add_one_c);
 }

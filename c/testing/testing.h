@@ -121,9 +121,19 @@ static inline TVMFFIByteArray ba(const char* s) {
 TVMFFI_TESTING_HIDDEN void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
                                   const char* doc, const char* schema);
 
+/* objects.c: registers method `name` of a type (with `self` when non-NULL)
+ * with metadata {"type_schema": <schema>}; `__ffi_init__` is also stored as
+ * the type attribute of that name.  Failures stay raised for the caller. */
+TVMFFI_TESTING_HIDDEN void tt_add_method(int32_t tindex, const char* name, const char* doc,
+                                         int is_static, TVMFFISafeCallType fn, void* self,
+                                         const char* schema);
+
 /* objects.c: registers testing.TestIntPair, TestObjectBase/Derived and
  * testing.TestIntPairSum. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__objects_init(void);
+/* fixtures.c: the table-driven fixture types (TestCompare, TestCxx*, ...);
+ * runs after objects.c (their object fields hold testing.TestObjectBase). */
+TVMFFI_TESTING_HIDDEN void tvmffi_testing__fixtures_init(void);
 /* schema.c: registers the testing.schema_* fixtures. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__schema_init(void);
 /* schema.c: the typed identity on int (also behind the dll export). */

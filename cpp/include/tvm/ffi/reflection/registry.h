@@ -19,6 +19,7 @@
 #include <tvm/ffi/string.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -247,10 +248,24 @@ class ObjectDef {
     meta.total_size = static_cast<int32_t>(sizeof(Class));
     meta.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &meta));
-    if (!has_init_ && !(extras_.flags_set & kTVMFFIFieldFlagBitMaskInitOff)) {
-      // the auto-generated __ffi_init__ comes from the runtime when it provides one
-      if (std::optional<Function> f = Function::GetGlobal("ffi._RegisterFFIInit")) {
-        (*f)(type_index_);
+    const std::string key = Class::_type_key;
+    if constexpr (std::is_copy_constructible_v<Class>) {
+      // DeepCopy and copy.copy start from a copy of the C++ object
+      def_type_attr("__ffi_shallow_copy__",
+                    Function::FromTyped(
+                        [](const Class* self) { return ObjectRef(make_object<Class>(*self)); },
+                        key + ".__ffi_shallow_copy__"));
+    }
+    if constexpr (std::is_default_constructible_v<Class>) {
+      def_type_attr("__ffi_new__",
+                    Function::FromTyped([]() { return ObjectRef(make_object<Class>()); },
+                                        key + ".__ffi_new__"));
+      // Only creatable types get the generated keyword-capable __ffi_init__;
+      // others keep "cannot be constructed" on the Python side.
+      if (!has_init_ && !(extras_.flags_set & kTVMFFIFieldFlagBitMaskInitOff)) {
+        if (std::optional<Function> f = Function::GetGlobal("ffi._RegisterFFIInit")) {
+          (*f)(type_index_);
+        }
       }
     }
   }
