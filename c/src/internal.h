@@ -238,6 +238,7 @@ void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */
 void tvmffi__container_globals_init(void); /* array.c/list.c/map.c globals */
 void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
 void tvmffi__ext_globals_init(void);       /* repr.c: ReprPrint, Recursive*, DeepCopy, json, JSON graph */
+void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Hash/Walk, AccessPath */
 void tvmffi__make_object_globals_init(void); /* make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -1,0 +1,76 @@
+/*
+ * structural.h -- internals shared by the [ext] structural files:
+ * access_path.c (ffi.reflection.AccessStep / AccessPath), structural.c
+ * (StructuralEqual / Hash / GetFirstStructuralMismatch / StructuralKey) and
+ * structural_visit.c (VisitInterrupt, StructuralVisitor, StructuralWalk).
+ * Never installed.
+ */
+#ifndef TVMFFI_SRC_STRUCTURAL_H_
+#define TVMFFI_SRC_STRUCTURAL_H_
+
+#include "ext.h"
+
+/* AccessKind of the reference (AccessStep.kind). */
+enum {
+  TVMFFI__ACCESS_ATTR = 0,
+  TVMFFI__ACCESS_ARRAY_ITEM = 1,
+  TVMFFI__ACCESS_MAP_ITEM = 2,
+  TVMFFI__ACCESS_ATTR_MISSING = 3,
+  TVMFFI__ACCESS_ARRAY_ITEM_MISSING = 4,
+  TVMFFI__ACCESS_MAP_ITEM_MISSING = 5
+};
+
+/* Object layouts (the reference's member order, so C++ code reading the
+ * reflected fields and ours agree). */
+typedef struct {
+  TVMFFIObject header;
+  int32_t kind; /* +24 */
+  int32_t pad_;
+  TVMFFIAny key; /* +32, owned */
+} tvmffi__access_step;
+
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIObject* parent; /* +24, owned AccessPath or NULL at the root */
+  TVMFFIObject* step;   /* +32, owned AccessStep or NULL at the root */
+  int32_t depth;        /* +40 */
+} tvmffi__access_path;
+
+/* Type indices (valid after tvmffi__structural_globals_init). */
+extern int32_t tvmffi__access_step_index;
+extern int32_t tvmffi__access_path_index;
+
+/* New root path (depth 0).  NULL after raising. */
+TVMFFIObject* tvmffi__access_path_root(void);
+/* New path parent + (kind, key); `key` is copied (owned form).  NULL after
+ * raising.  `parent` is borrowed. */
+TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
+                                         const TVMFFIAny* key);
+
+/* Registration hooks (called from structural.c's tvmffi__structural_globals_init). */
+void tvmffi__access_path_globals_init(void);
+void tvmffi__structural_visit_globals_init(void);
+
+/* Small helpers for registering C-implemented reflected types. */
+typedef int (*tvmffi__field_getter)(void* field_addr, TVMFFIAny* result);
+/* Read-only field `name` at `offset` (size/alignment 8 unless an int32). */
+void tvmffi__structural_add_field(int32_t type_index, const char* name, const char* doc,
+                                  int64_t offset, int64_t size, tvmffi__field_getter getter,
+                                  int32_t static_type_index);
+/* Method (static when is_static) implemented by a C safe-call. */
+void tvmffi__structural_add_method(int32_t type_index, const char* name, const char* doc,
+                                   int is_static, TVMFFISafeCallType fn);
+/* Type attribute `name` holding a new function implemented by `fn`. */
+void tvmffi__structural_add_attr_fn(int32_t type_index, const char* name, TVMFFISafeCallType fn);
+/* Allocates a dynamic index (depth 1, parent ffi.Object) or claims `static_index`,
+ * and registers metadata (no creator). */
+int32_t tvmffi__structural_new_type(const char* key, int32_t static_index, int32_t total_size,
+                                    TVMFFISEqHashKind kind, const char* doc);
+
+/* Common getters. */
+int tvmffi__getter_any(void* addr, TVMFFIAny* out);
+int tvmffi__getter_obj(void* addr, TVMFFIAny* out);   /* TVMFFIObject*, NULL -> None */
+int tvmffi__getter_i32(void* addr, TVMFFIAny* out);
+int tvmffi__getter_i64(void* addr, TVMFFIAny* out);
+
+#endif /* TVMFFI_SRC_STRUCTURAL_H_ */
