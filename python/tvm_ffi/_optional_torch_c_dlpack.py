@@ -45,7 +45,12 @@ def _has_exchange_api(torch):
     return True
 
 
-def _torch_extension_device(torch):
+def _torch_extension_device(torch=None):
+    """Add-on flavour for this torch: "cuda", "rocm" or "cpu" (``torch`` defaults to the
+    imported module)."""
+    if torch is None:
+        import torch  # noqa: PLC0415
+
     if torch.cuda.is_available():
         version = getattr(torch, "version", None)
         if getattr(version, "cuda", None) is not None:

@@ -2,6 +2,7 @@
 
 import collections.abc
 import itertools
+import operator
 
 from . import core
 from .core import _global
@@ -43,7 +44,7 @@ class CContainerBase(core.Object):
 
 def _norm_index(i, n):
     if not isinstance(i, int):
-        i = i.__index__()
+        i = operator.index(i)  # TypeError for non-integers, as Python's sequences
     j = i + n if i < 0 else i
     if j < 0 or j >= n:
         raise IndexError("Index out of range. size: %d, got index %d" % (n, i))
@@ -89,8 +90,11 @@ class _SeqMixin:
         return False
 
     def __eq__(self, other):
-        if isinstance(other, CContainerBase):
+        if isinstance(other, CContainerBase) and (
+            issubclass(type(self), type(other)) or issubclass(type(other), type(self))
+        ):
             return CContainerBase.__eq__(self, other)
+        # any other sequence (list, tuple, an unrelated List/Array) compares as type(self)
         if isinstance(other, collections.abc.Sequence) and not isinstance(
             other, (str, bytes, collections.abc.Mapping)
         ):
@@ -199,6 +203,7 @@ class List(_SeqMixin, CContainerBase, collections.abc.MutableSequence):
 class _MapView:
     def __init__(self, m):
         self._m = m
+        self._mapping = m  # what collections.abc's view __repr__ reads
 
     def __len__(self):
         return len(self._m)

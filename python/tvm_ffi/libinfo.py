@@ -182,6 +182,18 @@ def _record_files(package):
     return [os.path.abspath(str(dist.locate_file(f))) for f in (dist.files or [])]
 
 
+def _find_library_by_basename(package, target_name, extra_lib_paths=None):
+    """``pathlib.Path`` of ``lib<target_name>`` of pip distribution ``package``.
+
+    Search order: the distribution's RECORD, ``extra_lib_paths`` (each a ``pathlib.Path``),
+    ``<pkg>/build/lib``, ``<pkg>/lib``, ``<repo>/build/lib``, ``<repo>/lib``, then the
+    loader path variable and ``PATH``.  Not found: ``RuntimeError`` listing the directories.
+    """
+    import pathlib  # noqa: PLC0415 - keep `import tvm_ffi` light
+
+    return pathlib.Path(_find_lib(package, target_name, extra_lib_paths))
+
+
 def _find_lib(package, target_name, extra_lib_paths):
     import pathlib  # noqa: PLC0415 - keep `import tvm_ffi` light
 

@@ -8,7 +8,11 @@ from . import core
 def _stream_int(stream):
     if isinstance(stream, ctypes.c_void_p):
         return stream.value or 0
-    return int(stream)
+    value = int(stream)
+    if not 0 <= value < 1 << (8 * ctypes.sizeof(ctypes.c_void_p)):
+        # a stream is a pointer: refuse what would silently wrap around
+        raise OverflowError("stream handle %d does not fit in a pointer" % value)
+    return value
 
 
 class StreamContext:
@@ -18,13 +22,14 @@ class StreamContext:
         self.device_type = device.dlpack_device_type()
         self.device_id = device.index
         self.stream = stream
+        self._value = _stream_int(stream)  # bad values fail here, not half-way into a with
         self._prev = []
 
     def __enter__(self):
         prev = core.ffi.new("void**")
         core._check(
             core.lib.TVMFFIEnvSetStream(
-                self.device_type, self.device_id, core._ptr(_stream_int(self.stream)), prev
+                self.device_type, self.device_id, core._ptr(self._value), prev
             )
         )
         self._prev.append(prev[0])

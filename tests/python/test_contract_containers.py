@@ -360,3 +360,25 @@ def test_c113_sibling_containers_are_distinct():
     assert not isinstance(Map({}), Dict) and not isinstance(Dict({}), Map)
     for obj in (Array([]), List([]), Map({}), Dict({})):
         assert isinstance(obj, tvm_ffi.Object)
+
+
+def test_c112_unrelated_sequence_containers_compare_by_content():
+    # §13.1: a non-str, non-mapping Sequence (List included) is converted to type(self)
+    assert Array([1, 2]) == List([1, 2]) and List([1, 2]) == Array([1, 2])
+    assert Array([1, 2]) != List([1, 3])
+    assert (Array([1]) == Map({1: 1})) is False
+
+
+def test_c104_views_and_index_types():
+    m = Map({"a": 1})
+    for view in (m.keys(), m.values(), m.items()):
+        assert isinstance(repr(view), str) and len(view) == 1
+    assert "a" in m.keys() and ("a", 1) in m.items() and 1 in m.values()
+    lst = List([1, 2])
+    with pytest.raises(TypeError):
+        lst.pop("a")
+    with pytest.raises(TypeError):
+        lst["a"] = 3
+    with pytest.raises(TypeError):
+        del lst[1.0]
+    assert lst.index(2) == 1 and lst.count(1) == 1
