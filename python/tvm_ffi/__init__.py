@@ -41,8 +41,10 @@ else:
     from ._convert import convert, convert_func, ObjectConvertible
     from . import error, serialization, structural
     from . import cpp, libinfo  # cpp defers its imports to first use
+    from . import access_path
     from .structural import (
         structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey,
+        structural_walk, StructuralVisitor, VisitInterrupt, WalkOrder, WalkResult, DefRegionKind,
     )
 
     core._init_sentinels()
@@ -70,4 +72,6 @@ else:
         "register_object", "remove_global_func", "system_lib", "use_raw_stream", "use_torch_stream",
         "__version__", "__version_tuple__", "serialization", "structural", "structural_equal",
         "structural_hash", "get_first_structural_mismatch", "StructuralKey", "cpp",
+        "access_path", "structural_walk", "StructuralVisitor", "VisitInterrupt", "WalkOrder",
+        "WalkResult", "DefRegionKind",
     ]

@@ -1,31 +1,201 @@
-"""Structural equality and hashing through the runtime globals (ffi.StructuralEqual, ...)."""
+"""Structural equality, hashing and walking through the runtime globals (ffi.StructuralEqual, ...).
 
-from .core import _global
+Structural equality is exact about kinds (``1`` differs from ``1.0`` and ``True``, an Array
+from a List), compares containers element-wise, reflected objects field by field and tensors by
+content.  ``map_free_vars=True`` lets free variables of the two sides correspond one-to-one.
+"""
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from . import access_path as _access_path  # noqa: F401 - registers the AccessPath classes
+from . import core
+from .core import Object, _global
+from .registry import register_object
+
+__all__ = [
+    "DefRegionKind", "StructuralKey", "StructuralVisitor", "VisitInterrupt", "WalkOrder",
+    "WalkResult", "get_first_structural_mismatch", "structural_equal", "structural_hash",
+    "structural_walk",
+]
+
+
+class WalkOrder(IntEnum):
+    """Whether a walk calls a value's callback before (pre) or after (post) its children."""
+
+    PREORDER = 0
+    POSTORDER = 1
+
+
+class WalkResult(IntEnum):
+    """What a pre-order callback asks for: visit the children (ADVANCE) or not (SKIP)."""
+
+    ADVANCE = 0
+    SKIP = 1
+
+
+class DefRegionKind(IntEnum):
+    """Def-region state during a structural visit (``TVMFFIDefRegionKind``)."""
+
+    NONE = 0
+    DEF_RECURSIVE = 1
+    DEF_NON_RECURSIVE = 2
+    DEF_PATTERN = 1  # alias: the name later releases use
+    DEF_SIMPLE = 2  # alias
 
 
 def structural_equal(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
-    return bool(_global("ffi.StructuralEqual")(lhs, rhs, map_free_vars, skip_tensor_content))
+    """Whether lhs and rhs are structurally equal."""
+    return _global("ffi.StructuralEqual")(lhs, rhs, bool(map_free_vars), bool(skip_tensor_content))
 
 
 def structural_hash(value, map_free_vars=False, skip_tensor_content=False):
-    return _global("ffi.StructuralHash")(value, map_free_vars, skip_tensor_content) & 0xFFFFFFFFFFFFFFFF
+    """Structural hash of value as an unsigned 64-bit int, consistent with structural_equal."""
+    h = _global("ffi.StructuralHash")(value, bool(map_free_vars), bool(skip_tensor_content))
+    return h & 0xFFFFFFFFFFFFFFFF
 
 
 def get_first_structural_mismatch(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
-    return _global("ffi.GetFirstStructuralMismatch")(lhs, rhs, map_free_vars, skip_tensor_content)
+    """``(lhs_path, rhs_path)`` of the first difference (AccessPath objects), or None if equal."""
+    pair = _global("ffi.GetFirstStructuralMismatch")(
+        lhs, rhs, bool(map_free_vars), bool(skip_tensor_content)
+    )
+    return None if pair is None else (pair[0], pair[1])
 
 
-class StructuralKey:
-    """Wraps a value so that dict/set keys compare and hash structurally."""
+@register_object("ffi.StructuralKey")
+class StructuralKey(Object):
+    """Wraps a value so that dict/set keys (Python's and Map's) compare and hash structurally."""
 
-    __slots__ = ("key", "_hash")
+    __slots__ = ()
 
     def __init__(self, key):
-        self.key = key
-        self._hash = structural_hash(key)
+        self.__init_handle_by_constructor__(_global("ffi.StructuralKey"), key)
 
     def __hash__(self):
-        return self._hash
+        return self.hash_i64 & 0xFFFFFFFFFFFFFFFF
 
     def __eq__(self, other):
-        return isinstance(other, StructuralKey) and structural_equal(self.key, other.key)
+        if not isinstance(other, StructuralKey):
+            return NotImplemented
+        return _global("ffi.StructuralKeyEqual")(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+
+@register_object("ffi.VisitInterrupt")
+class VisitInterrupt(Object):
+    """Returned by a walk callback to stop the walk; the walk returns it, ``value`` included."""
+
+    __slots__ = ()
+
+    def __init__(self, value=None):
+        self.__init_handle_by_constructor__(_global("ffi.VisitInterrupt"), value)
+
+
+@register_object("ffi.StructuralVisitor")
+class StructuralVisitor(Object):
+    """State of a running walk, handed to ``__s_visit__`` hooks (not user-constructible)."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("StructuralVisitor cannot be constructed; walks create it")
+
+    def visit(self, value):
+        """Visit ``value`` with the walk's callbacks; None, or the VisitInterrupt that stopped it."""
+        return _global("ffi.StructuralVisitorVisit")(self, value)
+
+    def def_region_kind(self):
+        """The def-region kind in effect."""
+        return DefRegionKind(_global("ffi.StructuralVisitorDefRegionKind")(self))
+
+    def with_def_region_kind(self, kind, callback):
+        """Call ``callback()`` with the def-region kind set to ``kind``; returns its result."""
+        return _global("ffi.StructuralVisitorWithDefRegionKind")(self, int(kind), callback)
+
+
+# ---- structural_walk: callback normalisation --------------------------------------------------
+
+_BUILTIN_TYPE_INDEX = {type(None): 0, int: 1, bool: 2, float: 3, str: 65, bytes: 66}
+
+
+def _type_index_of(tp, api_name):
+    """FFI type index a callback type stands for (-1: every value)."""
+    if tp is Any or tp is object:
+        return -1
+    if tp is None:
+        return 0
+    if isinstance(tp, type):
+        if tp in _BUILTIN_TYPE_INDEX:
+            return _BUILTIN_TYPE_INDEX[tp]
+        for base in tp.__mro__:  # registered FFI classes (and their Python subclasses)
+            tidx = core._CLS_TYPE.get(base)
+            if tidx is not None and base is not Object:
+                return tidx
+        for name, tidx in (("Shape", 69), ("String", 65), ("Bytes", 66), ("dtype", 5),
+                           ("DataType", 5), ("Device", 6)):
+            if tp.__name__ == name and tp.__module__.startswith("tvm_ffi"):
+                return tidx
+        if tp is Object or tp is core.CObject:
+            return 64
+    raise TypeError(
+        "%s: callback type must be None, int, bool, float, str, bytes, typing.Any/object or an "
+        "FFI-registered object class, got %r" % (api_name, tp)
+    )
+
+
+def _entries(callbacks, api_name):
+    """[(type_index, callable)] from a callable, a (type, fn) / ((t1, t2), fn) entry or a
+    sequence of such entries."""
+    if callable(callbacks) and not isinstance(callbacks, type):
+        return [(-1, callbacks)]
+    if isinstance(callbacks, tuple) and len(callbacks) == 2 and callable(callbacks[1]) and (
+        isinstance(callbacks[0], (type, tuple)) or callbacks[0] is Any or callbacks[0] is None
+    ):
+        items = [callbacks]
+    elif isinstance(callbacks, Sequence) and not isinstance(callbacks, (str, bytes)):
+        items = list(callbacks)
+    else:
+        raise TypeError(
+            "%s: callbacks must be a callable, a (type, callback) entry or a sequence of such "
+            "entries, got %r" % (api_name, type(callbacks).__name__)
+        )
+    out = []
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 2 and callable(item[1])):
+            raise TypeError("%s: each callback entry must be a (type, callback) tuple, got %r"
+                            % (api_name, item))
+        types = item[0] if isinstance(item[0], tuple) else (item[0],)
+        out.extend((_type_index_of(t, api_name), item[1]) for t in types)
+    return out
+
+
+def _with_kind(fn):
+    return lambda value, kind: fn(value, DefRegionKind(kind))
+
+
+def structural_walk(root, callbacks=(), with_def_region_kind=(), order="pre"):
+    """Walk ``root`` (containers' elements, maps' values, objects' fields) and call, for each
+    value, the first callback whose type matches.
+
+    ``callbacks`` get ``(value)``; ``with_def_region_kind`` callbacks get ``(value, kind)``
+    (a DefRegionKind).  Either is a callable (matches everything), a ``(type, fn)`` or
+    ``((type1, type2), fn)`` entry, or a sequence of entries.  ``order`` is ``"pre"``,
+    ``"post"`` or a WalkOrder.  A pre-order callback returning WalkResult.SKIP skips the value's
+    children; returning a VisitInterrupt stops the walk and returns it.  Returns None when the
+    walk completed.
+    """
+    if isinstance(order, WalkOrder):
+        order_int = int(order)
+    elif order in ("pre", "post"):
+        order_int = 0 if order == "pre" else 1
+    else:
+        raise ValueError("structural_walk: order must be 'pre', 'post' or a WalkOrder, got %r"
+                         % (order,))
+    plain = _entries(callbacks, "structural_walk")
+    kinded = [(t, _with_kind(fn)) for t, fn in _entries(with_def_region_kind, "structural_walk")]
+    return _global("ffi.StructuralWalk")(root, plain, kinded, order_int)

@@ -130,3 +130,226 @@ def test_json_parse_stringify():
         parse("[1, 2,]")
     with pytest.raises(TypeError, match="keys must be str"):
         stringify(Map({1: 2}), None)
+
+
+# ---- structural equality / hashing (tvm_ffi.structural, abi.md §14.4) ----------------------
+
+from tvm_ffi import (  # noqa: E402
+    DefRegionKind, StructuralKey, StructuralVisitor, VisitInterrupt, WalkOrder, WalkResult,
+    get_first_structural_mismatch, structural_equal, structural_hash, structural_walk,
+)
+from tvm_ffi.access_path import AccessKind, AccessPath, AccessStep  # noqa: E402
+
+
+def test_structural_exports():
+    for name in ("structural_equal", "structural_hash", "structural_walk", "StructuralKey",
+                 "StructuralVisitor", "VisitInterrupt", "WalkOrder", "WalkResult", "DefRegionKind",
+                 "get_first_structural_mismatch", "access_path", "structural"):
+        assert name in tvm_ffi.__all__ and hasattr(tvm_ffi, name)
+    assert tvm_ffi.access_path.AccessPath is AccessPath
+    assert (int(WalkOrder.PREORDER), int(WalkOrder.POSTORDER)) == (0, 1)
+    assert (int(WalkResult.ADVANCE), int(WalkResult.SKIP)) == (0, 1)
+    assert [int(k) for k in DefRegionKind] == [0, 1, 2]
+    assert DefRegionKind.DEF_RECURSIVE == 1 and DefRegionKind.DEF_NON_RECURSIVE == 2
+    assert [k.name for k in AccessKind] == ["ATTR", "ARRAY_ITEM", "MAP_ITEM", "ATTR_MISSING",
+                                           "ARRAY_ITEM_MISSING", "MAP_ITEM_MISSING"]
+
+
+def test_structural_equal_is_exact_about_kinds():
+    assert structural_equal(Array([1, "a", None]), [1, "a", None])
+    assert not structural_equal(1, 1.0) and not structural_equal(1, True)
+    assert structural_equal(float("nan"), float("nan"))  # unlike ==
+    assert not structural_equal(0.0, -0.0)
+    assert structural_equal("short", "short") and structural_equal("x" * 40, "x" * 40)
+    assert not structural_equal("ab", b"ab") and structural_equal(b"\x00ab", b"\x00ab")
+    assert not structural_equal(Array([1]), List([1]))
+    assert not structural_equal(Map({"a": 1}), Dict({"a": 1}))
+    assert structural_equal(Map({"a": 1, "b": Array([2])}), Map({"b": [2], "a": 1}))
+    assert structural_equal(tvm_ffi.Shape((2, 3)), tvm_ffi.Shape((2, 3)))
+    assert structural_equal(tvm_ffi.dtype("float32"), tvm_ffi.dtype("float32"))
+    assert structural_equal(tvm_ffi.device("cpu"), tvm_ffi.device("cpu", 0))
+    assert not structural_equal(tvm_ffi.device("cpu", 0), tvm_ffi.device("cpu", 1))
+
+
+def test_structural_hash():
+    h = structural_hash(Array([1, 2]))
+    assert 0 <= h < 2**64 and isinstance(h, int)
+    assert h == structural_hash([1, 2]) == structural_hash(Array([1, 2]), map_free_vars=True)
+    assert structural_hash(Map({"a": 1, "b": 2})) == structural_hash(Map({"b": 2, "a": 1}))
+    assert structural_hash(float("nan")) == structural_hash(-float("nan"))
+    assert structural_hash("s" * 9) == structural_hash(tvm_ffi.convert("s" * 9))
+    values = [1, 1.0, True, "1", b"1", None, Array([1]), List([1]), Array([2]), Map({1: 1})]
+    assert len({structural_hash(v) for v in values}) == len(values)
+
+
+def test_structural_unsupported_types():
+    f = g("ffi.ReprPrint")
+    with pytest.raises(TypeError, match="not supported for this type"):
+        structural_equal(f, f)
+    with pytest.raises(TypeError, match="ffi.Function"):
+        structural_hash(Array([f]))
+    with pytest.raises(TypeError, match="bool"):
+        g("ffi.StructuralEqual")(1, 1, "yes", False)
+    with pytest.raises(TypeError, match="Expected 3 but got 1"):
+        g("ffi.StructuralHash")(1)
+
+
+def test_structural_reflected_objects():
+    from tvm_ffi.testing import create_object
+
+    a = create_object("testing.TestObjectBase", v_i64=3)
+    b = create_object("testing.TestObjectBase", v_i64=3)
+    c = create_object("testing.TestObjectBase", v_i64=4)
+    assert not a.same_as(b)
+    assert structural_equal(a, b) and structural_hash(a) == structural_hash(b)
+    assert not structural_equal(a, c)
+    lhs, rhs = get_first_structural_mismatch(Array([a]), Array([c]))
+    assert repr(lhs) == repr(rhs) == "<root>[0].v_i64"
+
+
+def test_first_mismatch_paths():
+    mm = get_first_structural_mismatch
+    assert mm(Array([1, 2]), Array([1, 2])) is None
+    pair = mm(Array([1, 2]), Array([1, 3]))
+    assert isinstance(pair, tuple) and all(isinstance(p, AccessPath) for p in pair)
+    assert [repr(p) for p in pair] == ["<root>[1]", "<root>[1]"]
+    assert [repr(p) for p in mm(Array([1, 2, 3]), Array([1]))] == ["<root>[1]", "<root>[<missing:1>]"]
+    assert [repr(p) for p in mm(Array([1]), Array([1, 5]))] == ["<root>[<missing:1>]", "<root>[1]"]
+    assert [repr(p) for p in mm(Map({"a": 1, "b": 2}), Map({"a": 1}))] == [
+        '<root>["b"]', '<root>[<missing:"b">]']
+    assert [repr(p) for p in mm(Map({"a": 1}), Map({"a": 1, "b": 2}))] == [
+        '<root>[<missing:"b">]', '<root>["b"]']
+    nested = mm(Array([Array([1, Map({"x": Array([3])})])]), Array([Array([1, Map({"x": Array([4])})])]))
+    assert [repr(p) for p in nested] == ['<root>[0][1]["x"][0]'] * 2
+    assert [repr(p) for p in mm(Array([1]), List([1]))] == ["<root>", "<root>"]
+    steps = nested[0].to_steps()
+    assert [(s.kind, s.key) for s in steps] == [
+        (AccessKind.ARRAY_ITEM, 0), (AccessKind.ARRAY_ITEM, 1), (AccessKind.MAP_ITEM, "x"),
+        (AccessKind.ARRAY_ITEM, 0)]
+
+
+def test_structural_tensors(np):
+    a = tvm_ffi.from_dlpack(np.arange(6, dtype="float32").reshape(2, 3))
+    b = tvm_ffi.from_dlpack(np.arange(6, dtype="float32").reshape(2, 3))
+    c = tvm_ffi.from_dlpack(np.ones((2, 3), dtype="float32"))
+    d = tvm_ffi.from_dlpack(np.ones((2, 3), dtype="float64"))
+    assert structural_equal(a, b) and structural_hash(a) == structural_hash(b)
+    assert not structural_equal(a, c)
+    assert structural_equal(a, c, skip_tensor_content=True)
+    assert structural_hash(a, skip_tensor_content=True) == structural_hash(c, skip_tensor_content=True)
+    assert not structural_equal(c, d, skip_tensor_content=True)  # dtype differs
+    strided = tvm_ffi.from_dlpack(np.arange(12, dtype="float32").reshape(2, 6)[:, ::2])
+    assert structural_equal(strided, strided)  # the same tensor needs no content check
+    with pytest.raises(RuntimeError, match="contiguous"):
+        structural_equal(a, tvm_ffi.from_dlpack(np.arange(12, dtype="float32").reshape(2, 6)[:, ::2]))
+
+
+def test_structural_key():
+    k1, k2, k3 = StructuralKey(Array([1, 2])), StructuralKey([1, 2]), StructuralKey(Array([2]))
+    assert isinstance(k1, tvm_ffi.Object) and k1.key == Array([1, 2])
+    assert k1 == k2 and hash(k1) == hash(k2) and k1 != k3 and k1 != "x"
+    assert hash(k1) == k1.hash_i64 & 0xFFFFFFFFFFFFFFFF == structural_hash([1, 2])
+    assert {k1: "v"}[k2] == "v" and len({k1, k2, k3}) == 2
+    m = Map({k1: 7})  # the runtime's map uses the key's __any_hash__/__any_equal__
+    assert m[k2] == 7 and k3 not in m
+    assert g("ffi.StructuralKeyEqual")(k1, k2) and not g("ffi.StructuralKeyEqual")(k1, k3)
+    with pytest.raises(TypeError, match="ffi.StructuralKey"):
+        g("ffi.StructuralKeyEqual")(Array([1]), Array([1]))
+
+
+def test_access_path_api():
+    root = AccessPath.root()
+    assert root.depth == 0 and root.parent is None and root.step is None
+    assert len(root.to_steps()) == 0 and root == AccessPath.root() and repr(root) == "<root>"
+    p = root.attr("body").array_item(3).map_item("k")
+    assert repr(p) == '<root>.body[3]["k"]' and p.depth == 3
+    assert p.parent == root.attr("body").array_item(3) and p != root
+    assert hash(p) == hash(root.attr("body").array_item(3).map_item("k"))
+    step = p.step
+    assert isinstance(step, AccessStep) and step.kind == AccessKind.MAP_ITEM and step.key == "k"
+    missing = root.attr_missing("x").array_item_missing(1).map_item_missing(2.5)
+    assert [int(s.kind) for s in missing.to_steps()] == [3, 4, 5]
+    assert repr(missing) == '<root>[<missing:"x">][<missing:1>][<missing:2.5>]'
+    assert root.is_prefix_of(p) and p.is_prefix_of(p) and p.parent.is_prefix_of(p)
+    assert not p.is_prefix_of(p.parent) and not root.attr("other").is_prefix_of(p)
+    assert root.attr("a") != root.map_item("a")  # kind matters, not just the key
+    assert (root == 1) is False and (root != 1) is True
+    with pytest.raises(ValueError, match="AccessPath.root"):
+        AccessPath()
+    with pytest.raises(TypeError, match="str"):
+        root.attr(1)
+    with pytest.raises(TypeError, match="int"):
+        root.array_item("x")
+
+
+def _walk_log(root, order="pre", **kw):
+    seen = []
+    result = structural_walk(root, lambda v: seen.append(v), order=order, **kw)
+    assert result is None
+    return seen
+
+
+def test_structural_walk_orders():
+    inner = Array([2, 3])
+    root = Array([1, inner, None, Map({"k": 4.5})])
+    pre = _walk_log(root)
+    assert pre[0].same_as(root) and pre[1:3] == [1, inner] and pre[3:5] == [2, 3]
+    assert pre[6:] == [4.5] and isinstance(pre[5], Map)  # keys are not visited, None neither
+    post = _walk_log(root, order=WalkOrder.POSTORDER)
+    assert post[:3] == [1, 2, 3] and post[3].same_as(inner) and post[-1].same_as(root)
+    assert _walk_log(root, order="post") == post
+    with pytest.raises(ValueError, match="order"):
+        structural_walk(root, lambda v: None, order="sideways")
+
+
+def test_structural_walk_typed_callbacks_skip_and_interrupt():
+    root = Array([1, "s", Array([2, 2.5]), List([3])])
+    ints, strs = [], []
+    structural_walk(root, [(int, ints.append), (str, strs.append)])
+    assert ints == [1, 2, 3] and strs == ["s"]
+    nums = []
+    structural_walk(root, ((int, float), nums.append))
+    assert nums == [1, 2, 2.5, 3]
+    seqs = []
+    structural_walk(root, (List, seqs.append))
+    assert len(seqs) == 1 and isinstance(seqs[0], List)
+    # SKIP prunes the children of the value it was returned for
+    seen = []
+
+    def skip_arrays(v):
+        seen.append(v)
+        return WalkResult.SKIP if isinstance(v, Array) and len(v) == 2 else WalkResult.ADVANCE
+
+    structural_walk(root, skip_arrays)
+    assert 2 not in seen and 3 in seen
+    # a VisitInterrupt stops the walk and comes back with its payload
+    visited = []
+
+    def stop_at_two(v):
+        visited.append(v)
+        return VisitInterrupt(v * 10) if v == 2 else None
+
+    res = structural_walk(root, (int, stop_at_two))
+    assert isinstance(res, VisitInterrupt) and res.value == 20 and visited == [1, 2]
+    assert VisitInterrupt().value is None and VisitInterrupt("x").value == "x"
+
+
+def test_structural_walk_def_region_kind_and_errors():
+    kinds = []
+    structural_walk(Array([1, Array([2])]), with_def_region_kind=(int, lambda v, k: kinds.append((v, k))))
+    assert kinds == [(1, DefRegionKind.NONE), (2, DefRegionKind.NONE)]
+    assert all(type(k) is DefRegionKind for _, k in kinds)
+    with pytest.raises(TypeError, match="callback"):
+        structural_walk(Array([1]), [(int,)])
+    with pytest.raises(TypeError, match="callback type"):
+        structural_walk(Array([1]), (complex, lambda v: None))
+    with pytest.raises(TypeError, match="callbacks"):
+        structural_walk(Array([1]), 42)
+
+    def boom(v):
+        raise KeyError("from callback")
+
+    with pytest.raises(KeyError, match="from callback"):
+        structural_walk(Array([1]), boom)
+    with pytest.raises(TypeError):
+        StructuralVisitor()
