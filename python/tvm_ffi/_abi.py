@@ -299,7 +299,17 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         for i, v in enumerate(args):
             pack(v, arr + i, ctx, depth)
         result = ffi.new("TVMFFIAny*")
-        if lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result) != 0:
+        try:
+            rc = lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result)
+        except SystemError as e:
+            # C++ polled the registered PyErr_CheckSignals, which left e.g. KeyboardInterrupt
+            # pending; cffi reports that as SystemError caused by it.  Raise the real one and
+            # drop the EnvErrorAlreadySet error object from the slot.
+            core._move_raised_error()
+            if e.__cause__ is None:
+                raise
+            raise e.__cause__ from None
+        if rc != 0:
             core._raise_ffi_error()
         return from_any(result[0], True, ctx.api_obj)
 
@@ -376,5 +386,9 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core._from_any_view = from_any_view
     core._to_owned_any = to_owned_any
     core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
+    # spec 14.6: long C++ loops poll signals through these (helpers.c does the same in C)
+    for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release"):
+        fn_addr = ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
+        lib.TVMFFIEnvRegisterCAPI(name.encode(), ffi.cast("void*", fn_addr))
     core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, capsule_dtor_legacy,
                            capsule_dtor_versioned, _callbacks)

@@ -364,6 +364,9 @@ class Error(CObject):
     def __init__(self, kind, message, backtrace=""):
         if self._h:
             return
+        for what, v in (("kind", kind), ("message", message), ("backtrace", backtrace)):
+            if not isinstance(v, str):
+                raise TypeError("Error %s must be a str, got %s" % (what, type(v).__name__))
         out = ffi.new("void**")
         k, kb = _bytearray(kind.encode())
         m, mb = _bytearray(message.encode("utf-8", "surrogateescape"))
@@ -928,6 +931,8 @@ def _make_opaque(v):
 
 def convert_func(pyfunc, tensor_cls=None):
     """Wrap a Python callable as an FFI Function."""
+    if not callable(pyfunc):
+        raise TypeError("convert_func expects a callable, got %s" % type(pyfunc).__name__)
     if tensor_cls is not None:
         if not hasattr(tensor_cls, "__dlpack_c_exchange_api__"):
             raise TypeError(

@@ -19,7 +19,7 @@ def __getattr__(name):
         from .dtype import to_cpp_dtype  # noqa: PLC0415
 
         return to_cpp_dtype
-    if name in ("extension", "dtype", "_toolchain"):
+    if name in ("extension", "dtype", "_toolchain", "nvrtc"):
         import importlib  # noqa: PLC0415
 
         return importlib.import_module("." + name, __name__)

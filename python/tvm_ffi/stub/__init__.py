@@ -1,0 +1,16 @@
+"""tvm_ffi.stub: generate Python type stubs from runtime reflection (``tvm-ffi-stubgen``).
+
+Source files carry marker blocks; the generator rewrites only what lies between
+``# tvm-ffi-stubgen(begin): <kind>`` and ``# tvm-ffi-stubgen(end)``:
+
+- ``import-section``: the imports the other blocks of the file need;
+- ``global/<prefix>[@<registry module>]``: ``init_ffi_api("<prefix>", __name__)`` plus
+  ``def`` stubs of every global function ``<prefix>.<name>`` (from their ``type_schema``);
+- ``object/<type key>`` (inside a class body): field annotations and method stubs;
+- ``__all__``: the names the file's global and object blocks define;
+- ``export/<module>``: re-export a sibling module's ``__all__`` (package ``__init__.py``).
+
+Directives outside blocks: ``# tvm-ffi-stubgen(ty-map): <type key> -> <python.dotted.Name>``
+and ``# tvm-ffi-stubgen(import-object): <python.dotted.name>;<type-checking only>;<alias>``.
+Run ``python -m tvm_ffi.stub.cli --help`` for the options.
+"""
