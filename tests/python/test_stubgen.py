@@ -1,0 +1,303 @@
+"""tvm-ffi-stubgen (python.md 19): stubs generated from the testing library's reflection."""
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tvm_ffi  # noqa: F401 - loads the runtime and the testing library
+from tvm_ffi.stub import cli
+from tvm_ffi.stub.blocks import SourceFile, StubError
+from tvm_ffi.stub.schema import Namer
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tvm_ffi.stub.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def _block(text, kind):
+    """Body lines of the block `kind` in text (markers excluded)."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == "# tvm-ffi-stubgen(begin): " + kind)
+    end = next(i for i in range(start, len(lines)) if lines[i].strip() == "# tvm-ffi-stubgen(end)")
+    return lines[start + 1:end]
+
+
+_HANDWRITTEN = '''\
+"""A hand-written module whose blocks the generator fills."""
+
+# tvm-ffi-stubgen(begin): import-section
+# tvm-ffi-stubgen(end)
+
+from tvm_ffi import Object, register_object
+
+# tvm-ffi-stubgen(begin): global/testing
+stale content that must go
+# tvm-ffi-stubgen(end)
+
+
+@register_object("testing.TestIntPair")
+class Pair(Object):
+    """Kept as written."""
+
+    # tvm-ffi-stubgen(begin): object/testing.TestIntPair
+    # tvm-ffi-stubgen(end)
+
+    def extra(self):
+        return "kept"
+
+
+# tvm-ffi-stubgen(ty-map): testing.TestObjectBase -> mypkg.base.Base
+__all__ = [
+    # tvm-ffi-stubgen(begin): __all__
+    # tvm-ffi-stubgen(end)
+]
+'''
+
+
+def test_normal_mode_fills_blocks_from_reflection(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(_HANDWRITTEN)
+    r = _run(path)
+    assert r.returncode == 0, r.stderr
+    assert "updated" in r.stdout
+    text = path.read_text()
+    ast.parse(text)  # valid Python
+    assert "stale content" not in text and 'return "kept"' in text and '"""Kept as written."""' in text
+    glob = _block(text, "global/testing")
+    assert glob[1] == '_FFI_INIT_FUNC("testing", __name__)' and glob[2] == "if TYPE_CHECKING:"
+    defs = set(glob)
+    for line in [
+        "    def add_one(_0: int, /) -> int: ...",
+        "    def schema_id_opt_int(_0: int | None, /) -> int | None: ...",
+        "    def schema_id_arr_int(_0: Sequence[int], /) -> Sequence[int]: ...",
+        "    def schema_id_list_str(_0: MutableSequence[str], /) -> MutableSequence[str]: ...",
+        "    def schema_id_map_str_int(_0: Mapping[str, int], /) -> Mapping[str, int]: ...",
+        "    def schema_id_dict_str_str(_0: MutableMapping[str, str], /) -> MutableMapping[str, str]: ...",
+        "    def schema_id_variant_int_str(_0: int | str, /) -> int | str: ...",
+        "    def schema_id_device(_0: Device, /) -> Device: ...",
+        "    def schema_id_dtype(_0: dtype, /) -> dtype: ...",
+        "    def schema_id_tensor(_0: Tensor, /) -> Tensor: ...",
+        "    def schema_id_func(_0: Callable[..., Any], /) -> Callable[..., Any]: ...",
+        "    def schema_no_args_no_return() -> None: ...",
+        "    def test_raise_error(_0: str, _1: str, /) -> None: ...",
+        # a type defined in this file is referred to by its Python class name
+        "    def TestIntPairSum(_0: Pair, /) -> int: ...",
+    ]:
+        assert line in defs, line
+    obj = _block(text, "object/testing.TestIntPair")
+    assert obj[0].strip() == "# fmt: off" and obj[-1].strip() == "# fmt: on"
+    assert "    a: int" in obj and "    b: int" in obj
+    assert "        def sum(self, /) -> int: ..." in obj
+    assert "        def __init__(self, _0: int, _1: int, /) -> None: ..." in obj
+    imports = "\n".join(_block(text, "import-section"))
+    assert "from __future__ import annotations" in imports
+    assert "from tvm_ffi import init_ffi_api as _FFI_INIT_FUNC" in imports
+    assert "from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence" in imports
+    assert "from typing import Any, Callable" in imports
+    all_names = [ln.strip().strip('",') for ln in _block(text, "__all__")]
+    assert all_names == sorted(all_names) and "Pair" in all_names and "add_one" in all_names
+    # idempotent: a second run changes nothing, and --check agrees
+    before = path.read_text()
+    assert _run(path).returncode == 0 and path.read_text() == before
+    assert _run("--check", path).returncode == 0
+
+
+def test_generated_module_runs(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(_HANDWRITTEN)
+    assert _run(path).returncode == 0
+    code = "import mod; print(mod.add_one(41), mod.Pair(3, 4).sum(), mod.Pair(3, 4).extra())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["42", "7", "kept"]
+
+
+def test_init_mode_creates_a_package(tmp_path):
+    r = _run("--init-pypkg", "my-ext", "--init-lib", "tvm_ffi_testing", "--init-prefix", "testing.",
+             tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    pkg = tmp_path / "out" / "testing"
+    api, init = (pkg / "_ffi_api.py").read_text(), (pkg / "__init__.py").read_text()
+    assert 'LIB = _FFI_LOAD_LIB(\'my-ext\', \'tvm_ffi_testing\')' in api
+    assert "from tvm_ffi.libinfo import load_lib_module as _FFI_LOAD_LIB" in api
+    assert '@_FFI_REG_OBJ("testing.TestObjectDerived")\nclass TestObjectDerived(TestObjectBase):' in api
+    assert api.index("class TestObjectBase(") < api.index("class TestObjectDerived(")  # base first
+    assert "    v_map: Mapping[Any, Any]" in api
+    assert "from ._ffi_api import *  # noqa: F403" in init
+    ast.parse(api)
+    # the package imports (its library found through LD_LIBRARY_PATH) and binds functions/types
+    env = dict(os.environ)
+    libdir = os.path.dirname(tvm_ffi.core._loader.LIB_PATH)
+    env["LD_LIBRARY_PATH"] = libdir + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    code = ("import testing; print(testing.add_one(1), testing.TestIntPair(1, 2).sum(), "
+            "'echo' in testing.__all__, type(testing.TestIntPair(1, 2)).__module__)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=tmp_path / "out", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["2", "3", "True", "testing._ffi_api"]
+    # existing files are left alone by a second init, and stay up to date
+    (pkg / "__init__.py").write_text(init + "# user edit\n")
+    r = _run("--init-pypkg", "my-ext", "--init-lib", "tvm_ffi_testing", "--init-prefix", "testing",
+             tmp_path / "out")
+    assert r.returncode == 0 and "created" not in r.stdout, r.stdout
+    assert (pkg / "__init__.py").read_text().endswith("# user edit\n")
+
+
+def test_check_dry_run_and_verbose(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(_HANDWRITTEN)
+    r = _run("--check", path)
+    assert r.returncode == 1 and "stale: " + str(path) in r.stdout and path.read_text() == _HANDWRITTEN
+    r = _run("--dry-run", "--verbose", path)
+    assert r.returncode == 0 and path.read_text() == _HANDWRITTEN
+    assert "+    def add_one(_0: int, /) -> int: ..." in r.stdout and "-stale content" in r.stdout
+    # directories are walked; files without blocks are ignored
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    assert _run(tmp_path).returncode == 0
+    assert (tmp_path / "plain.py").read_text() == "x = 1\n" and "def add_one" in path.read_text()
+
+
+def test_indent_option(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(_HANDWRITTEN)
+    assert _run("--indent", "2", path).returncode == 0
+    assert "  def add_one(_0: int, /) -> int: ..." in _block(path.read_text(), "global/testing")
+
+
+def test_registry_module_and_ty_map(tmp_path):
+    src = textwrap.dedent('''\
+        # tvm-ffi-stubgen(begin): import-section
+        # tvm-ffi-stubgen(end)
+        # tvm-ffi-stubgen(ty-map): testing.TestIntPair -> mypkg.pairs.IntPair
+        # tvm-ffi-stubgen(import-object): tvm_ffi.Object;True;_Obj
+        # tvm-ffi-stubgen(begin): global/testing@..registry
+        # tvm-ffi-stubgen(end)
+        ''')
+    path = tmp_path / "m.py"
+    path.write_text(src)
+    r = _run(path)
+    assert r.returncode == 0, r.stderr
+    text = path.read_text()
+    assert "from ..registry import init_ffi_api as _FFI_INIT_FUNC" in text
+    assert "    from mypkg.pairs import IntPair" in text  # type-checking import of the mapped name
+    assert "    from tvm_ffi import Object as _Obj" in text or "Object as _Obj" in text
+    assert "def TestIntPairSum(_0: IntPair, /) -> int: ..." in text
+
+
+@pytest.mark.parametrize("src, message", [
+    ("# tvm-ffi-stubgen(begin): __all__\n", "never closed"),
+    ("# tvm-ffi-stubgen(end)\n", "without a matching"),
+    ("# tvm-ffi-stubgen(begin): a\n# tvm-ffi-stubgen(begin): b\n# tvm-ffi-stubgen(end)\n", "inside the block"),
+    ("# tvm-ffi-stubgen(begin): weird\n# tvm-ffi-stubgen(end)\n", "unknown block kind `weird`"),
+    ("class A:\n    # tvm-ffi-stubgen(begin): object/no.such.Type\n    # tvm-ffi-stubgen(end)\n",
+     "`no.such.Type` is not registered"),
+    ("# tvm-ffi-stubgen(begin): global/no_such_ns\n# tvm-ffi-stubgen(end)\n", "no_such_ns."),
+    ("# tvm-ffi-stubgen(ty-map): oops\n# tvm-ffi-stubgen(begin): __all__\n# tvm-ffi-stubgen(end)\n", "ty-map"),
+    ("# tvm-ffi-stubgen(frobnicate)\n", "unknown directive"),
+])
+def test_malformed_files_are_reported_with_their_line(tmp_path, src, message):
+    path = tmp_path / "bad.py"
+    path.write_text(src)
+    r = _run(path)
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+    assert str(path) + ":" in r.stderr
+    assert path.read_text() == src  # nothing written on error
+
+
+def test_option_errors(tmp_path):
+    r = _run("--init-pypkg", "x", tmp_path)
+    assert r.returncode == 2 and "must be given together" in r.stderr
+    r = _run()
+    assert r.returncode == 2 and "nothing to do" in r.stderr
+    r = _run(tmp_path / "missing.py")
+    assert r.returncode == 1 and "no such file" in r.stderr
+    r = _run("--imports", "no_such_module_xyz", tmp_path)
+    assert r.returncode == 1 and "no_such_module_xyz" in r.stderr
+    r = _run("--dlls", str(tmp_path / "libnothere.so"), tmp_path)
+    assert r.returncode == 1 and "libnothere" in r.stderr
+    r = _run("--init-pypkg", "p", "--init-lib", "l", "--init-prefix", "no_such_prefix", tmp_path)
+    assert r.returncode == 1 and "no_such_prefix" in r.stderr
+
+
+def test_dlls_option_loads_a_library(tmp_path):
+    """A library registering globals from a constructor becomes visible to the generator."""
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("needs a C compiler")
+    inc = os.path.join(REPO, "c", "include")
+    (tmp_path / "ext.c").write_text(textwrap.dedent(r'''
+        #include <tvm/ffi/c_api.h>
+        #include <string.h>
+        static int twice(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
+          (void)self; (void)n;
+          out->type_index = kTVMFFIInt; out->v_int64 = 2 * args[0].v_int64; return 0;
+        }
+        __attribute__((constructor)) static void reg(void) {
+          TVMFFIObjectHandle f;
+          TVMFFIFunctionCreate(NULL, twice, NULL, &f);
+          TVMFFIMethodInfo info; memset(&info, 0, sizeof(info));
+          static const char name[] = "stubext.twice";
+          static const char meta[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}";
+          info.name.data = name; info.name.size = sizeof(name) - 1;
+          info.metadata.data = meta; info.metadata.size = sizeof(meta) - 1;
+          info.method.type_index = kTVMFFIFunction; info.method.v_obj = (TVMFFIObject*)f;
+          TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0);
+          TVMFFIObjectDecRef(f);
+        }
+        '''))
+    libdir = os.path.dirname(tvm_ffi.core._loader.LIB_PATH)
+    r = subprocess.run(["cc", "-shared", "-fPIC", "-I" + inc, str(tmp_path / "ext.c"), "-o",
+                        str(tmp_path / "libstubext.so"), "-L" + libdir, "-ltvm_ffi"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "m.py").write_text("# tvm-ffi-stubgen(begin): global/stubext\n# tvm-ffi-stubgen(end)\n")
+    assert _run(tmp_path / "m.py").returncode == 1  # not loaded: nothing under stubext.
+    r = _run("--dlls", tmp_path / "libstubext", tmp_path / "m.py")  # suffix added
+    assert r.returncode == 0, r.stderr
+    assert "    def twice(_0: int, /) -> int: ..." in (tmp_path / "m.py").read_text()
+
+
+def test_schema_rendering():
+    def resolve(key):
+        return ("pkg.types", key.rpartition(".")[2])
+
+    n = Namer(resolve)
+    assert n.ann({"type": "Optional", "args": [{"type": "Variant", "args": [
+        {"type": "int"}, {"type": "ffi.Array", "args": [{"type": "Optional", "args": [{"type": "int"}]}]}]}]}
+    ) == "int | Sequence[int | None] | None"
+    assert n.ann({"type": "Variant", "args": [{"type": "int"}, {"type": "Optional", "args": [{"type": "int"}]}]}) == "int | None"
+    assert n.ann({"type": "ffi.Function", "args": [{"type": "None"}, {"type": "int"}, {"type": "ffi.String"}]}) == "Callable[[int, str], None]"
+    assert n.ann({"type": "Tuple", "args": [{"type": "int"}, {"type": "my.Node"}]}) == "tuple[int, Node]"
+    assert n.ann({"type": "ffi.Map"}) == "Mapping[Any, Any]"
+    assert n.ann({"type": "void*"}) == "c_void_p"
+    assert n.ann("garbage") == "Any"
+    assert n.imports["pkg.types"] == {"Node"} and n.imports["ctypes"] == {"c_void_p"}
+    assert n.signature({"type": "ffi.Function"}) == "(*args: Any) -> Any"
+    assert n.signature({"type": "ffi.Function", "args": [{"type": "int"}]}, self_param=True) == "(self, /) -> int"
+
+
+def test_source_file_parsing(tmp_path):
+    f = SourceFile(str(tmp_path / "x.py"), text=(
+        "class Outer:\n    class Inner:\n        # tvm-ffi-stubgen(begin): object/a.B\n"
+        "        # tvm-ffi-stubgen(end)\n    # tvm-ffi-stubgen(begin): object/a.C\n"
+        "    # tvm-ffi-stubgen(end)\n"))
+    assert [(b.kind, b.owner_class) for b in f.blocks] == [("object/a.B", "Inner"), ("object/a.C", "Outer")]
+    assert f.render() == f.text
+    with pytest.raises(StubError, match="import-object"):
+        SourceFile(str(tmp_path / "y.py"), text="# tvm-ffi-stubgen(import-object): nodot;False;x\n")
+
+
+def test_console_script_and_main_entry():
+    text = open(os.path.join(REPO, "pyproject.toml")).read()
+    assert 'tvm-ffi-stubgen = "tvm_ffi.stub.cli:__main__"' in text
+    assert callable(cli.__main__)
+    r = _run("--help")
+    assert r.returncode == 0 and "--init-prefix" in r.stdout and "--dry-run" in r.stdout
