@@ -40,6 +40,10 @@ _N_LEGACY, _N_VERSIONED = ctypes.c_char_p(b"dltensor"), ctypes.c_char_p(b"dltens
 _N_USED_LEGACY = ctypes.c_char_p(b"used_dltensor")
 _N_USED_VERSIONED = ctypes.c_char_p(b"used_dltensor_versioned")
 
+# where a native backtrace leaves FFI code (the runtime's own boundary rule, backtrace.c)
+_BOUNDARY_PREFIXES = ("TVMFFIFunctionCall", "slot_tp_call", "object_is_not_callable", "_Py",
+                      "PyObject", "cfunction_call", "cfunction_vectorcall")
+
 
 def install(core):  # noqa: C901 - one closure per replaced hook
     ffi, lib = core.ffi, core.lib
@@ -79,9 +83,32 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             to_owned_any(f(*py_args), result)
             return 0
         except BaseException as e:  # noqa: BLE001 - every exception becomes an FFI error
-            err = core._exc_to_error(e)
+            tb = e.__traceback__
+            if tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+                e.__traceback__ = tb.tb_next  # this trampoline is plumbing, not a user frame
+            err = core._exc_to_error(e, native_caller_frames())
             lib.TVMFFIErrorSetRaised(ffi.cast("void*", err._h))
             return -1
+
+    def native_caller_frames():
+        """The native frames between this callback and the FFI boundary (e.g. the C function
+        that called it), innermost first.  A capture that stops at the boundary would stop at
+        the interpreter frames running this callback: capture across it and keep the part
+        after cffi's callback trampoline, up to the next boundary frame."""
+        bt = lib.TVMFFIBacktrace(ffi.NULL, 0, ffi.NULL, 1)
+        if bt == ffi.NULL or not bt.size:
+            return ""
+        lines = ffi.unpack(bt.data, bt.size).decode("utf-8", "replace").splitlines(True)
+        out = []
+        for i, line in enumerate(lines):
+            if line.rstrip().endswith(" in invoke_callback"):
+                for frame in lines[i + 1:]:
+                    func = frame.rstrip().rsplit(" in ", 1)[-1]
+                    if func.startswith(_BOUNDARY_PREFIXES):
+                        break
+                    out.append(frame)
+                break
+        return "".join(out)
 
     def make_callback(pyfunc):
         handle = ffi.new_handle(pyfunc)
@@ -126,7 +153,11 @@ def install(core):  # noqa: C901 - one closure per replaced hook
 
     def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
         contig = 1 if require_contiguous else 0
-        if hasattr(type(ext_tensor), "__dlpack__"):
+        tp = type(ext_tensor)
+        if not core._SKIP_EXCHANGE and hasattr(tp, "__dlpack_c_exchange_api__"):
+            # unused here, but validated as in API mode (ValueError for a malformed field)
+            core._exchange_api_address(tp.__dlpack_c_exchange_api__)
+        if hasattr(tp, "__dlpack__"):
             h = consume_capsule(ext_tensor.__dlpack__(), require_alignment, contig)
         elif core._capsule_name(ext_tensor) is not None:
             h = consume_capsule(ext_tensor, require_alignment, contig)

@@ -230,11 +230,17 @@ class KeysView(_MapView, collections.abc.KeysView):
 
 class ValuesView(_MapView, collections.abc.ValuesView):
     def __iter__(self):
+        m = self._m
+        if m._tvm_api is not None:  # lookups pass the tagged map: framework tensors convert
+            return (m[k] for k in self._iter(lambda f: f(0)))
         return self._iter(lambda f: f(1))
 
 
 class ItemsView(_MapView, collections.abc.ItemsView):
     def __iter__(self):
+        m = self._m
+        if m._tvm_api is not None:  # as in ValuesView
+            return ((k, m[k]) for k in self._iter(lambda f: f(0)))
         return self._iter(lambda f: (f(0), f(1)))
 
     def __contains__(self, item):
