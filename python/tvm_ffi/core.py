@@ -938,10 +938,11 @@ def convert_func(pyfunc, tensor_cls=None):
             raise TypeError(
                 "tensor_cls must define __dlpack_c_exchange_api__, got %r" % (tensor_cls,)
             )
+        tag = _exchange_api_address(tensor_cls.__dlpack_c_exchange_api__)
         inner = pyfunc
 
         def pyfunc(*args):
-            return inner(*[_to_framework(tensor_cls, a) for a in args])
+            return inner(*[_to_framework(tensor_cls, tag, a) for a in args])
 
     return _make_callback(pyfunc)
 
@@ -954,8 +955,23 @@ def _make_callback(pyfunc):
     return _new_wrapper(Function, _addr(out[0]))
 
 
-def _to_framework(tensor_cls, a):
+def _to_framework(tensor_cls, tag, a):
+    """convert_func(tensor_cls=...) callback argument: tensors become tensor_cls tensors,
+    containers a tagged copy of the wrapper whose tensor elements convert on access."""
+    from .container import Array, CContainerBase  # noqa: PLC0415
+
+    if isinstance(a, CContainerBase) and a._h:
+        if a._tvm_api == tag:
+            return a
+        w = _new_wrapper(type(a), a._h)  # the caller's wrapper keeps its own tag
+        _incref(a._h)
+        w._tvm_api = tag
+        return w
     if isinstance(a, Tensor):
+        if API_MODE:  # the C path converts through tensor_cls's exchange table
+            box = Array([a])
+            box._tvm_api = tag
+            return box[0]
         torch = sys.modules.get("torch")
         if torch is not None and issubclass(tensor_cls, torch.Tensor):
             return torch.from_dlpack(a)

@@ -460,21 +460,41 @@ def test_convert_func_checks_its_arguments():
     assert tvm_ffi.convert_func(lambda a, b: a * b)(6, 7) == 42
 
 
-def test_convert_func_with_torch_tensor_cls():
-    torch = pytest.importorskip("torch")
-    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
-        pytest.skip("torch without the DLPack exchange API")
+def _tensor_cls_params():
+    out = [pytest.param("test_wrapper", id="DLTensorTestWrapper")]
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+        out.append(pytest.param("torch", id="torch"))
+    return out
+
+
+@pytest.mark.parametrize("which", _tensor_cls_params())
+def test_convert_func_tensor_cls_converts_arguments(which):
+    import numpy as np
+
+    if which == "torch":
+        import torch
+
+        tensor_cls = torch.Tensor
+    else:
+        tensor_cls = core.DLTensorTestWrapper
+        if not hasattr(tensor_cls, "__dlpack_c_exchange_api__"):
+            pytest.skip("the test exchange table exists in API mode only")
     seen = []
 
-    def cb(t):
-        seen.append(type(t))
-        return t
+    def cb(t, arr, n):
+        # tensors arrive as tensor_cls; tensors inside containers convert on element access
+        seen.append((type(t), type(arr[0]), arr[1], n, tuple(getattr(t, "shape", (2, 3)))))
+        return n + 1
 
-    f = tvm_ffi.convert_func(cb, tensor_cls=torch.Tensor)
-    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
-    out = tvm_ffi.get_global_func("testing.apply")(f, tvm_ffi.from_dlpack(x))
-    assert seen == [torch.Tensor]
-    assert tuple(out.shape) == (2, 3)
+    f = tvm_ffi.convert_func(cb, tensor_cls=tensor_cls)
+    x = tvm_ffi.from_dlpack(np.arange(6, dtype="float32").reshape(2, 3))
+    arr = tvm_ffi.Array([x, 7])
+    assert tvm_ffi.get_global_func("testing.apply")(f, x, arr, 41) == 42
+    assert seen == [(tensor_cls, tensor_cls, 7, 41, (2, 3))]
+    assert type(arr[0]) is tvm_ffi.Tensor  # the caller's container is not re-tagged
+    with pytest.raises(ValueError, match="dlpack_exchange_api"):
+        tvm_ffi.convert_func(cb, tensor_cls=type("Bad", (), {"__dlpack_c_exchange_api__": "x"}))
 
 
 def test_registry_helpers():
