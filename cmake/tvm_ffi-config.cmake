@@ -80,12 +80,30 @@ if(TVM_FFI_TESTING_LIBRARY)
     INTERFACE_LINK_LIBRARIES tvm_ffi_shared)
 endif()
 
-# tvm_ffi_configure_target(<target>): link the headers and the runtime, C++17, and no
-# "lib" prefix (so `my_ext.so` loads with tvm_ffi.load_module("my_ext.so")).
+# tvm_ffi_configure_target(<target> [STUB_DIR <dir> [STUB_INIT ON STUB_PKG <dist>
+#                          STUB_PREFIX <prefix>]]): link the headers and the runtime, C++17,
+# and no "lib" prefix (so `my_ext.so` loads with tvm_ffi.load_module("my_ext.so")).  With
+# STUB_DIR, every build of the target refreshes the tvm-ffi-stubgen blocks under <dir> from the
+# built library (python -m tvm_ffi.stub.cli --dlls <library>); STUB_INIT ON first creates
+# _ffi_api.py/__init__.py for the globals and types under STUB_PREFIX, loading the library
+# from the pip distribution STUB_PKG.  Uses Python_EXECUTABLE (found if unset).
 function(tvm_ffi_configure_target target)
   cmake_parse_arguments(ARG "" "STUB_DIR;STUB_INIT;STUB_PKG;STUB_PREFIX" "" ${ARGN})
   if(ARG_STUB_DIR)
-    message(WARNING "tvm_ffi_configure_target: stub generation is not supported; ignored")
+    if(NOT Python_EXECUTABLE)
+      find_package(Python COMPONENTS Interpreter REQUIRED)
+    endif()
+    set(_stub_args --dlls "$<TARGET_FILE:${target}>")
+    if(ARG_STUB_INIT)
+      if(NOT ARG_STUB_PKG OR NOT ARG_STUB_PREFIX)
+        message(FATAL_ERROR "tvm_ffi_configure_target(${target}): STUB_INIT needs STUB_PKG and STUB_PREFIX")
+      endif()
+      list(APPEND _stub_args --init-pypkg "${ARG_STUB_PKG}" --init-lib "${target}"
+           --init-prefix "${ARG_STUB_PREFIX}")
+    endif()
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND "${Python_EXECUTABLE}" -m tvm_ffi.stub.cli ${_stub_args} "${ARG_STUB_DIR}"
+      COMMENT "tvm-ffi-stubgen: refreshing stubs in ${ARG_STUB_DIR}" VERBATIM)
   endif()
   target_link_libraries(${target} PUBLIC tvm_ffi_shared)
   target_compile_features(${target} PUBLIC cxx_std_17)

@@ -226,6 +226,29 @@ def test_option_errors(tmp_path):
     assert r.returncode == 1 and "no_such_prefix" in r.stderr
 
 
+_EXT_C = r"""
+#include <tvm/ffi/c_api.h>
+#include <string.h>
+static int twice(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
+  (void)self; (void)n;
+  out->type_index = kTVMFFIInt; out->v_int64 = 2 * args[0].v_int64; return 0;
+}
+/* registers stubext.twice(int) -> int, with its type_schema, when the library is loaded */
+__attribute__((constructor)) static void reg(void) {
+  TVMFFIObjectHandle f;
+  TVMFFIFunctionCreate(NULL, twice, NULL, &f);
+  TVMFFIMethodInfo info; memset(&info, 0, sizeof(info));
+  static const char name[] = "stubext.twice";
+  static const char meta[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}";
+  info.name.data = name; info.name.size = sizeof(name) - 1;
+  info.metadata.data = meta; info.metadata.size = sizeof(meta) - 1;
+  info.method.type_index = kTVMFFIFunction; info.method.v_obj = (TVMFFIObject*)f;
+  TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0);
+  TVMFFIObjectDecRef(f);
+}
+"""
+
+
 def test_dlls_option_loads_a_library(tmp_path):
     """A library registering globals from a constructor becomes visible to the generator."""
     import shutil
@@ -233,26 +256,7 @@ def test_dlls_option_loads_a_library(tmp_path):
     if shutil.which("cc") is None:
         pytest.skip("needs a C compiler")
     inc = os.path.join(REPO, "c", "include")
-    (tmp_path / "ext.c").write_text(textwrap.dedent(r'''
-        #include <tvm/ffi/c_api.h>
-        #include <string.h>
-        static int twice(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
-          (void)self; (void)n;
-          out->type_index = kTVMFFIInt; out->v_int64 = 2 * args[0].v_int64; return 0;
-        }
-        __attribute__((constructor)) static void reg(void) {
-          TVMFFIObjectHandle f;
-          TVMFFIFunctionCreate(NULL, twice, NULL, &f);
-          TVMFFIMethodInfo info; memset(&info, 0, sizeof(info));
-          static const char name[] = "stubext.twice";
-          static const char meta[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}";
-          info.name.data = name; info.name.size = sizeof(name) - 1;
-          info.metadata.data = meta; info.metadata.size = sizeof(meta) - 1;
-          info.method.type_index = kTVMFFIFunction; info.method.v_obj = (TVMFFIObject*)f;
-          TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0);
-          TVMFFIObjectDecRef(f);
-        }
-        '''))
+    (tmp_path / "ext.c").write_text(_EXT_C)
     libdir = os.path.dirname(tvm_ffi.core._loader.LIB_PATH)
     r = subprocess.run(["cc", "-shared", "-fPIC", "-I" + inc, str(tmp_path / "ext.c"), "-o",
                         str(tmp_path / "libstubext.so"), "-L" + libdir, "-ltvm_ffi"],
@@ -263,6 +267,39 @@ def test_dlls_option_loads_a_library(tmp_path):
     r = _run("--dlls", tmp_path / "libstubext", tmp_path / "m.py")  # suffix added
     assert r.returncode == 0, r.stderr
     assert "    def twice(_0: int, /) -> int: ..." in (tmp_path / "m.py").read_text()
+
+
+def test_cmake_configure_target_generates_stubs(tmp_path):
+    """tvm_ffi_configure_target(... STUB_DIR ... STUB_INIT ON ...) runs the generator on build."""
+    import shutil
+
+    for tool in ("cmake", "cc", "c++"):
+        if shutil.which(tool) is None:
+            pytest.skip("needs %s" % tool)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ext.c").write_text(_EXT_C)
+    (src / "CMakeLists.txt").write_text(textwrap.dedent("""\
+        cmake_minimum_required(VERSION 3.18)
+        project(stubext LANGUAGES C CXX)
+        find_package(tvm_ffi CONFIG REQUIRED)
+        add_library(stubext SHARED ext.c)
+        tvm_ffi_configure_target(stubext STUB_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pkg
+                                 STUB_INIT ON STUB_PKG stubext-dist STUB_PREFIX stubext)
+        """))
+    env = dict(os.environ, TVM_FFI_LIBRARY_PATH=tvm_ffi.core._loader.LIB_PATH)
+    r = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "build"),
+                        "-Dtvm_ffi_ROOT=" + os.path.join(REPO, "cmake"),
+                        "-DPython_EXECUTABLE=" + sys.executable],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run(["cmake", "--build", str(tmp_path / "build")], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    api = (src / "pkg" / "stubext" / "_ffi_api.py").read_text()
+    assert "    def twice(_0: int, /) -> int: ..." in api
+    assert "LIB = _FFI_LOAD_LIB('stubext-dist', 'stubext')" in api
+    assert (src / "pkg" / "stubext" / "__init__.py").exists()
 
 
 def test_schema_rendering():
