@@ -17,7 +17,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "_torch_c_dlpack_addon.cc")
@@ -53,25 +52,10 @@ def default_libname(torch, device):
     return "libtorch_c_dlpack_addon_torch%d%d-%s%s" % (major, minor, device, ext)
 
 
-class _FileLock:
-    """Exclusive flock, retried every 0.1 s (non-blocking attempts)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def __enter__(self):
-        import fcntl  # noqa: PLC0415
-
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                time.sleep(0.1)
-
-    def __exit__(self, *exc):
-        os.close(self.fd)
+try:
+    from .lockfile import FileLock as _FileLock
+except ImportError:  # run as a script (python .../utils/_build_optional_torch_c_dlpack.py)
+    from lockfile import FileLock as _FileLock
 
 
 def build(output_dir, libname, build_dir, with_cuda, with_rocm):
