@@ -28,6 +28,7 @@ static void init_all(void) {
   tvmffi__ext_globals_init();
   tvmffi__structural_globals_init();
   tvmffi__make_object_globals_init();
+  tvmffi__pyclass_globals_init();
   initializing = 0;
 }
 

@@ -240,5 +240,6 @@ void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
 void tvmffi__ext_globals_init(void);       /* repr.c: ReprPrint, Recursive*, DeepCopy, json, JSON graph */
 void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Hash/Walk, AccessPath */
 void tvmffi__make_object_globals_init(void); /* make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
+void tvmffi__pyclass_globals_init(void); /* pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -1,0 +1,261 @@
+/*
+ * test_pyclass.c -- runtime support of Python-defined types (abi.md §14.4):
+ * ffi.MakeFieldGetter, ffi.MakeFieldSetter, ffi._PyClassRegisterTypeAttrColumns,
+ * exercised the way tvm_ffi.dataclasses.py_class drives them, on:
+ *
+ *   pc.Point           s (required, plain setter), x = 7 (setter with a converter)
+ *   pc.Point3 : Point  z (required, plain setter)
+ *
+ * Field values are Any slots after the header; a heap string stored in them
+ * tells, through its use count, that copies and deleters balance.
+ */
+#include "check.h"
+
+#define HDR ((int64_t)sizeof(TVMFFIObject))
+#define SLOT ((int64_t)sizeof(TVMFFIAny))
+
+static int32_t g_point = -1, g_point3 = -1;
+
+/* f_convert of x: ints pass, floats truncate to int, anything else is a TypeError. */
+static int to_int(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (n != 1) return TVMFFIErrorSetRaisedFromCStr("TypeError", "to_int takes 1 argument"), -1;
+  if (args[0].type_index == kTVMFFIInt) {
+    *result = args[0];
+    return 0;
+  }
+  if (args[0].type_index == kTVMFFIFloat) {
+    *result = check_any_int((int64_t)args[0].v_float64);
+    return 0;
+  }
+  TVMFFIErrorSetRaisedFromCStr("TypeError", "x expects an int");
+  return -1;
+}
+
+static TVMFFIObjectHandle new_function(TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK_OK(TVMFFIFunctionCreate(NULL, fn, NULL, &f));
+  return f;
+}
+
+/* Result of a global called with up to three int/object arguments. */
+static TVMFFIAny call3(const char* name, TVMFFIAny a, TVMFFIAny b, TVMFFIAny c, int n) {
+  TVMFFIAny args[3] = {a, b, c}, r;
+  CHECK_OK(check_call_global(name, args, n, &r));
+  return r;
+}
+
+static TVMFFIAny none_any(void) {
+  TVMFFIAny a;
+  memset(&a, 0, sizeof(a));
+  return a;
+}
+
+static void add_field(int32_t t, const char* name, int64_t offset, TVMFFIObjectHandle convert,
+                      int has_default, int64_t def) {
+  TVMFFIAny g = call3("ffi.MakeFieldGetter", check_any_int(-1), none_any(), none_any(), 1);
+  CHECK_EQ_INT(g.type_index, kTVMFFIInt);
+  TVMFFIAny s = call3("ffi.MakeFieldSetter", check_any_int(-1), check_any_int(0),
+                      convert ? check_any_obj(convert) : none_any(), 3);
+  CHECK_EQ_INT(s.type_index, kTVMFFIFunction);
+  TVMFFIFieldInfo fi;
+  memset(&fi, 0, sizeof(fi));
+  fi.name = check_ba(name);
+  fi.flags = kTVMFFIFieldFlagBitMaskWritable | kTVMFFIFieldFlagBitSetterIsFunctionObj;
+  fi.size = SLOT;
+  fi.alignment = 8;
+  fi.offset = offset;
+  fi.getter = (TVMFFIFieldGetter)(intptr_t)g.v_int64;
+  fi.setter = s.v_obj;
+  if (has_default) {
+    fi.flags |= kTVMFFIFieldFlagBitMaskHasDefault;
+    fi.default_value_or_factory = check_any_int(def);
+  }
+  fi.field_static_type_index = -1;
+  CHECK_OK(TVMFFITypeRegisterField(t, &fi));
+  check_any_release(&s); /* the type table keeps its own reference */
+}
+
+static int32_t alloc_type(const char* key, int32_t parent) {
+  TVMFFIByteArray k = check_ba(key);
+  int32_t depth = TVMFFIGetTypeInfo(parent)->type_depth + 1;
+  return TVMFFITypeGetOrAllocIndex(&k, -1, depth, 0, 1, parent);
+}
+
+static const TVMFFIFieldInfo* field_of(int32_t t, const char* name) {
+  const TVMFFITypeInfo* own = TVMFFIGetTypeInfo(t);
+  for (int32_t d = own->type_depth; d >= 0; --d) { /* own fields, then the ancestors' */
+    const TVMFFITypeInfo* info = d == own->type_depth ? own : own->type_ancestors[d];
+    for (int32_t i = 0; i < info->num_fields; ++i)
+      if (info->fields[i].name.size == strlen(name) &&
+          memcmp(info->fields[i].name.data, name, strlen(name)) == 0)
+        return &info->fields[i];
+  }
+  FAIL("no field %s", name);
+  return NULL;
+}
+
+static TVMFFIAny get_field(TVMFFIObjectHandle obj, int32_t t, const char* name) {
+  const TVMFFIFieldInfo* f = field_of(t, name);
+  TVMFFIAny v = none_any();
+  CHECK_OK(f->getter((char*)obj + f->offset, &v));
+  return v;
+}
+
+/* Calls the setter Function of a field with (field address, value). */
+static int set_field(TVMFFIObjectHandle obj, int32_t t, const char* name, TVMFFIAny value) {
+  const TVMFFIFieldInfo* f = field_of(t, name);
+  TVMFFIAny args[2], r = none_any();
+  memset(args, 0, sizeof(args));
+  args[0].type_index = kTVMFFIOpaquePtr;
+  args[0].v_ptr = (char*)obj + f->offset;
+  args[1] = value;
+  int rc = TVMFFIFunctionCall(f->setter, args, 2, &r);
+  check_any_release(&r);
+  return rc;
+}
+
+static const TVMFFIAny* attr_of(int32_t t, const char* name) {
+  TVMFFIByteArray n = check_ba(name);
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
+  CHECK(col != NULL);
+  CHECK(t - col->begin_index < col->size);
+  return &col->data[t - col->begin_index];
+}
+
+static void define_types(void) {
+  TVMFFIObjectHandle conv = new_function(to_int);
+  g_point = alloc_type("pc.Point", kTVMFFIObject);
+  add_field(g_point, "s", HDR, NULL, 0, 0);
+  add_field(g_point, "x", HDR + SLOT, conv, 1, 7);
+  TVMFFIObjectDecRef(conv);
+  TVMFFIAny r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(g_point),
+                      check_any_int(HDR + 2 * SLOT), none_any(), 2);
+  check_any_release(&r);
+  CHECK_EQ_INT(TVMFFIGetTypeInfo(g_point)->metadata->total_size, HDR + 2 * SLOT);
+  /* a second call is harmless: the attributes are there already */
+  r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(g_point),
+            check_any_int(HDR + 2 * SLOT), none_any(), 2);
+
+  g_point3 = alloc_type("pc.Point3", g_point);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.total_size = (int32_t)(HDR + 3 * SLOT);
+  CHECK_OK(TVMFFITypeRegisterMetadata(g_point3, &md));
+  add_field(g_point3, "z", HDR + 2 * SLOT, NULL, 0, 0);
+  r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(g_point3),
+            check_any_int(HDR + 3 * SLOT), none_any(), 2);
+}
+
+static void test_make_and_fields(TVMFFIObjectHandle probe) {
+  TVMFFIAny name = check_any_cstr("s");
+  TVMFFIAny key = check_any_cstr("pc.Point");
+  TVMFFIAny obj = call3("ffi.MakeObjectFromPackedArgs", key, name, check_any_obj(probe), 3);
+  CHECK_EQ_INT(obj.type_index, g_point);
+  CHECK_EQ_INT(check_use_count(probe), 2);
+  TVMFFIAny x = get_field(obj.v_obj, g_point, "x");
+  CHECK_EQ_INT(x.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(x.v_int64, 7); /* the default, through the converter */
+  TVMFFIAny s = get_field(obj.v_obj, g_point, "s");
+  CHECK(s.v_obj == probe);
+  CHECK_EQ_INT(check_use_count(probe), 3); /* the getter returns an owned copy */
+  check_any_release(&s);
+
+  TVMFFIAny f;
+  memset(&f, 0, sizeof(f));
+  f.type_index = kTVMFFIFloat;
+  f.v_float64 = 2.75;
+  CHECK_OK(set_field(obj.v_obj, g_point, "x", f));
+  x = get_field(obj.v_obj, g_point, "x");
+  CHECK_EQ_INT(x.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(x.v_int64, 2);
+  CHECK_RAISED(set_field(obj.v_obj, g_point, "x", check_any_cstr("no")), "TypeError", "int");
+  x = get_field(obj.v_obj, g_point, "x");
+  CHECK_EQ_INT(x.v_int64, 2); /* a rejected value leaves the field alone */
+  /* the plain setter turns views into owned values: a raw C string becomes a String */
+  CHECK_OK(set_field(obj.v_obj, g_point, "s", check_any_cstr("a longer string value")));
+  CHECK_EQ_INT(check_use_count(probe), 1);
+  s = get_field(obj.v_obj, g_point, "s");
+  CHECK_EQ_INT(s.type_index, kTVMFFIStr);
+  check_any_release(&s);
+  CHECK_OK(set_field(obj.v_obj, g_point, "s", check_any_obj(probe)));
+  CHECK_EQ_INT(check_use_count(probe), 2);
+
+  /* shallow copy shares the field values */
+  TVMFFIAny arg = check_any_obj(obj.v_obj), copy = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(g_point, "__ffi_shallow_copy__")->v_obj, &arg, 1, &copy));
+  CHECK_EQ_INT(copy.type_index, g_point);
+  CHECK(copy.v_obj != obj.v_obj);
+  CHECK_EQ_INT(check_use_count(probe), 3);
+  check_any_release(&copy);
+  check_any_release(&obj);
+  CHECK_EQ_INT(check_use_count(probe), 1); /* the deleter released every slot */
+}
+
+static void test_generated_init_and_subtype(TVMFFIObjectHandle probe) {
+  /* __ffi_init__ takes the required s first, then x */
+  TVMFFIAny args[2] = {check_any_obj(probe), check_any_int(5)}, r = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(g_point, "__ffi_init__")->v_obj, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, g_point);
+  TVMFFIAny x = get_field(r.v_obj, g_point, "x");
+  CHECK_EQ_INT(x.v_int64, 5);
+  check_any_release(&r);
+
+  TVMFFIAny key = check_any_cstr("pc.Point3");
+  TVMFFIAny a[5] = {key, check_any_cstr("s"), check_any_obj(probe), check_any_cstr("z"),
+                    check_any_obj(probe)};
+  CHECK_OK(check_call_global("ffi.MakeObjectFromPackedArgs", a, 5, &r));
+  CHECK_EQ_INT(r.type_index, g_point3);
+  CHECK_EQ_INT(check_use_count(probe), 3);
+  x = get_field(r.v_obj, g_point3, "x");
+  CHECK_EQ_INT(x.v_int64, 7);
+  check_any_release(&r);
+  CHECK_EQ_INT(check_use_count(probe), 1);
+
+  /* __ffi_new__ gives a blank object: every field None */
+  r = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(g_point3, "__ffi_new__")->v_obj, NULL, 0, &r));
+  TVMFFIAny z = get_field(r.v_obj, g_point3, "z");
+  CHECK_EQ_INT(z.type_index, kTVMFFINone);
+  check_any_release(&r);
+}
+
+static void test_errors(void) {
+  TVMFFIAny r;
+  TVMFFIAny bad_size[2] = {check_any_int(g_point), check_any_int(HDR + 3)};
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", bad_size, 2, &r),
+               "ValueError", "total_size");
+  TVMFFIAny other_size[2] = {check_any_int(g_point), check_any_int(HDR + 4 * SLOT)};
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", other_size, 2, &r),
+               "ValueError", "registered with total_size");
+  TVMFFIAny pod[2] = {check_any_int(kTVMFFIInt), check_any_int(HDR)};
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", pod, 2, &r),
+               "ValueError", "not a registered object type");
+  TVMFFIAny conv[3] = {check_any_int(-1), check_any_int(1), none_any()};
+  CHECK_RAISED(check_call_global("ffi.MakeFieldSetter", conv, 3, &r), "ValueError", "reserved");
+  TVMFFIAny notfn[3] = {check_any_int(-1), check_any_int(0), check_any_int(3)};
+  CHECK_RAISED(check_call_global("ffi.MakeFieldSetter", notfn, 3, &r), "TypeError", "#2");
+  TVMFFIAny getter_arg = check_any_cstr("x");
+  CHECK_RAISED(check_call_global("ffi.MakeFieldGetter", &getter_arg, 1, &r), "TypeError", "#0");
+  /* the setter Function insists on a field address */
+  const TVMFFIFieldInfo* f = field_of(g_point, "s");
+  TVMFFIAny sargs[2] = {check_any_int(1), check_any_int(2)};
+  CHECK_RAISED(TVMFFIFunctionCall(f->setter, sargs, 2, &r), "TypeError", "field address");
+}
+
+int main(void) {
+  define_types();
+  TVMFFIByteArray text = check_ba("a string held by fields");
+  TVMFFIAny probe_any;
+  CHECK_OK(TVMFFIStringFromByteArray(&text, &probe_any));
+  CHECK_EQ_INT(probe_any.type_index, kTVMFFIStr);
+  TVMFFIObjectHandle probe = probe_any.v_obj;
+  test_make_and_fields(probe);
+  test_generated_init_and_subtype(probe);
+  test_errors();
+  CHECK_EQ_INT(check_use_count(probe), 1);
+  TVMFFIObjectDecRef(probe);
+  CHECK_SLOT_CLEAN();
+  printf("test_pyclass: ok\n");
+  return 0;
+}
