@@ -181,8 +181,23 @@ int FieldGetter(void* field, TVMFFIAny* result) {
 template <typename T>
 int FieldSetter(void* field, const TVMFFIAny* value) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value).cast<T>();
+  if constexpr (std::is_same_v<T, Any>) {
+    *static_cast<T*>(field) = Any(AnyView::CopyFromTVMFFIAny(*value));
+  } else {
+    *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value).cast<T>();
+  }
   TVM_FFI_SAFE_CALL_END();
+}
+/* Schema and static type index of a field type (Any has no TypeTraits). */
+template <typename T>
+std::string FieldSchema() {
+  if constexpr (std::is_same_v<T, Any>) return ::tvm::ffi::details::SchemaOf("Any");
+  else return TypeTraits<T>::TypeSchema();
+}
+template <typename T>
+constexpr int32_t FieldStaticTypeIndex() {
+  if constexpr (std::is_same_v<T, Any>) return kTVMFFIAny;
+  else return TypeTraits<T>::field_static_type_index;
 }
 template <typename Class>
 int ObjectCreator(TVMFFIObjectHandle* out) {
@@ -318,7 +333,7 @@ class ObjectDef {
   void RegisterField(const char* name, T Base::*field, bool writable, Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
     details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
-    std::string n = name, meta = e.MetadataJSON(TypeTraits<T>::TypeSchema());
+    std::string n = name, meta = e.MetadataJSON(details::FieldSchema<T>());
     TVMFFIFieldInfo info{};
     info.name = details::BA(n);
     info.doc = details::BA(e.doc);
@@ -336,7 +351,7 @@ class ObjectDef {
       if (e.default_is_factory) info.flags |= kTVMFFIFieldFlagBitMaskDefaultFromFactory;
       info.default_value_or_factory = AnyView(*e.default_value).CopyToTVMFFIAny();
     }
-    info.field_static_type_index = TypeTraits<T>::field_static_type_index;
+    info.field_static_type_index = details::FieldStaticTypeIndex<T>();
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index_, &info));
   }
   template <typename F, typename... Extra>
