@@ -740,3 +740,60 @@ def test_c132_out_of_range_stream_is_refused():
     with tvm_ffi.use_raw_stream(dev, (1 << 64) - 1):
         assert tvm_ffi.get_raw_stream(dev) == (1 << 64) - 1
     assert tvm_ffi.get_raw_stream(dev) == 0
+
+
+def _has_embed_tool():
+    import importlib.util  # noqa: PLC0415
+
+    try:
+        spec = importlib.util.find_spec("tvm_ffi.utils.embed_cubin")
+    except ImportError:
+        spec = None
+    return spec is not None and shutil.which("ld") and shutil.which("objcopy")
+
+
+CUBIN_USER = r"""
+extern "C" const char __tvm_ffi__cubin_%(n)s[];
+extern "C" const char __tvm_ffi__cubin_%(n)s_end[];
+int64_t %(n)s_size() { return __tvm_ffi__cubin_%(n)s_end - __tvm_ffi__cubin_%(n)s; }
+int64_t %(n)s_byte(int64_t i) { return static_cast<unsigned char>(__tvm_ffi__cubin_%(n)s[i]); }
+"""
+
+
+@needs_jit
+@pytest.mark.skipif(not _has_embed_tool(), reason="needs tvm_ffi.utils.embed_cubin, ld, objcopy")
+@pytest.mark.skipif(sys.platform == "win32", reason="embed_cubin is Unix only")
+def test_s18_embed_cubin(tmp_path, monkeypatch):
+    monkeypatch.setenv("TVM_FFI_CACHE_DIR", str(tmp_path / "cache"))
+    # fake CUBIN images: the build only places the bytes, whatever they are
+    blobs = {"kern_a": bytes(range(256)) * 3 + b"\x00tail", "kern_b": b"\x7fELF-not-really"}
+    src = "\n".join(CUBIN_USER % {"n": n} for n in blobs)
+    fns = [n + suffix for n in blobs for suffix in ("_size", "_byte")]
+    mod = tvm_ffi.cpp.load_inline("cubin_user", cpp_sources=src, functions=fns,
+                                  embed_cubin=blobs)
+    for n, blob in blobs.items():
+        assert getattr(mod, n + "_size")() == len(blob)
+        got = bytes(getattr(mod, n + "_byte")(i) for i in range(len(blob)))
+        assert got == blob
+    # the blobs are part of the cache key: other bytes, another build
+    path1 = tvm_ffi.cpp.build_inline("cubin_user", cpp_sources=src, functions=fns,
+                                     embed_cubin=blobs)
+    other = dict(blobs, kern_b=b"different")
+    path2 = tvm_ffi.cpp.build_inline("cubin_user", cpp_sources=src, functions=fns,
+                                     embed_cubin=other)
+    assert os.path.dirname(path1) != os.path.dirname(path2)
+    assert tvm_ffi.load_module(path2).kern_b_size() == len(b"different")
+    # object output: the embedded object links later without the tool
+    obj = tvm_ffi.cpp.build_inline("cubin_obj", cpp_sources=src, functions=fns,
+                                   embed_cubin=blobs, output="cubin.o")
+    lib = tvm_ffi.cpp.build("cubin_obj_lib", sources=[obj])
+    assert tvm_ffi.load_module(lib).kern_a_size() == len(blobs["kern_a"])
+
+
+def test_s18_embed_cubin_argument_errors():
+    with pytest.raises(TypeError):
+        tvm_ffi.cpp.build_inline("bad", cpp_sources="", embed_cubin=[b"x"])
+    with pytest.raises(ValueError, match="not a C identifier"):
+        tvm_ffi.cpp.build_inline("bad", cpp_sources="", embed_cubin={"a-b": b"x"})
+    with pytest.raises(TypeError, match="must be bytes"):
+        tvm_ffi.cpp.build_inline("bad", cpp_sources="", embed_cubin={"a": "text"})

@@ -90,6 +90,25 @@ def _functions(functions):
     return out
 
 
+def _cubins(embed_cubin):
+    """embed_cubin: a mapping name -> CUBIN bytes (``TVM_FFI_EMBED_CUBIN(name)`` in C++)."""
+    if not embed_cubin:
+        return {}
+    if sys.platform == "win32":
+        raise NotImplementedError("embed_cubin is not supported on Windows")
+    if not isinstance(embed_cubin, collections.abc.Mapping):
+        raise TypeError("embed_cubin must be a mapping name -> bytes, got %s"
+                        % type(embed_cubin).__name__)
+    out = {}
+    for cname, blob in embed_cubin.items():
+        if not isinstance(cname, str) or not _IDENT.match(cname):
+            raise ValueError("embed_cubin name %r is not a C identifier" % (cname,))
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise TypeError("embed_cubin[%r] must be bytes, got %s" % (cname, type(blob).__name__))
+        out[cname] = bytes(blob)
+    return out
+
+
 def _check_name(name):
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name in (".", ".."):
         raise ValueError("name must be a non-empty file name without path separators, got %r" % (name,))
@@ -186,8 +205,20 @@ def _var(flags):
     return " ".join(shlex.quote(f) for f in flags).replace("$", "$$")
 
 
-def _ninja_text(plan, sources, target, object_only):
-    """build.ninja for ``sources`` (absolute paths or names in the build dir) -> ``target``."""
+def _embed_command():
+    """Runs ``python -m tvm_ffi.utils.embed_cubin`` with this package importable."""
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join([pkg_parent] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    return "PYTHONPATH=%s %s -m tvm_ffi.utils.embed_cubin" % (
+        shlex.quote(path), shlex.quote(sys.executable))
+
+
+def _ninja_text(plan, sources, target, object_only, cubins=()):
+    """build.ninja for ``sources`` (absolute paths or names in the build dir) -> ``target``.
+
+    ``cubins`` (names; the blobs are ``<name>.cubin`` in the build dir): the objects are merged
+    with ``ld -r``, each cubin is embedded into that object in turn, then it is linked.
+    """
     lines = [
         "ninja_required_version = 1.3",
         "cxx = " + plan.cxx.replace("$", "$$"),
@@ -228,6 +259,18 @@ def _ninja_text(plan, sources, target, object_only):
         rule = "cuda" if src.endswith(".cu") else "cc" if src.endswith(".c") else "cxx"
         lines.append("build %s: %s %s" % (tc.ninja_escape(obj), rule, tc.ninja_escape(src)))
         objs.append(obj)
+    if cubins:
+        lines += ["rule embed",
+                  "  command = %s --output-obj $out --input-obj $in --cubin $cubin --name $cname"
+                  % _embed_command().replace("$", "$$"), ""]
+        cur = "obj/merged.o"
+        lines.append("build %s: merge %s" % (cur, " ".join(tc.ninja_escape(o) for o in objs)))
+        for i, cname in enumerate(cubins):
+            nxt = "obj/embed_%d.o" % i
+            lines += ["build %s: embed %s | %s.cubin" % (nxt, cur, cname),
+                      "  cubin = %s.cubin" % cname, "  cname = %s" % cname]
+            cur = nxt
+        objs = [cur]
     ins = " ".join(tc.ninja_escape(o) for o in objs)
     if object_only:
         rule = "copy" if len(objs) == 1 else "merge"
@@ -241,15 +284,17 @@ def _ninja_text(plan, sources, target, object_only):
 # ---- building ---------------------------------------------------------------------------------
 
 def _write_if_changed(path, text):
+    """Write str (UTF-8) or bytes; an unchanged file keeps its mtime (ninja rebuilds nothing)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
-        with open(path, encoding="utf-8") as f:
-            if f.read() == text:
+        with open(path, "rb") as f:
+            if f.read() == data:
                 return
     except OSError:
         pass
     tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
@@ -285,13 +330,16 @@ def _target_name(name, output):
     return base, base.endswith((".o", ".obj"))
 
 
-def _run_build(build_dir, files, sources, plan, target, object_only):
+def _run_build(build_dir, files, sources, plan, target, object_only, cubins=None):
     os.makedirs(os.path.join(build_dir, "obj"), exist_ok=True)
+    cubins = cubins or {}
     with _Lock(build_dir):
         for fname, text in files.items():
             _write_if_changed(os.path.join(build_dir, fname), text)
+        for cname, blob in cubins.items():
+            _write_if_changed(os.path.join(build_dir, cname + ".cubin"), blob)
         _write_if_changed(os.path.join(build_dir, "build.ninja"),
-                          _ninja_text(plan, sources, target, object_only))
+                          _ninja_text(plan, sources, target, object_only, sorted(cubins)))
         tc.run_ninja(build_dir)
     return os.path.join(build_dir, target)
 
@@ -309,8 +357,7 @@ def build_inline(name, *, cpp_sources=None, cuda_sources=None, functions=None,
     cpp = _text(cpp_sources, "cpp_sources")
     cuda = _text(cuda_sources, "cuda_sources")
     assert cpp is not None or cuda is not None, "cpp_sources or cuda_sources must be provided."
-    if embed_cubin:
-        raise NotImplementedError("embed_cubin is not supported by this tvm_ffi package")
+    cubins = _cubins(embed_cubin)
     funcs = _functions(functions)
     export = _export_code(funcs)
     files = {}
@@ -329,12 +376,12 @@ def build_inline(name, *, cpp_sources=None, cuda_sources=None, functions=None,
     else:
         key = _hash("inline", files.get("main.cpp"), files.get("cuda.cu"), funcs, cflags,
                     cuflags, ldflags, [os.path.abspath(p) for p in incs], target,
-                    plan.identity())
+                    plan.identity(), cubins)
         build_dir = os.path.join(cache_root(), "%s_%s" % (name, key))
         done = os.path.join(build_dir, target)
         if os.path.isfile(done):  # complete by construction (renamed into place)
             return done
-    return _run_build(build_dir, files, sorted(files), plan, target, object_only)
+    return _run_build(build_dir, files, sorted(files), plan, target, object_only, cubins)
 
 
 def build(name, *, sources=None, cpp_files=None, cuda_files=None, extra_cflags=None,
