@@ -13,7 +13,6 @@ generated text; default values are passed in as globals, never through ``repr``.
 """
 
 import functools
-import inspect
 import keyword
 
 _TARGET = "_tvm_ffi_target"
@@ -116,6 +115,8 @@ def make_kwargs_wrapper_from_signature(target_func, signature, prototype=None,
     parameters become ``kwonly_names``.  ``*args`` / ``**kwargs`` cannot be forwarded
     positionally and raise ``ValueError``.  Names in ``exclude_arg_names`` are dropped.
     """
+    import inspect  # noqa: PLC0415 - not needed by import tvm_ffi
+
     if not isinstance(signature, inspect.Signature):
         raise TypeError("signature must be an inspect.Signature, got %s" % type(signature).__name__)
     skip = set(exclude_arg_names or ())

@@ -6,14 +6,14 @@ are dataclasses, lists/tuples (element-wise, same container kind) and dict value
 values are passed through unchanged (shallow: no copies of leaves).
 """
 
-import dataclasses
-
 _FIELD_NAMES = {}  # dataclass type -> tuple of field names (fields() is slow)
 
 
 def _names(cls):
     names = _FIELD_NAMES.get(cls)
     if names is None:
+        import dataclasses  # noqa: PLC0415
+
         names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return names
 
@@ -21,7 +21,8 @@ def _names(cls):
 def unpack_dataclass_to_tuple(x):
     """``Point(1, Size(2, 3))`` -> ``(1, (2, 3))``; non-dataclass values come back as they are."""
     tp = type(x)
-    if tp in _FIELD_NAMES or (dataclasses.is_dataclass(x) and not isinstance(x, type)):
+    # a dataclass instance (dataclasses.is_dataclass without importing dataclasses)
+    if tp in _FIELD_NAMES or hasattr(tp, "__dataclass_fields__"):
         return tuple(unpack_dataclass_to_tuple(getattr(x, n)) for n in _names(tp))
     if tp is list:
         return [unpack_dataclass_to_tuple(v) for v in x]
