@@ -302,6 +302,26 @@ def test_cmake_configure_target_generates_stubs(tmp_path):
     assert (src / "pkg" / "stubext" / "__init__.py").exists()
 
 
+def test_imports_option_and_names_that_cannot_be_python(tmp_path):
+    """--imports runs registration code first; globals named like keywords get no stub."""
+    (tmp_path / "regmod.py").write_text(textwrap.dedent("""\
+        import tvm_ffi
+        tvm_ffi.register_global_func("stubkw.class", lambda: 1)
+        tvm_ffi.register_global_func("stubkw.ok", lambda x: x)
+        tvm_ffi.register_global_func("stubkw.deeper.skip", lambda: 0)
+        """))
+    (tmp_path / "m.py").write_text(
+        "# tvm-ffi-stubgen(begin): global/stubkw\n# tvm-ffi-stubgen(end)\n"
+        "__all__ = [\n    # tvm-ffi-stubgen(begin): __all__\n    # tvm-ffi-stubgen(end)\n]\n")
+    r = _run("--imports", "regmod", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "m.py").read_text()
+    # Python callbacks carry no type_schema: a packed signature
+    assert "    def ok(*args: Any) -> Any: ..." in text
+    assert "class" not in text.replace("# tvm-ffi-stubgen", "") and "deeper" not in text
+    assert _block(text, "__all__") == ['    "ok",']
+
+
 def test_schema_rendering():
     def resolve(key):
         return ("pkg.types", key.rpartition(".")[2])

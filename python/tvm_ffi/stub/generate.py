@@ -1,10 +1,18 @@
 """Block bodies for one file: globals, objects, ``__all__``, exports, and the import section."""
 
+import keyword
+import sys
+
 from . import reflect
 from .blocks import StubError
 from .schema import Namer
 
 _FMT_OFF, _FMT_ON = "# fmt: off", "# fmt: on"
+
+
+def _is_name(text):
+    """Names that can appear in a stub (others stay reachable with getattr only)."""
+    return text.isidentifier() and not keyword.iskeyword(text)
 
 
 def declared_objects(files):
@@ -39,11 +47,9 @@ class FileGenerator:
         cls = reflect.python_class(key)
         if cls is not None:
             module = cls.__module__
-            if module.startswith("tvm_ffi.") and module.count(".") == 1 and module != "tvm_ffi.testing":
-                import tvm_ffi  # noqa: PLC0415 - prefer the public top-level name when it is one
-
-                if getattr(tvm_ffi, cls.__name__, None) is cls:
-                    module = "tvm_ffi"
+            # prefer the public top-level name (tvm_ffi.Shape over tvm_ffi._tensor.Shape)
+            if module.startswith("tvm_ffi.") and getattr(sys.modules["tvm_ffi"], cls.__name__, None) is cls:
+                module = "tvm_ffi"
             return (None if module == self.src.module else module), cls.__name__
         if reflect.core._type_key_to_index(key) is None:
             return "typing", "Any"  # not an object type this process knows
@@ -92,6 +98,8 @@ class FileGenerator:
         self.namer.use("typing", "TYPE_CHECKING")
         defs = []
         for name, node in funcs.items():
+            if not _is_name(name):
+                continue
             defs.append("def %s%s: ..." % (name, self.namer.signature(node)))
             self.exported.add(name)
         return self._lines(b, ['_FFI_INIT_FUNC("%s", __name__)' % prefix], defs)
@@ -106,7 +114,7 @@ class FileGenerator:
         if b.owner_class:
             self.exported.add(b.owner_class)
         own_keys = set(rec.ancestors) | {key}
-        body = ["%s: %s" % (f.name, self.namer.ann(f.schema)) for f in rec.fields]
+        body = ["%s: %s" % (f.name, self.namer.ann(f.schema)) for f in rec.fields if _is_name(f.name)]
         defs = []
         init = next((m for m in rec.methods if m.name == "__ffi_init__"), None)
         if init is not None:
@@ -117,7 +125,7 @@ class FileGenerator:
             sig = self._auto_init_signature(rec)
             defs += ["def __init__%s: ..." % sig, "def __ffi_init__%s: ..." % sig]
         for m in rec.methods:
-            if m.name == "__ffi_init__" or m.name.startswith("__ffi_"):
+            if m.name.startswith("__ffi_") or not _is_name(m.name):
                 continue
             if m.is_static:
                 defs += ["@staticmethod", "def %s%s: ..." % (m.name, self.namer.signature(m.schema))]
@@ -135,6 +143,8 @@ class FileGenerator:
     def _auto_init_signature(self, rec):
         required, optional, kwonly = [], [], []
         for f in rec.init_fields():
+            if not _is_name(f.name):
+                continue
             text = "%s: %s" % (f.name, self.namer.ann(f.schema))
             if f.kw_only:
                 kwonly.append(text + (" = ..." if f.has_default else ""))
