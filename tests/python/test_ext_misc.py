@@ -202,6 +202,12 @@ def test_unpack_dataclass_to_tuple_nested():
     pair = unpack_dataclass_to_tuple(_Pair(_Size(1, 2), 3))
     assert type(pair) is _Pair and pair == ((1, 2), 3)
     assert unpack_dataclass_to_tuple(5) == 5 and unpack_dataclass_to_tuple(_Size) is _Size
+
+    class MyList(list):
+        pass
+
+    sub = unpack_dataclass_to_tuple(MyList([_Size(1, 1)]))
+    assert type(sub) is MyList and sub == [(1, 1)]
     # what it is for: a dataclass argument reaches an FFI function as nested Arrays
     w = make_kwargs_wrapper(echo, ["x"], map_dataclass_to_tuple=["x"])
     arr = w(x=_Size(8, 9))

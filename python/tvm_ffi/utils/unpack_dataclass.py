@@ -2,7 +2,8 @@
 
 FFI functions receive tuples as ``Array``s, not Python dataclasses; this turns a (nested)
 dataclass into the tuple of its field values in declaration order, recursing into fields that
-are dataclasses, lists/tuples (element-wise, same container kind) and dict values.  Other
+are dataclasses, lists/tuples (element-wise, keeping the container type) and dict values (the
+result is a plain dict).  Other
 values are passed through unchanged (shallow: no copies of leaves).
 """
 
@@ -28,8 +29,9 @@ def unpack_dataclass_to_tuple(x):
         return [unpack_dataclass_to_tuple(v) for v in x]
     if tp is tuple:
         return tuple(unpack_dataclass_to_tuple(v) for v in x)
-    if isinstance(x, tuple) and hasattr(tp, "_fields"):  # NamedTuple keeps its type
-        return tp(*(unpack_dataclass_to_tuple(v) for v in x))
-    if tp is dict:
+    if isinstance(x, (list, tuple)):  # subclasses keep their type; NamedTuples take fields
+        items = (unpack_dataclass_to_tuple(v) for v in x)
+        return tp(*items) if hasattr(tp, "_fields") else tp(items)
+    if isinstance(x, dict):
         return {k: unpack_dataclass_to_tuple(v) for k, v in x.items()}
     return x
