@@ -74,8 +74,10 @@ def test_filelock_released_on_exception_and_bad_arguments(tmp_path):
             raise KeyError("inside")
     other = FileLock(path)
     assert other.acquire()
+    assert other.acquire() is False  # not re-entrant
     with pytest.raises(RuntimeError, match="already held"):
-        other.acquire()  # not re-entrant: say so instead of deadlocking
+        other.blocking_acquire()  # would wait for itself forever: say so instead
+    assert other.locked
     other.release()
     other.release()  # idempotent
     with pytest.raises(ValueError):

@@ -13,8 +13,9 @@ import time
 class FileLock:
     """``with FileLock(path): ...`` holds an exclusive lock on ``path`` (created if missing).
 
-    ``acquire()`` tries once and returns a bool; ``blocking_acquire(timeout=None)`` waits
-    (``TimeoutError`` after ``timeout`` seconds); ``release()`` unlocks.  Not re-entrant.
+    ``acquire()`` tries once and returns a bool (False also when this object holds it already);
+    ``blocking_acquire(timeout=None)`` waits (``TimeoutError`` after ``timeout`` seconds,
+    ``RuntimeError`` if this object holds it already); ``release()`` unlocks.  Not re-entrant.
     """
 
     def __init__(self, lock_file_path):
@@ -38,7 +39,7 @@ class FileLock:
         import fcntl  # noqa: PLC0415 - POSIX only; imported when a lock is actually used
 
         if self._fd is not None:
-            raise RuntimeError("FileLock %s is already held by this object" % self.lock_file_path)
+            return False  # held by this object already: not re-entrant
         parent = os.path.dirname(self.lock_file_path)
         if parent:
             os.makedirs(parent, exist_ok=True)
@@ -59,6 +60,8 @@ class FileLock:
             raise ValueError("timeout must be >= 0 or None, got %r" % (timeout,))
         if poll_interval <= 0:
             raise ValueError("poll_interval must be > 0, got %r" % (poll_interval,))
+        if self._fd is not None:  # waiting for ourselves would never end
+            raise RuntimeError("FileLock %s is already held by this object" % self.lock_file_path)
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.acquire():
             if deadline is not None and time.monotonic() >= deadline:
