@@ -170,6 +170,8 @@ static int is_hidden(const char* func, const char* file) {
   if (func == NULL && file == NULL) return 1;
   static const char* const func_prefixes[] = {
       "tvm::ffi::Function", "tvm::ffi::details::", "TVMFFIBacktrace",
+      /* the same C++ plumbing as our headers name it (inline namespace cimpl) */
+      "tvm::ffi::cimpl::Function", "tvm::ffi::cimpl::details::",
       "TVMFFIErrorSetRaisedFromCStr", "__libc_", "ffi_call_",
       /* our own raise plumbing, the C counterpart of the C++ entries above */
       "tvmffi__raise", "tvmffi__vraise",
@@ -190,6 +192,15 @@ static int is_hidden(const char* func, const char* file) {
 
 static int same_str(const char* a, const char* b) {
   return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Whether `sig` (a supplied signature such as "void ns::f(int)") names the
+ * function `name` ("ns::f(int)"): equal, or `name` after the return type. */
+static int names_function(const char* sig, const char* name) {
+  if (sig == NULL || name == NULL) return 0;
+  size_t ls = strlen(sig), ln = strlen(name);
+  if (ln == 0 || ln > ls || strcmp(sig + ls - ln, name) != 0) return 0;
+  return ln == ls || sig[ls - ln - 1] == ' ';
 }
 
 static char* dup_or_null(const char* s) { return s ? strdup(s) : NULL; }
@@ -492,6 +503,9 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
       }
     }
     if (supplied) ++start; /* the caller's own frame is the supplied line */
+    /* When the caller was out-of-line plumbing (C++ throw helpers), the first
+     * printed frame is the throwing function itself: already the supplied line. */
+    int drop_supplied_twin = supplied;
     for (int i = start; i < n && lines < limit; ++i) {
       /* A return address points after the call: look up the call itself. */
       frame_info* f = lookup((uintptr_t)pcs[i] - 1);
@@ -503,6 +517,10 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
         const sub_frame* sf = &f->subs[j];
         if (!cross_ffi_boundary && sf->boundary) goto done;
         if (sf->hidden) continue;
+        if (drop_supplied_twin) {
+          drop_supplied_twin = 0;
+          if (names_function(func, sf->func)) continue;
+        }
         /* GCC may describe a function as inlined into its own out-of-line
          * copy (an entry wrapper around the body): one source frame. */
         if (j > 0 && same_str(sf->func, f->subs[j - 1].func) &&

@@ -1,6 +1,9 @@
 """Acceptance audit of python.md §25.2 (items 35-44) and §14 (errors across languages)."""
 
 import gc
+import os
+import shutil
+import tempfile
 import traceback
 import weakref
 
@@ -268,3 +271,57 @@ def test_callback_error_leaves_slot_clean():
         f()  # ZeroDivisionError is unregistered: it travels as RuntimeError
     assert core._move_raised_error() is None
     assert f.__chandle__() != 0
+
+
+# --- item 44 with a C++ TVM_FFI_THROW (seed 001's traceback line) ---------------------------
+
+_CXX = (os.environ.get("CXX") or "c++").split()[0]
+
+_THROW_SRC = r"""
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/string.h>
+namespace my_ffi_extension {
+void RaiseError(tvm::ffi::String msg) { TVM_FFI_THROW(ValueError) << msg; }
+}  // namespace my_ffi_extension
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(raise_error, my_ffi_extension::RaiseError);
+"""
+
+
+@pytest.fixture(scope="module")
+def throw_module():
+    if not shutil.which(_CXX):
+        pytest.skip("no C++ compiler")
+    try:
+        tvm_ffi.cpp.extension.tc.find_ninja()
+    except RuntimeError:
+        pytest.skip("ninja not installed")
+    old = os.environ.get("TVM_FFI_CACHE_DIR")
+    os.environ["TVM_FFI_CACHE_DIR"] = os.path.join(
+        tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
+    try:
+        return tvm_ffi.cpp.load_inline("contract_throw", cpp_sources=_THROW_SRC)
+    finally:
+        if old is None:
+            del os.environ["TVM_FFI_CACHE_DIR"]
+        else:
+            os.environ["TVM_FFI_CACHE_DIR"] = old
+
+
+def test_item44_cxx_throw_frame(throw_module):
+    def user_call():
+        throw_module.raise_error("bad input")
+
+    with pytest.raises(ValueError, match="^bad input$") as info:
+        user_call()
+    text = "".join(traceback.format_exception(info.type, info.value, info.tb))
+    files = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("File ")]
+    sig = "in void my_ffi_extension::RaiseError(tvm::ffi::String)"
+    cxx = [i for i, ln in enumerate(files) if ln.endswith(sig)]
+    assert len(cxx) == 1, text  # the throwing function once (not also its physical frame)
+    assert files[cxx[0]].startswith('File "') and '.cpp", line ' in files[cxx[0]]
+    user = next(i for i, ln in enumerate(files) if ln.endswith("in user_call"))
+    assert user < cxx[0]
+    assert any("tvm_ffi" in ln for ln in files[user + 1:cxx[0]])  # the package's call frame
+    assert "ErrorBuilder" not in text  # C++ throw plumbing stays hidden
+    assert "RaiseError" in info.value.__tvm_ffi_error__.backtrace
