@@ -1,6 +1,7 @@
 """tvm_ffi.dtype: a str subclass describing a DLDataType."""
 
 import enum
+import operator
 
 from . import core
 
@@ -26,6 +27,17 @@ class DataTypeCode(enum.IntEnum):
 
 
 _FLOAT_CODES = {2, 4} | set(range(7, 18))
+
+
+def _checked_pack(code, bits, lanes):
+    """Pack a DLDataType, refusing fields that would wrap (code, bits: uint8; lanes: uint16,
+    or a negative int16 for scalable vectors)."""
+    code, bits, lanes = operator.index(code), operator.index(bits), operator.index(lanes)
+    if not (0 <= code <= 0xFF and 0 <= bits <= 0xFF and -0x8000 <= lanes <= 0xFFFF):
+        raise OverflowError(
+            "DLDataType field out of range: code=%d (0..255), bits=%d (0..255), lanes=%d "
+            "(0..65535, or negative for scalable vectors)" % (code, bits, lanes))
+    return core._dtype_pack(code, bits, lanes)
 
 
 class dtype(str):  # noqa: N801 - public name fixed by the spec
@@ -65,12 +77,12 @@ class dtype(str):  # noqa: N801 - public name fixed by the spec
 
     def with_lanes(self, lanes):
         dl = self._dl
-        return dtype._from_packed(core._dtype_pack(dl.type_code, dl.bits, lanes))
+        return dtype._from_packed(_checked_pack(dl.type_code, dl.bits, lanes))
 
     @staticmethod
     def from_dlpack_data_type(t):
-        code, bits, lanes = (int(x) for x in t)
-        return dtype._from_packed(core._dtype_pack(code, bits, lanes))
+        code, bits, lanes = (operator.index(x) for x in t)
+        return dtype._from_packed(_checked_pack(code, bits, lanes))
 
     @staticmethod
     def is_dtype(x):

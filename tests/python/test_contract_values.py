@@ -394,3 +394,16 @@ def test_c04_datatype_box_echo(echo):
     out = echo(dt)
     assert type(out) is tvm_ffi.dtype and out == tvm_ffi.dtype("float32")
     assert pickle.loads(pickle.dumps(dt)) == dt
+
+
+def test_c85_with_lanes_out_of_range():
+    for bad in (70000, -40000):
+        with pytest.raises(OverflowError):
+            tvm_ffi.dtype("float32").with_lanes(bad)
+    with pytest.raises(OverflowError):
+        tvm_ffi.dtype.from_dlpack_data_type((2, 300, 1))
+    with pytest.raises(TypeError):
+        tvm_ffi.dtype("float32").with_lanes(2.0)
+    assert tvm_ffi.dtype("int32").with_lanes(-4) == "int32xvscalex4"  # scalable vector
+    with pytest.raises(ValueError):  # unknown code: no canonical text
+        tvm_ffi.dtype.from_dlpack_data_type((99, 8, 1))
