@@ -119,7 +119,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         if lib.TVMFFIFunctionCreate(handle, safe_call, callback_deleter, out) != 0:
             _callbacks.pop(key, None)
             core._raise_ffi_error()
-        return core._new_wrapper(core.Function, addr(out[0]))
+        return core._new_tied(core.Function, addr(out[0]))
 
     def make_opaque(v):
         _incref(v)
@@ -217,7 +217,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 raise ValueError("RValueRef already moved")
             h = addr(slot[0])
             slot[0] = ffi.NULL
-            return core._ret_obj(core._type_index_of(h), h, api_obj)
+            return core._ret_object(core._type_index_of(h), h, True, api_obj)
         if t in (8, 9, 10):
             raise ValueError("Return value cannot be %s" % {8: "RawStr", 9: "ByteArrayPtr", 10: "ObjectRValueRef"}[t])
         if t == 74:
@@ -226,11 +226,8 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             if owned:
                 core._decref(addr(a.v_obj))
             return obj
-        if t >= 64:
-            h = addr(a.v_obj)
-            if not owned:
-                core._incref(h)
-            return core._ret_obj(t, h, api_obj)
+        if t >= 64:  # with identity tying, as helpers.c
+            return core._ret_object(t, addr(a.v_obj), owned, api_obj)
         return core._ret_obj(t, a.v_uint64, api_obj)
 
     class Ctx:

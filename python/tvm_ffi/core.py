@@ -55,6 +55,98 @@ def _incref(h):
     lib.TVMFFIObjectIncRef(_ptr(h))
 
 
+# ---------------------------------------------------------------------------------------------
+# wrapper identity ("tying", python.md §4.3): at most one live wrapper per object handle.  The
+# table maps a handle to its wrapper without owning it; a wrapper leaves it in __del__ before
+# its reference is dropped.  Code that changes a tied wrapper's `_h` must _untie it first.
+
+if API_MODE:
+
+    def _tie(w, h, _f=lib.TVMFFIPyTie, _id=id):
+        _f(_id(w), h)
+
+    def _untie(w, h, _f=lib.TVMFFIPyUntie, _id=id):
+        _f(_id(w), h)
+
+    def _drop(w, h, _f=lib.TVMFFIPyDropHandle, _id=id):
+        _f(_id(w), h)
+
+    def _tied(h):
+        """The live wrapper tied to handle h, or None."""
+        box = [None]
+        lib.TVMFFIPyTiedWrapper(h, id(box))
+        return box[0]
+
+    def _tied_count():
+        return lib.TVMFFIPyTiedCount()
+
+else:  # ABI mode: handle -> id(wrapper); reading an object back by address is CPython-only
+    _TIES = {}
+    _TIE_OK = sys.implementation.name == "cpython"
+
+    def _tie(w, h):
+        if _TIE_OK and h:
+            _TIES.setdefault(h, id(w))
+
+    def _untie(w, h):
+        if _TIES.get(h) == id(w):
+            del _TIES[h]
+
+    def _drop(w, h, _ties=_TIES, _decref=_decref):  # bound now: finalisers run at shutdown too
+        if _ties.get(h) == id(w):
+            del _ties[h]
+        _decref(h)
+
+    def _tied(h):
+        i = _TIES.get(h)
+        if i is None:
+            return None
+        import ctypes  # noqa: PLC0415
+
+        w = ctypes.cast(i, ctypes.py_object).value
+        if w._h != h:  # stale: the wrapper moved on without untying
+            del _TIES[h]
+            return None
+        return w
+
+    def _tied_count():
+        return len(_TIES)
+
+
+def _tieable(tidx):
+    """Kinds with identity: objects except Str, Bytes, Shape, Tensor and OpaquePyObject."""
+    return tidx >= 64 and tidx not in (65, 66, 69, 70, 74)
+
+
+def _new_tied(cls, h):
+    """A new wrapper owning h, tied to it (for handles fresh from a constructor)."""
+    w = _new_wrapper(cls, h)
+    _tie(w, h)
+    return w
+
+
+def _ret_object(tidx, h, owned, api_obj):
+    """Object result with identity (ABI mode; helpers.c from_any does the same in C).
+
+    Only owned results are tied: a callback's argument view gets a wrapper of its own.
+    """
+    tie = owned and _tieable(tidx)
+    if tie:
+        w = _tied(h)
+        if w is not None:
+            if owned:
+                _decref(h)
+            if api_obj is not None and tidx in (71, 72, 75, 76) and w._tvm_api is None:
+                w._tvm_api = api_obj
+            return w
+    if not owned:
+        _incref(h)
+    r = _ret_obj(tidx, h, api_obj)
+    if tie and isinstance(r, CObject) and r._h == h:
+        _tie(r, h)
+    return r
+
+
 def _type_index_of(h):
     return ffi.cast("TVMFFIObject*", h).type_index
 
@@ -121,11 +213,11 @@ class CObject:
         self._h = 0
         return self
 
-    def __del__(self, _decref=_decref):
+    def __del__(self, _drop=_drop):
         h = self._h
         if h:
             self._h = 0
-            _decref(h)
+            _drop(self, h)  # untie, then drop the reference
 
     def __chandle__(self):
         return self._h
@@ -164,14 +256,30 @@ class CObject:
         obj = fconstructor(*args)
         if not isinstance(obj, CObject):
             raise TypeError("constructor returned %r, not an object" % type(obj).__name__)
+        refs = getattr(sys, "getrefcount", None)
+        if refs is not None and refs(obj) > 2 and obj._h:
+            # the constructor returned an object that already has a live wrapper: share the
+            # object instead of emptying that wrapper
+            h = obj._h
+            _incref(h)
+            old, self._h = self._h, h
+            if old:
+                _drop(self, old)
+            return
         self.__move_handle_from__(obj)
 
     def __move_handle_from__(self, other):
-        old = self._h
-        self._h = other._h
+        if other is self:
+            return
+        h, old = other._h, self._h
+        if h:
+            _untie(other, h)
         other._h = 0
+        self._h = h
         if old:
-            _decref(old)
+            _drop(self, old)
+        if h:
+            _tie(self, h)
 
     def _move(self):
         return ObjectRValueRef(self)
@@ -227,16 +335,38 @@ class ObjectRValueRef:
         self._cell = None
 
     def _take(self):
-        # the cell holds the reference for the call; the wrapper is detached
-        self._cell = ffi.new("void**", _ptr(self.obj._h))
-        self.obj._h = 0
-        return (10, _addr(self._cell))
+        # the cell holds the reference for the call; the wrapper is detached (and untied)
+        obj = self.obj
+        h = obj._h if isinstance(obj, CObject) else 0
+        if not h:
+            raise ValueError(
+                "cannot move %s: it holds no object (moved already?)" % type(obj).__name__
+            )
+        _untie(obj, h)
+        self._cell = cell = ffi.new("void**", _ptr(h))
+        obj._h = 0
+        payload = _MovedArg(_addr(cell))
+        payload.give_back = (obj, cell)
+        return (10, payload)
+
+
+class _MovedArg(int):
+    """Payload of an rvalue-ref argument: the address of the cell holding the handle.
+
+    It lives in the call's temporaries; when they are released (after the call and its result
+    conversion), a handle the callee did not take goes back to the wrapper.
+    """
 
     def __del__(self):
-        cell = self._cell
-        if cell is not None and cell[0] != ffi.NULL and not self.obj._h:
-            self.obj._h = _addr(cell[0])  # the callee did not take it: give it back
+        obj, cell = self.give_back
+        if cell[0] != ffi.NULL:
+            h = _addr(cell[0])
             cell[0] = ffi.NULL
+            if obj._h:
+                _decref(h)  # the wrapper was given another handle meanwhile
+            else:
+                obj._h = h
+                _tie(obj, h)
 
 
 class OpaquePyObject(CObject):
@@ -829,6 +959,9 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return None  # empty wrapper
     if isinstance(v, ObjectRValueRef):
         return v._take()
+    if isinstance(v, CAny):  # its value as a view; the CAny outlives the call
+        t = v._any.type_index
+        return (t, v._any.v_uint64) if t < 64 and t not in (11, 12) else v.to_py()
     if hasattr(tp, "__tvm_ffi_object__"):
         obj = v.__tvm_ffi_object__()
         if not isinstance(obj, CObject):
@@ -952,7 +1085,7 @@ def _make_callback(pyfunc):
     out = ffi.new("void**")
     if lib.TVMFFIPyCallbackCreate(id(box), out) != 0:
         _raise_ffi_error()
-    return _new_wrapper(Function, _addr(out[0]))
+    return _new_tied(Function, _addr(out[0]))
 
 
 def _to_framework(tensor_cls, tag, a):
@@ -1199,7 +1332,11 @@ class CAny:
 
     def to_py(self):
         a = self._any
-        return _from_any_view(a.type_index, a.v_uint64)
+        t = a.type_index
+        if t in (11, 12):  # small str/bytes: the length lives in the padding word
+            data = ffi.unpack(ffi.cast("char*", a.v_bytes), a.small_str_len)
+            return data.decode("utf-8", "surrogateescape") if t == 11 else data
+        return _from_any_view(t, a.v_uint64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import sys
 import pytest
 
 import tvm_ffi
+import tvm_ffi.testing as T
 from tvm_ffi import core
 
 
@@ -123,5 +124,222 @@ def test_cany():
     assert repr(core.CAny(1.5)) == "CAny(float=1.5)"
     assert repr(core.CAny(True)) == "CAny(bool=True)"
     assert repr(core.CAny(None)) == "CAny(None)"
+    assert repr(core.CAny()) == "CAny(None)"
     a = core.CAny([1, 2])
-    assert a.type_index == 71 and "type_index=71" in repr(a)
+    assert a.type_index == 71 and repr(a) == "CAny(object, type_index=71)"
+    assert isinstance(a.to_py(), tvm_ffi.Array) and tuple(a.to_py()) == (1, 2)
+
+
+def test_cany_values_round_trip(echo, use_count):
+    for v in (3, 1.5, True, None, "hi", "a longer string", b"by", b"longer bytes!"):
+        c = core.CAny(v)
+        assert c.to_py() == v and isinstance(c.to_py(), type(v))
+        assert echo(c) == v  # passed as its value, not as an opaque Python object
+    assert echo(core.CAny(tvm_ffi.dtype("float32"))) == tvm_ffi.dtype("float32")
+    arr = tvm_ffi.convert([1, 2])
+    c = core.CAny(arr)
+    assert use_count(arr) == 2  # the CAny owns one reference
+    assert echo(c).same_as(arr)
+    del c
+    assert use_count(arr) == 1
+
+
+# --- python.md §25.8: registered testing classes -------------------------------------------
+
+
+def test_create_object_defaults():  # item 114
+    o = T.create_object("testing.TestObjectBase")
+    assert isinstance(o, T.TestObjectBase)
+    assert o.v_i64 == 10 and o.v_f64 == 10.0 and o.v_str == "hello"
+    d = T.TestObjectBase()
+    assert type(d) is T.TestObjectBase
+    assert (d.v_i64, d.v_f64, d.v_str) == (10, 10.0, "hello")
+    assert T.TestObjectBase(v_i64=3, v_str="x").v_i64 == 3
+
+
+def test_fields_methods_and_docs():  # item 115
+    p = T.TestIntPair(1, 2)
+    assert p.a == 1 and p.b == 2 and p.sum() == 3
+    assert type(p).a.__doc__ == "Field `a`" and type(p).b.__doc__ == "Field `b`"
+    assert T.TestObjectBase.v_f64.__doc__ is None
+    assert T.TestObjectBase.v_i64.__doc__ == "i64 field"
+    o = T.TestObjectBase(v_i64=12)
+    assert o.add_i64(1) == 13
+    assert T.TestObjectBase.add_i64.__doc__ == "add_i64 method"
+    assert T.TestObjectBase.add_i64.__name__ == "add_i64"
+    assert T.TestObjectBase.add_i64.__qualname__ == "TestObjectBase.add_i64"
+
+
+def test_field_assignment():  # item 116
+    o = T.TestObjectBase()
+    o.v_i64 = 11
+    o.v_str = "world"
+    assert o.v_i64 == 11 and o.v_str == "world"
+    with pytest.raises(TypeError):
+        o.v_str = 1
+    with pytest.raises(TypeError):
+        o.v_i64 = "hello"
+    assert o.v_i64 == 11 and o.v_str == "world"  # failed assignments change nothing
+    with pytest.raises(AttributeError, match="read-only"):
+        o.v_f64 = 1.0
+    with pytest.raises(AttributeError, match="read-only"):
+        T.TestIntPair(1, 2).a = 5
+
+
+def test_derived_required_fields():  # item 117
+    with pytest.raises(TypeError):
+        T.create_object("testing.TestObjectDerived")
+    m, a = tvm_ffi.Map({"k": 1}), tvm_ffi.Array([1, 2])
+    d = T.create_object("testing.TestObjectDerived", v_map=m, v_array=a)
+    assert isinstance(d, T.TestObjectDerived) and isinstance(d, T.TestObjectBase)
+    assert d.v_map.same_as(m) and d.v_array.same_as(a)
+    assert (d.v_i64, d.v_f64, d.v_str) == (10, 10.0, "hello")
+    with pytest.raises(TypeError):
+        T.create_object(42)
+
+
+def test_empty_handle_of_new():  # item 119
+    assert T.TestIntPair.__new__(T.TestIntPair).__chandle__() == 0
+    assert T.TestIntPair(1, 2).__chandle__() != 0
+    empty = T.TestIntPair.__new__(T.TestIntPair)
+    with pytest.raises(ValueError, match="empty"):
+        empty.a
+
+
+def test_add_one_mismatch_names_opaque_type():  # item 30
+    class MyObject:
+        pass
+
+    msg = ("Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`. "
+           "Expected `int` but got `ffi.OpaquePyObject`")
+    with pytest.raises(TypeError) as info:
+        T.add_one(MyObject())
+    assert msg in str(info.value)
+
+
+def test_registered_keys_namespaces():  # item 125
+    pods = {"None", "int", "bool", "float", "void*", "DataType", "Device", "DLTensor*",
+            "const char*", "TVMFFIByteArray*", "ObjectRValueRef"}
+    keys = tvm_ffi.registry.get_registered_type_keys()
+    assert {"ffi.Object", "ffi.String"} <= set(keys) and pods <= set(keys)
+    others = [k for k in keys if k not in pods and not k.startswith(("ffi.", "testing."))]
+    assert others == []
+
+
+def test_parent_ffi_init_on_subclass_instance():
+    d = T.TestObjectDerived.__new__(T.TestObjectDerived)
+    with pytest.raises(TypeError, match="__ffi_init__"):
+        T.TestObjectBase.__ffi_init__(d)
+    assert d.__chandle__() == 0
+
+
+def test_init_false_and_custom_init():
+    key = "testing.TestIntPair"
+
+    class NoInit(tvm_ffi.Object):
+        pass
+
+    class Custom(tvm_ffi.Object):
+        def __init__(self, a):
+            self.__ffi_init__(a, a + 1)
+
+    old = core._TYPE_CLS[core._type_key_to_index(key)]
+    try:
+        tvm_ffi.register_object(key, init=False)(NoInit)
+        assert "__init__" not in NoInit.__dict__ and hasattr(NoInit, "__ffi_init__")
+        tvm_ffi.register_object(key)(Custom)
+        c = Custom(4)
+        assert (c.a, c.b) == (4, 5) and type(c) is Custom
+    finally:
+        tvm_ffi.register_object(key)(old)
+
+
+def test_reregistration_size_check():
+    key = "testing.TestIntPair"
+
+    class Bigger(tvm_ffi.Object):
+        __slots__ = ("extra",)
+
+    with pytest.raises(ValueError, match="larger"):
+        tvm_ffi.register_object(key)(Bigger)
+    assert type(T.TestIntPair(1, 2)) is T.TestIntPair  # the binding is unchanged
+
+
+def test_register_object_forms_and_skip_flag(monkeypatch):
+    with pytest.raises(TypeError, match="subclass of tvm_ffi.Object"):
+        tvm_ffi.register_object("testing.TestIntPair")(int)
+    monkeypatch.setattr(tvm_ffi.registry, "_SKIP_UNKNOWN_OBJECTS", True)
+
+    class Unknown(tvm_ffi.Object):
+        pass
+
+    assert tvm_ffi.register_object("no.SuchType")(Unknown) is Unknown
+    assert core._type_cls_to_type_info(Unknown) is None
+
+
+def test_bare_decorator_uses_class_name():
+    with pytest.raises(ValueError, match="Cannot find object type index for NoSuchName"):
+
+        @tvm_ffi.register_object
+        class NoSuchName(tvm_ffi.Object):
+            pass
+
+
+def test_fallback_chain_and_type_info():
+    o = T.make_unregistered_object()
+    cls = type(o)
+    info = cls.__tvm_ffi_type_info__
+    assert info.type_key == "testing.TestUnregisteredObject" and info.type_cls is cls
+    base = cls.__mro__[1]
+    assert base.__qualname__ == "testing.TestUnregisteredBaseObject"
+    assert info.parent_type_info.type_cls is base
+    assert core._type_cls_to_type_info(cls) is info
+    for m in info.methods:  # method docstrings are the registered ones
+        if m.name in cls.__dict__:
+            assert getattr(cls, m.name).__doc__ == m.doc
+
+
+@pytest.mark.parametrize(
+    "cls_name, key, parent",
+    [
+        ("Object", "ffi.Object", None),
+        ("Tensor", "ffi.Tensor", "Object"),
+        ("DataType", "DataType", None),
+        ("Device", "Device", None),
+        ("Shape", "ffi.Shape", "Object"),
+        ("Module", "ffi.Module", "Object"),
+        ("Function", "ffi.Function", "Object"),
+        ("Error", "ffi.Error", "Object"),
+        ("String", "ffi.String", "Object"),
+        ("Bytes", "ffi.Bytes", "Object"),
+        ("Array", "ffi.Array", "Object"),
+        ("List", "ffi.List", "Object"),
+        ("Map", "ffi.Map", "Object"),
+        ("Dict", "ffi.Dict", "Object"),
+        ("TestIntPair", "testing.TestIntPair", "Object"),
+        ("TestObjectBase", "testing.TestObjectBase", "Object"),
+        ("TestObjectDerived", "testing.TestObjectDerived", "TestObjectBase"),
+    ],
+)
+def test_type_cls_to_type_info(cls_name, key, parent):  # item 124
+    def lookup(name):
+        for ns in (tvm_ffi, core, T):
+            if hasattr(ns, name):
+                return getattr(ns, name)
+        raise AssertionError(name)
+
+    info = core._type_cls_to_type_info(lookup(cls_name))
+    assert isinstance(info, core.TypeInfo) and info.type_key == key
+    assert info.type_index == core._object_type_key_to_index(key)
+    if parent is None:
+        assert info.parent_type_info is None
+    else:
+        assert info.parent_type_info.type_cls is lookup(parent)
+
+
+def test_type_info_attribute_of_registered_class():
+    info = T.TestIntPair.__tvm_ffi_type_info__
+    assert info is core._type_cls_to_type_info(T.TestIntPair)
+    assert [f.name for f in info.fields] == ["a", "b"]
+    assert core._type_cls_to_type_info(object) is None
+    assert core._object_type_key_to_index("no.SuchType") is None

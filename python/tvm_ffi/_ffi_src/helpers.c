@@ -146,6 +146,129 @@ static Py_ssize_t g_off_h = -1, g_off_rg = -1;
 static PyTypeObject* g_tensor_cls; /* core.Tensor; NULL unless g_off_h and g_off_view are known */
 static PyTypeObject* g_function_cls;
 
+/* ---- wrapper identity ("tying", python.md 4.3) -------------------------
+ * At most one live wrapper per object handle: an open-addressing table maps a
+ * handle to its wrapper (a borrowed reference), consulted only when an object
+ * is converted to Python.  A wrapper leaves the table in its __del__, before
+ * dropping its reference, so an entry never outlives its wrapper (code that
+ * rewrites a wrapper's `_h` must untie first: core._untie).  Only touched with
+ * the GIL held.  Value-like kinds (Str, Bytes, Shape), tensors and opaque
+ * Python objects are never tied.  Only owned results (call results, field
+ * values, elements) are tied: a callback's argument view gets a wrapper of its
+ * own, so a callback moving its argument (`x._move()`) cannot empty the
+ * caller's wrapper. */
+typedef struct {
+  void* h;
+  PyObject* w;
+} tie_slot;
+static tie_slot* g_ties;
+static size_t g_ties_mask; /* capacity - 1 (capacity a power of two, 0 before first use) */
+static size_t g_ties_n;
+
+static int tieable(int32_t t) {
+  return t >= kTVMFFIStaticObjectBegin && t != kTVMFFIStr && t != kTVMFFIBytes &&
+         t != kTVMFFIShape && t != kTVMFFITensor && t != kTVMFFIOpaquePyObject && g_off_h > 0;
+}
+
+static size_t tie_home(const void* h) {
+  return (size_t)(((uint64_t)(uintptr_t)h * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & g_ties_mask;
+}
+
+static PyObject* tie_get(const void* h) {
+  if (g_ties_n == 0) return NULL;
+  for (size_t i = tie_home(h);; i = (i + 1) & g_ties_mask) {
+    if (g_ties[i].h == h) return g_ties[i].w;
+    if (g_ties[i].h == NULL) return NULL;
+  }
+}
+
+static int tie_grow(void) {
+  size_t old_cap = g_ties != NULL ? g_ties_mask + 1 : 0;
+  size_t cap = old_cap ? old_cap * 2 : 256;
+  tie_slot* t = (tie_slot*)calloc(cap, sizeof(tie_slot));
+  if (t == NULL) return -1;
+  tie_slot* old = g_ties;
+  g_ties = t;
+  g_ties_mask = cap - 1;
+  for (size_t i = 0; i < old_cap; ++i) {
+    if (old[i].h == NULL) continue;
+    size_t j = tie_home(old[i].h);
+    while (t[j].h != NULL) j = (j + 1) & g_ties_mask;
+    t[j] = old[i];
+  }
+  free(old);
+  return 0;
+}
+
+/* Ties w to h unless h has a wrapper already (out of memory only loses identity). */
+static void tie_put(void* h, PyObject* w) {
+  size_t cap = g_ties != NULL ? g_ties_mask + 1 : 0;
+  if ((g_ties_n + 1) * 2 > cap && tie_grow() != 0) return;
+  size_t i = tie_home(h);
+  for (; g_ties[i].h != NULL; i = (i + 1) & g_ties_mask)
+    if (g_ties[i].h == h) return;
+  g_ties[i].h = h;
+  g_ties[i].w = w;
+  ++g_ties_n;
+}
+
+/* Unties h if its wrapper is w; backward-shift deletion keeps probe chains whole. */
+static void tie_drop(const void* h, PyObject* w) {
+  if (g_ties_n == 0) return;
+  size_t i = tie_home(h);
+  for (;; i = (i + 1) & g_ties_mask) {
+    if (g_ties[i].h == NULL) return;
+    if (g_ties[i].h == h) break;
+  }
+  if (g_ties[i].w != w) return;
+  --g_ties_n;
+  for (size_t j = (i + 1) & g_ties_mask; g_ties[j].h != NULL; j = (j + 1) & g_ties_mask) {
+    size_t k = tie_home(g_ties[j].h);
+    int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j); /* home in (i, j] */
+    if (!stays) {
+      g_ties[i] = g_ties[j];
+      i = j;
+    }
+  }
+  g_ties[i].h = NULL;
+  g_ties[i].w = NULL;
+}
+
+/* The live wrapper of h as a new reference (dropping the owned reference of h), or NULL. */
+static PyObject* tie_take(TVMFFIObject* h, int owned) {
+  PyObject* w = tie_get(h);
+  if (w == NULL) return NULL;
+  PyObject* slot = *(PyObject**)((char*)w + g_off_h);
+  if (slot == NULL || PyLong_AsVoidPtr(slot) != (void*)h) { /* stale: the wrapper moved on */
+    PyErr_Clear();
+    tie_drop(h, w);
+    return NULL;
+  }
+  Py_INCREF(w);
+  if (owned) TVMFFIObjectDecRef(h);
+  return w;
+}
+
+/* Ties a freshly converted result r to h when r is a wrapper holding h. */
+static void tie_result(TVMFFIObject* h, PyObject* r) {
+  if (!PyObject_TypeCheck(r, (PyTypeObject*)g_cobject_cls)) return;
+  PyObject* slot = *(PyObject**)((char*)r + g_off_h);
+  if (slot != NULL && PyLong_AsVoidPtr(slot) == (void*)h) tie_put(h, r);
+  PyErr_Clear();
+}
+
+/* A container met again in a call with framework tensors keeps converting them lazily. */
+static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
+  if (api_obj == NULL || !(tidx == kTVMFFIArray || tidx == kTVMFFIMap || tidx == kTVMFFIList ||
+                           tidx == kTVMFFIDict))
+    return w;
+  PyObject* cur = PyObject_GetAttr(w, g_str_api);
+  if (cur == Py_None) PyObject_SetAttr(w, g_str_api, api_obj);
+  Py_XDECREF(cur);
+  PyErr_Clear();
+  return w;
+}
+
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
   if (g_off_h > 0 && (Py_TYPE(obj) == g_function_cls ||
                       PyObject_TypeCheck(obj, (PyTypeObject*)g_cobject_cls))) {
@@ -693,8 +816,14 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
         return new_wrapper(g_tensor_cls, v->v_obj, owned, g_off_view, g_zero);
       break;
     case kTVMFFIFunction:
-      if (g_function_cls != NULL)
-        return new_wrapper(g_function_cls, v->v_obj, owned, g_off_rg, g_release_default);
+      if (g_function_cls != NULL) {
+        PyObject* w = owned ? tie_take(v->v_obj, owned) : NULL;
+        if (w == NULL) {
+          w = new_wrapper(g_function_cls, v->v_obj, owned, g_off_rg, g_release_default);
+          if (w != NULL && owned) tie_put(v->v_obj, w);
+        }
+        return w;
+      }
       break;
     default:
       break;
@@ -704,6 +833,11 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
                  tidx == kTVMFFIRawStr ? "RawStr" : tidx == kTVMFFIByteArrayPtr ? "ByteArrayPtr"
                                                                                 : "ObjectRValueRef");
     return NULL;
+  }
+  int tie = owned && tieable(tidx);
+  if (tie) {
+    PyObject* w = tie_take(v->v_obj, owned);
+    if (w != NULL) return tie_retag(w, tidx, api_obj);
   }
   if (tidx >= kTVMFFIStaticObjectBegin && !owned) TVMFFIObjectIncRef(v->v_obj);
   PyObject* ti = PyLong_FromLong(tidx);
@@ -715,6 +849,7 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
     TVMFFIObjectDecRef(v->v_obj);
   Py_XDECREF(ti);
   Py_XDECREF(payload);
+  if (tie && r != NULL) tie_result(v->v_obj, r);
   return r;
 }
 
@@ -1012,6 +1147,7 @@ static PyObject* cobject_del(PyObject* self, PyObject* unused) {
   Py_INCREF(g_zero);
   *slot = g_zero;
   Py_DECREF(hv);
+  tie_drop(h, self);
   TVMFFIObjectDecRef(h);
   Py_RETURN_NONE;
 }
@@ -1073,6 +1209,31 @@ int TVMFFIPyFromAny(TVMFFIAny* value, int32_t owned, intptr_t box_id) {
   box_set(box, r);
   return 0;
 }
+
+/* ---- identity table entry points (core.py) ------------------------------ */
+
+void TVMFFIPyTie(intptr_t wrapper, intptr_t handle) {
+  if (handle != 0 && g_off_h > 0) tie_put((void*)handle, (PyObject*)wrapper);
+}
+
+void TVMFFIPyUntie(intptr_t wrapper, intptr_t handle) {
+  tie_drop((void*)handle, (PyObject*)wrapper);
+}
+
+void TVMFFIPyDropHandle(intptr_t wrapper, intptr_t handle) {
+  tie_drop((void*)handle, (PyObject*)wrapper);
+  TVMFFIObjectDecRef((TVMFFIObjectHandle)handle);
+}
+
+int TVMFFIPyTiedWrapper(intptr_t handle, intptr_t box_id) {
+  PyObject* w = tie_get((void*)handle);
+  if (w == NULL) w = Py_None;
+  Py_INCREF(w);
+  box_set((PyObject*)box_id, w);
+  return 0;
+}
+
+int64_t TVMFFIPyTiedCount(void) { return (int64_t)g_ties_n; }
 
 /* ---- Python callables as FFI functions -------------------------------- */
 

@@ -52,6 +52,16 @@ int TVMFFIPyTakeException(intptr_t box);
 int TVMFFIPyFrameNew(intptr_t box);
 /* TVMFFIObjectDecRef on an integer handle (wrapper finalisers). */
 void TVMFFIPyDecRef(intptr_t handle);
+/* Wrapper identity table (python.md 4.3): handle -> live wrapper (borrowed; see helpers.c).
+ * Tie keeps an existing entry; Untie removes the entry only if it is this wrapper. */
+void TVMFFIPyTie(intptr_t wrapper, intptr_t handle);
+void TVMFFIPyUntie(intptr_t wrapper, intptr_t handle);
+/* Untie, then TVMFFIObjectDecRef (a wrapper's finaliser). */
+void TVMFFIPyDropHandle(intptr_t wrapper, intptr_t handle);
+/* box[0] = the live wrapper tied to handle, or None. Returns 0. */
+int TVMFFIPyTiedWrapper(intptr_t handle, intptr_t box);
+/* Number of tied wrappers (tests). */
+int64_t TVMFFIPyTiedCount(void);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void TVMFFIPySetFinalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */

@@ -1,0 +1,161 @@
+"""Wrapper identity ("tying", python.md §4.3, item 126) and move semantics (§4.4).
+
+At most one live Python wrapper per object handle: a call returning an object that already has
+a live wrapper returns that wrapper.  Value-like kinds (str, bytes, Shape) and tensors are not
+tied.  Everything here runs in API, ABI and pure-cffi modes.
+"""
+
+import gc
+import random
+
+import pytest
+
+import tvm_ffi
+import tvm_ffi.testing as T
+from tvm_ffi import core
+
+
+def test_echo_returns_the_same_wrapper(echo, use_count):  # item 126
+    x = tvm_ffi.convert([1, 2, 3])
+    assert echo(x) is x
+    m = tvm_ffi.convert({"a": 1})
+    assert echo(m) is m
+    p = T.TestIntPair(1, 2)
+    assert echo(p) is p
+    f = tvm_ffi.convert(lambda a: a + 1)
+    assert echo(f) is f and f(1) == 2
+    assert use_count(x) == 1  # the extra reference of the result was dropped
+    assert core._tied(x.__chandle__()) is x
+
+
+def test_field_access_is_stable():
+    m, a = tvm_ffi.Map({"k": 1}), tvm_ffi.Array([1, 2])
+    d = T.create_object("testing.TestObjectDerived", v_map=m, v_array=a)
+    assert d.v_map is d.v_map
+    assert d.v_map is m and d.v_array is a
+
+
+def test_container_elements_are_stable(echo):
+    inner = tvm_ffi.convert([1])
+    arr = tvm_ffi.convert([inner, inner, "s"])
+    assert arr[0] is arr[1] is inner
+    assert list(arr)[0] is inner
+    d = tvm_ffi.Dict({"x": inner})
+    assert d["x"] is inner
+
+
+def test_callback_argument_moves_do_not_empty_the_caller(use_count):
+    """A callback's argument is a view: it gets a wrapper of its own (only owned results are
+    tied), so moving it inside the callback leaves the caller's wrapper intact."""
+    x = tvm_ffi.convert([1, 2])
+    seen = []
+
+    def callback(o):
+        seen.append(use_count(o))
+        return o._move()
+
+    f = tvm_ffi.convert(callback)
+    assert f(x) is x  # the result is owned: the caller's live wrapper comes back
+    assert seen == [2] and x.__chandle__() != 0 and use_count(x) == 1
+    y = f(x._move())  # moved in, moved back out: a new owner
+    assert x.__chandle__() == 0 and tuple(y) == (1, 2) and use_count(y) == 1
+
+
+def test_refetch_after_drop_gives_a_live_wrapper(use_count):
+    inner = tvm_ffi.convert([7])
+    h = inner.__chandle__()
+    holder = tvm_ffi.convert([inner])
+    del inner
+    gc.collect()
+    assert core._tied(h) is None  # the dead wrapper left the table
+    again = holder[0]
+    assert again.__chandle__() == h and tuple(again) == (7,)
+    assert core._tied(h) is again and holder[0] is again
+    assert use_count(again) == 2  # holder's element + the one wrapper
+
+
+def test_value_kinds_are_not_tied(echo):
+    s = "a string longer than seven bytes"
+    assert echo(s) == s
+    shape = tvm_ffi.Shape((1, 2))
+    assert echo(shape) == (1, 2)
+    assert core._tied(shape._tvm_ffi_cached_object.__chandle__()) is None
+
+
+def test_table_survives_churn(echo):
+    """Many ties and unties in random order (exercises the table's growth and deletion)."""
+    base = core._tied_count()
+    rng = random.Random(1234)
+    live = [echo(tvm_ffi.convert([i])) for i in range(3000)]
+    assert core._tied_count() >= base + 3000
+    rng.shuffle(live)
+    for _ in range(2000):
+        live.pop()
+    for w in live:
+        assert echo(w) is w
+        assert core._tied(w.__chandle__()) is w
+    del live, w
+    gc.collect()
+    assert core._tied_count() == base
+
+
+def test_constructor_result_with_live_wrapper_is_not_emptied(echo):
+    x = tvm_ffi.convert([1, 2])
+
+    class Holder(tvm_ffi.Object):
+        pass
+
+    h = Holder.__new__(Holder)
+    h.__init_handle_by_constructor__(echo, x)  # "constructor" returning an existing object
+    assert x.__chandle__() != 0 and h.same_as(x)
+    assert echo(x) is x
+
+
+def test_move_handle_from_reties():
+    a = tvm_ffi.convert([1])
+    b = tvm_ffi.Array.__new__(tvm_ffi.Array)
+    h = a.__chandle__()
+    b.__move_handle_from__(a)
+    assert a.__chandle__() == 0 and b.__chandle__() == h
+    assert core._tied(h) is b
+    b.__move_handle_from__(b)  # moving from itself changes nothing
+    assert b.__chandle__() == h and tuple(b) == (1,)
+
+
+def test_move_detaches_the_wrapper(echo, use_count):  # §4.4
+    x = tvm_ffi.convert([1, 2, 3])
+    h = x.__chandle__()
+    r = echo(x._move())
+    assert x.__ctypes_handle__().value is None
+    assert r is not x and r.__chandle__() == h and tuple(r) == (1, 2, 3)
+    assert core._tied(h) is r and use_count(r) == 1
+
+
+def test_move_of_empty_or_twice_raises(echo):
+    x = tvm_ffi.convert([1])
+    with pytest.raises(ValueError, match="moved already"):
+        echo(x._move(), x._move())  # the second move finds the wrapper empty
+    # the failed call gave the first move's reference back
+    assert x.__chandle__() != 0 and tuple(x) == (1,) and echo(x) is x
+    empty = tvm_ffi.Array.__new__(tvm_ffi.Array)
+    with pytest.raises(ValueError, match="holds no object"):
+        echo(empty._move())
+
+
+def test_move_not_taken_gives_the_handle_back(use_count):
+    nop = tvm_ffi.get_global_func("testing.nop")
+    x = tvm_ffi.convert([1])
+    nop(x._move())
+    gc.collect()
+    assert x.__chandle__() != 0 and use_count(x) == 1
+    assert core._tied(x.__chandle__()) is x
+
+
+def test_moved_handle_returns_after_the_call_even_if_the_ref_lives(echo):
+    nop = tvm_ffi.get_global_func("testing.nop")
+    x = tvm_ffi.convert([3])
+    ref = x._move()
+    nop(ref)
+    assert x.__chandle__() != 0 and core._tied(x.__chandle__()) is x
+    r = echo(ref)  # the same ref can move again once the handle is back
+    assert x.__chandle__() == 0 and tuple(r) == (3,)
