@@ -95,7 +95,9 @@ def test_normal_mode_fills_blocks_from_reflection(tmp_path):
     assert obj[0].strip() == "# fmt: off" and obj[-1].strip() == "# fmt: on"
     assert "    a: int" in obj and "    b: int" in obj
     assert "        def sum(self, /) -> int: ..." in obj
-    assert "        def __init__(self, _0: int, _1: int, /) -> None: ..." in obj
+    # the constructor takes exactly the fields: __init__ names them, __ffi_init__ is positional
+    assert "        def __init__(self, a: int, b: int) -> None: ..." in obj
+    assert "        def __ffi_init__(self, _0: int, _1: int, /) -> None: ..." in obj
     imports = "\n".join(_block(text, "import-section"))
     assert "from __future__ import annotations" in imports
     assert "from tvm_ffi import init_ffi_api as _FFI_INIT_FUNC" in imports
@@ -130,6 +132,12 @@ def test_init_mode_creates_a_package(tmp_path):
     assert '@_FFI_REG_OBJ("testing.TestObjectDerived")\nclass TestObjectDerived(TestObjectBase):' in api
     assert api.index("class TestObjectBase(") < api.index("class TestObjectDerived(")  # base first
     assert "    v_map: Mapping[Any, Any]" in api
+    # reflection-built constructors: required fields (ancestors' too) first, defaults, keyword-only
+    if "class TestCxxAutoInitChild(" in api:
+        assert ("def __init__(self, parent_required: int, child_required: int, parent_default: int"
+                " = ..., *, child_kw_only: int) -> None: ...") in api
+    assert ("def __init__(self, v_map: Mapping[Any, Any], v_array: Sequence[Any], v_i64: int = ..., "
+            "v_f64: float = ..., v_str: str = ...) -> None: ...") in api
     assert "from ._ffi_api import *  # noqa: F403" in init
     ast.parse(api)
     # the package imports (its library found through LD_LIBRARY_PATH) and binds functions/types

@@ -120,7 +120,8 @@ class FileGenerator:
         if init is not None:
             sig = self.namer.signature(init.schema, self_param=True)
             sig = sig.rsplit(" -> ", 1)[0] + " -> None"
-            defs += ["def __init__%s: ..." % sig, "def __ffi_init__%s: ..." % sig]
+            defs += ["def __init__%s: ..." % self._named_init(rec, init, sig),
+                     "def __ffi_init__%s: ..." % sig]
         elif rec.auto_init:
             sig = self._auto_init_signature(rec)
             defs += ["def __init__%s: ..." % sig, "def __ffi_init__%s: ..." % sig]
@@ -139,6 +140,17 @@ class FileGenerator:
         if defs:
             self.namer.use("typing", "TYPE_CHECKING")
         return self._lines(b, body, defs)
+
+    def _named_init(self, rec, init, sig):
+        """``__init__`` with field names when the constructor takes exactly the fields."""
+        params = ((init.schema or {}).get("args") or [])[1:]
+        fields = [f for f in rec.init_fields() if _is_name(f.name)]
+        if not params or len(params) != len(fields):
+            return sig
+        anns = [self.namer.ann(p) for p in params]
+        if anns != [self.namer.ann(f.schema) for f in fields]:
+            return sig
+        return "(self, %s) -> None" % ", ".join("%s: %s" % (f.name, a) for f, a in zip(fields, anns))
 
     def _auto_init_signature(self, rec):
         required, optional, kwonly = [], [], []
