@@ -1,0 +1,48 @@
+/*
+ * tvm/ffi/extra/structural_equal.h -- StructuralEqual (cpp.md section 16).
+ *
+ * Header-only: calls the runtime globals ffi.StructuralEqual and
+ * ffi.GetFirstStructuralMismatch (upstream exports these as C++ symbols of
+ * libtvm_ffi; a C runtime registers them as global functions instead).
+ */
+#ifndef TVM_FFI_EXTRA_STRUCTURAL_EQUAL_H_
+#define TVM_FFI_EXTRA_STRUCTURAL_EQUAL_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
+
+TVM_FFI_NS_BEGIN
+
+/* Structural equality: exact kinds, containers element-wise, reflected
+ * objects field by field (SEqHashIgnore skipped), free variables bound
+ * one-to-one when map_free_vars or inside def fields, tensors by content
+ * unless skip_tensor_content.  Types without structural support throw
+ * TypeError. */
+class StructuralEqual {
+ public:
+  static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
+                    bool skip_tensor_content = false) {
+    return Function::GetGlobalRequired("ffi.StructuralEqual")(lhs, rhs, map_free_vars,
+                                                              skip_tensor_content)
+        .cast<bool>();
+  }
+
+  /* The (lhs, rhs) pair of ffi.reflection.AccessPath objects locating the
+   * first difference, or nullopt when the values are equal. */
+  static Optional<Array<ObjectRef>> GetFirstMismatch(const Any& lhs, const Any& rhs,
+                                                     bool map_free_vars = false,
+                                                     bool skip_tensor_content = false) {
+    Any r = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch")(
+        lhs, rhs, map_free_vars, skip_tensor_content);
+    if (r == nullptr) return Optional<Array<ObjectRef>>();
+    return r.cast<Array<ObjectRef>>();
+  }
+
+  bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
+};
+
+TVM_FFI_NS_END
+
+#endif  // TVM_FFI_EXTRA_STRUCTURAL_EQUAL_H_

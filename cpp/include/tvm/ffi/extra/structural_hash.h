@@ -1,0 +1,34 @@
+/*
+ * tvm/ffi/extra/structural_hash.h -- StructuralHash (cpp.md section 16).
+ *
+ * Header-only: calls the runtime global ffi.StructuralHash (which returns the
+ * 64-bit hash bit-cast to int64).
+ */
+#ifndef TVM_FFI_EXTRA_STRUCTURAL_HASH_H_
+#define TVM_FFI_EXTRA_STRUCTURAL_HASH_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/function.h>
+
+#include <cstdint>
+
+TVM_FFI_NS_BEGIN
+
+/* Hash consistent with StructuralEqual: equal values hash alike (bound free
+ * variables by the order they are first met, maps independently of order). */
+class StructuralHash {
+ public:
+  static uint64_t Hash(const Any& value, bool map_free_vars = false,
+                       bool skip_tensor_content = false) {
+    return static_cast<uint64_t>(
+        Function::GetGlobalRequired("ffi.StructuralHash")(value, map_free_vars,
+                                                          skip_tensor_content)
+            .cast<int64_t>());
+  }
+
+  uint64_t operator()(const Any& value) const { return Hash(value); }
+};
+
+TVM_FFI_NS_END
+
+#endif  // TVM_FFI_EXTRA_STRUCTURAL_HASH_H_
