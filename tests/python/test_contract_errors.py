@@ -325,3 +325,32 @@ def test_item44_cxx_throw_frame(throw_module):
     assert any("tvm_ffi" in ln for ln in files[user + 1:cxx[0]])  # the package's call frame
     assert "ErrorBuilder" not in text  # C++ throw plumbing stays hidden
     assert "RaiseError" in info.value.__tvm_ffi_error__.backtrace
+
+
+def test_errors_stay_on_their_thread():
+    import threading
+
+    raise_error = _raise()
+    apply = tvm_ffi.get_global_func("testing.apply")
+    failures = []
+
+    def work(k):
+        try:
+            for i in range(200):
+                msg = "t%d-%d" % (k, i)
+                try:
+                    raise_error("IndexError" if k % 2 else "KeyError", msg)
+                except (IndexError, KeyError) as e:
+                    assert type(e) is (IndexError if k % 2 else KeyError)
+                    assert e.__tvm_ffi_error__.message == msg
+                assert apply(lambda a: a + k, i) == i + k
+                assert core._move_raised_error() is None
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []

@@ -781,3 +781,82 @@ def test_opaque_object_through_callback():
     z = tvm_ffi.convert(py_callback)(x)
     assert z is x
     assert sys.getrefcount(x) == base + 2
+
+
+# --- §6 dispatch caching and §5.1 release_gil ----------------------------------------------
+
+
+def test_dispatch_protocols_are_looked_up_on_the_class(echo):
+    class Plain:
+        pass
+
+    p = Plain()
+    p.__tvm_ffi_int__ = lambda: 5  # on the instance only: ignored
+    assert echo(p) is p
+
+
+def test_dispatch_cache_survives_new_classes(echo):
+    # fresh classes (possibly at recycled addresses) never reuse another class's rule
+    for i in range(40):
+        if i % 2:
+            cls = type("P%d" % i, (), {"__tvm_ffi_int__": lambda self, i=i: i})
+        else:
+            cls = type("P%d" % i, (), {"__tvm_ffi_float__": lambda self, i=i: i})
+        r = echo(cls())
+        assert r == i and type(r) is (int if i % 2 else float)
+        del cls
+        gc.collect()
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_release_gil_lets_other_threads_run(release):
+    import threading
+    import time
+
+    if not release and not core.API_MODE:
+        pytest.skip("ABI mode: cffi releases the GIL around every call")
+    f = tvm_ffi.get_global_func("testing.run_check_signal")
+    f.release_gil = release
+    t = threading.Thread(target=f, args=(1,))  # sleeps 1 s in C
+    start = time.monotonic()
+    t.start()
+    time.sleep(0.2)  # waking up needs the GIL
+    woke = time.monotonic() - start
+    t.join()
+    if release:
+        assert woke < 0.8
+    else:
+        assert woke >= 0.8
+
+
+# --- §5.4 / §5.5 ---------------------------------------------------------------------------
+
+
+def test_spec54_metadata():
+    with pytest.raises(RuntimeError, match="Global Function is not found: no.such.func"):
+        tvm_ffi.get_global_func_metadata("no.such.func")
+    md = tvm_ffi.get_global_func_metadata("testing.add_one")
+    assert isinstance(md, dict) and isinstance(md["type_schema"], str)
+
+
+def test_spec55_init_ffi_api_prefix_rules():
+    import types
+
+    names = ["cabi.alpha", "cabix.beta", "cabi.deep.gamma"]
+    mod = types.ModuleType("cabi")
+    sys.modules["cabi"] = mod
+    try:
+        for i, n in enumerate(names):
+            tvm_ffi.register_global_func(n, lambda i=i: i)
+        assert tvm_ffi.init_ffi_api("tvm.cabi", "cabi") is None  # "tvm." prefix dropped
+        exported = {k for k in vars(mod) if not k.startswith("__")}
+        assert exported == {"alpha"}  # cabix.* remainder starts with "." and deeper names skip
+        assert mod.alpha() == 0 and mod.alpha.__name__ == "alpha"
+        tvm_ffi.register_global_func("cabi.later", lambda: 9)
+        assert not hasattr(mod, "later")  # copied at call time only
+    finally:
+        del sys.modules["cabi"]
+        for n in names + ["cabi.later"]:
+            tvm_ffi.remove_global_func(n)
+    with pytest.raises(KeyError):
+        tvm_ffi.init_ffi_api("cabi", "module_not_loaded_anywhere")

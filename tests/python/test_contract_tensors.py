@@ -487,3 +487,70 @@ def test_spec82_legacy_capsule_without_strides_gets_compact_strides():
     arr = np.arange(24, dtype="float32").reshape(2, 3, 4)
     t = tvm_ffi.from_dlpack(arr.__dlpack__())
     assert t.strides == (12, 4, 1) and t.is_contiguous()
+
+
+def _versioned_capsule(flags, deleted, ndim_shape=(4,)):
+    """A hand-made "dltensor_versioned" capsule over a float32 buffer; its deleter counts."""
+    import ctypes
+
+    ffi = core.ffi
+
+    @ffi.callback("void(DLManagedTensorVersioned*)")
+    def deleter(p):
+        deleted.append(1)
+
+    shape = ffi.new("int64_t[]", list(ndim_shape))
+    buf = ffi.new("float[]", 16)
+    mt = ffi.new("DLManagedTensorVersioned*")
+    mt.version.major, mt.version.minor = 1, 0
+    mt.flags = flags
+    mt.deleter = deleter
+    mt.dl_tensor.data = buf
+    mt.dl_tensor.device.device_type, mt.dl_tensor.device.device_id = 1, 0
+    mt.dl_tensor.ndim = len(ndim_shape)
+    mt.dl_tensor.dtype.code, mt.dl_tensor.dtype.bits, mt.dl_tensor.dtype.lanes = 2, 32, 1
+    mt.dl_tensor.shape = shape
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    cap = new(int(ffi.cast("uintptr_t", mt)), b"dltensor_versioned", None)
+    keep = (deleter, shape, buf, mt)
+    return cap, keep
+
+
+def test_spec82_versioned_capsule_roundtrip():
+    deleted = []
+    cap, keep = _versioned_capsule(0, deleted, (2, 2))
+    t = tvm_ffi.from_dlpack(cap)
+    assert t.shape == (2, 2) and t.strides == (2, 1)  # compact strides filled in
+    assert core._capsule_name(cap) == b"used_dltensor_versioned"
+    del cap
+    gc.collect()
+    assert deleted == []  # the tensor owns it now
+    del t
+    gc.collect()
+    assert deleted == [1]
+
+
+def test_spec82_padded_subbyte_refused_and_not_consumed():
+    deleted = []
+    padded = 1 << 2  # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+    cap, keep = _versioned_capsule(padded, deleted)
+    with pytest.raises(RuntimeError, match="Subbyte type padded"):
+        tvm_ffi.from_dlpack(cap)
+    assert core._capsule_name(cap) == b"dltensor_versioned"  # still the producer's
+    assert deleted == []
+    # a capsule without a destructor is the producer's to free: do it as the producer would
+    cap = None
+    gc.collect()
+    assert deleted == []
+
+
+def test_spec82_failed_requirement_leaves_numpy_intact():
+    arr = np.zeros((4, 4), "float32")
+    before = sys.getrefcount(arr)
+    for _ in range(20):
+        with pytest.raises(RuntimeError):
+            tvm_ffi.from_dlpack(arr[:, 1:3], require_contiguous=True)
+    gc.collect()
+    assert sys.getrefcount(arr) == before
