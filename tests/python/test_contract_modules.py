@@ -206,17 +206,20 @@ def test_c133_load_inline_add_one(cache, np):
         mod.add_one_cpu(np.zeros(5, "int32"), y)
 
 
+DOC = "add two arrays\n\nline \"two\"\tend\r\nC:\\path\\x ??= /* not a comment */"
+
+
 @needs_jit
 def test_c133_functions_as_doc_mapping(cache, np):
     mod = tvm_ffi.cpp.load_inline(
         name="hello_doc", cpp_sources=ADD_ONE_CPU,
-        functions={"add_one_cpu": "add two arrays\n\nline \"two\"\tend"},
+        functions={"add_one_cpu": DOC},
         extra_cflags=["-DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1"])
     x = np.arange(4, dtype=np.float32)
     y = np.empty_like(x)
     mod.add_one_cpu(x, y)
     np.testing.assert_equal(x + 1, y)
-    assert mod.get_function_doc("add_one_cpu") == "add two arrays\n\nline \"two\"\tend"
+    assert mod.get_function_doc("add_one_cpu") == DOC
 
 
 @needs_jit
@@ -797,3 +800,50 @@ def test_s18_embed_cubin_argument_errors():
         tvm_ffi.cpp.build_inline("bad", cpp_sources="", embed_cubin={"a-b": b"x"})
     with pytest.raises(TypeError, match="must be bytes"):
         tvm_ffi.cpp.build_inline("bad", cpp_sources="", embed_cubin={"a": "text"})
+
+
+SYSLIB_C = r"""
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+static int ret_int(TVMFFIAny* r, int64_t v) {
+  r->type_index = kTVMFFIInt; r->zero_padding = 0; r->v_int64 = v; return 0;
+}
+static int prefixed(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; return ret_int(r, 1);
+}
+static int plain(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; return ret_int(r, 2);
+}
+static int shadow(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; return ret_int(r, 3);
+}
+__attribute__((constructor)) static void reg(void) {
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_ctsys_foo", (void*)prefixed);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_ctsys_bar_only", (void*)plain);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_ctsys_shared", (void*)shadow);
+  TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_ctsys_unprefixed", (void*)plain);
+}
+"""
+
+
+def test_s15_system_lib_prefix_lookup(tmp_path):
+    cc = os.environ.get("CC", "cc").split()[0]
+    if not shutil.which(cc):
+        pytest.skip("no C compiler")
+    src = tmp_path / "syslib.c"
+    src.write_text(SYSLIB_C)
+    lib = tmp_path / "libsyslib.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-I", tvm_ffi.libinfo.find_dlpack_include_path(),
+                    str(src), "-o", str(lib), "-L", os.path.dirname(tvm_ffi.libinfo.find_libtvm_ffi()),
+                    "-ltvm_ffi"], check=True)
+    ctypes.CDLL(str(lib), ctypes.RTLD_GLOBAL)  # the constructor registers the symbols
+    m = tvm_ffi.system_lib("ctsys_")
+    assert m.kind == "library" and m.same_as(tvm_ffi.system_lib("ctsys_"))
+    assert m.foo() == 1  # __tvm_ffi_ctsys_foo
+    assert m.shared() == 3
+    plain = tvm_ffi.system_lib()
+    assert plain.ctsys_unprefixed() == 2  # no prefix: the full name
+    # with a prefix, an unprefixed lookup falls back to __tvm_ffi_<name>
+    assert tvm_ffi.system_lib("other_").ctsys_foo() == 1
+    with pytest.raises(AttributeError, match="Module has no function 'nothing_here'"):
+        m.nothing_here
