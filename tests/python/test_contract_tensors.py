@@ -345,6 +345,7 @@ _ALLOC_SRC = r"""
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/tuple.h>
 #include <tvm/ffi/extra/c_env_api.h>
 namespace ffi = tvm::ffi;
 
@@ -358,6 +359,17 @@ ffi::Tensor return_add_one(ffi::Map<ffi::String, ffi::Array<ffi::Tensor>> kwargs
     float* yp = static_cast<float*>(y.data_ptr());
     for (int64_t i = 0; i < x.numel(); ++i) yp[i] = xp[i] + 1;
   }
+  return y;
+}
+
+// the same with a Tuple value (as upstream's test writes it)
+ffi::Tensor return_add_one_tuple(ffi::Map<ffi::String, ffi::Tuple<ffi::Tensor>> kwargs) {
+  ffi::Tensor x = kwargs["x"].get<0>();
+  ffi::Tensor y = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(),
+                                            x.device());
+  const float* xp = static_cast<const float*>(x.data_ptr());
+  float* yp = static_cast<float*>(y.data_ptr());
+  for (int64_t i = 0; i < x.numel(); ++i) yp[i] = xp[i] + 1;
   return y;
 }
 """
@@ -376,7 +388,7 @@ def alloc_module():
         tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
     try:
         return tvm_ffi.cpp.load_inline("contract_env_alloc", cpp_sources=_ALLOC_SRC,
-                                       functions=["return_add_one"])
+                                       functions=["return_add_one", "return_add_one_tuple"])
     finally:
         if old is None:
             del os.environ["TVM_FFI_CACHE_DIR"]
@@ -391,6 +403,8 @@ def test_item62_from_env_alloc_nested_argument(alloc_module):
     assert isinstance(y, torch.Tensor)
     assert y.shape == x_cpu.shape and y.dtype == torch.float32
     assert torch.equal(y, x_cpu + 1)
+    y = alloc_module.return_add_one_tuple({"x": (x_cpu,)})
+    assert isinstance(y, torch.Tensor) and torch.equal(y, x_cpu + 1)
     # the allocator was installed for that call only
     assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
 
