@@ -568,3 +568,32 @@ def test_spec82_failed_requirement_leaves_numpy_intact():
             tvm_ffi.from_dlpack(arr[:, 1:3], require_contiguous=True)
     gc.collect()
     assert sys.getrefcount(arr) == before
+
+
+@pytest.mark.skipif(not core.API_MODE, reason="the test exchange table needs the compiled module")
+def test_spec82_exchange_buffer_error_falls_back_to_dlpack(echo):
+    class Fallback(core.DLTensorTestWrapper):
+        """Carries the test exchange API, whose export fails with the given error."""
+
+        __slots__ = ("arr", "exc")
+
+        def __init__(self, arr, exc):
+            self.arr, self.exc = arr, exc
+
+        @property
+        def _tensor(self):  # read by the exchange API's export
+            raise self.exc
+
+        def __dlpack__(self, **kw):
+            return self.arr.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    arr = np.arange(4.0)
+    t = tvm_ffi.from_dlpack(Fallback(arr, BufferError("no export")))
+    assert t.data_ptr() == arr.ctypes.data  # step 2: __dlpack__
+    with pytest.raises(RuntimeError, match="boom"):
+        tvm_ffi.from_dlpack(Fallback(arr, RuntimeError("boom")))  # other errors propagate
+    with pytest.raises(BufferError, match="no export"):
+        echo(Fallback(arr, BufferError("no export")))  # as an argument: producer errors propagate
