@@ -142,6 +142,10 @@ typedef struct {
   int def_region; /* TVMFFIDefRegionKind in effect */
   int depth;
   ptrmap l2r, r2l; /* bound FreeVar / DAGNode pairs */
+  /* Pairs found equal without touching a free variable: equal in any context,
+   * so shared sub-graphs are compared once (linear, not exponential, on DAGs). */
+  ptrmap known_equal;
+  uint64_t var_events; /* free-variable comparisons so far */
   step_rec* steps; /* mismatch path, innermost step first */
   size_t nsteps, capsteps;
 } eq_ctx;
@@ -316,6 +320,7 @@ static int eq_reflected(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
       if (la != 0 || rb != 0) return la == (uintptr_t)b;
       int r;
       if (kind == kTVMFFISEqHashKindFreeVar) {
+        c->var_events++;
         if (!c->map_free_vars && c->def_region == kTVMFFIDefRegionKindNone) return a == b;
         int saved = c->def_region;
         c->def_region = kTVMFFIDefRegionKindNone; /* a variable's own fields define nothing */
@@ -386,15 +391,21 @@ static int eq_any(eq_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv) {
                          "structural equality: maximum recursion depth %d exceeded (cyclic "
                          "structure?)",
                          STRUCTURAL_MAX_DEPTH);
+  if (ptrmap_get(&c->known_equal, a.v_obj) == (uintptr_t)b.v_obj) return 1;
+  uint64_t events = c->var_events;
   c->depth++;
   int r = eq_obj(c, a.v_obj, b.v_obj);
   c->depth--;
+  if (r == 1 && events == c->var_events &&
+      ptrmap_put(&c->known_equal, a.v_obj, (uintptr_t)b.v_obj) != 0)
+    return -1;
   return r;
 }
 
 static void eq_ctx_free(eq_ctx* c) {
   free(c->l2r.slots);
   free(c->r2l.slots);
+  free(c->known_equal.slots);
   for (size_t i = 0; i < c->nsteps; ++i) tvmffi__any_release(&c->steps[i].key);
   free(c->steps);
 }
@@ -448,6 +459,12 @@ typedef struct {
   int in_map;     /* inside a map entry: do not number new variables */
   ptrmap var_ids; /* variable -> 1-based order of first binding */
   uint64_t next_id;
+  /* Hashes of objects whose walk met no free variable (context-free), so
+   * shared sub-graphs are hashed once: object -> 1-based index in memo. */
+  uint64_t var_events;
+  ptrmap memo_index;
+  uint64_t* memo;
+  size_t num_memo, cap_memo;
 } hash_ctx;
 
 static int hash_any(hash_ctx* c, const TVMFFIAny* v, uint64_t* out);
@@ -497,6 +514,7 @@ static int hash_reflected(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
     return 0;
   }
   if (kind != kTVMFFISEqHashKindFreeVar) return hash_fields(c, obj, out);
+  c->var_events++;
   uint64_t id = ptrmap_get(&c->var_ids, obj);
   if (id != 0) {
     *out = combine(key_hash, combine(H_VAR, id));
@@ -565,6 +583,18 @@ static int hash_obj(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   return 0;
 }
 
+static int memo_put(hash_ctx* c, TVMFFIObject* obj, uint64_t h) {
+  if (c->num_memo == c->cap_memo) {
+    size_t ncap = c->cap_memo ? 2 * c->cap_memo : 16;
+    uint64_t* nm = (uint64_t*)realloc(c->memo, ncap * sizeof(uint64_t));
+    if (nm == NULL) return tvmffi__raise_oom();
+    c->memo = nm;
+    c->cap_memo = ncap;
+  }
+  c->memo[c->num_memo++] = h;
+  return ptrmap_put(&c->memo_index, obj, c->num_memo);
+}
+
 static int hash_any(hash_ctx* c, const TVMFFIAny* view, uint64_t* out) {
   TVMFFIAny v = tvmffi__ext_peek(view);
   TVMFFIByteArray ba;
@@ -602,9 +632,16 @@ static int hash_any(hash_ctx* c, const TVMFFIAny* view, uint64_t* out) {
                          "structural hash: maximum recursion depth %d exceeded (cyclic "
                          "structure?)",
                          STRUCTURAL_MAX_DEPTH);
+  uintptr_t idx = ptrmap_get(&c->memo_index, v.v_obj);
+  if (idx != 0) {
+    *out = c->memo[idx - 1];
+    return 0;
+  }
+  uint64_t events = c->var_events;
   c->depth++;
   int rc = hash_obj(c, v.v_obj, out);
   c->depth--;
+  if (rc == 0 && events == c->var_events) rc = memo_put(c, v.v_obj, *out);
   return rc;
 }
 
@@ -616,6 +653,8 @@ static int structural_hash(const TVMFFIAny* v, int map_free_vars, int skip_tenso
   c.skip_tensor_content = skip_tensor_content;
   int rc = hash_any(&c, v, out);
   free(c.var_ids.slots);
+  free(c.memo_index.slots);
+  free(c.memo);
   return rc;
 }
 

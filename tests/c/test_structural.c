@@ -5,7 +5,8 @@
  * containers, mismatch paths (missing items and keys), free variables bound
  * one-to-one (map_free_vars, def fields), SEqHashIgnore, Unsupported kinds,
  * structural keys as Map keys, walk order / SKIP / VisitInterrupt / def-region
- * kinds / a custom __s_visit__ hook, argument errors and refcounts.
+ * kinds / a custom __s_visit__ hook, shared sub-graphs compared and hashed
+ * once, argument errors and refcounts.
  */
 #include <math.h>
 
@@ -254,6 +255,29 @@ static void test_containers(void) {
     if (i < 9) CHECK_EQ_INT(check_use_count(all[i].v_obj) >= 1, 1);
     check_any_release(&all[i]);
   }
+}
+
+/* Array chains where each level holds the previous one twice: 2^depth paths,
+ * so only memoised comparison and hashing finish. */
+static TVMFFIAny doubling_chain(int depth, int64_t leaf) {
+  TVMFFIAny cur = ARR(check_any_int(leaf));
+  for (int i = 0; i < depth; ++i) {
+    TVMFFIAny next = ARR(cur, cur);
+    check_any_release(&cur);
+    cur = next;
+  }
+  return cur;
+}
+
+static void test_shared_dags(void) {
+  TVMFFIAny a = doubling_chain(64, 1), b = doubling_chain(64, 1), c = doubling_chain(64, 2);
+  same(a, b, 0);
+  same(a, b, 1);
+  differ(a, c, 0);
+  CHECK(shash(a, 0) != shash(c, 0));
+  check_any_release(&a);
+  check_any_release(&b);
+  check_any_release(&c);
 }
 
 static void test_free_vars(void) {
@@ -535,6 +559,7 @@ int main(void) {
 
   test_values();
   test_containers();
+  test_shared_dags();
   test_free_vars();
   test_unsupported_and_args();
   test_key();
