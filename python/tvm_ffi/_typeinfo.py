@@ -150,17 +150,41 @@ class TypeSchema:
 # fields and methods
 
 
+def _raised_exception():
+    """The FFI error waiting in this thread's slot as a Python exception (C field getters)."""
+    err = core._move_raised_error()
+    if err is None:
+        return RuntimeError("tvm_ffi: a field getter failed without an error object")
+    return err.py_error()
+
+
 class FieldGetter:
     """Reads one reflected field of a wrapper through the C getter (python value)."""
 
-    __slots__ = ("name", "offset", "_getter")
+    __slots__ = ("name", "offset", "_getter", "_c_fget")
 
     def __init__(self, name, offset, getter):
         self.name = name
         self.offset = offset
         self._getter = getter
+        self._c_fget = None
+
+    def c_fget(self):
+        """The same read as a builtin of the compiled module (API mode), else self."""
+        if self._c_fget is None:
+            self._c_fget = self
+            make = getattr(lib, "TVMFFIPyMakeFieldGetter", None) if core.API_MODE else None
+            if make is not None:
+                box = [None, _raised_exception]
+                if make(int(ffi.cast("intptr_t", self._getter)), self.offset, id(box)) == 0:
+                    self._c_fget = box[0]
+                else:
+                    core._take_exception()  # keep the Python reader
+        return self._c_fget
 
     def __call__(self, obj):
+        if not isinstance(obj, core.CObject):
+            raise TypeError("a field getter needs a tvm_ffi object, got %s" % type(obj).__name__)
         h = obj._h
         if not h:
             raise ValueError("cannot read field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
@@ -182,6 +206,8 @@ class FieldSetter:
         self._is_function = is_function
 
     def __call__(self, obj, value):
+        if not isinstance(obj, core.CObject):
+            raise TypeError("a field setter needs a tvm_ffi object, got %s" % type(obj).__name__)
         h = obj._h
         if not h:
             raise ValueError("cannot set field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
@@ -238,9 +264,13 @@ class TypeField:
         """A property reading/writing this field on instances of cls (no setter when frozen)."""
         fget, fset = self.getter, self.setter
         name, qual = self.name, "%s.%s" % (cls.__qualname__, self.name)
+        getter = fget.c_fget() if isinstance(fget, FieldGetter) else None
+        if getter is None or getter is fget:
 
-        def getter(obj):
-            return fget(obj)
+            def getter(obj):
+                return fget(obj)
+
+            getter.__name__, getter.__qualname__, getter.__module__ = name, qual, cls.__module__
 
         if self.frozen:
 
@@ -254,8 +284,7 @@ class TypeField:
             def setter(obj, value):
                 fset(obj, value)
 
-        for fn in (getter, setter):
-            fn.__name__, fn.__qualname__, fn.__module__ = name, qual, cls.__module__
+        setter.__name__, setter.__qualname__, setter.__module__ = name, qual, cls.__module__
         return property(getter, setter, None, self.doc or None)
 
 

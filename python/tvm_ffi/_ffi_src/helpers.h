@@ -62,6 +62,9 @@ void TVMFFIPyDropHandle(intptr_t wrapper, intptr_t handle);
 int TVMFFIPyTiedWrapper(intptr_t handle, intptr_t box);
 /* Number of tied wrappers (tests). */
 int64_t TVMFFIPyTiedCount(void);
+/* box = [None, raised_exception hook]: box[0] = a builtin fget(obj) reading the reflected
+ * field at handle + offset through the TVMFFIFieldGetter at address getter. */
+int TVMFFIPyMakeFieldGetter(intptr_t getter, int64_t offset, intptr_t box);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void TVMFFIPySetFinalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */

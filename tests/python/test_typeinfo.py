@@ -1,0 +1,150 @@
+"""Reflection records (python.md §4.7): TypeSchema, TypeInfo, TypeField, TypeMethod and the core
+lookup helpers, read from the testing library's reflected fixtures."""
+
+import json
+
+import pytest
+
+import tvm_ffi
+import tvm_ffi.testing as T
+from tvm_ffi import core
+from tvm_ffi.core import TypeField, TypeInfo, TypeMethod, TypeSchema
+
+
+def schema(obj):
+    return TypeSchema.from_json_str(json.dumps(obj))
+
+
+@pytest.mark.parametrize(
+    "obj, text",
+    [
+        ({"type": "ffi.Function", "args": [{"type": "float"}, {"type": "int"}, {"type": "float"}]},
+         "Callable[[int, float], float]"),
+        ({"type": "ffi.Function", "args": [{"type": "None"}, {"type": "ffi.Tensor"},
+                                           {"type": "ffi.Tensor"}]},
+         "Callable[[Tensor, Tensor], None]"),
+        ({"type": "ffi.Function", "args": [{"type": "ffi.String"}, {"type": "bool"},
+                                           {"type": "DLTensor*"}]},
+         "Callable[[bool, Tensor], str]"),
+        ({"type": "ffi.Function", "args": [{"type": "int"}]}, "Callable[[], int]"),
+        ({"type": "ffi.Function"}, "Callable[..., Any]"),
+        ({"type": "Optional", "args": [{"type": "int"}]}, "int | None"),
+        ({"type": "Variant", "args": [{"type": "int"}, {"type": "ffi.String"}]}, "int | str"),
+        ({"type": "ffi.Array", "args": [{"type": "int"}]}, "list[int]"),
+        ({"type": "ffi.Map", "args": [{"type": "ffi.String"}, {"type": "Any"}]}, "dict[str, Any]"),
+        ({"type": "Tuple", "args": [{"type": "int"}, {"type": "ffi.Bytes"}]}, "tuple[int, bytes]"),
+        ({"type": "testing.TestIntPair"}, "testing.TestIntPair"),
+    ],
+)
+def test_type_schema_text(obj, text):
+    s = schema(obj)
+    assert repr(s) == text and str(s) == text
+    assert TypeSchema.from_json_obj(obj) == s  # frozen dataclass: structural equality
+
+
+def test_type_schema_ty_map_and_errors():
+    s = schema({"type": "ffi.Array", "args": [{"type": "testing.TestIntPair"}]})
+    assert s.origin == "list" and s.args[0].origin == "testing.TestIntPair"
+    assert s.repr(lambda o: o.split(".")[-1]) == "list[TestIntPair]"
+    for bad in ('{"args": []}', '[1, 2]', '{"type": 3}', '{"type": "x", "args": 5}'):
+        with pytest.raises(ValueError):
+            TypeSchema.from_json_str(bad)
+    with pytest.raises(ValueError):
+        TypeSchema.from_json_str("not json")
+    with pytest.raises(ValueError, match="Optional"):
+        TypeSchema("Optional", ())
+
+
+def test_global_function_schema():
+    meta = tvm_ffi.get_global_func_metadata("testing.TestIntPairSum")
+    assert str(TypeSchema.from_json_str(meta["type_schema"])) == "Callable[[testing.TestIntPair], int]"
+
+
+def test_type_info_of_base_fields():
+    info = core._type_cls_to_type_info(T.TestObjectBase)
+    assert isinstance(info, TypeInfo)
+    assert info.type_key == "testing.TestObjectBase" and info.type_cls is T.TestObjectBase
+    assert info.type_ancestors == [core._object_type_key_to_index("ffi.Object")]
+    assert info.parent_type_info is core._type_cls_to_type_info(tvm_ffi.Object)
+    by_name = {f.name: f for f in info.fields}
+    assert list(by_name) == ["v_i64", "v_f64", "v_str"]
+    assert all(isinstance(f, TypeField) for f in info.fields)
+    i64, f64, s = by_name["v_i64"], by_name["v_f64"], by_name["v_str"]
+    assert (i64.offset, i64.size, i64.frozen, i64.doc) == (24, 8, False, "i64 field")
+    assert f64.frozen and f64.doc is None and s.size == 16
+    assert str(i64.ty) == "int" and str(f64.ty) == "float" and str(s.ty) == "str"
+    assert i64.c_has_default and i64.c_default == 10 and f64.c_default == 10.0
+    assert s.c_default == "hello"
+    assert i64.init and not i64.kw_only and i64.repr and i64.compare and i64.hash
+    assert "type_schema" in i64.metadata
+    derived = core._type_cls_to_type_info(T.TestObjectDerived)
+    assert derived.parent_type_info is info
+    assert [f.name for f in derived.all_fields()] == ["v_i64", "v_f64", "v_str", "v_map", "v_array"]
+    assert not derived.fields[0].c_has_default
+
+
+def test_type_methods():
+    info = core._type_cls_to_type_info(T.TestIntPair)
+    methods = {m.name: m for m in info.methods}
+    assert isinstance(methods["sum"], TypeMethod)
+    assert methods["__ffi_init__"].is_static and not methods["sum"].is_static
+    assert str(methods["sum"].ty) == "Callable[[], int]"
+    fn = methods["sum"].as_callable(T.TestIntPair)
+    assert fn.__name__ == "sum" and fn.__qualname__ == "TestIntPair.sum"
+    assert fn(T.TestIntPair(2, 5)) == 7
+    make = methods["__ffi_init__"].as_callable(T.TestIntPair)
+    assert isinstance(make, staticmethod) and make.__func__(3, 4).sum() == 7
+
+
+def test_field_as_property_on_a_plain_subclass():
+    info = core._type_cls_to_type_info(T.TestObjectBase)
+
+    class View(T.TestObjectBase):
+        pass
+
+    f = {f.name: f for f in info.fields}
+    prop = f["v_i64"].as_property(View)
+    assert isinstance(prop, property) and prop.__doc__ == "i64 field"
+    o = T.TestObjectBase()
+    assert prop.fget(o) == 10
+    prop.fset(o, 42)
+    assert o.v_i64 == 42
+    with pytest.raises(AttributeError, match="read-only"):
+        f["v_f64"].as_property(View).fset(o, 1.0)
+    with pytest.raises(TypeError):
+        prop.fget(3)  # not an FFI object
+
+
+def test_field_getter_errors_on_empty_handle():
+    empty = T.TestObjectBase.__new__(T.TestObjectBase)
+    for name in ("v_i64", "v_str"):
+        with pytest.raises(ValueError, match="empty"):
+            getattr(empty, name)
+    with pytest.raises(ValueError, match="empty"):
+        empty.v_i64 = 3
+
+
+def test_lookup_type_attr():
+    pair = core._object_type_key_to_index("testing.TestIntPair")
+    assert isinstance(core._lookup_type_attr(pair, "__ffi_init__"), tvm_ffi.Function)
+    assert core._lookup_type_attr(pair, "__no_such_attr_column__") is None
+    # an attribute registered on the base only is found from the derived type with ancestor=True
+    base = core._object_type_key_to_index("testing.TestObjectBase")
+    derived = core._object_type_key_to_index("testing.TestObjectDerived")
+    name = b"__pyobj_test_attr__"
+    col = core.lib.TVMFFIGetTypeAttrColumn(core._bytearray(name)[0])
+    if col == core.ffi.NULL or not (0 <= base < col.size) or col.data[base].type_index == 0:
+        value = core.ffi.new("TVMFFIAny*")
+        value.type_index, value.v_int64 = 1, 77
+        ba, buf = core._bytearray(name)
+        core._check(core.lib.TVMFFITypeRegisterAttr(base, ba, value))
+    assert core._lookup_type_attr(base, name.decode()) == 77
+    assert core._lookup_type_attr(derived, name.decode()) is None
+    assert core._lookup_type_attr(derived, name.decode(), ancestor=True) == 77
+
+
+def test_lookup_or_register_by_key():
+    info = core._lookup_or_register_type_info_from_type_key("testing.TestIntPair")
+    assert info is core._type_cls_to_type_info(T.TestIntPair)
+    with pytest.raises(ValueError, match="Cannot find object type index for no.Such"):
+        core._lookup_or_register_type_info_from_type_key("no.Such")
