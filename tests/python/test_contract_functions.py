@@ -860,3 +860,17 @@ def test_spec55_init_ffi_api_prefix_rules():
             tvm_ffi.remove_global_func(n)
     with pytest.raises(KeyError):
         tvm_ffi.init_ffi_api("cabi", "module_not_loaded_anywhere")
+
+
+def test_item30_through_testing_module():
+    import tvm_ffi.testing
+
+    class MyObject:
+        pass
+
+    with pytest.raises(TypeError) as info:
+        tvm_ffi.testing.add_one(MyObject())
+    assert "Expected `int` but got `ffi.OpaquePyObject`" in str(info.value)
+    assert tvm_ffi.testing.add_one(1) == 2
+    assert isinstance(tvm_ffi.testing.echo, tvm_ffi.Function)
+    assert tvm_ffi.testing.schema_id_device("cuda:1") == tvm_ffi.device("cuda", 1)
