@@ -39,6 +39,46 @@ class TestIntPair(Object):
     """testing.TestIntPair(a, b): read-only a and b, sum()."""
 
 
+@_register("testing.TestFrozenCxx")
+class TestFrozenCxx(Object):
+    """testing.TestFrozenCxx: read-only fields."""
+
+
+@_register("testing.TestObjectPtrHolder")
+class TestObjectPtrHolder(Object):
+    """testing.TestObjectPtrHolder: an object field and an optional one."""
+
+
+@_register("testing.TestNonCopyable")
+class TestNonCopyable(Object):
+    """testing.TestNonCopyable(value)."""
+
+
+@_register("testing.TestCompare")
+class TestCompare(Object):
+    """testing.TestCompare(key, name, ignored_field): ignored_field is left out of comparisons."""
+
+
+@_register("testing.TestHash")
+class TestHash(Object):
+    """testing.TestHash(key, name, hash_ignored): hash_ignored is left out of hashing."""
+
+
+@_register("testing.TestCustomHash")
+class TestCustomHash(Object):
+    """testing.TestCustomHash(key, label): a C++ __ffi_hash__ hook."""
+
+
+@_register("testing.TestCustomCompare")
+class TestCustomCompare(Object):
+    """testing.TestCustomCompare(key, label): C++ __ffi_eq__/__ffi_compare__ hooks."""
+
+
+@_register("testing.TestEqWithoutHash")
+class TestEqWithoutHash(Object):
+    """testing.TestEqWithoutHash(key, label): equality hook without a hash hook."""
+
+
 def create_object(type_key, **kwargs):
     """Build an object by reflection: unspecified fields take their defaults (python.md §20.2)."""
     if not isinstance(type_key, str):

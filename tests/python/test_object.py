@@ -158,6 +158,15 @@ def test_create_object_defaults():  # item 114
     assert T.TestObjectBase(v_i64=3, v_str="x").v_i64 == 3
 
 
+def test_keyword_construction_drops_missing():
+    o = T.TestObjectBase(v_i64=7, v_str=core.MISSING)  # MISSING: take the field's default
+    assert (o.v_i64, o.v_str) == (7, "hello")
+    with pytest.raises(TypeError):
+        T.TestObjectBase(no_such_field=1)
+    with pytest.raises(TypeError, match="Mismatched number of arguments"):
+        T.TestIntPair(a=3, b=4)  # a typed constructor takes no keywords (KWARGS + pairs)
+
+
 def test_fields_methods_and_docs():  # item 115
     p = T.TestIntPair(1, 2)
     assert p.a == 1 and p.b == 2 and p.sum() == 3
