@@ -219,6 +219,21 @@ class CObject:
             self._h = 0
             _drop(self, h)  # untie, then drop the reference
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        user_del = cls.__dict__.get("__del__")
+        if user_del is not None and not getattr(user_del, "_tvm_ffi_chained", False):
+            # the wrapper must leave the identity table and drop its reference even when a
+            # subclass finaliser forgets super().__del__() (a second call finds _h == 0)
+            def __del__(self, _user=user_del):
+                try:
+                    _user(self)
+                finally:
+                    CObject.__del__(self)
+
+            __del__._tvm_ffi_chained = True
+            cls.__del__ = __del__
+
     def __chandle__(self):
         return self._h
 

@@ -159,3 +159,25 @@ def test_moved_handle_returns_after_the_call_even_if_the_ref_lives(echo):
     assert x.__chandle__() != 0 and core._tied(x.__chandle__()) is x
     r = echo(ref)  # the same ref can move again once the handle is back
     assert x.__chandle__() == 0 and tuple(r) == (3,)
+
+
+def test_subclass_finaliser_without_super_still_unties(echo, use_count):
+    """A subclass __del__ that forgets super().__del__() must not leave a dangling table entry
+    (or leak the reference)."""
+    calls = []
+
+    class Forgetful(tvm_ffi.Array):
+        def __del__(self):
+            calls.append(1)
+
+    holder = tvm_ffi.convert([[1, 2]])
+    inner = holder[0]
+    h = inner.__chandle__()
+    w = Forgetful.__new__(Forgetful)
+    w.__move_handle_from__(inner)
+    assert core._tied(h) is w and use_count(w) == 2
+    del w, inner
+    gc.collect()
+    assert calls == [1] and core._tied(h) is None
+    again = holder[0]
+    assert tuple(again) == (1, 2) and use_count(again) == 2
