@@ -183,6 +183,7 @@ def register_object(type_key=None, *, init=True):
             raise ValueError("Cannot find object type index for %s" % key)
         _check_resize(tidx, cls, key)
         core._register_class(tidx, cls)
+        _forget_fallback_descendants(tidx)
         info = _typeinfo._register_type_info(tidx, cls)
         _attach_reflection(cls, info)
         _attach_init(cls, info, init)
@@ -197,6 +198,16 @@ def register_object(type_key=None, *, init=True):
     raise TypeError("type_key must be a string, type, or None")
 
 
+def _forget_fallback_descendants(tidx):
+    """Auto-generated classes of types derived from tidx were built on its old class: drop
+    them so the next result of those types gets one deriving from the newly registered class."""
+    stale = [t for t, c in core._TYPE_CLS.items()
+             if c.__dict__.get("__tvm_ffi_fallback__") and t != tidx
+             and tidx in _typeinfo._type_info_of_index(t).type_ancestors]
+    for t in stale:
+        del core._TYPE_CLS[t]
+
+
 def _make_fallback_class(tidx):
     """Auto-generated class for an object type with no Python class (python.md §4.6)."""
     info = _typeinfo._type_info_of_index(tidx)
@@ -208,7 +219,9 @@ def _make_fallback_class(tidx):
     doc = "Auto-generated fallback class for `%s`." % key
     if info.doc:
         doc += "\n\n" + info.doc
-    cls = type(name, (base,), {"__slots__": (), "__doc__": doc, "__module__": module or "tvm_ffi"})
+    ns = {"__slots__": (), "__doc__": doc, "__module__": module or "tvm_ffi",
+          "__tvm_ffi_fallback__": True}
+    cls = type(name, (base,), ns)
     cls.__qualname__ = key
     core._register_class(tidx, cls)
     _typeinfo._register_type_info(tidx, cls)

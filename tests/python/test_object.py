@@ -358,3 +358,30 @@ def test_type_info_attribute_of_registered_class():
     assert [f.name for f in info.fields] == ["a", "b"]
     assert core._type_cls_to_type_info(object) is None
     assert core._object_type_key_to_index("no.SuchType") is None
+
+
+def test_registering_a_parent_rebases_fallback_children():
+    base_key = "testing.TestUnregisteredBaseObject"
+    base_idx = core._type_key_to_index(base_key)
+    child_idx = core._type_key_to_index("testing.TestUnregisteredObject")
+    saved = {t: core._TYPE_CLS.get(t) for t in (base_idx, child_idx)}
+    try:
+        for t in (base_idx, child_idx):  # start from fresh fallback classes
+            core._TYPE_CLS.pop(t, None)
+        first = T.make_unregistered_object()
+        assert type(first).__tvm_ffi_fallback__
+
+        @tvm_ffi.register_object(base_key)
+        class Base(tvm_ffi.Object):
+            def twice_v1(self):
+                return self.v1 * 2
+
+        o = T.make_unregistered_object()
+        assert isinstance(o, Base) and o.twice_v1() == 82 and o.v2 == 42
+        assert type(o) is not type(first) and type(o).__qualname__ == "testing.TestUnregisteredObject"
+    finally:
+        for t, c in saved.items():
+            if c is not None:
+                core._register_class(t, c)
+            else:
+                core._TYPE_CLS.pop(t, None)
