@@ -66,15 +66,22 @@ class _TorchStreamContext:
 
         if self.context is not None:
             self.context.__enter__()
-        s = torch.cuda.current_stream()
-        self._inner = StreamContext(device(str(s.device)), s.cuda_stream)
-        self._inner.__enter__()
+        try:
+            s = torch.cuda.current_stream()
+            self._inner = StreamContext(device(str(s.device)), s.cuda_stream)
+            self._inner.__enter__()
+        except BaseException:
+            if self.context is not None:  # leave torch's context as we found it
+                self.context.__exit__(*__import__("sys").exc_info())
+            raise
         return self
 
     def __exit__(self, *exc):
-        if self.context is not None:
-            self.context.__exit__(*exc)
-        self._inner.__exit__(*exc)
+        try:
+            if self.context is not None:
+                self.context.__exit__(*exc)
+        finally:  # the env stream is restored even when torch's exit fails
+            self._inner.__exit__(*exc)
         return False
 
 

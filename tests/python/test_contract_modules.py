@@ -847,3 +847,36 @@ def test_s15_system_lib_prefix_lookup(tmp_path):
     assert tvm_ffi.system_lib("other_").ctsys_foo() == 1
     with pytest.raises(AttributeError, match="Module has no function 'nothing_here'"):
         m.nothing_here
+
+
+def test_c128_torch_stream_context_unwinds_with_fake_torch(monkeypatch):
+    """use_torch_stream's ordering without a GPU: enter the torch context, then set the env
+    stream from torch's current stream; on exit, torch's context first, then the env stream."""
+    events = []
+    dev = tvm_ffi.device("cuda:1")
+
+    class Stream:
+        device = "cuda:1"
+        cuda_stream = 0xABC
+
+    class Ctx:
+        def __enter__(self):
+            events.append(("enter", tvm_ffi.get_raw_stream(dev)))
+
+        def __exit__(self, *exc):
+            events.append(("exit", tvm_ffi.get_raw_stream(dev)))
+
+    fake = types.ModuleType("torch")
+    fake.cuda = types.SimpleNamespace(current_stream=lambda: Stream())
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    with tvm_ffi.use_raw_stream(dev, 7):
+        with tvm_ffi.use_torch_stream(Ctx()):
+            assert tvm_ffi.get_raw_stream(dev) == 0xABC
+        assert events == [("enter", 7), ("exit", 0xABC)]
+        assert tvm_ffi.get_raw_stream(dev) == 7
+        # a failure while reading torch's stream leaves torch's context exited
+        fake.cuda = types.SimpleNamespace(current_stream=lambda: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            with tvm_ffi.use_torch_stream(Ctx()):
+                pass
+        assert events[-1] == ("exit", 7) and tvm_ffi.get_raw_stream(dev) == 7
