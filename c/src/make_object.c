@@ -199,7 +199,9 @@ static TVMFFIObject* create(const char* who, int32_t t) {
 static int prefix_error(const char* who, const TVMFFIByteArray* field) {
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
-  if (err == NULL) return -1;
+  if (err == NULL)
+    return tvmffi__raise("RuntimeError", "%s: field `%.*s`: the setter failed without raising",
+                         who, (int)field->size, field->data);
   TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
   tvmffi__buf msg = {NULL, 0, 0};
   TVMFFIObjectHandle wrapped = NULL;

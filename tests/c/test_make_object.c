@@ -28,7 +28,7 @@ typedef struct {
   int64_t k; /* +80 */
 } point3;
 
-static int32_t g_point = -1, g_point3 = -1, g_nocreator = -1, g_newonly = -1;
+static int32_t g_point = -1, g_point3 = -1, g_nocreator = -1, g_newonly = -1, g_silent = -1;
 static int g_alive;         /* objects of the types above not yet deleted */
 static int g_factory_calls; /* label factory */
 static char g_order[32];    /* setter call order, one letter per field */
@@ -119,6 +119,18 @@ static int fn_set_w(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) 
   return set_i64(args[0].v_ptr, &args[1]);
 }
 
+/* A broken setter: fails without raising. */
+static int set_silent_failure(void* addr, const TVMFFIAny* v) {
+  (void)addr;
+  (void)v;
+  return -1;
+}
+
+static int create_silent(TVMFFIObjectHandle* out) {
+  *out = alloc_obj(sizeof(point), g_silent);
+  return 0;
+}
+
 static int label_factory(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)self;
   (void)args;
@@ -203,6 +215,8 @@ static void setup_types(void) {
   add_field(g_nocreator, "x", 24, W, get_i64, (void*)set_i64, none);
   g_newonly = new_type("mo.NewOnly", kTVMFFIObject, 1, NULL, sizeof(point));
   add_field(g_newonly, "x", 24, W, get_i64, (void*)set_i64, none);
+  g_silent = new_type("mo.Silent", kTVMFFIObject, 1, create_silent, sizeof(point));
+  add_field(g_silent, "x", 24, W, get_i64, (void*)set_silent_failure, none);
   TVMFFIObjectHandle fnew = make_fn(new_only);
   set_attr(g_newonly, "__ffi_new__", fnew);
   TVMFFIObjectDecRef(fnew);
@@ -371,6 +385,8 @@ static void test_make_errors(void) {
                "ffi.MakeObjectFromPackedArgs: field `x`: an int is needed here");
   CHECK_RAISED(MAKE(&r, str("mo.Point3"), str("x"), i64(1), str("k"), i64(1), str("w"), str("s")),
                "TypeError", "field `w`: an int is needed here");
+  CHECK_RAISED(MAKE(&r, str("mo.Silent"), str("x"), i64(1)), "RuntimeError",
+               "field `x`: the setter failed without raising");
   CHECK_EQ_INT(g_alive, 0);
 }
 
