@@ -8,6 +8,8 @@ from .core import Function, _global
 
 def get_global_func(name, allow_missing=False):
     """A new Function wrapper for a registered global function."""
+    if not isinstance(name, str):
+        raise TypeError("global function name must be a str, got %s" % type(name).__name__)
     h = core._global_handle(name)
     if not h:
         if allow_missing:
@@ -20,7 +22,10 @@ def register_global_func(func_name, f=None, override=False):
     """Register f (or decorate) under func_name; returns the registered Function."""
     if not isinstance(func_name, str):
         f = func_name
-        func_name = f.__name__
+        func_name = getattr(f, "__name__", None)
+        if not callable(f) or not isinstance(func_name, str):
+            raise TypeError(
+                "register_global_func expects a name or a named callable, got %r" % (f,))
 
     def register(func):
         fobj = func if isinstance(func, Function) else core.convert_func(func)

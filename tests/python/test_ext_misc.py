@@ -517,6 +517,12 @@ def test_registry_helpers():
     with pytest.raises(RuntimeError, match="Global Function is not found: no.such.func"):
         registry.get_global_func_metadata("no.such.func")
     assert registry.remove_global_func("no.such.func") is None  # missing names are ignored
+    with pytest.raises(TypeError, match="str"):
+        tvm_ffi.get_global_func(5)
+    with pytest.raises(TypeError, match="named callable"):
+        tvm_ffi.register_global_func(5)
+    with pytest.raises(TypeError, match="callable"):
+        tvm_ffi.register_global_func("extmisc.bad", 5)
 
     @tvm_ffi.register_global_func("extmisc.twice")
     def twice(x):

@@ -123,6 +123,6 @@ def python_class(key):
     if tidx is None:
         return None
     cls = core._TYPE_CLS.get(tidx)
-    if cls is None or "Auto-generated fallback" in (cls.__doc__ or ""):
+    if cls is None or cls.__dict__.get("__tvm_ffi_fallback__") or "Auto-generated fallback" in (cls.__doc__ or ""):
         return None
     return cls
