@@ -331,6 +331,8 @@ def test_nvrtc_errors():
         nvrtc.nvrtc_compile(_KERNEL, arch="compute_80")
     with pytest.raises(TypeError):
         nvrtc.nvrtc_compile(123, arch="sm_80")
+    with pytest.raises(TypeError, match="sequence"):
+        nvrtc.nvrtc_compile(_KERNEL, arch="sm_80", extra_opts="-DX=1")
 
 
 def test_nvrtc_cubin_embeds(tmp_path):

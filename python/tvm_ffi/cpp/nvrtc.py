@@ -107,6 +107,11 @@ def nvrtc_compile(source, *, name="kernel.cu", arch=None, extra_opts=None):
         raise ValueError("arch must look like 'sm_80', got %r" % (arch,))
     if arch.startswith("compute_"):
         raise ValueError("arch %r produces PTX, not CUBIN: use 'sm_%s'" % (arch, arch[8:]))
+    if not isinstance(name, str):
+        raise TypeError("name must be a str, got %s" % type(name).__name__)
+    if isinstance(extra_opts, (str, bytes)):
+        raise TypeError("extra_opts must be a sequence of options, not a single %s"
+                        % type(extra_opts).__name__)
     opts = ["--gpu-architecture=" + arch, "-default-device"]
     for o in extra_opts or ():
         if not isinstance(o, (str, bytes)):
