@@ -52,7 +52,7 @@ def embed_cubin(cubin_path, input_obj_path, output_obj_path, name, verbose=False
     for p, what in ((cubin_path, "cubin"), (input_obj_path, "input object")):
         if not os.path.isfile(p):
             raise FileNotFoundError("embed_cubin: %s file not found: %s" % (what, p))
-    if '"' in cubin_path or "\n" in cubin_path:
+    if any(c in cubin_path for c in '"\\\n'):  # .incbin takes a quoted string: no escapes
         raise ValueError("embed_cubin: unsupported character in cubin path %r" % cubin_path)
     sym = _symbol(name)
     asm = (
