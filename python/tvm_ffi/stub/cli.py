@@ -183,7 +183,7 @@ def main(argv=None):
     opts = p.parse_args(argv)
     init = [opts.init_pypkg, opts.init_lib, opts.init_prefix]
     if any(init) and not all(init):
-        p.error("--init-pypkg, --init-lib and --init-prefix must be given together")
+        p.error("--init-pypkg, --init-lib and --init-prefix must be given together (none empty)")
     if any(init) and opts.check:
         p.error("--check cannot be combined with --init-*")
     if opts.indent < 0:
