@@ -346,6 +346,14 @@ def test_schema_rendering():
     assert n.ann("garbage") == "Any"
     assert n.imports["pkg.types"] == {"Node"} and n.imports["ctypes"] == {"c_void_p"}
     assert n.signature({"type": "ffi.Function"}) == "(*args: Any) -> Any"
+    # newer upstream builds spell function schemas with named_args: same stubs
+    named = {"type": "ffi.Function", "named_args": {
+        "return": [{"type": "Optional", "args": [{"type": "int"}]}],
+        "params": [{"type": "ffi.String"}, {"type": "ffi.Function", "named_args": {
+            "return": [{"type": "None"}], "params": [{"type": "int"}]}}]}}
+    assert n.signature(named) == "(_0: str, _1: Callable[[int], None], /) -> int | None"
+    assert n.signature({"type": "ffi.Function", "named_args": {"return": [{"type": "int"}],
+                                                               "params": []}}) == "() -> int"
     assert n.signature({"type": "ffi.Function", "args": [{"type": "int"}]}, self_param=True) == "(self, /) -> int"
 
 

@@ -5,7 +5,7 @@ import sys
 
 from . import reflect
 from .blocks import StubError
-from .schema import Namer
+from .schema import Namer, function_parts
 
 _FMT_OFF, _FMT_ON = "# fmt: off", "# fmt: on"
 
@@ -131,9 +131,9 @@ class FileGenerator:
             if m.is_static:
                 defs += ["@staticmethod", "def %s%s: ..." % (m.name, self.namer.signature(m.schema))]
                 continue
-            args = (m.schema or {}).get("args") or []
+            params = (function_parts(m.schema) or (None, []))[1]
             # C++ reflection lists the object itself as the first argument; C registrations may not
-            first = args[1].get("type") if len(args) > 1 and isinstance(args[1], dict) else None
+            first = params[0].get("type") if params and isinstance(params[0], dict) else None
             skip = first in own_keys or first == "ffi.Object"
             defs.append("def %s%s: ..." % (m.name, self.namer.signature(
                 m.schema, first_index=1, self_param=True, skip_first=skip)))
@@ -143,7 +143,7 @@ class FileGenerator:
 
     def _named_init(self, rec, init, sig):
         """``__init__`` with field names when the constructor takes exactly the fields."""
-        params = ((init.schema or {}).get("args") or [])[1:]
+        params = (function_parts(init.schema) or (None, []))[1]
         fields = [f for f in rec.init_fields() if _is_name(f.name)]
         if not params or len(params) != len(fields):
             return sig

@@ -32,6 +32,25 @@ def parse(text):
     return node if isinstance(node, dict) and isinstance(node.get("type"), str) else None
 
 
+def function_parts(node):
+    """(return node, [parameter nodes]) of an ``ffi.Function`` schema; None when packed.
+
+    Two spellings exist: ``"args": [R, A1, ...]`` (return first) and, in newer upstream
+    builds, ``"named_args": {"return": [R], "params": [A1, ...]}``.
+    """
+    if not isinstance(node, dict):
+        return None
+    args = node.get("args")
+    if isinstance(args, list) and args:
+        return args[0], args[1:]
+    named = node.get("named_args")
+    if isinstance(named, dict):
+        ret = named.get("return") or [{"type": "None"}]
+        params = named.get("params") or []
+        return (ret[0] if isinstance(ret, list) else ret), list(params)
+    return None
+
+
 def _split_union(text):
     """Top-level alternatives of ``A | B[C | D]`` -> ``["A", "B[C | D]"]``."""
     parts, depth, start = [], 0, 0
@@ -89,22 +108,23 @@ class Namer:
             return "tuple[%s]" % (", ".join(self.ann(a) for a in args) if args else "()")
         if ty == "ffi.Function":
             callable_ = self.use("typing", "Callable")
-            if not args:
+            parts = function_parts(node)
+            if parts is None:
                 return "%s[..., %s]" % (callable_, self.use("typing", "Any"))
-            ret = self.ann(args[0])
-            return "%s[[%s], %s]" % (callable_, ", ".join(self.ann(a) for a in args[1:]), ret)
+            ret = self.ann(parts[0])
+            return "%s[[%s], %s]" % (callable_, ", ".join(self.ann(a) for a in parts[1]), ret)
         module, name = self._resolve(ty)
         return self.use(module, name)
 
     def signature(self, node, first_index=0, self_param=False, skip_first=False):
         """``(params) -> ret`` of a function schema; packed (no args list): ``*args: Any``."""
-        args = node.get("args") if isinstance(node, dict) else None
+        parts = function_parts(node)
         head = ["self"] if self_param else []
-        if not args:
+        if parts is None:
             any_ = self.use("typing", "Any")
             return "(%s) -> %s" % (", ".join(head + ["*args: " + any_]), any_)
-        ret = self.ann(args[0])
-        params = args[1:][1:] if skip_first else args[1:]
+        ret = self.ann(parts[0])
+        params = parts[1][1:] if skip_first else parts[1]
         names = ["_%d: %s" % (first_index + i, self.ann(a)) for i, a in enumerate(params)]
         if names:
             names.append("/")
