@@ -114,6 +114,10 @@ class TypeSchema:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise ValueError('a type schema is a JSON object with a string "type", got %r' % (obj,))
         args = obj.get("args", ())
+        named = obj.get("named_args")
+        if not args and isinstance(named, dict):
+            # newer upstream builds spell functions {"return": [R], "params": [A1, ...]}
+            args = list(named.get("return") or [{"type": "None"}])[:1] + list(named.get("params") or [])
         if not isinstance(args, (list, tuple)):
             raise ValueError('"args" of a type schema must be a list, got %r' % (args,))
         origin = _ORIGIN_NAMES.get(obj["type"], obj["type"])

@@ -540,6 +540,18 @@ def test_registry_helpers():
     assert tvm_ffi.get_global_func("extmisc.twice", allow_missing=True) is None
 
 
+def test_type_schema_reads_both_function_spellings():
+    from tvm_ffi import _typeinfo
+
+    old = '{"type":"ffi.Function","args":[{"type":"int"},{"type":"ffi.String"},{"type":"float"}]}'
+    new = ('{"type":"ffi.Function","named_args":{"return":[{"type":"int"}],'
+           '"params":[{"type":"ffi.String"},{"type":"float"}]}}')
+    assert str(_typeinfo.TypeSchema.from_json_str(old)) == "Callable[[str, float], int]"
+    assert str(_typeinfo.TypeSchema.from_json_str(new)) == "Callable[[str, float], int]"
+    none = '{"type":"ffi.Function","named_args":{"return":[{"type":"None"}],"params":[]}}'
+    assert str(_typeinfo.TypeSchema.from_json_str(none)) == "Callable[[], None]"
+
+
 def test_ffi_api_module_binds_every_core_global():
     from tvm_ffi import _ffi_api, registry
 
