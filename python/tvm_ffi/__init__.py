@@ -15,37 +15,14 @@ if _config_mode():
         __version__ = "0.1.14.dev0"
         __version_tuple__ = (0, 1, 14, "dev0")
 else:
+    # Eager: what the first call needs (runtime, core, the classes returned objects bind to).
+    # Everything else is imported on first access by __getattr__ below (_LAZY): `import
+    # tvm_ffi` must stay within a few milliseconds.  To export a new name, add it to _LAZY
+    # (and to __all__ when the spec lists it there) rather than importing it here.
     from . import core
-    from ._loader import LIB
     from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
-    from .error import register_error
-    from ._dtype import dtype, DataTypeCode  # noqa: F401
-    from ._dtype import (  # noqa: F401
-        bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float64, float32, float16,
-        bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
-        float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
-        float4_e2m1fnx2,
-    )
-    from ._tensor import Shape, device, DLDeviceType
     from . import container
     from .container import Array, List, Map, Dict, CContainerBase  # noqa: F401
-    from .registry import (
-        register_object, register_global_func, get_global_func, get_global_func_metadata,
-        init_ffi_api, remove_global_func,
-    )
-    from . import registry
-    from .module import Module, load_module, system_lib
-    from . import module
-    from .stream import StreamContext, use_raw_stream, use_torch_stream, get_raw_stream
-    from . import stream
-    from ._convert import convert, convert_func, ObjectConvertible
-    from . import error, serialization, structural
-    from . import cpp, libinfo  # cpp defers its imports to first use
-    from . import access_path
-    from .structural import (
-        structural_equal, structural_hash, get_first_structural_mismatch, StructuralKey,
-        structural_walk, StructuralVisitor, VisitInterrupt, WalkOrder, WalkResult, DefRegionKind,
-    )
 
     core._init_sentinels()
     container.MISSING = core.MISSING
@@ -63,6 +40,46 @@ else:
     except ImportError:
         __version__ = "0.1.14.dev0"
         __version_tuple__ = (0, 1, 14, "dev0")
+
+    # name -> (submodule, attribute); attribute None: the submodule itself
+    _LAZY = {"LIB": ("_loader", "LIB")}
+    for _mod, _names in (
+        ("_dtype", "dtype DataTypeCode bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
+                   "float64 float32 float16 bfloat16 float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
+                   "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu "
+                   "float6_e2m3fn float6_e3m2fn float4_e2m1fn float4_e2m1fnx2"),
+        ("_tensor", "Shape device DLDeviceType"),
+        ("module", "Module load_module system_lib"),  # core imports it for ffi.Module results
+        ("error", "register_error"),
+        ("registry", "register_object register_global_func get_global_func "
+                     "get_global_func_metadata init_ffi_api remove_global_func"),
+        ("stream", "StreamContext use_raw_stream use_torch_stream get_raw_stream"),
+        ("_convert", "convert convert_func ObjectConvertible"),
+        ("structural", "structural_equal structural_hash get_first_structural_mismatch "
+                       "StructuralKey structural_walk StructuralVisitor VisitInterrupt WalkOrder "
+                       "WalkResult DefRegionKind"),
+    ):
+        for _n in _names.split():
+            _LAZY[_n] = (_mod, _n)
+    for _n in ("registry", "module", "stream", "error", "serialization", "structural", "access_path",
+               "cpp", "libinfo",
+               "utils", "_dtype", "_tensor", "_convert", "_optional_torch_c_dlpack"):
+        _LAZY[_n] = (_n, None)
+    del _mod, _names, _n
+
+    def __getattr__(name):
+        entry = _LAZY.get(name)
+        if entry is None:
+            raise AttributeError("module 'tvm_ffi' has no attribute %r" % name)
+        from importlib import import_module  # noqa: PLC0415
+
+        mod = import_module("." + entry[0], __name__)
+        value = mod if entry[1] is None else getattr(mod, entry[1])
+        globals()[name] = value
+        return value
+
+    def __dir__():
+        return sorted(set(globals()) | set(_LAZY))
 
     __all__ = [
         "LIB", "Array", "DLDeviceType", "Device", "Dict", "Function", "List", "Map", "Module",

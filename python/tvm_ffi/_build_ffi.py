@@ -23,9 +23,22 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# Run as a script, this directory heads sys.path, where the package's own `dataclasses`
+# (and future siblings) would shadow the stdlib modules cffi/pycparser import: drop it, and
+# load the sibling _cdef by path (the package itself must not be imported here).
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 
-import _cdef  # noqa: E402  (sibling module; the package itself must not be imported here)
+
+def _load_cdef():
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("_cdef", os.path.join(HERE, "_cdef.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_cdef = _load_cdef()
 
 MODULE = "tvm_ffi._ffi_cffi"
 

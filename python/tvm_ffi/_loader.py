@@ -10,17 +10,18 @@ Search order for the runtime (first hit wins):
 ``$TVM_FFI_MODULE_DIR`` adds a directory holding the compiled ``_ffi_cffi`` module and
 ``_cdef.h`` (out-of-tree builds put them in the build tree).
 
-The runtime is loaded with ``RTLD_GLOBAL`` (``tvm_ffi.LIB``) so that extensions built without
-bundling it, and the cffi module (which is not linked against it), bind to this one copy.  The
-testing library ``libtvm_ffi_testing`` next to it is loaded too, so ``testing.*`` globals exist
-after ``import tvm_ffi``.
+The runtime is loaded with ``RTLD_GLOBAL`` so that extensions built without bundling it, and
+the cffi module (which is not linked against it), bind to this one copy.  The testing library
+``libtvm_ffi_testing`` next to it is loaded too, so ``testing.*`` globals exist after
+``import tvm_ffi``.  Both are opened through cffi's backend (already needed by the cffi module)
+rather than ctypes, whose import alone costs ~1.5 ms; ``LIB`` and ``TESTING_LIB`` (the
+``ctypes.CDLL`` objects of the spec) are made on first access, by module ``__getattr__``.
 
 Then ``tvm_ffi._ffi_cffi`` (API mode, compiled by the build) is imported; when it cannot be
 used (not built, PyPy without a compiler, ``TVM_FFI_USE_ABI_MODE=1``) the same generated
 declarations are used in ABI mode (``ffi.dlopen``), and ``API_MODE`` is False.
 """
 
-import ctypes
 import os
 import sys
 
@@ -65,13 +66,39 @@ def find_library():
     )
 
 
+def _dlopen_global(path):
+    """dlopen(path, RTLD_NOW | RTLD_GLOBAL) without importing ctypes; the handle never unloads
+    (RTLD_NODELETE: wrappers may still call into the runtime while the interpreter exits)."""
+    try:
+        from _cffi_backend import load_library  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - no cffi backend: ctypes does it
+        load_library = None
+    flags = os.RTLD_NOW | os.RTLD_GLOBAL | getattr(os, "RTLD_NODELETE", 0)
+    if load_library is None or sys.platform == "win32":
+        import ctypes  # noqa: PLC0415
+
+        return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    try:
+        return load_library(path, flags)
+    except OSError as err:
+        raise OSError("tvm_ffi: cannot load %s: %s" % (path, err)) from None
+
+
+def _testing_path(path):
+    d, base = os.path.split(path)
+    tpath = os.path.join(d, base.replace("tvm_ffi", "tvm_ffi_testing", 1))
+    return tpath if os.path.isfile(tpath) else None
+
+
+_HANDLES = []  # keeps the dlopen handles (and so the libraries) alive
+
+
 def _load():
     path = find_library()
-    lib_ctypes = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-    testing = None
-    tpath = os.path.join(os.path.dirname(path), os.path.basename(path).replace("tvm_ffi", "tvm_ffi_testing", 1))
-    if os.path.isfile(tpath):
-        testing = ctypes.CDLL(tpath, mode=ctypes.RTLD_GLOBAL)
+    _HANDLES.append(_dlopen_global(path))
+    tpath = _testing_path(path)
+    if tpath is not None:
+        _HANDLES.append(_dlopen_global(tpath))
     api_mode = os.environ.get("TVM_FFI_USE_ABI_MODE", "0") in ("", "0")
     ffi = lib = None
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
@@ -92,7 +119,7 @@ def _load():
         ffi = cffi.FFI()
         ffi.cdef(_abi_cdef())
         lib = ffi.dlopen(path)
-    return path, lib_ctypes, testing, ffi, lib, api_mode
+    return path, ffi, lib, api_mode
 
 
 def _abi_cdef():
@@ -109,4 +136,21 @@ def _abi_cdef():
     return _cdef.generate(inc)
 
 
-LIB_PATH, LIB, TESTING_LIB, ffi, lib, API_MODE = _load()
+LIB_PATH, ffi, lib, API_MODE = _load()
+
+
+def __getattr__(name):
+    # LIB / TESTING_LIB: ctypes.CDLL views of the already loaded libraries, made on first use
+    if name == "LIB":
+        path = LIB_PATH
+    elif name == "TESTING_LIB":
+        path = _testing_path(LIB_PATH)
+    else:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    value = None
+    if path is not None:
+        import ctypes  # noqa: PLC0415
+
+        value = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    globals()[name] = value
+    return value

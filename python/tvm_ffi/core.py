@@ -6,15 +6,13 @@ to.  In ABI mode (no compiled module) ``_abi.py`` implements the same protocol i
 """
 
 import abc
-import ctypes
-import numbers
 import os
 import sys
 
 from . import _loader
 from ._loader import API_MODE, ffi, lib
 
-LIB = _loader.LIB
+# ctypes and numbers are imported where used, not here: `import tvm_ffi` stays fast
 
 _OBJ_HEADER = 24  # sizeof(TVMFFIObject): cells start right after the header
 
@@ -242,6 +240,8 @@ class CObject:
         return self._h
 
     def __ctypes_handle__(self):
+        import ctypes  # noqa: PLC0415
+
         return ctypes.c_void_p(self._h or None)
 
     def same_as(self, other):
@@ -688,13 +688,21 @@ _DEVICE_CODE_TO_NAME = {
 }
 
 
+def _is_integral(v):
+    if isinstance(v, int):
+        return True
+    import numbers  # noqa: PLC0415
+
+    return isinstance(v, numbers.Integral)
+
+
 def _device_index(index):
-    if isinstance(index, numbers.Integral):
+    if _is_integral(index):
         return int(index)
     item = getattr(index, "item", None)
     if callable(item):
         value = item()
-        if isinstance(value, numbers.Integral):
+        if _is_integral(value):
             return int(value)
     raise TypeError("Invalid device index: %r" % (index,))
 
@@ -719,7 +727,7 @@ class Device:
                     index = int(parts[1])
                 except ValueError:
                     raise ValueError("Invalid device index: %s" % device_type) from None
-        elif isinstance(device_type, numbers.Integral):
+        elif _is_integral(device_type):
             code = int(device_type)
         else:
             raise TypeError("Invalid device type: %r" % (device_type,))
@@ -819,8 +827,20 @@ def _register_class(tidx, cls):
         info.type_cls = cls
 
 
+# built-in object types whose Python class lives in a module `import tvm_ffi` does not
+# import (python/tvm_ffi/__init__.py, _LAZY): type key -> that module, imported on first need
+_LAZY_CLASS_MODULES = {"ffi.Module": "module"}
+
+
 def _class_for_index(tidx):
     cls = _TYPE_CLS.get(tidx)
+    if cls is None and _LAZY_CLASS_MODULES:
+        modname = _LAZY_CLASS_MODULES.pop(_type_key(tidx), None)
+        if modname is not None:
+            from importlib import import_module  # noqa: PLC0415
+
+            import_module("." + modname, __package__)  # registers the class
+            cls = _TYPE_CLS.get(tidx)
     if cls is None:
         from .registry import _make_fallback_class  # noqa: PLC0415
 
@@ -871,6 +891,8 @@ def _ret_obj(tidx, payload, api_obj):
             obj._tvm_api = api_obj
         return obj
     if tidx == 4:
+        import ctypes  # noqa: PLC0415
+
         return ctypes.c_void_p(payload or None)
     if tidx == 5:
         from ._dtype import dtype  # noqa: PLC0415
@@ -926,6 +948,8 @@ def _exchange_api_address(attr):
     if isinstance(attr, int):
         return attr
     if type(attr).__name__ == "PyCapsule":
+        import ctypes  # noqa: PLC0415
+
         get_name = ctypes.pythonapi.PyCapsule_GetName
         get_name.restype = ctypes.c_char_p
         get_name.argtypes = [ctypes.py_object]
@@ -991,6 +1015,8 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return from_dlpack(v)
     if isinstance(v, bool):
         return bool(v)
+    import numbers  # noqa: PLC0415
+
     if isinstance(v, numbers.Integral):
         return int(v)
     if isinstance(v, numbers.Real):
@@ -1013,7 +1039,8 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return list(v)
     if isinstance(v, dict):
         return dict(v)
-    if isinstance(v, ctypes.c_void_p):
+    ctypes = sys.modules.get("ctypes")  # a c_void_p exists only once ctypes was imported
+    if ctypes is not None and isinstance(v, ctypes.c_void_p):
         return (4, v.value or 0)
     if hasattr(tp, "__tvm_ffi_opaque_ptr__"):
         return (4, int(v.__tvm_ffi_opaque_ptr__()))
@@ -1261,6 +1288,8 @@ def _set_class_tensor(cls):
 def _capsule_name(obj):
     if type(obj).__name__ != "PyCapsule":
         return None
+    import ctypes  # noqa: PLC0415
+
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype = ctypes.c_char_p
     get_name.argtypes = [ctypes.py_object]
@@ -1299,15 +1328,6 @@ class DLTensorTestWrapper:
     def __tvm_ffi_env_stream__(self):
         d = self._tensor.__dlpack_device__()
         return _addr(lib.TVMFFIEnvGetStream(d[0], d[1]))
-
-
-def _install_test_api():
-    set_name = ctypes.pythonapi.PyCapsule_New
-    set_name.restype = ctypes.py_object
-    set_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    DLTensorTestWrapper.__dlpack_c_exchange_api__ = set_name(
-        _addr(lib.TVMFFIPyTestExchangeAPI()), b"dlpack_exchange_api", None
-    )
 
 
 __dlpack_version__ = (lib.DLPACK_MAJOR_VERSION, lib.DLPACK_MINOR_VERSION)
@@ -1365,10 +1385,11 @@ def _slot_offset(cls, name):
     old = getattr(obj, name)
     setattr(obj, name, marker)
     try:
-        raw = ctypes.string_at(id(obj), cls.__basicsize__)
-        needle = id(marker).to_bytes(ctypes.sizeof(ctypes.c_void_p), sys.byteorder)
+        raw = ffi.buffer(ffi.cast("char*", id(obj)), cls.__basicsize__)[:]
+        size = ffi.sizeof("void*")
+        needle = id(marker).to_bytes(size, sys.byteorder)
         pos = raw.find(needle)
-        while pos >= 0 and pos % ctypes.sizeof(ctypes.c_void_p):
+        while pos >= 0 and pos % size:
             pos = raw.find(needle, pos + 1)
         return pos
     finally:
@@ -1396,11 +1417,12 @@ def _init():
     for h in (fa, fm):
         if h:
             _decref(h)
-    _install_test_api()
+    # (TVMFFIPyInit also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)
     if os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
         box = [Function, _call_error]
         if lib.TVMFFIPyMakeCallDescriptor(id(box)) == 0:
             Function.__call__ = box[0]
+            lib.TVMFFIPyInstallCallSlot(id(Function))  # calls skip the generic dispatch
         else:
             _take_exception()
         box = [CObject]
@@ -1429,8 +1451,20 @@ def _init_sentinels():
     KWARGS = f() if f is not None else None
 
 
-# reflection records (python.md §4.7); imported last: _typeinfo builds on this module
-from ._typeinfo import (  # noqa: E402
-    TypeField, TypeInfo, TypeMethod, TypeSchema, _lookup_or_register_type_info_from_type_key,
-    _lookup_type_attr, _type_cls_to_type_info,
-)
+# reflection records (python.md §4.7) come from _typeinfo, which builds on this module and
+# imports dataclasses and json (~7 ms): its names are resolved on first access, keeping
+# `import tvm_ffi` fast
+_TYPEINFO_NAMES = frozenset((
+    "TypeField", "TypeInfo", "TypeMethod", "TypeSchema",
+    "_lookup_or_register_type_info_from_type_key", "_lookup_type_attr", "_type_cls_to_type_info",
+))
+
+
+def __getattr__(name):
+    if name in _TYPEINFO_NAMES:
+        from . import _typeinfo  # noqa: PLC0415
+
+        value = getattr(_typeinfo, name)
+        globals()[name] = value
+        return value
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

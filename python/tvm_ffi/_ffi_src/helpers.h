@@ -22,6 +22,9 @@ int TVMFFIPyCall(intptr_t box);
 /* box = [Function class, call_error hook]: box[0] = a METH_FASTCALL method descriptor
  * usable as Function.__call__ (call_error(pending_exc_or_None) -> exception to raise). */
 int TVMFFIPyMakeCallDescriptor(intptr_t box);
+/* After `cls.__call__ = <that descriptor>`: points cls's call slot straight at the C call
+ * (skipping CPython's generic __call__ dispatch). Returns 0, or 1 when left as it was. */
+int TVMFFIPyInstallCallSlot(intptr_t cls);
 /* box = [CObject class]: becomes [from_dlpack builtin, CObject.__del__ descriptor]. */
 int TVMFFIPyMakeBuiltins(intptr_t box);
 /* Converts box[0] (Python value) into an owned Any in *out. */
