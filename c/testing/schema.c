@@ -419,7 +419,7 @@ void tvmffi_testing__schema_init(void) {
            "Returns its argument after the typed conversion.", schema);
   }
   tt_reg("testing.schema_packed", schema_packed, NULL,
-         "Packed arguments; returns their count.", FN(J("int"), ""));
+         "Packed arguments; returns their count.", "{\"type\":\"ffi.Function\"}");
   tt_reg("testing.schema_no_args", schema_no_args, NULL, "No arguments.", FN(J("int"), ""));
   tt_reg("testing.schema_no_return", schema_no_return, NULL, "No result.",
          FN(J("None"), "," J("int")));

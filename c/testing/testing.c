@@ -522,6 +522,7 @@ fail:;
 
 #define SCHEMA(ret, args) "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"" ret "\"}" args "]}"
 #define ARG(t) ",{\"type\":\"" t "\"}"
+#define PACKED_SCHEMA "{\"type\":\"ffi.Function\"}"
 
 __attribute__((constructor)) static void testing_init(void) {
   /* Another copy of this library (loaded from another path) is active: keep
@@ -536,9 +537,10 @@ __attribute__((constructor)) static void testing_init(void) {
   tt_reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
          SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
   tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
-  tt_reg("testing.nop", nop, NULL, "Ignores its arguments.", SCHEMA("None", ""));
-  tt_reg("testing.echo", echo, NULL, "Returns its first argument.", SCHEMA("Any", ""));
-  tt_reg("testing.apply", TestApply, NULL, "Calls f(*args).", SCHEMA("Any", ARG("ffi.Function")));
+  /* packed (any arguments): a schema without "args", as C++ def_packed registers them */
+  tt_reg("testing.nop", nop, NULL, "Ignores its arguments.", PACKED_SCHEMA);
+  tt_reg("testing.echo", echo, NULL, "Returns its first argument.", PACKED_SCHEMA);
+  tt_reg("testing.apply", TestApply, NULL, "Calls f(*args).", PACKED_SCHEMA);
   tt_reg("testing.run_check_signal", run_check_signal, NULL,
          "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
   tt_reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",

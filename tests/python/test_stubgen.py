@@ -87,6 +87,9 @@ def test_normal_mode_fills_blocks_from_reflection(tmp_path):
         "    def schema_id_func(_0: Callable[..., Any], /) -> Callable[..., Any]: ...",
         "    def schema_no_args_no_return() -> None: ...",
         "    def test_raise_error(_0: str, _1: str, /) -> None: ...",
+        # packed functions (any arguments) have a schema without "args"
+        "    def echo(*args: Any) -> Any: ...",
+        "    def schema_packed(*args: Any) -> Any: ...",
         # a type defined in this file is referred to by its Python class name
         "    def TestIntPairSum(_0: Pair, /) -> int: ...",
     ]:
