@@ -58,11 +58,12 @@ else:
         ("structural", "structural_equal structural_hash get_first_structural_mismatch "
                        "StructuralKey structural_walk StructuralVisitor VisitInterrupt WalkOrder "
                        "WalkResult DefRegionKind"),
+        ("dataclasses", "method"),
     ):
         for _n in _names.split():
             _LAZY[_n] = (_mod, _n)
     for _n in ("registry", "module", "stream", "error", "serialization", "structural", "access_path",
-               "cpp", "libinfo",
+               "cpp", "libinfo", "dataclasses",
                "utils", "_dtype", "_tensor", "_convert", "_optional_torch_c_dlpack"):
         _LAZY[_n] = (_n, None)
     del _mod, _names, _n
@@ -90,5 +91,5 @@ else:
         "__version__", "__version_tuple__", "serialization", "structural", "structural_equal",
         "structural_hash", "get_first_structural_mismatch", "StructuralKey", "cpp",
         "access_path", "structural_walk", "StructuralVisitor", "VisitInterrupt", "WalkOrder",
-        "WalkResult", "DefRegionKind",
+        "WalkResult", "DefRegionKind", "dataclasses", "method",
     ]

@@ -1,0 +1,18 @@
+"""Dataclass-style decorators for FFI object types (python.md §21).
+
+``c_class`` gives a C++-defined type the dunders of a ``dataclasses.dataclass``, derived
+from its reflected fields; ``py_class`` defines a new FFI type from a Python class body; ``field``, ``KW_ONLY``, ``fields``, ``asdict``, ``astuple``,
+``replace`` and ``is_dataclass`` follow the stdlib module of the same name.
+"""
+
+from ..core import Object
+from ._fields import MISSING, KW_ONLY, Field, FrozenInstanceError, field
+from ._api import asdict, astuple, fields, is_dataclass, replace
+from ._method import method
+from .c_class import c_class
+from .py_class import py_class
+
+__all__ = [
+    "Field", "FrozenInstanceError", "KW_ONLY", "MISSING", "Object", "asdict", "astuple",
+    "c_class", "field", "fields", "is_dataclass", "method", "py_class", "replace",
+]

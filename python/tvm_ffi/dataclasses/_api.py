@@ -1,0 +1,110 @@
+"""``fields``, ``asdict``, ``astuple``, ``replace``, ``is_dataclass`` for FFI dataclasses.
+
+Same contracts as the stdlib functions of those names; FFI containers found in field values
+are turned into plain Python ones (Array/List -> list, Map/Dict -> dict).
+"""
+
+import copy
+
+from .. import core
+from .c_class import FIELDS_ATTR
+
+
+def _fields_of(obj):
+    cls = obj if isinstance(obj, type) else type(obj)
+    return getattr(cls, FIELDS_ATTR, None)
+
+
+def is_dataclass(obj):
+    """True for an FFI dataclass type (``c_class``/``py_class``) or an instance of one."""
+    return _fields_of(obj) is not None
+
+
+def fields(class_or_instance):
+    """The tuple of ``Field`` records, ancestors' fields first."""
+    fs = _fields_of(class_or_instance)
+    if fs is None:
+        raise TypeError("must be called with a dataclass type or instance, got %r"
+                        % (class_or_instance,))
+    return fs
+
+
+def _require_instance(obj, fn):
+    if isinstance(obj, type) or not is_dataclass(obj):
+        raise TypeError("%s() should be called on dataclass instances, got %r" % (fn, obj))
+
+
+def asdict(obj, *, dict_factory=dict):
+    """Recursively convert a dataclass instance to a dict of its fields."""
+    _require_instance(obj, "asdict")
+    return _inner(obj, dict_factory)
+
+
+def astuple(obj, *, tuple_factory=tuple):
+    """Recursively convert a dataclass instance to a tuple of its field values."""
+    _require_instance(obj, "astuple")
+    return _inner_tuple(obj, tuple_factory)
+
+
+def _is_seq(v):
+    from ..container import Array, List  # noqa: PLC0415 - container imports this package
+
+    return isinstance(v, (Array, List))
+
+
+def _is_map(v):
+    from ..container import Map, Dict  # noqa: PLC0415
+
+    return isinstance(v, (Map, Dict))
+
+
+def _inner(v, dict_factory):
+    if is_dataclass(v) and not isinstance(v, type):
+        return dict_factory([(f.name, _inner(getattr(v, f.name), dict_factory))
+                             for f in _fields_of(v)])
+    return _walk(v, lambda x: _inner(x, dict_factory))
+
+
+def _inner_tuple(v, tuple_factory):
+    if is_dataclass(v) and not isinstance(v, type):
+        return tuple_factory([_inner_tuple(getattr(v, f.name), tuple_factory)
+                              for f in _fields_of(v)])
+    return _walk(v, lambda x: _inner_tuple(x, tuple_factory))
+
+
+def _walk(v, rec):
+    if _is_seq(v):
+        return [rec(x) for x in v]
+    if _is_map(v):
+        return {rec(k): rec(x) for k, x in v.items()}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):  # namedtuple
+        return type(v)(*[rec(x) for x in v])
+    if isinstance(v, (list, tuple)):
+        return type(v)(rec(x) for x in v)
+    if isinstance(v, dict):
+        return type(v)((rec(k), rec(x)) for k, x in v.items())
+    if isinstance(v, core.CObject):  # other FFI objects are shared, as the fields share them
+        return v
+    return copy.deepcopy(v)
+
+
+def replace(obj, /, **changes):
+    """A new instance of ``type(obj)`` with the init fields taken from ``obj`` but ``changes``.
+
+    Fields with ``init=False`` cannot be changed (``ValueError``); they get their defaults.
+    """
+    _require_instance(obj, "replace")
+    for f in _fields_of(obj):
+        if not f.init:
+            if f.name in changes:
+                raise ValueError("field %s is declared with init=False, it cannot be specified "
+                                 "with replace()" % f.name)
+            continue
+        if f.name not in changes:
+            changes[f.name] = getattr(obj, f.name)
+    unknown = set(changes) - {f.name for f in _fields_of(obj)}
+    if unknown:
+        raise TypeError("replace() got unexpected field(s) %s for %s"
+                        % (", ".join(sorted(unknown)), type(obj).__name__))
+    return type(obj)(**changes)
+

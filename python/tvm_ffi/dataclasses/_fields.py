@@ -1,0 +1,135 @@
+"""Field records of FFI dataclasses: ``field()``, ``Field``, and the reflected C fields.
+
+A field's final description merges two sources: what the runtime's type table says
+(flags InitOff/KwOnly/ReprOff/CompareOff/HashOff, a default value or factory, the doc) and
+what the Python class body says (annotation, ``= default`` or ``field(...)``). The Python
+side may add defaults and switch features off; it cannot invent storage.
+"""
+
+import dataclasses as _std
+import types
+
+from .. import core
+
+if core.MISSING is None:  # the sentinels are read once the runtime is up
+    core._init_sentinels()
+
+#: "no value given": the runtime's own sentinel, so a ``MISSING`` passed through an
+#: FFI constructor keyword means "use the default" there too.
+MISSING = core.MISSING
+
+#: Marker annotation: fields after ``_: KW_ONLY`` are keyword-only (the stdlib's marker).
+KW_ONLY = _std.KW_ONLY
+
+#: Raised when assigning to a field of a frozen dataclass (an AttributeError).
+FrozenInstanceError = _std.FrozenInstanceError
+
+
+class _FactoryMarker:
+    """Signature default of a field whose value comes from a factory."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<factory>"
+
+
+FACTORY = _FactoryMarker()
+
+
+def _is_missing(v):
+    return v is MISSING or v is _std.MISSING
+
+
+class Field:
+    """Description of one dataclass field (what ``fields()`` returns)."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
+                 "kw_only", "metadata", "doc", "_c", "_py", "_kw")
+
+    def __init__(self, default, default_factory, init, repr, hash, compare, kw_only, metadata,
+                 doc):
+        self.name = None
+        self.type = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.kw_only = kw_only
+        self.metadata = types.MappingProxyType(dict(metadata or {}))
+        self.doc = doc
+        self._c = None  # the reflected field this one describes (a _typeinfo.TypeField)
+        self._py = None  # the class body's field() this one was merged from (inherited by subclasses)
+        self._kw = False  # whether a KW_ONLY marker / class-level kw_only applied
+
+    def __repr__(self):
+        def show(v):
+            return "MISSING" if _is_missing(v) else repr(v)
+
+        return ("Field(name=%r, type=%r, default=%s, default_factory=%s, init=%r, repr=%r, "
+                "hash=%r, compare=%r, kw_only=%s, metadata=%r, doc=%r)"
+                % (self.name, self.type, show(self.default), show(self.default_factory),
+                   self.init, self.repr, self.hash, self.compare, show(self.kw_only),
+                   dict(self.metadata), self.doc))
+
+    @property
+    def has_default(self):
+        return not _is_missing(self.default) or not _is_missing(self.default_factory)
+
+
+def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None,
+          compare=True, kw_only=MISSING, metadata=None, doc=None):
+    """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``).
+
+    On a ``c_class`` the field must exist in the C++ type; ``default``/``default_factory``
+    replace the C++ default, and ``init``/``repr``/``compare``/``hash`` can only switch off
+    what the C++ side enables. ``kw_only`` given explicitly wins over the C++ flag.
+    """
+    if not _is_missing(default) and not _is_missing(default_factory):
+        raise ValueError("cannot specify both default and default_factory")
+    if not _is_missing(default_factory) and not callable(default_factory):
+        raise TypeError("default_factory must be callable, got %r" % (default_factory,))
+    if hash is not None and not isinstance(hash, bool):
+        raise TypeError("hash must be None, True or False, got %r" % (hash,))
+    return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata, doc)
+
+
+def merge(cf, pyf, kw_only_default):
+    """The final Field of reflected field ``cf`` (a ``TypeField``) given the class body's
+    ``pyf`` (or None).
+
+    ``kw_only_default`` is True after a ``KW_ONLY`` marker or under ``c_class(kw_only=True)``.
+    """
+    given = pyf
+    pyf = pyf if pyf is not None else Field(MISSING, MISSING, True, True, None, True, MISSING,
+                                            None, None)
+    f = Field(pyf.default, pyf.default_factory, pyf.init, pyf.repr, pyf.hash, pyf.compare,
+              pyf.kw_only, pyf.metadata or cf.metadata, pyf.doc if pyf.doc is not None else cf.doc)
+    f.name = cf.name
+    f.type = pyf.type if pyf.type is not None else (str(cf.ty) if cf.ty is not None else None)
+    f._c = cf
+    f._py = given
+    f._kw = bool(kw_only_default)
+    if not f.has_default and cf.c_has_default:  # the C++ default applies
+        if cf.c_default_from_factory:
+            f.default_factory = cf.c_default
+        else:
+            f.default = cf.c_default
+    f.init = bool(f.init) and cf.c_init
+    f.repr = bool(f.repr) and cf.c_repr
+    f.compare = bool(f.compare) and cf.c_compare
+    if not cf.c_hash or not cf.c_compare:
+        f.hash = False
+    if _is_missing(f.kw_only):
+        f.kw_only = bool(kw_only_default or cf.c_kw_only)
+    return f
+
+
+def c_default_of(f):
+    """(default, factory) the C++ side declares for Field f (MISSING where none)."""
+    cf = f._c
+    if not cf.c_has_default:
+        return MISSING, MISSING
+    return (MISSING, cf.c_default) if cf.c_default_from_factory else (cf.c_default, MISSING)

@@ -1,0 +1,180 @@
+"""The generated ``__init__`` of FFI dataclasses.
+
+Parameters come from the init fields: positional ones without a default first, then those
+with one, then the keyword-only ones (so C++ base fields with defaults never block required
+derived ones; the runtime's generated ``__ffi_init__`` orders them the same way).
+
+The object is built by the type's own constructor when it has one, else by reflection:
+  - a generated, keyword-capable ``__ffi_init__`` (type attribute only, ``ffi._RegisterFFIInit``)
+    gets every value by name after the KWARGS sentinel; unset ones take the C++ defaults and
+    InitOff fields keep what the creator stored;
+  - a typed constructor (a ``__ffi_init__`` method, C++ ``refl::init<...>``) gets the init
+    fields positionally in declaration order, defaults filled in;
+  - otherwise ``ffi.MakeObjectFromPackedArgs`` assigns the fields by name.
+Fields with ``init=False`` and a class-body default are assigned after construction.
+"""
+
+import inspect
+import keyword
+
+from .. import _typeinfo, core
+from . import _fields as F
+from ._fields import FACTORY, MISSING
+
+
+def _constructor(info):
+    """(mode, constructor) for the type: 'keyword', 'positional', 'make' or 'none'."""
+    for m in info.methods:
+        if m.name == "__ffi_init__":
+            return "positional", m.func
+    ctor = _typeinfo._lookup_type_attr(info.type_index, "__ffi_init__")
+    if ctor is not None:
+        return "keyword", ctor
+    if info.has_creator or _typeinfo._lookup_type_attr(info.type_index, "__ffi_new__") is not None:
+        return "make", core._global("ffi.MakeObjectFromPackedArgs")
+    return "none", None
+
+
+def _py_default(f):
+    """The class-body default value or factory of f, or None when it has none of its own."""
+    d, fac = F.c_default_of(f)
+    if not f.has_default or (f.default is d and f.default_factory is fac):
+        return None
+    return f
+
+
+def _default_value(f):
+    return f.default_factory() if F._is_missing(f.default) else f.default
+
+
+def _check_type(self, cls, tidx):
+    """A subclass registered for another type must not run this type's constructor."""
+    t = type(self)
+    if t is not cls and core._CLS_TYPE.get(t, tidx) != tidx:
+        raise TypeError("%s.__init__ cannot construct %s (registered for another type); "
+                        "define %s.__init__" % (cls.__name__, t.__name__, t.__name__))
+
+
+def _builder(cls, info, fields):
+    """build(self, values): construct self from the init fields' values (FACTORY = not given)."""
+    tidx, key = info.type_index, info.type_key
+    init_fields = [f for f in fields if f.init]
+    extras = [f for f in fields if not f.init and _py_default(f) is not None]
+    mode, ctor = _constructor(info)
+    # a C++ factory left to the runtime (it calls it) unless values go positionally
+    c_factory = [mode != "positional" and f.default_factory is F.c_default_of(f)[1]
+                 for f in init_fields]
+
+    def build(self, values):
+        _check_type(self, cls, tidx)
+        vals = []
+        for f, v, by_c in zip(init_fields, values, c_factory):
+            if v is FACTORY:
+                v = MISSING if by_c else f.default_factory()
+            vals.append(v)
+        if mode == "keyword":
+            flat = [core.KWARGS]
+            for f, v in zip(init_fields, vals):
+                if v is not MISSING:
+                    flat += (f.name, v)
+            self.__init_handle_by_constructor__(ctor, *flat)
+        elif mode == "positional":
+            self.__init_handle_by_constructor__(ctor, *vals)
+        elif mode == "make":
+            flat = [key]
+            for f, v in zip(init_fields, vals):
+                if v is not MISSING:
+                    flat += (f.name, v)
+            for f in extras:
+                flat += (f.name, _default_value(f))
+            self.__init_handle_by_constructor__(ctor, *flat)
+        else:
+            raise TypeError("`%s` cannot be constructed directly. Define a custom __init__ or "
+                            "use a factory method." % cls.__name__)
+        if mode != "make":
+            for f in extras:
+                f._c.setter(self, _default_value(f))
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+    return build
+
+
+def _ordered(fields):
+    init_fields = [f for f in fields if f.init]
+    pos = [f for f in init_fields if not f.kw_only]
+    return ([f for f in pos if not f.has_default] + [f for f in pos if f.has_default],
+            [f for f in init_fields if f.kw_only])
+
+
+def _sig_default(f):
+    if not f.has_default:
+        return inspect.Parameter.empty
+    return FACTORY if F._is_missing(f.default) else f.default
+
+
+def _valid_name(n):
+    return n.isidentifier() and not keyword.iskeyword(n)
+
+
+def make_init(cls, info, fields):
+    """The ``__init__`` function for cls (a real signature, Python's own argument errors)."""
+    build = _builder(cls, info, fields)
+    positional, kw_only = _ordered(fields)
+    names = [f.name for f in fields if f.init]
+    reserved = {"self", "build", "FACTORY"}
+    if all(_valid_name(n) and n not in reserved and not n.startswith("_d") for n in names):
+        P = inspect.Parameter
+        sig = inspect.Signature(
+            [P("self", P.POSITIONAL_OR_KEYWORD)]
+            + [P(f.name, P.POSITIONAL_OR_KEYWORD, default=_sig_default(f)) for f in positional]
+            + [P(f.name, P.KEYWORD_ONLY, default=_sig_default(f)) for f in kw_only])
+        ns = {"build": build, "FACTORY": FACTORY}
+        params = []
+        for i, p in enumerate(list(sig.parameters.values())[1:]):
+            if p.kind is P.KEYWORD_ONLY and "*" not in params:
+                params.append("*")
+            if p.default is P.empty:
+                params.append(p.name)
+            else:
+                ns["_d%d" % i] = p.default
+                params.append("%s=_d%d" % (p.name, i))
+        src = "def __init__(self%s):\n    build(self, (%s))\n" % (
+            "".join(", " + p for p in params), "".join(n + ", " for n in names))
+        exec(compile(src, "<c_class %s.__init__>" % info.type_key, "exec"), ns)  # noqa: S102
+        init = ns["__init__"]
+    else:  # a field named like a Python keyword (`from`, `in`, ...): bind by hand
+        init = _make_init_by_hand(cls, build, names, positional, kw_only)
+    init.__name__ = "__init__"
+    init.__qualname__ = "%s.__init__" % cls.__qualname__
+    init.__module__ = cls.__module__
+    return init
+
+
+def _make_init_by_hand(cls, build, names, positional, kw_only):
+    """``__init__(self, *args, **kwargs)`` binding like a signature would (no __signature__:
+    inspect cannot represent such parameter names)."""
+    pos_names = [f.name for f in positional]
+    defaults = {f.name: _sig_default(f) for f in positional + kw_only}
+    where = "%s.__init__()" % cls.__name__
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(pos_names):
+            raise TypeError("%s takes %d positional arguments but %d were given"
+                            % (where, len(pos_names) + 1, len(args) + 1))
+        values = dict(zip(pos_names, args))
+        for k, v in kwargs.items():
+            if k not in defaults:
+                raise TypeError("%s got an unexpected keyword argument '%s'" % (where, k))
+            if k in values:
+                raise TypeError("%s got multiple values for argument '%s'" % (where, k))
+            values[k] = v
+        for n, d in defaults.items():
+            if n not in values:
+                if d is inspect.Parameter.empty:
+                    raise TypeError("%s missing required argument: '%s'" % (where, n))
+                values[n] = d
+        build(self, tuple(values[n] for n in names))
+
+    return __init__

@@ -1,0 +1,329 @@
+"""``c_class``: a C++-defined type seen as a Python dataclass.
+
+``register_object`` binds the class to the type key; then the fields (reflected, ancestors
+first, optionally refined by annotations in the class body) give ``__init__``, ``__repr__``,
+``__eq__``/``__hash__``/ordering and frozen-ness, the way ``dataclasses.dataclass`` derives
+them from annotations. Comparison, hashing and printing run in the runtime
+(``ffi.RecursiveEq``/``Lt``/``Le``/``Gt``/``Ge``/``RecursiveHash``/``ReprPrint``), which
+honours the C++ CompareOff/HashOff/ReprOff flags; a class body that switches off more
+than the C++ side gets a field-by-field Python version.
+"""
+
+import inspect
+import sys
+import types
+import typing
+
+from .. import core
+from .. import _typeinfo
+from ..registry import register_object
+from . import _fields as F
+from ._fields import MISSING, FrozenInstanceError
+from ._init import make_init
+
+FIELDS_ATTR = "__tvm_ffi_dataclass_fields__"
+PARAMS_ATTR = "__tvm_ffi_dataclass_params__"
+
+
+def c_class(type_key, *, init=True, repr=True, eq=False, order=False, unsafe_hash=False,
+            frozen=False, match_args=True, kw_only=False):
+    """Decorator: register ``cls`` for ``type_key`` and add dataclass-style dunders.
+
+    ``eq`` is off by default so that registered types keep identity equality and stay
+    hashable unless asked otherwise (as before the dataclass features existed).
+    """
+    if not isinstance(type_key, str):
+        raise TypeError("c_class: type_key must be a string, got %s" % type(type_key).__name__)
+    if order and not eq:
+        raise ValueError("eq must be true if order is true")
+    params = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash,
+                  frozen=frozen, match_args=match_args, kw_only=kw_only)
+
+    def decorator(cls):
+        return _process(cls, type_key, params)
+
+    return decorator
+
+
+# ---------------------------------------------------------------------------------------------
+# class body
+
+
+def _is_classvar(ann):
+    if ann is typing.ClassVar or typing.get_origin(ann) is typing.ClassVar:
+        return True
+    return isinstance(ann, str) and ann.replace(" ", "").startswith(("ClassVar", "typing.ClassVar"))
+
+
+def _is_kw_only_marker(ann):
+    return ann is F.KW_ONLY or (isinstance(ann, str) and ann.endswith("KW_ONLY"))
+
+
+def _annotations(cls):
+    """The class body's own annotations; ones written as strings (PEP 563) are evaluated as
+    ``inspect.get_annotations(eval_str=True)`` would, one by one, keeping the text of those
+    that do not resolve (forward references)."""
+    anns = dict(inspect.get_annotations(cls) if hasattr(inspect, "get_annotations")
+                else cls.__dict__.get("__annotations__", {}))
+    module = sys.modules.get(cls.__module__)
+    env = dict(vars(module)) if module is not None else {}
+    for name, ann in anns.items():
+        if isinstance(ann, str):
+            try:
+                anns[name] = eval(ann, env, dict(vars(cls)))  # noqa: S307 - as inspect does
+            except Exception:  # noqa: BLE001 - unresolvable: keep the text
+                pass
+    return anns
+
+
+def _class_body_fields(cls):
+    """Python-side Field records of ``cls``'s own annotations; removes their class attributes.
+
+    Returns ({name: Field}, names that follow a KW_ONLY marker).
+    """
+    anns = _annotations(cls)
+    out, after_marker, seen_marker = {}, set(), False
+    for name, ann in anns.items():
+        if _is_classvar(ann):
+            continue
+        if _is_kw_only_marker(ann):
+            if seen_marker:
+                raise TypeError("%s: KW_ONLY may appear only once" % cls.__name__)
+            seen_marker = True
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        if isinstance(value, F.Field):
+            f = value
+        elif isinstance(value, (property, staticmethod, classmethod, types.FunctionType)):
+            continue  # an annotated accessor, not a field declaration
+        else:
+            if isinstance(value, (list, dict, set)):
+                raise ValueError("mutable default %s for field %s is not allowed: use "
+                                 "default_factory" % (type(value).__name__, name))
+            f = F.field(default=value)
+        f.type = ann
+        out[name] = f
+        if seen_marker:
+            after_marker.add(name)
+        if name in cls.__dict__:
+            delattr(cls, name)  # the field becomes a property of the type
+    return out, after_marker
+
+
+# ---------------------------------------------------------------------------------------------
+# decoration
+
+
+def _dataclass_params(cls):
+    for base in cls.__mro__[1:]:
+        p = base.__dict__.get(PARAMS_ATTR)
+        if p is not None:
+            return p
+    return None
+
+
+def _process(cls, type_key, params, body=None):
+    """Register cls for type_key and install the dunders; ``body`` = pre-read class body."""
+    if not (isinstance(cls, type) and issubclass(cls, core.Object)):
+        raise TypeError("c_class(%r) must decorate a subclass of tvm_ffi.Object, got %r"
+                        % (type_key, cls))
+    parent = _dataclass_params(cls)
+    if parent is not None and parent["frozen"] != params["frozen"]:
+        raise TypeError("cannot inherit %s dataclass from a %s one"
+                        % (("frozen", "non-frozen") if params["frozen"] else
+                           ("non-frozen", "frozen")))
+    _check_overwrites(cls, params)
+    info = _typeinfo._lookup_or_register_type_info_from_type_key(type_key)
+    body, after_marker = body if body is not None else _class_body_fields(cls)
+    cfields = info.all_fields()
+    known = {cf.name for cf in cfields}
+    unknown = [n for n in body if n not in known]
+    if unknown:
+        raise ValueError("c_class(%r): %s declares field(s) %s that the type does not reflect "
+                         "(reflected: %s)" % (type_key, cls.__name__, ", ".join(unknown),
+                                              ", ".join(cf.name for cf in cfields) or "none"))
+    register_object(type_key, init=False)(cls)
+    inherited = {f.name: f for base in reversed(cls.__mro__[1:])
+                 for f in base.__dict__.get(FIELDS_ATTR, ())}
+    fields = []
+    for cf in cfields:
+        if cf.name in body:
+            fields.append(F.merge(cf, body[cf.name], params["kw_only"] or cf.name in after_marker))
+        elif cf.name in inherited:  # a dataclass base described it: keep its Python side
+            base_f = inherited[cf.name]
+            fields.append(F.merge(cf, base_f._py, base_f._kw))
+        else:
+            fields.append(F.merge(cf, None, params["kw_only"]))
+    _attach_missing_properties(cls, fields)
+    own_fields = {id(tf) for tf in info.fields}
+    for f in fields:  # the reflection record of this type's own fields points back
+        if id(f._c) in own_fields:
+            f._c.dataclass_field = f
+    setattr(cls, FIELDS_ATTR, tuple(fields))
+    setattr(cls, PARAMS_ATTR, dict(params))
+    own = cls.__dict__
+    if params["init"] and "__init__" not in own:
+        cls.__init__ = make_init(cls, info, fields)
+    if params["repr"] and "__repr__" not in own:
+        if any(not f.repr and f._c.c_repr for f in fields):
+            cls.__repr__ = _field_repr(type_key, [f.name for f in fields if f.repr])
+    if params["eq"] and "__eq__" not in own:
+        _install_eq(cls, fields)
+    if params["order"]:
+        _install_order(cls, fields)
+    _install_hash(cls, fields, params)
+    if params["frozen"]:
+        _freeze(cls, fields)
+    if params["match_args"] and "__match_args__" not in own:
+        cls.__match_args__ = tuple(f.name for f in fields if f.init and not f.kw_only)
+    return cls
+
+
+def _has_explicit_hash(cls):
+    # a class body defining __eq__ gets __hash__ = None from Python itself: not explicit
+    return "__hash__" in cls.__dict__ and not (
+        cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__)
+
+
+def _check_overwrites(cls, params):
+    """The stdlib's refusals, checked before anything is registered."""
+    if params["order"]:
+        for attr, _ in _ORDER_OPS:
+            if attr in cls.__dict__:
+                raise TypeError("Cannot overwrite attribute %s in class %s. Consider using "
+                                "functools.total_ordering" % (attr, cls.__name__))
+    if params["unsafe_hash"] and _has_explicit_hash(cls):
+        raise TypeError("Cannot overwrite attribute __hash__ in class %s" % cls.__name__)
+
+
+def _attach_missing_properties(cls, fields):
+    """register_object attaches every reflected field; keep that promise here too."""
+    for f in fields:
+        if inspect.getattr_static(cls, f.name, None) is None:
+            setattr(cls, f.name, f._c.as_property(cls))
+
+
+def _freeze(cls, fields):
+    for f in fields:
+        prop = inspect.getattr_static(cls, f.name, None)
+        if not isinstance(prop, property) or prop.fget is None:
+            continue  # the class body replaced the field accessor: leave it alone
+        setattr(cls, f.name, property(prop.fget, _frozen_setter(f.name), _frozen_deleter(f.name),
+                                      prop.__doc__))
+
+
+def _frozen_setter(name):
+    def fset(self, value):
+        raise FrozenInstanceError("cannot assign to field '%s'" % name)
+
+    return fset
+
+
+def _frozen_deleter(name):
+    def fdel(self):
+        raise FrozenInstanceError("cannot delete field '%s'" % name)
+
+    return fdel
+
+
+# ---------------------------------------------------------------------------------------------
+# repr / eq / order / hash
+
+
+def _field_repr(type_key, names):
+    def __repr__(self):
+        if not self._h:
+            return "<%s>(chandle=None)" % type(self).__name__
+        rp = core._global("ffi.ReprPrint")
+        return "%s(%s)" % (type_key, ", ".join("%s=%s" % (n, rp(getattr(self, n)))
+                                               for n in names))
+
+    return __repr__
+
+
+def _python_compare_needed(fields):
+    return any(not f.compare and f._c.c_compare for f in fields)
+
+
+def _install_eq(cls, fields):
+    if _python_compare_needed(fields):
+        names = [f.name for f in fields if f.compare]
+
+        def __eq__(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            eq = core._global("ffi.RecursiveEq")
+            return self.same_as(other) or all(eq(getattr(self, n), getattr(other, n))
+                                              for n in names)
+    else:
+
+        def __eq__(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return core._global("ffi.RecursiveEq")(self, other)
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    cls.__eq__ = __eq__
+    cls.__ne__ = __ne__
+
+
+_ORDER_OPS = (("__lt__", "ffi.RecursiveLt"), ("__le__", "ffi.RecursiveLe"),
+              ("__gt__", "ffi.RecursiveGt"), ("__ge__", "ffi.RecursiveGe"))
+
+
+def _install_order(cls, fields):
+    python_side = _python_compare_needed(fields)
+    names = [f.name for f in fields if f.compare]
+    for attr, glob in _ORDER_OPS:
+        setattr(cls, attr, _order_op(attr, glob, names if python_side else None))
+
+
+def _order_op(attr, glob, names):
+    def op(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        if names is None:
+            return core._global(glob)(self, other)
+        # lexicographic over the compared fields, as tuples compare
+        eq = core._global("ffi.RecursiveEq")
+        for n in names:
+            a, b = getattr(self, n), getattr(other, n)
+            if not eq(a, b):
+                return core._global(glob)(a, b)
+        return attr in ("__le__", "__ge__")
+
+    op.__name__ = attr
+    return op
+
+
+def _install_hash(cls, fields, params):
+    """The stdlib's table: unsafe_hash, or eq+frozen, set a hash; eq alone removes it."""
+    explicit = _has_explicit_hash(cls)
+    eq, frozen = params["eq"], params["frozen"]
+    if params["unsafe_hash"]:
+        cls.__hash__ = _make_hash(fields)
+    elif explicit:
+        return
+    elif eq and frozen:
+        cls.__hash__ = _make_hash(fields)
+    elif eq:
+        cls.__hash__ = None
+
+
+def _make_hash(fields):
+    hashed = [f.name for f in fields if (f.hash if f.hash is not None else f.compare)]
+    if any(not (f.hash if f.hash is not None else f.compare) and f._c.c_hash and f._c.c_compare
+           for f in fields):
+
+        def __hash__(self):
+            h = core._global("ffi.RecursiveHash")
+            return hash(tuple(h(getattr(self, n)) for n in hashed))
+    else:
+
+        def __hash__(self):
+            return core._global("ffi.RecursiveHash")(self)
+
+    return __hash__
