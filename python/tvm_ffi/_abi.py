@@ -321,14 +321,29 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             r = _rules[tp] = core._classify(tp)
         return r
 
-    def call_handle(h, args, ctx, depth=0):
+    # Function.release_gil = False: cffi's ABI mode releases the GIL around every call, a
+    # ctypes PYFUNCTYPE prototype of the same function keeps it
+    call_keeping_gil = ctypes.PYFUNCTYPE(
+        ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p
+    )(int(ffi.cast("uintptr_t", lib.TVMFFIFunctionCall)))
+
+    def call_handle(h, args, ctx, depth=0, keep_gil=False):
         n = len(args)
         arr = ffi.new("TVMFFIAny[]", max(n, 1))
         for i, v in enumerate(args):
             pack(v, arr + i, ctx, depth)
         result = ffi.new("TVMFFIAny*")
         try:
-            rc = lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result)
+            if keep_gil:
+                try:
+                    rc = call_keeping_gil(h, addr(arr), n, addr(result))
+                except BaseException:
+                    # a signal polled by C++ left its exception pending: ctypes raised it;
+                    # drop the EnvErrorAlreadySet error object from the slot
+                    core._move_raised_error()
+                    raise
+            else:
+                rc = lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result)
         except SystemError as e:
             # C++ polled the registered PyErr_CheckSignals, which left e.g. KeyboardInterrupt
             # pending; cffi reports that as SystemError caused by it.  Raise the real one and
@@ -345,7 +360,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         self = args[0]
         ctx = Ctx()
         try:
-            return call_handle(self._h, args[1:], ctx)
+            return call_handle(self._h, args[1:], ctx, 0, not self.release_gil)
         finally:
             ctx.release()
 

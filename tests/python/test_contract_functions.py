@@ -813,8 +813,6 @@ def test_release_gil_lets_other_threads_run(release):
     import threading
     import time
 
-    if not release and not core.API_MODE:
-        pytest.skip("ABI mode: cffi releases the GIL around every call")
     f = tvm_ffi.get_global_func("testing.run_check_signal")
     f.release_gil = release
     t = threading.Thread(target=f, args=(1,))  # sleeps 1 s in C
