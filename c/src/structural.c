@@ -116,7 +116,8 @@ static int tensor_bytes(const DLTensor* t, const char* what, size_t* nbytes) {
                          "%s: tensor content can only be compared on the CPU, got a tensor on "
                          "device type %d (use skip_tensor_content=True)",
                          what, (int)t->device.device_type);
-  *nbytes = (size_t)n * (((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8);
+  /* Sub-byte types are packed: round the total, not each element. */
+  *nbytes = ((size_t)n * t->dtype.bits * t->dtype.lanes + 7) / 8;
   return 0;
 }
 
