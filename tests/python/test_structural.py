@@ -353,3 +353,18 @@ def test_structural_walk_def_region_kind_and_errors():
         structural_walk(Array([1]), boom)
     with pytest.raises(TypeError):
         StructuralVisitor()
+
+
+def test_structural_walk_callback_types():
+    from tvm_ffi.testing import create_object
+
+    obj = create_object("testing.TestObjectBase", v_i64=3)
+    cls = type(obj)
+    seen = []
+    # first matching entry wins: the class entry before the catch-all
+    structural_walk(Array([obj, 1]), [(cls, seen.append), (object, lambda v: seen.append(("any", v)))])
+    assert seen[1].same_as(obj) and ("any", 3) in seen and seen[-1] == ("any", 1)
+    assert seen.count(("any", 1)) == 1 and not any(isinstance(s, tuple) and s[1] is obj for s in seen)
+    found = []
+    structural_walk(Array([tvm_ffi.Shape((1,)), "x", b"y"]), ((tvm_ffi.Shape, str, bytes), found.append))
+    assert found == [(1,), "x", b"y"]
