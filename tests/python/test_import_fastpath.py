@@ -1,0 +1,119 @@
+"""`import tvm_ffi` stays light (python.md 1.2, issue 4 point 8) and the call fast path keeps
+the semantics of the generic one.  No timings here: what keeps import fast is which modules it
+pulls in, and that is what is checked."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tvm_ffi
+
+
+def _fresh(code):
+    """Runs code in a fresh interpreter (same environment); returns its stdout."""
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.skipif(not tvm_ffi.core.API_MODE, reason="ABI mode parses declarations with "
+                    "cffi/pycparser and reaches Python objects through ctypes")
+def test_import_pulls_in_no_heavy_module():
+    out = _fresh("""
+        import sys
+        before = set(sys.modules)
+        import tvm_ffi
+        new = set(sys.modules) - before
+        heavy = {"torch", "numpy", "ctypes", "dataclasses", "json", "inspect", "typing",
+                 "tvm_ffi._typeinfo", "tvm_ffi.testing", "tvm_ffi.cpp", "tvm_ffi.module"}
+        print(sorted(new & heavy))
+    """)
+    assert out.strip() == "[]"
+
+
+def test_lazy_names_resolve():
+    out = _fresh("""
+        import ctypes, sys
+        import tvm_ffi
+        missing = [n for n in tvm_ffi.__all__ if not hasattr(tvm_ffi, n)]
+        assert missing == [], missing
+        for n in ("bool", "float32", "float4_e2m1fnx2", "CAny", "CContainerBase", "core",
+                  "libinfo", "registry", "error", "module", "container", "stream", "utils"):
+            assert hasattr(tvm_ffi, n), n
+        assert set(tvm_ffi.__all__) <= set(dir(tvm_ffi))
+        assert isinstance(tvm_ffi.LIB, ctypes.CDLL)
+        assert isinstance(tvm_ffi.core.TypeInfo, type)
+        with __import__("pytest").raises(AttributeError):
+            tvm_ffi.no_such_name
+        assert "tvm_ffi.testing" not in sys.modules
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_runtime_loaded_global_and_testing_library_present():
+    out = _fresh("""
+        import ctypes
+        import tvm_ffi
+        # RTLD_GLOBAL: the runtime's symbols resolve from the global namespace
+        assert ctypes.CDLL(None).TVMFFIFunctionCall
+        assert tvm_ffi.get_global_func("testing.echo")(7) == 7
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_module_result_binds_its_class_before_tvm_ffi_module_is_touched():
+    out = _fresh("""
+        import sys
+        import tvm_ffi
+        m = tvm_ffi.core._global("ffi.SystemLib")("")
+        print(type(m).__module__, type(m).__name__, "tvm_ffi.module" in sys.modules)
+    """)
+    assert out.split() == ["tvm_ffi.module", "Module", "True"]
+
+
+@pytest.mark.parametrize("value", [0, 1, 2**30 - 1, 2**30, 2**59, 2**60 - 1, 2**60, 2**62,
+                                   2**63 - 1, -1, -(2**30), -(2**63)])
+def test_int_arguments_round_trip(value):
+    echo = tvm_ffi.get_global_func("testing.echo")
+    assert echo(value) == value
+
+
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**100])
+def test_int_arguments_out_of_range(value):
+    with pytest.raises(OverflowError):
+        tvm_ffi.get_global_func("testing.echo")(value)
+
+
+def test_call_slot_rejects_keywords_and_keeps_subclasses_working():
+    echo = tvm_ffi.get_global_func("testing.echo")
+    with pytest.raises(TypeError, match="keyword"):
+        echo(1, x=2)
+
+    class Mixin:
+        def twice(self, x):
+            return self(x) * 2
+
+    class MyFunc(tvm_ffi.Function, Mixin):
+        pass
+
+    f = MyFunc.__new__(MyFunc)
+    f.__move_handle_from__(tvm_ffi.get_global_func("testing.echo"))
+    assert f(21) == 21 and f.twice(21) == 42
+    # many arguments (more than the slot's stack array)
+    nop = tvm_ffi.get_global_func("testing.nop")
+    assert nop(*range(20)) is None
+
+
+def test_tensor_arguments_by_handle():
+    np = pytest.importorskip("numpy")
+    echo = tvm_ffi.get_global_func("testing.echo")
+    t = tvm_ffi.from_dlpack(np.arange(6, dtype="float32"))
+    r = echo(t)
+    assert isinstance(r, tvm_ffi.Tensor) and r.__chandle__() == t.__chandle__()
+    empty = tvm_ffi.Tensor.__new__(tvm_ffi.Tensor)  # no handle: passes as None
+    assert echo(empty) is None
