@@ -42,6 +42,9 @@ PIP_OPTIONAL="torch:torch==2.13.0"
 PIP_OPTIONAL="$PIP_OPTIONAL ninja:ninja cmake:cmake scikit_build_core:scikit-build-core setuptools:setuptools"
 # Best effort: ml_dtypes (int2/int4, bfloat16, float8/6/4 numpy dtypes) for the dtype tests.
 PIP_OPTIONAL="$PIP_OPTIONAL ml_dtypes:ml_dtypes"
+# Best effort: NVRTC (the CUDA install here ships nvcc without libnvrtc) for tvm_ffi.cpp.nvrtc;
+# the wheel matching nvcc 13.0 installs under nvidia/cu13.
+PIP_OPTIONAL="$PIP_OPTIONAL nvidia.cu13:nvidia-cuda-nvrtc==13.0.*"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
