@@ -109,11 +109,18 @@ int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
     if (python_style) return PUTS(b, x > 0 ? "inf" : "-inf");
     return PUTS(b, x > 0 ? "Infinity" : "-Infinity");
   }
-  /* Shortest precision that reads back exactly. */
-  for (int prec = 1; prec <= 17; ++prec) {
-    snprintf(tmp, sizeof(tmp), "%.*g", prec, x);
+  /* Fewest significant digits that read back exactly, laid out as Python's
+   * repr does: positional for exponents in [-4, 16), scientific otherwise
+   * (so 10.0 prints "10.0", not %g's "1e+01"). */
+  int prec = 0;
+  for (; prec < 17; ++prec) {
+    snprintf(tmp, sizeof(tmp), "%.*e", prec, x);
     if (strtod(tmp, NULL) == x) break;
   }
+  const char* e = strchr(tmp, 'e');
+  int exp10 = e ? atoi(e + 1) : 0;
+  if (exp10 >= -4 && exp10 < 16)
+    snprintf(tmp, sizeof(tmp), "%.*f", prec - exp10 > 0 ? prec - exp10 : 0, x);
   if (python_style && strpbrk(tmp, ".e") == NULL) strcat(tmp, ".0");
   return PUTS(b, tmp);
 }
@@ -285,8 +292,8 @@ static int repr_any(repr_state* st, const TVMFFIAny* view) {
       return tvmffi__buf_printf(b, "%lld", (long long)v.v_int64) ? tvmffi__raise_oom() : 0;
     case kTVMFFIBool:
       return PUTS(b, v.v_int64 ? "True" : "False");
-    case kTVMFFIFloat:
-      return tvmffi__ext_float(b, v.v_float64, 1);
+    case kTVMFFIFloat: /* as C++ ostream prints a double (upstream): 10, 0.333333, 1e+20 */
+      return tvmffi__buf_printf(b, "%g", v.v_float64) ? tvmffi__raise_oom() : 0;
     case kTVMFFIOpaquePtr:
       if (v.v_ptr == NULL) return PUTS(b, "None");
       return tvmffi__buf_printf(b, "%p", v.v_ptr) ? tvmffi__raise_oom() : 0;

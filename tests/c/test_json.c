@@ -75,6 +75,12 @@ static void test_scalars(void) {
 
   CHECK_EQ_STR(stringify(ext_float(1.0), ext_none()), "1.0");
   CHECK_EQ_STR(stringify(ext_float(0.1), ext_none()), "0.1");
+  /* shortest round-trip digits, laid out like Python's float repr */
+  CHECK_EQ_STR(stringify(ext_float(10.0), ext_none()), "10.0");
+  CHECK_EQ_STR(stringify(ext_float(1e16), ext_none()), "1e+16");
+  CHECK_EQ_STR(stringify(ext_float(1e15), ext_none()), "1000000000000000.0");
+  CHECK_EQ_STR(stringify(ext_float(2.5e-7), ext_none()), "2.5e-07");
+  CHECK_EQ_STR(stringify(ext_float(1e-4), ext_none()), "0.0001");
   CHECK_EQ_STR(stringify(ext_float(1.0 / 0.0), ext_none()), "Infinity");
   CHECK_EQ_STR(stringify(ext_int(-7), ext_none()), "-7");
   CHECK_EQ_STR(stringify(ext_bool(0), ext_none()), "false");
