@@ -848,6 +848,21 @@ def _class_for_index(tidx):
     return cls
 
 
+def _wrapper_kind(cls):
+    """How helpers.c may build result wrappers of cls without calling Python (asked once per
+    class): (1, 0) only `_h` to set, (2, offset of `_tvm_api`) a plain container, (0, 0) never
+    (a class with its own __new__ goes through _ret_obj)."""
+    if not issubclass(cls, Object):
+        return (0, 0)
+    if cls.__new__ is CObject.__new__:
+        return (1, 0)
+    from .container import CContainerBase  # noqa: PLC0415
+
+    if issubclass(cls, CContainerBase) and cls.__new__ is CContainerBase.__new__:
+        return (2, _slot_offset(CContainerBase, "_tvm_api"))
+    return (0, 0)
+
+
 def _new_wrapper(cls, h):
     obj = cls.__new__(cls)
     obj._h = h
@@ -1414,6 +1429,9 @@ def _init():
            Tensor, _CLASS_TENSOR_BOX, _slot_offset(Tensor, "_view"), _RELEASE_GIL_DEFAULT)
     if lib.TVMFFIPyInit(id(cfg)) != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
+    box = (_TYPE_CLS, _wrapper_kind)  # (named: the id must stay valid during the call)
+    if lib.TVMFFIPyInitObjects(id(box)) != 0:  # result wrappers built in C
+        raise RuntimeError("tvm_ffi: failed to initialise object wrapping")
     for h in (fa, fm):
         if h:
             _decref(h)

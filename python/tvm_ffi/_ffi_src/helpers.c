@@ -1012,6 +1012,15 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
     PyObject* w = tie_take(v->v_obj, owned);
     if (w != NULL) return tie_retag(w, tidx, api_obj);
   }
+  if (tidx >= kTVMFFIStaticObjectBegin && tidx != kTVMFFIStr && tidx != kTVMFFIBytes &&
+      tidx != kTVMFFIShape && tidx != kTVMFFITensor && tidx != kTVMFFIOpaquePyObject) {
+    PyObject* w = fast_wrapper(tidx, v->v_obj, owned, api_obj);
+    if (w != NULL) {
+      if (tie) tie_put(v->v_obj, w);
+      return w;
+    }
+    if (PyErr_Occurred()) return NULL;
+  }
   if (tidx >= kTVMFFIStaticObjectBegin && !owned) TVMFFIObjectIncRef(v->v_obj);
   PyObject* ti = PyLong_FromLong(tidx);
   PyObject* payload = PyLong_FromUnsignedLongLong(v->v_uint64);

@@ -68,6 +68,11 @@ int64_t TVMFFIPyTiedCount(void);
 /* box = [None, raised_exception hook]: box[0] = a builtin fget(obj) reading the reflected
  * field at handle + offset through the TVMFFIFieldGetter at address getter. */
 int TVMFFIPyMakeFieldGetter(intptr_t getter, int64_t offset, intptr_t box);
+/* box = (core._TYPE_CLS, core._wrapper_kind): lets C build wrappers of registered object
+ * types whose class allows it (see helpers.c). Returns 0/-1. */
+int TVMFFIPyInitObjects(intptr_t box);
+/* Drops the cached _wrapper_kind answer for a class (address of the class object). */
+void TVMFFIPyForgetWrapperKind(intptr_t cls);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void TVMFFIPySetFinalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */
