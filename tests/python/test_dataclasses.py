@@ -822,6 +822,10 @@ def test_py_class_forms_and_errors():
     parent = py_class(new_key("P"))(type("P", (tvm_ffi.Object,), {"__annotations__": {"v": int}}))
     with pytest.raises(TypeError, match="already defined by a parent"):
         py_class(new_key("C"))(type("C", (parent,), {"__annotations__": {"v": int}}))
+    key = new_key("Thawed")
+    with pytest.raises(TypeError, match="frozen"):
+        py_class(key, frozen=True)(type("Thawed", (parent,), {}))
+    assert core._type_key_to_index(key) is None
     with pytest.raises(ValueError, match="eq must be true"):
         py_class(new_key("x"), order=True)
 

@@ -127,12 +127,7 @@ def _process(cls, type_key, params, body=None):
     if not (isinstance(cls, type) and issubclass(cls, core.Object)):
         raise TypeError("c_class(%r) must decorate a subclass of tvm_ffi.Object, got %r"
                         % (type_key, cls))
-    parent = _dataclass_params(cls)
-    if parent is not None and parent["frozen"] != params["frozen"]:
-        raise TypeError("cannot inherit %s dataclass from a %s one"
-                        % (("frozen", "non-frozen") if params["frozen"] else
-                           ("non-frozen", "frozen")))
-    _check_overwrites(cls, params)
+    precheck(cls, params)
     info = _typeinfo._lookup_or_register_type_info_from_type_key(type_key)
     body, after_marker = body if body is not None else _class_body_fields(cls)
     cfields = info.all_fields()
@@ -185,8 +180,13 @@ def _has_explicit_hash(cls):
         cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__)
 
 
-def _check_overwrites(cls, params):
+def precheck(cls, params):
     """The stdlib's refusals, checked before anything is registered."""
+    parent = _dataclass_params(cls)
+    if parent is not None and parent["frozen"] != params["frozen"]:
+        raise TypeError("cannot inherit %s dataclass from a %s one"
+                        % (("frozen", "non-frozen") if params["frozen"] else
+                           ("non-frozen", "frozen")))
     if params["order"]:
         for attr, _ in _ORDER_OPS:
             if attr in cls.__dict__:

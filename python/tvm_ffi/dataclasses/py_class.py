@@ -20,7 +20,7 @@ import typing
 from .. import core
 from . import _fields as F
 from ._method import METHOD_ATTR
-from .c_class import _class_body_fields, _process
+from .c_class import _class_body_fields, _process, precheck
 
 PY_CLASS_ATTR = "__tvm_ffi_py_class__"
 
@@ -81,6 +81,7 @@ def _define(cls, type_key, params):
         raise ValueError("py_class %s: type key `%s` is already registered (type keys are "
                          "process-wide and cannot be redefined)" % (cls.__name__, key))
     parent = _parent_index(cls)
+    precheck(cls, params)
     body, after_marker = _class_body_fields(cls)
     rules = _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     pinfo = core.lib.TVMFFIGetTypeInfo(parent)
