@@ -357,7 +357,11 @@ class ObjectRValueRef:
             raise ValueError(
                 "cannot move %s: it holds no object (moved already?)" % type(obj).__name__
             )
-        _untie(obj, h)
+        # Moving detaches the handle from its canonical wrapper, whichever wrapper that is
+        # (a callback's argument moves the caller's object): what comes back is a new wrapper.
+        tied = _tied(h)
+        if tied is not None:
+            _untie(tied, h)
         self._cell = cell = ffi.new("void**", _ptr(h))
         obj._h = 0
         payload = _MovedArg(_addr(cell))

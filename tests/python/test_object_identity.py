@@ -46,7 +46,9 @@ def test_container_elements_are_stable(echo):
 
 def test_callback_argument_moves_do_not_empty_the_caller(use_count):
     """A callback's argument is a view: it gets a wrapper of its own (only owned results are
-    tied), so moving it inside the callback leaves the caller's wrapper intact."""
+    tied), so moving it inside the callback leaves the caller's wrapper intact.  The move
+    detaches the handle from the caller's canonical wrapper, so the result is a new wrapper
+    with its own reference (as upstream's test_rvalue_ref expects)."""
     x = tvm_ffi.convert([1, 2])
     seen = []
 
@@ -55,8 +57,10 @@ def test_callback_argument_moves_do_not_empty_the_caller(use_count):
         return o._move()
 
     f = tvm_ffi.convert(callback)
-    assert f(x) is x  # the result is owned: the caller's live wrapper comes back
-    assert seen == [2] and x.__chandle__() != 0 and use_count(x) == 1
+    r = f(x)
+    assert r is not x and r.same_as(x)
+    assert seen == [2] and x.__chandle__() != 0 and use_count(x) == 2
+    del r
     y = f(x._move())  # moved in, moved back out: a new owner
     assert x.__chandle__() == 0 and tuple(y) == (1, 2) and use_count(y) == 1
 
@@ -181,3 +185,23 @@ def test_subclass_finaliser_without_super_still_unties(echo, use_count):
     assert calls == [1] and core._tied(h) is None
     again = holder[0]
     assert tuple(again) == (1, 2) and use_count(again) == 2
+
+
+def test_rvalue_ref_counts_like_upstream(use_count):
+    """python.md 4.4: a result obtained after a move is its own wrapper with its own reference."""
+
+    def callback(o, expected):
+        assert use_count(o) == expected
+        return o._move()
+
+    f = tvm_ffi.convert(callback)
+    x = tvm_ffi.convert([1, 2])
+    f(x, 2)
+    y = f(x._move(), 1)
+    assert x.__ctypes_handle__().value is None and tuple(y) == (1, 2)
+
+    x = tvm_ffi.convert([1, 2])
+    y = f(x, 2)
+    z = f(x._move(), 2)
+    assert x.__ctypes_handle__().value is None
+    assert y.__ctypes_handle__().value is not None and z.same_as(y)
