@@ -6,6 +6,9 @@ TVM_FFI_MODULE_DIR and PYTHONPATH); run by hand from a built checkout with
 """
 
 import gc
+import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -45,3 +48,24 @@ def requires_global(name):
     """Skip marker for tests that need a runtime global another part of the tree provides."""
     present = tvm_ffi.get_global_func(name, allow_missing=True) is not None
     return pytest.mark.skipif(not present, reason="runtime lacks global function %s" % name)
+
+
+def jit_load_inline(name, cpp_sources, **kwargs):
+    """tvm_ffi.cpp.load_inline into a per-user cache shared by the suite's JIT tests (built once
+    per content), skipping when no C++ compiler or ninja is installed."""
+    if not shutil.which((os.environ.get("CXX") or "c++").split()[0]):
+        pytest.skip("no C++ compiler")
+    try:
+        tvm_ffi.cpp.extension.tc.find_ninja()
+    except RuntimeError:
+        pytest.skip("ninja not installed")
+    old = os.environ.get("TVM_FFI_CACHE_DIR")
+    os.environ["TVM_FFI_CACHE_DIR"] = os.path.join(
+        tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
+    try:
+        return tvm_ffi.cpp.load_inline(name, cpp_sources=cpp_sources, **kwargs)
+    finally:
+        if old is None:
+            del os.environ["TVM_FFI_CACHE_DIR"]
+        else:
+            os.environ["TVM_FFI_CACHE_DIR"] = old

@@ -2,14 +2,13 @@
 
 import gc
 import os
-import shutil
-import tempfile
 import traceback
 import weakref
 
 import pytest
 
 import tvm_ffi
+from conftest import jit_load_inline
 from tvm_ffi import core
 from tvm_ffi.error import _parse_backtrace
 
@@ -275,7 +274,6 @@ def test_callback_error_leaves_slot_clean():
 
 # --- item 44 with a C++ TVM_FFI_THROW (seed 001's traceback line) ---------------------------
 
-_CXX = (os.environ.get("CXX") or "c++").split()[0]
 
 _THROW_SRC = r"""
 #include <tvm/ffi/function.h>
@@ -290,22 +288,7 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(raise_error, my_ffi_extension::RaiseError);
 
 @pytest.fixture(scope="module")
 def throw_module():
-    if not shutil.which(_CXX):
-        pytest.skip("no C++ compiler")
-    try:
-        tvm_ffi.cpp.extension.tc.find_ninja()
-    except RuntimeError:
-        pytest.skip("ninja not installed")
-    old = os.environ.get("TVM_FFI_CACHE_DIR")
-    os.environ["TVM_FFI_CACHE_DIR"] = os.path.join(
-        tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
-    try:
-        return tvm_ffi.cpp.load_inline("contract_throw", cpp_sources=_THROW_SRC)
-    finally:
-        if old is None:
-            del os.environ["TVM_FFI_CACHE_DIR"]
-        else:
-            os.environ["TVM_FFI_CACHE_DIR"] = old
+    return jit_load_inline("contract_throw", _THROW_SRC)
 
 
 def test_item44_cxx_throw_frame(throw_module):

@@ -9,14 +9,13 @@ import enum
 import fractions
 import gc
 import os
-import shutil
 import sys
-import tempfile
 import typing
 
 import pytest
 
 import tvm_ffi
+from conftest import jit_load_inline
 from tvm_ffi import core
 
 
@@ -387,7 +386,6 @@ def test_item27_convert_func_tensor_cls_torch():
 
 # --- item 28: C++ calling a Python callback with char* / TVMFFIByteArray* ------------------
 
-_CXX = (os.environ.get("CXX") or "c++").split()[0]
 
 _CB_SRC = r"""
 #include <tvm/ffi/function.h>
@@ -403,24 +401,7 @@ ffi::Any call_with_bytearray(ffi::Function f) {
 
 @pytest.fixture(scope="module")
 def cb_module():
-    if not shutil.which(_CXX):
-        pytest.skip("no C++ compiler")
-    try:
-        tvm_ffi.cpp.extension.tc.find_ninja()
-    except RuntimeError:
-        pytest.skip("ninja not installed")
-    old = os.environ.get("TVM_FFI_CACHE_DIR")
-    os.environ["TVM_FFI_CACHE_DIR"] = os.path.join(
-        tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
-    try:
-        return tvm_ffi.cpp.load_inline(
-            "contract_callbacks", cpp_sources=_CB_SRC,
-            functions=["call_with_cstr", "call_with_bytearray"])
-    finally:
-        if old is None:
-            del os.environ["TVM_FFI_CACHE_DIR"]
-        else:
-            os.environ["TVM_FFI_CACHE_DIR"] = old
+    return jit_load_inline("contract_callbacks", _CB_SRC, functions=["call_with_cstr", "call_with_bytearray"])
 
 
 def test_item28_raw_str_and_byte_array_arguments(cb_module):

@@ -2,14 +2,13 @@
 
 import gc
 import os
-import shutil
 import sys
-import tempfile
 import typing
 
 import pytest
 
 import tvm_ffi
+from conftest import jit_load_inline
 from tvm_ffi import core
 
 np = pytest.importorskip("numpy")
@@ -339,7 +338,6 @@ def test_item61_numpy_only_gives_ffi_tensor():
 
 # --- items 62-64: FromEnvAlloc through load_inline, GPU ------------------------------------
 
-_CXX = (os.environ.get("CXX") or "c++").split()[0]
 
 _ALLOC_SRC = r"""
 #include <tvm/ffi/container/tensor.h>
@@ -377,23 +375,8 @@ ffi::Tensor return_add_one_tuple(ffi::Map<ffi::String, ffi::Tuple<ffi::Tensor>> 
 
 @pytest.fixture(scope="module")
 def alloc_module():
-    if not shutil.which(_CXX):
-        pytest.skip("no C++ compiler")
-    try:
-        tvm_ffi.cpp.extension.tc.find_ninja()
-    except RuntimeError:
-        pytest.skip("ninja not installed")
-    old = os.environ.get("TVM_FFI_CACHE_DIR")
-    os.environ["TVM_FFI_CACHE_DIR"] = os.path.join(
-        tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
-    try:
-        return tvm_ffi.cpp.load_inline("contract_env_alloc", cpp_sources=_ALLOC_SRC,
-                                       functions=["return_add_one", "return_add_one_tuple"])
-    finally:
-        if old is None:
-            del os.environ["TVM_FFI_CACHE_DIR"]
-        else:
-            os.environ["TVM_FFI_CACHE_DIR"] = old
+    return jit_load_inline("contract_env_alloc", _ALLOC_SRC,
+                           functions=["return_add_one", "return_add_one_tuple"])
 
 
 @needs_exchange
