@@ -37,6 +37,12 @@ int tvmffi__ext_visit_fields(TVMFFIObject* obj, int64_t skip_flags, tvmffi__ext_
 /* Number of reflected fields (ancestors included) of a type. */
 int32_t tvmffi__ext_num_fields(int32_t type_index);
 
+/* The function a type registered under type-attribute `name` (__ffi_eq__,
+ * __ffi_repr__, ...), borrowed; NULL when there is none.  `*cache` is a
+ * per-call-site static that remembers the column once it exists. */
+TVMFFIObject* tvmffi__ext_type_hook(const char* name, const TVMFFITypeAttrColumn** cache,
+                                    int32_t type_index);
+
 /* "cpu", "cuda", ... for a DLDeviceType; NULL when unknown. */
 const char* tvmffi__ext_device_name(int32_t device_type);
 

@@ -17,6 +17,12 @@
  *    first), skipping CompareOff fields; hashing also skips HashOff fields;
  *    a type without fields, tensors, functions and modules compare by
  *    identity;
+ *  - a type's hooks replace the field walk (cpp.md kEq/kCompare/kHash):
+ *    equality uses __ffi_eq__(a, b, eq) -> bool, else __ffi_compare__(a, b,
+ *    cmp) == 0; the order tests use __ffi_compare__ -> int (its sign); the
+ *    hash is __ffi_hash__(a, hash) -> int as returned.  The callbacks passed
+ *    in recurse with the caller's depth and cycle state.  A type with an eq
+ *    or compare hook but no hash hook cannot hash consistently: ValueError;
  *  - the order tests raise TypeError for kinds without an order (None, maps,
  *    devices, mismatched kinds, ...); equality never raises for those.
  * The same object on both sides is equal without descending, so a List that
@@ -34,8 +40,12 @@
 /* Three-way outcome; CMP_UNORDERED makes every order test false (NaN). */
 enum { CMP_LT = -1, CMP_EQ = 0, CMP_GT = 1, CMP_NE = 2, CMP_UNORDERED = 3 };
 
+/* order: 0 equality (never raises for kinds), 1 an order test (TypeError on
+ * unorderable pairs, even equal ones such as None, None), 2 the three-way
+ * callback of a __ffi_compare__ hook (equal values give 0 whatever their
+ * kind; unequal unorderable ones raise). */
 typedef struct {
-  int order;        /* raise TypeError on unorderable pairs */
+  int order;
   const char* name; /* global name for messages */
 } cmp_ctx;
 
@@ -126,6 +136,107 @@ static int cmp_map(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int*
   return 0;
 }
 
+/* ---- type hooks (__ffi_eq__ / __ffi_compare__ / __ffi_hash__) ---------------- */
+
+static const TVMFFITypeAttrColumn* g_eq_col;
+static const TVMFFITypeAttrColumn* g_cmp_col;
+static const TVMFFITypeAttrColumn* g_hash_col;
+
+typedef struct hash_state hash_state;
+static int hash_any(hash_state* st, const TVMFFIAny* v, uint64_t* out);
+
+enum { CB_EQ, CB_CMP, CB_HASH };
+
+/* What the callback handed to a hook recurses with.  The compare context
+ * is copied; the hash state lives on the caller's stack, so it is cleared
+ * when the hook returns and a callback kept beyond that starts afresh. */
+typedef struct {
+  int kind;
+  cmp_ctx c;
+  int depth;
+  hash_state* st;
+} hook_cb;
+
+static int hook_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  hook_cb* cb = (hook_cb*)self;
+  if (cb->kind == CB_HASH) {
+    if (tvmffi__args_count("__ffi_hash__ callback(0: Any) -> int", n, 1) != 0) return -1;
+    uint64_t h;
+    int rc = cb->st ? hash_any(cb->st, &args[0], &h) : tvmffi__recursive_hash(&args[0], &h);
+    if (rc != 0) return -1;
+    tvmffi__any_set_int(result, (int64_t)h);
+    return 0;
+  }
+  if (tvmffi__args_count(cb->kind == CB_EQ ? "__ffi_eq__ callback(0: Any, 1: Any) -> bool"
+                                           : "__ffi_compare__ callback(0: Any, 1: Any) -> int",
+                         n, 2) != 0)
+    return -1;
+  int r;
+  if (cmp_any(&cb->c, &args[0], &args[1], cb->depth, &r) != 0) return -1;
+  if (cb->kind == CB_EQ) {
+    tvmffi__any_set_bool(result, r == CMP_EQ);
+    return 0;
+  }
+  if (r == CMP_UNORDERED)
+    return tvmffi__raise("TypeError", "%s: __ffi_compare__ callback: cannot order NaN values",
+                         cb->c.name);
+  tvmffi__any_set_int(result, r);
+  return 0;
+}
+
+/* Calls hook(a, [b,] callback) and reads its int or bool result into *out. */
+static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* global,
+                     TVMFFIObject* a, TVMFFIObject* b, const hook_cb* tmpl, int64_t* out) {
+  hook_cb* cb = (hook_cb*)malloc(sizeof(hook_cb));
+  if (cb == NULL) return tvmffi__raise_oom();
+  *cb = *tmpl;
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(cb, hook_cb_call, free, &f) != 0) {
+    free(cb);
+    return -1;
+  }
+  TVMFFIAny args[3], res;
+  int32_t n = 0;
+  args[n].type_index = a->type_index, args[n].zero_padding = 0, args[n++].v_obj = a;
+  if (b != NULL) args[n].type_index = b->type_index, args[n].zero_padding = 0, args[n++].v_obj = b;
+  args[n].type_index = kTVMFFIFunction, args[n].zero_padding = 0, args[n++].v_obj = f;
+  tvmffi__any_set_none(&res);
+  int rc = TVMFFIFunctionCall(hook, args, n, &res);
+  cb->st = NULL; /* the state dies with this frame */
+  tvmffi__decref((TVMFFIObject*)f);
+  if (rc != 0) return -1;
+  if (res.type_index != kTVMFFIInt && res.type_index != kTVMFFIBool) {
+    const char* got = tvmffi__any_type_key(&res);
+    rc = tvmffi__raise("TypeError", "%s: %s of `%s` returned `%s`, expected %s", global,
+                       hook_name, tvmffi__type_key(a->type_index), got,
+                       tmpl->kind == CB_EQ ? "bool" : "int");
+    tvmffi__any_release(&res);
+    return rc;
+  }
+  *out = res.v_int64;
+  return 0;
+}
+
+/* Compares a and b (same type, distinct) through the type's hooks: 0 done
+ * (*out set), 1 no hook applies, -1 failed. */
+static int cmp_hooked(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
+  int32_t t = a->type_index;
+  TVMFFIObject* eq = c->order == 0 ? tvmffi__ext_type_hook("__ffi_eq__", &g_eq_col, t) : NULL;
+  TVMFFIObject* cmp = eq ? NULL : tvmffi__ext_type_hook("__ffi_compare__", &g_cmp_col, t);
+  if (eq == NULL && cmp == NULL) return 1;
+  /* The callback keeps equality as equality and gives the compare hook a
+   * three-way order. */
+  hook_cb cb = {eq ? CB_EQ : CB_CMP, {eq ? 0 : 2, c->name}, depth, NULL};
+  int64_t r;
+  if (call_hook(eq ? eq : cmp, eq ? "__ffi_eq__" : "__ffi_compare__", c->name, a, b, &cb, &r) !=
+      0)
+    return -1;
+  if (eq) *out = r ? CMP_EQ : CMP_NE;
+  else if (c->order == 0) *out = r == 0 ? CMP_EQ : CMP_NE;
+  else *out = sign3(r < 0 ? -1 : r > 0);
+  return 0;
+}
+
 /* Field-by-field over reflected fields, ancestors first. */
 static int cmp_fields(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(a->type_index);
@@ -179,9 +290,16 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     return 0;
   }
   if (t == kTVMFFIMap || t == kTVMFFIDict) {
-    if (c->order) return unorderable(c, av, bv, out);
-    return cmp_map(c, a, b, depth, out);
+    if (c->order == 0) return cmp_map(c, a, b, depth, out);
+    if (c->order == 2) { /* equal maps are 0 to a compare hook; others have no order */
+      cmp_ctx e = {0, c->name};
+      if (cmp_map(&e, a, b, depth, out) != 0) return -1;
+      if (*out == CMP_EQ) return 0;
+    }
+    return unorderable(c, av, bv, out);
   }
+  int r = cmp_hooked(c, a, b, depth, out);
+  if (r != 1) return r;
   if (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0)
     return cmp_fields(c, a, b, depth, out);
   /* Identity types: distinct objects are different and have no order. */
@@ -210,19 +328,19 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   if (a.type_index != b.type_index) return unorderable(c, &a, &b, out);
   switch (a.type_index) {
     case kTVMFFINone:
-      if (c->order) return unorderable(c, &a, &b, out);
+      if (c->order == 1) return unorderable(c, &a, &b, out);
       *out = CMP_EQ;
       return 0;
     case kTVMFFIOpaquePtr:
     case kTVMFFIDLTensorPtr:
-      if (a.v_ptr == b.v_ptr && !c->order) {
+      if (a.v_ptr == b.v_ptr && c->order != 1) {
         *out = CMP_EQ;
         return 0;
       }
       return unorderable(c, &a, &b, out);
     case kTVMFFIDataType:
     case kTVMFFIDevice:
-      if (a.v_uint64 == b.v_uint64 && !c->order) {
+      if (a.v_uint64 == b.v_uint64 && c->order != 1) {
         *out = CMP_EQ;
         return 0;
       }
@@ -253,12 +371,10 @@ int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
 #define HASH_SEED_SHAPE UINT64_C(0x53686170)
 #define HASH_CYCLE UINT64_C(0x6379636c)
 
-typedef struct {
+struct hash_state {
   TVMFFIObject* stack[RECURSIVE_MAX_DEPTH + 1];
   int depth;
-} hash_state;
-
-static int hash_any(hash_state* st, const TVMFFIAny* v, uint64_t* out);
+};
 
 static uint64_t hash_i64(int64_t x) {
   return TVMFFIContainerHashCombine(UINT64_C(0x696e74), (uint64_t)x);
@@ -275,6 +391,29 @@ static int hash_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
   uint64_t h;
   if (hash_any(fc->st, v, &h) != 0) return -1;
   fc->h = TVMFFIContainerHashCombine(fc->h, h);
+  return 0;
+}
+
+/* Hashes obj through its type's __ffi_hash__: 0 done, 1 no hook, -1 failed
+ * (also when only __ffi_eq__ / __ffi_compare__ exist: equal objects would
+ * hash apart). */
+static int hash_hooked(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
+  int32_t t = obj->type_index;
+  TVMFFIObject* hook = tvmffi__ext_type_hook("__ffi_hash__", &g_hash_col, t);
+  if (hook == NULL) {
+    if (tvmffi__ext_type_hook("__ffi_eq__", &g_eq_col, t) == NULL &&
+        tvmffi__ext_type_hook("__ffi_compare__", &g_cmp_col, t) == NULL)
+      return 1;
+    return tvmffi__raise("ValueError",
+                         "ffi.RecursiveHash: type '%s' defines __ffi_eq__ or __ffi_compare__ but "
+                         "not __ffi_hash__; register a __ffi_hash__ hook so that RecursiveEq(a, "
+                         "b) implies RecursiveHash(a) == RecursiveHash(b)",
+                         tvmffi__type_key(t));
+  }
+  hook_cb cb = {CB_HASH, {0, "ffi.RecursiveHash"}, 0, st};
+  int64_t h;
+  if (call_hook(hook, "__ffi_hash__", "ffi.RecursiveHash", obj, NULL, &cb, &h) != 0) return -1;
+  *out = (uint64_t)h;
   return 0;
 }
 
@@ -317,15 +456,20 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
     h = HASH_SEED_SHAPE;
     for (size_t i = 0; i < c->size; ++i)
       h = TVMFFIContainerHashCombine(h, (uint64_t)c->data[i]);
-  } else if (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0) {
-    /* Skip what equality skips too, or equal objects could hash apart. */
-    field_hash_ctx fc = {st, tvmffi__type_info_lookup(t)->type_key_hash};
-    rc = tvmffi__ext_visit_fields(
-        obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field,
-        &fc);
-    h = fc.h;
   } else {
-    h = TVMFFIContainerHashCombine((uint64_t)t, (uint64_t)(uintptr_t)obj);
+    h = 0;
+    rc = hash_hooked(st, obj, &h); /* 1: the type has no hash hook */
+    if (rc == 1 && t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0) {
+      /* Skip what equality skips too, or equal objects could hash apart. */
+      field_hash_ctx fc = {st, tvmffi__type_info_lookup(t)->type_key_hash};
+      rc = tvmffi__ext_visit_fields(
+          obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field,
+          &fc);
+      h = fc.h;
+    } else if (rc == 1) {
+      rc = 0;
+      h = TVMFFIContainerHashCombine((uint64_t)t, (uint64_t)(uintptr_t)obj);
+    }
   }
   st->depth--;
   *out = h;

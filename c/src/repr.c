@@ -51,6 +51,21 @@ int tvmffi__ext_visit_fields(TVMFFIObject* obj, int64_t skip_flags, tvmffi__ext_
   return 0;
 }
 
+TVMFFIObject* tvmffi__ext_type_hook(const char* name, const TVMFFITypeAttrColumn** cache,
+                                    int32_t type_index) {
+  const TVMFFITypeAttrColumn* col = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (col == NULL) {
+    TVMFFIByteArray n = {name, strlen(name)};
+    col = TVMFFIGetTypeAttrColumn(&n);
+    if (col == NULL) return NULL; /* nobody registered one yet: ask again next time */
+    __atomic_store_n(cache, col, __ATOMIC_RELEASE);
+  }
+  int32_t i = type_index - col->begin_index;
+  if (i < 0 || i >= col->size) return NULL;
+  const TVMFFIAny* v = &col->data[i];
+  return v->type_index == kTVMFFIFunction ? v->v_obj : NULL;
+}
+
 const char* tvmffi__ext_device_name(int32_t t) {
   switch (t) {
     case kDLCPU: return "cpu";
@@ -224,6 +239,73 @@ static int repr_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
   return repr_any(fc->st, v);
 }
 
+/* ---- __ffi_repr__(self, repr) -> str hooks ------------------------------------ */
+
+static const TVMFFITypeAttrColumn* g_repr_col;
+
+static int repr_to_buf(const TVMFFIAny* v, tvmffi__buf* out);
+
+/* The callback handed to a hook prints with the caller's state (so a value
+ * that reaches the object again prints "..."); the state lives on the
+ * caller's stack, so it is cleared when the hook returns and a callback kept
+ * beyond that prints afresh. */
+typedef struct {
+  repr_state* st;
+} repr_cb;
+
+static int repr_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  repr_cb* cb = (repr_cb*)self;
+  if (tvmffi__args_count("__ffi_repr__ callback(0: Any) -> str", n, 1) != 0) return -1;
+  tvmffi__buf out = {NULL, 0, 0};
+  int rc;
+  if (cb->st != NULL) {
+    tvmffi__buf* saved = cb->st->out;
+    cb->st->out = &out;
+    rc = repr_any(cb->st, &args[0]);
+    cb->st->out = saved;
+  } else {
+    rc = repr_to_buf(&args[0], &out);
+  }
+  if (rc == 0) rc = tvmffi__str_to_any(kTVMFFIStr, out.data ? out.data : "", out.size, result);
+  tvmffi__buf_free(&out);
+  return rc;
+}
+
+/* Prints obj with its type's hook: 0 done, 1 no hook, -1 failed. */
+static int repr_hooked(repr_state* st, TVMFFIObject* obj) {
+  TVMFFIObject* hook = tvmffi__ext_type_hook("__ffi_repr__", &g_repr_col, obj->type_index);
+  if (hook == NULL) return 1;
+  repr_cb* cb = (repr_cb*)malloc(sizeof(repr_cb));
+  if (cb == NULL) return tvmffi__raise_oom();
+  cb->st = st;
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(cb, repr_cb_call, free, &f) != 0) {
+    free(cb);
+    return -1;
+  }
+  TVMFFIAny args[2], res;
+  args[0].type_index = obj->type_index;
+  args[0].zero_padding = 0;
+  args[0].v_obj = obj;
+  args[1].type_index = kTVMFFIFunction;
+  args[1].zero_padding = 0;
+  args[1].v_obj = (TVMFFIObject*)f;
+  tvmffi__any_set_none(&res);
+  int rc = TVMFFIFunctionCall(hook, args, 2, &res);
+  cb->st = NULL;
+  tvmffi__decref((TVMFFIObject*)f);
+  if (rc != 0) return -1;
+  TVMFFIByteArray ba;
+  if (!tvmffi__any_as_str(&res, &ba)) {
+    rc = tvmffi__raise("TypeError", "ffi.ReprPrint: __ffi_repr__ of `%s` returned `%s`, expected str",
+                       tvmffi__type_key(obj->type_index), tvmffi__any_type_key(&res));
+  } else {
+    rc = put(st->out, ba.data, ba.size);
+  }
+  tvmffi__any_release(&res);
+  return rc;
+}
+
 static int repr_object(repr_state* st, TVMFFIObject* obj) {
   switch (obj->type_index) {
     case kTVMFFIStr: {
@@ -268,6 +350,8 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
     rc = repr_seq(st, obj, obj->type_index == kTVMFFIArray);
   } else if (is_map) {
     rc = repr_map(st, obj);
+  } else if ((rc = repr_hooked(st, obj)) != 1) {
+    /* the type's __ffi_repr__ printed it (or failed) */
   } else {
     field_ctx fc = {st, 0};
     rc = type_head(st, obj) != 0 || PUTS(st->out, "(") != 0 ||
@@ -331,19 +415,25 @@ static int repr_any(repr_state* st, const TVMFFIAny* view) {
   }
 }
 
+/* Appends the repr of v to out, from a fresh state.  0/-1. */
+static int repr_to_buf(const TVMFFIAny* v, tvmffi__buf* out) {
+  repr_state* st = (repr_state*)malloc(sizeof(repr_state));
+  if (st == NULL) return tvmffi__raise_oom();
+  st->out = out;
+  st->depth = 0;
+  const char* env = getenv("TVM_FFI_REPR_WITH_ADDR");
+  st->with_addr = env != NULL && strcmp(env, "1") == 0;
+  int rc = repr_any(st, v);
+  free(st);
+  return rc;
+}
+
 /* ffi.ReprPrint(x: Any) -> str */
 static int repr_print(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   if (tvmffi__args_count("ffi.ReprPrint(0: Any) -> str", num_args, 1) != 0) return -1;
   tvmffi__buf out = {NULL, 0, 0};
-  repr_state* st = (repr_state*)malloc(sizeof(repr_state));
-  if (st == NULL) return tvmffi__raise_oom();
-  st->out = &out;
-  st->depth = 0;
-  const char* env = getenv("TVM_FFI_REPR_WITH_ADDR");
-  st->with_addr = env != NULL && strcmp(env, "1") == 0;
-  int rc = repr_any(st, &args[0]);
-  free(st);
+  int rc = repr_to_buf(&args[0], &out);
   if (rc == 0) rc = tvmffi__str_to_any(kTVMFFIStr, out.data ? out.data : "", out.size, result);
   tvmffi__buf_free(&out);
   return rc;

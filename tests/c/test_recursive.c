@@ -240,12 +240,279 @@ static void test_deepcopy(void) {
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
 }
 
+/* ---- type hooks: __ffi_eq__ / __ffi_compare__ / __ffi_hash__ / __ffi_repr__ ---- */
+
+/* exttest.Keyed*: the hooks look only at `key` and reach it through the
+ * callback they are given, so nested values follow the runtime's rules. */
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIAny key;   /* +24 */
+  TVMFFIAny label; /* +40 */
+} keyed;
+
+static void keyed_deleter(void* self, int flags) {
+  keyed* k = (keyed*)self;
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    check_any_release(&k->key);
+    check_any_release(&k->label);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+/* How the hooks misbehave (0: they don't). */
+enum { HOOK_OK, HOOK_RET_FLOAT, HOOK_RAISE, HOOK_BAD_CALLBACK_ARGS, HOOK_KEEP_CALLBACK };
+static int g_hook_mode;
+static int g_hook_calls;
+static TVMFFIObjectHandle g_kept; /* a callback a hook held on to */
+
+static TVMFFIAny key_of(const TVMFFIAny* v) { return ((keyed*)v->v_obj)->key; }
+
+/* Shared body: calls f(keys...) and returns f's result, or misbehaves. */
+static int keyed_hook(const TVMFFIAny* args, int32_t n, int32_t nobj, TVMFFIAny* r) {
+  ++g_hook_calls;
+  CHECK_EQ_INT(n, nobj + 1);
+  CHECK_EQ_INT(args[nobj].type_index, kTVMFFIFunction);
+  TVMFFIObjectHandle f = args[nobj].v_obj;
+  if (g_hook_mode == HOOK_RET_FLOAT) {
+    r->type_index = kTVMFFIFloat;
+    r->v_float64 = 1.5;
+    return 0;
+  }
+  if (g_hook_mode == HOOK_RAISE) {
+    TVMFFIErrorSetRaisedFromCStr("KeyError", "hook failed on purpose");
+    return -1;
+  }
+  if (g_hook_mode == HOOK_KEEP_CALLBACK && g_kept == NULL) {
+    TVMFFIObjectIncRef(f);
+    g_kept = f;
+  }
+  TVMFFIAny keys[3];
+  for (int32_t i = 0; i < nobj; ++i) keys[i] = key_of(&args[i]);
+  keys[nobj] = ext_int(0); /* passed only to misuse the callback */
+  return TVMFFIFunctionCall(f, keys, nobj + (g_hook_mode == HOOK_BAD_CALLBACK_ARGS), r);
+}
+static int eq_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  return keyed_hook(a, n, 2, r);
+}
+static int cmp_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  return keyed_hook(a, n, 2, r);
+}
+static int hash_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  return keyed_hook(a, n, 1, r);
+}
+/* "K<" + repr(key) + ">" */
+static int repr_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  TVMFFIAny s;
+  if (keyed_hook(a, n, 1, &s) != 0) return -1;
+  if (g_hook_mode == HOOK_RET_FLOAT) {
+    *r = s;
+    return 0;
+  }
+  char buf[128];
+  TVMFFIByteArray ba = s.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&s)
+                                                      : *TVMFFIBytesGetByteArrayPtr(s.v_obj);
+  snprintf(buf, sizeof(buf), "K<%.*s>", (int)ba.size, ba.data);
+  check_any_release(&s);
+  TVMFFIByteArray out = check_ba(buf);
+  return TVMFFIStringFromByteArray(&out, r);
+}
+
+static void add_hook(int32_t t, const char* name, TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK_OK(TVMFFIFunctionCreate(NULL, fn, NULL, &f));
+  TVMFFIAny v = check_any_obj(f);
+  TVMFFIByteArray n = check_ba(name);
+  CHECK_OK(TVMFFITypeRegisterAttr(t, &n, &v));
+  TVMFFIObjectDecRef(f);
+}
+
+/* A keyed type with fields key and label and the hooks named in `hooks`
+ * ("eq", "cmp", "hash", "repr"). */
+static int32_t keyed_type(const char* key, const char* hooks) {
+  TVMFFIByteArray k = check_ba(key);
+  int32_t t = TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.total_size = (int32_t)sizeof(keyed);
+  CHECK_OK(TVMFFITypeRegisterMetadata(t, &md));
+  const char* names[2] = {"key", "label"};
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIFieldInfo f;
+    memset(&f, 0, sizeof(f));
+    f.name = check_ba(names[i]);
+    f.size = 16;
+    f.alignment = 8;
+    f.offset = 24 + 16 * i;
+    f.getter = ext_get_any;
+    f.field_static_type_index = kTVMFFIAny;
+    CHECK_OK(TVMFFITypeRegisterField(t, &f));
+  }
+  if (strstr(hooks, "eq")) add_hook(t, "__ffi_eq__", eq_hook);
+  if (strstr(hooks, "cmp")) add_hook(t, "__ffi_compare__", cmp_hook);
+  if (strstr(hooks, "hash")) add_hook(t, "__ffi_hash__", hash_hook);
+  if (strstr(hooks, "repr")) add_hook(t, "__ffi_repr__", repr_hook);
+  return t;
+}
+
+static TVMFFIAny keyed_new(int32_t t, TVMFFIAny key, TVMFFIAny label) {
+  keyed* k = (keyed*)calloc(1, sizeof(keyed));
+  CHECK(k != NULL);
+  k->header.combined_ref_count = UINT64_C(0x100000001);
+  k->header.type_index = t;
+  k->header.deleter = keyed_deleter;
+  CHECK_OK(TVMFFIAnyViewToOwnedAny(&key, &k->key));
+  CHECK_OK(TVMFFIAnyViewToOwnedAny(&label, &k->label));
+  return check_any_obj(k);
+}
+
+static void test_hooks(void) {
+  int32_t all = keyed_type("exttest.KeyedAll", "eq cmp hash repr");
+  int32_t eq_only = keyed_type("exttest.KeyedEq", "eq");
+  int32_t cmp_only = keyed_type("exttest.KeyedCmp", "cmp");
+  int32_t hash_only = keyed_type("exttest.KeyedHash", "hash");
+
+  /* Equal keys: equal and same hash whatever the labels; the hash is the
+   * callback's hash of the key, as the hook returns it. */
+  TVMFFIAny a1 = keyed_new(all, ext_int(1), ext_str("x"));
+  TVMFFIAny a1b = keyed_new(all, ext_float(1.0), ext_str("y"));
+  TVMFFIAny a2 = keyed_new(all, ext_int(2), ext_str("a"));
+  check_same_ordered(a1, a1b);
+  check_less(a1, a2);
+  CHECK_EQ_INT(hash(a1), hash(ext_int(1)));
+  TVMFFIAny w1 = ext_make("ffi.Array", (TVMFFIAny[]){a1, ext_str("s")}, 2);
+  TVMFFIAny w2 = ext_make("ffi.Array", (TVMFFIAny[]){a1b, ext_str("s")}, 2);
+  check_same_ordered(w1, w2);
+  g_hook_calls = 0;
+  CHECK(eq(a1, a1)); /* the same object is equal without asking the hook */
+  CHECK_EQ_INT(g_hook_calls, 0);
+
+  /* Eq hook alone: equality by key; order by fields (label decides); no hash. */
+  TVMFFIAny e1 = keyed_new(eq_only, ext_int(1), ext_str("b"));
+  TVMFFIAny e2 = keyed_new(eq_only, ext_int(1), ext_str("a"));
+  CHECK(eq(e1, e2));
+  CHECK(cmp("ffi.RecursiveLt", e2, e1));
+  TVMFFIAny args[2] = {e1, e2}, r;
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", &e1, 1, &r), "ValueError",
+               "'exttest.KeyedEq' defines __ffi_eq__ or __ffi_compare__ but not __ffi_hash__");
+  args[0] = ext_make("ffi.List", (TVMFFIAny[]){e1}, 1);
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "ValueError", "__ffi_hash__");
+  check_any_release(&args[0]);
+
+  /* Compare hook alone serves equality (== 0) and the order; still no hash. */
+  TVMFFIAny c1 = keyed_new(cmp_only, ext_int(1), ext_str("b"));
+  TVMFFIAny c1b = keyed_new(cmp_only, ext_bool(1), ext_str("a"));
+  TVMFFIAny c2 = keyed_new(cmp_only, ext_int(2), ext_str("a"));
+  CHECK(eq(c1, c1b));
+  check_less(c1, c2);
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", &c1, 1, &r), "ValueError", "KeyedCmp");
+  /* The three-way callback: equal None or maps are 0; NaN and mixed kinds raise. */
+  TVMFFIAny n1 = keyed_new(cmp_only, ext_none(), ext_none());
+  TVMFFIAny n2 = keyed_new(cmp_only, ext_none(), ext_int(3));
+  CHECK(eq(n1, n2) && cmp("ffi.RecursiveLe", n1, n2));
+  TVMFFIAny m = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_int(1)}, 2);
+  TVMFFIAny mc = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_float(1.0)}, 2);
+  TVMFFIAny m1 = keyed_new(cmp_only, m, ext_none()), m2 = keyed_new(cmp_only, mc, ext_none());
+  CHECK(cmp("ffi.RecursiveGe", m1, m2));
+  TVMFFIAny nan1 = keyed_new(cmp_only, ext_float(__builtin_nan("")), ext_none());
+  args[0] = nan1;
+  args[1] = c1;
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "NaN");
+  args[0] = n1;
+  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "TypeError", "None");
+
+  /* Hash hook alone: hash by key, equality and order by fields. */
+  TVMFFIAny h1 = keyed_new(hash_only, ext_int(1), ext_str("b"));
+  TVMFFIAny h1b = keyed_new(hash_only, ext_int(1), ext_str("a"));
+  CHECK(!eq(h1, h1b));
+  CHECK(cmp("ffi.RecursiveGt", h1, h1b));
+  CHECK_EQ_INT(hash(h1), hash(h1b));
+
+  /* Different types never reach a hook. */
+  g_hook_calls = 0;
+  CHECK(!eq(a1, e1));
+  args[0] = a1;
+  args[1] = c1;
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "KeyedCmp");
+  CHECK_EQ_INT(g_hook_calls, 0);
+
+  /* Repr hook, also inside containers and fields. */
+  char buf[256];
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", a1, buf, sizeof(buf)), "K<1>");
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", w2, buf, sizeof(buf)), "(K<1>, \"s\")");
+  TVMFFIAny p = ext_pair_new(7, a2, 0);
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", p, buf, sizeof(buf)), "exttest.Pair(a=7, b=K<2>)");
+  TVMFFIAny q = ext_make("ffi.Array", (TVMFFIAny[]){ext_str("q")}, 1);
+  TVMFFIAny lk = keyed_new(all, q, ext_none());
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", lk, buf, sizeof(buf)), "K<(\"q\",)>");
+
+  /* Misbehaving hooks: wrong result kinds, errors, bad callback calls. */
+  g_hook_mode = HOOK_RET_FLOAT;
+  args[0] = a1;
+  args[1] = a1b;
+  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "TypeError",
+               "__ffi_eq__ of `exttest.KeyedAll` returned `float`, expected bool");
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "__ffi_compare__");
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "TypeError", "__ffi_hash__");
+  CHECK_RAISED(check_call_global("ffi.ReprPrint", args, 1, &r), "TypeError",
+               "__ffi_repr__ of `exttest.KeyedAll` returned `float`, expected str");
+  g_hook_mode = HOOK_RAISE;
+  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "KeyError", "on purpose");
+  CHECK_RAISED(check_call_global("ffi.RecursiveGe", args, 2, &r), "KeyError", "on purpose");
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "KeyError", "on purpose");
+  CHECK_RAISED(check_call_global("ffi.ReprPrint", args, 1, &r), "KeyError", "on purpose");
+  g_hook_mode = HOOK_BAD_CALLBACK_ARGS;
+  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "TypeError", "Expected 2");
+  CHECK_RAISED(check_call_global("ffi.RecursiveLe", args, 2, &r), "TypeError", "Expected 2");
+  CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "TypeError", "Expected 1");
+  CHECK_RAISED(check_call_global("ffi.ReprPrint", args, 1, &r), "TypeError", "Expected 1");
+
+  /* A callback kept past its hook still works, from a fresh state. */
+  g_hook_mode = HOOK_KEEP_CALLBACK;
+  CHECK_EQ_INT(hash(a1), hash(ext_int(1)));
+  g_hook_mode = HOOK_OK;
+  CHECK(g_kept != NULL);
+  TVMFFIAny kr;
+  CHECK_OK(TVMFFIFunctionCall(g_kept, &w1, 1, &kr));
+  CHECK_EQ_INT(kr.v_int64, hash(w1));
+  TVMFFIObjectDecRef(g_kept);
+  g_kept = NULL;
+
+  /* The callbacks carry the walk's state: objects reaching themselves
+   * through their keys hash finitely and hit the depth limit when compared. */
+  TVMFFIAny l1 = ext_make("ffi.List", NULL, 0), l2 = ext_make("ffi.List", NULL, 0);
+  TVMFFIAny k1 = keyed_new(all, l1, ext_none()), k2 = keyed_new(all, l2, ext_none());
+  TVMFFIAny app[2] = {l1, k1};
+  CHECK_OK(check_call_global("ffi.ListAppend", app, 2, &r));
+  app[0] = l2;
+  app[1] = k2;
+  CHECK_OK(check_call_global("ffi.ListAppend", app, 2, &r));
+  CHECK_EQ_INT(hash(k1), hash(k1));
+  CHECK_EQ_INT(hash(k1), hash(k2)); /* same shape, cycle cut at the same point */
+  args[0] = k1;
+  args[1] = k2;
+  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "RuntimeError", "recursion");
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", k1, buf, sizeof(buf)), "K<[exttest.KeyedAll(...)]>");
+  CHECK_OK(check_call_global("ffi.ListClear", &l1, 1, &r));
+  CHECK_OK(check_call_global("ffi.ListClear", &l2, 1, &r));
+  CHECK_EQ_INT(check_use_count(k1.v_obj), 1);
+
+  CHECK_EQ_INT(check_use_count(a1.v_obj), 2); /* self, w1 */
+  TVMFFIAny* objs[] = {&a1, &a1b, &a2, &w1, &w2, &e1, &e2, &c1, &c1b, &c2, &n1, &n2, &m, &mc,
+                       &m1, &m2, &nan1, &h1, &h1b, &p, &q, &lk, &l1, &l2, &k1, &k2};
+  for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) check_any_release(objs[i]);
+}
+
 int main(void) {
   test_pod();
   test_containers();
   test_objects();
   test_cycles();
   test_deepcopy();
+  test_hooks();
   printf("test_recursive: ok\n");
   return 0;
 }
