@@ -149,22 +149,6 @@ static int shallow_copy_hook(TVMFFIObject* obj, TVMFFIObject** out) {
   return 1;
 }
 
-static int set_field(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v) {
-  void* addr = (char*)obj + f->offset;
-  if (f->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
-    TVMFFIAny args[2], res;
-    args[0].type_index = kTVMFFIOpaquePtr;
-    args[0].zero_padding = 0;
-    args[0].v_ptr = addr;
-    args[1] = *v;
-    tvmffi__any_set_none(&res);
-    int rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
-    tvmffi__any_release(&res);
-    return rc;
-  }
-  return ((TVMFFIFieldSetter)f->setter)(addr, v);
-}
-
 static int copy_object(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
   int32_t t = obj->type_index;
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
@@ -172,14 +156,9 @@ static int copy_object(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
   int from_hook = shallow_copy_hook(obj, &dst);
   if (from_hook < 0) return -1;
   if (!from_hook) {
-    if (info == NULL || info->metadata == NULL || info->metadata->creator == NULL)
-      return tvmffi__raise("TypeError",
-                           "ffi.DeepCopy: cannot copy an object of type `%s`: the type has "
-                           "neither a __ffi_shallow_copy__ attribute nor a creator",
-                           tvmffi__type_key(t));
-    TVMFFIObjectHandle h = NULL;
-    if (info->metadata->creator(&h) != 0) return -1;
-    dst = (TVMFFIObject*)h;
+    /* no __ffi_shallow_copy__: a fresh object (creator or __ffi_new__) gets every field */
+    dst = tvmffi__object_create("ffi.DeepCopy", t);
+    if (dst == NULL) return -1;
   }
   if (memo_put(st, obj, dst) != 0) goto fail;
   for (int32_t d = 0; d <= info->type_depth; ++d) {
@@ -202,7 +181,7 @@ static int copy_object(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
       int rc = copy_any(st, &v, &c);
       tvmffi__any_release(&v);
       if (rc != 0) goto fail;
-      rc = set_field(f, dst, &c);
+      rc = tvmffi__field_store(f, dst, &c);
       tvmffi__any_release(&c);
       if (rc != 0) goto fail;
     }

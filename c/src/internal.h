@@ -240,6 +240,11 @@ void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
 void tvmffi__ext_globals_init(void);       /* repr.c: ReprPrint, Recursive*, DeepCopy, json, JSON graph */
 void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Hash/Walk, AccessPath */
 void tvmffi__make_object_globals_init(void); /* make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
+/* make_object.c: a new object of type t from its creator or `__ffi_new__` attribute (NULL
+ * after raising TypeError "<who>: type `K` cannot be created by reflection ..." or the
+ * creator's error), and the raw setter call of a reflected field (C setter or Function). */
+TVMFFIObject* tvmffi__object_create(const char* who, int32_t t);
+int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v);
 void tvmffi__pyclass_globals_init(void); /* pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -164,8 +164,12 @@ static int raise_cannot_create(const char* who, int32_t t) {
 }
 
 /* A fresh object of type t, from the creator or `__ffi_new__`. */
-static TVMFFIObject* create(const char* who, int32_t t) {
+TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
+  if (info == NULL || t < kTVMFFIStaticObjectBegin) {
+    raise_cannot_create(who, t);
+    return NULL;
+  }
   const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
   TVMFFIObject* obj = NULL;
   if (md != NULL && md->creator != NULL) {
@@ -218,13 +222,9 @@ static int prefix_error(const char* who, const TVMFFIByteArray* field) {
   return -1;
 }
 
-static int set_field(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj,
-                     const TVMFFIAny* v) {
+/* Stores v through f's setter (a C setter or a Function): the raw call, no message. */
+int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v) {
   void* addr = (char*)obj + f->offset;
-  int rc;
-  if (f->setter == NULL)
-    return tvmffi__raise("TypeError", "%s: field `%.*s` of `%s` has no setter", who,
-                         (int)f->name.size, f->name.data, tvmffi__type_key(obj->type_index));
   if (f->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
     TVMFFIAny args[2], res;
     args[0].type_index = kTVMFFIOpaquePtr;
@@ -232,12 +232,19 @@ static int set_field(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* ob
     args[0].v_ptr = addr;
     args[1] = *v;
     tvmffi__any_set_none(&res);
-    rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
+    int rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
     tvmffi__any_release(&res);
-  } else {
-    rc = ((TVMFFIFieldSetter)f->setter)(addr, v);
+    return rc;
   }
-  return rc == 0 ? 0 : prefix_error(who, &f->name);
+  return ((TVMFFIFieldSetter)f->setter)(addr, v);
+}
+
+static int set_field(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj,
+                     const TVMFFIAny* v) {
+  if (f->setter == NULL)
+    return tvmffi__raise("TypeError", "%s: field `%.*s` of `%s` has no setter", who,
+                         (int)f->name.size, f->name.data, tvmffi__type_key(obj->type_index));
+  return tvmffi__field_store(f, obj, v) == 0 ? 0 : prefix_error(who, &f->name);
 }
 
 /* Assigns a field its default, if it has one. */
@@ -260,7 +267,7 @@ static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* 
 
 /* Creates the object and assigns every slot; the result is an owned Any. */
 static int plan_run(const plan* p, const char* who, TVMFFIAny* result) {
-  TVMFFIObject* obj = create(who, p->type_index);
+  TVMFFIObject* obj = tvmffi__object_create(who, p->type_index);
   if (obj == NULL) return -1;
   for (int32_t i = 0; i < p->n; ++i) {
     const slot* s = &p->slots[i];

@@ -394,22 +394,6 @@ static int read_child(graph_reader* r, int64_t i, const TVMFFIAny* ref, TVMFFIAn
   return read_node(r, j, out);
 }
 
-static int set_obj_field(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v) {
-  void* addr = (char*)obj + f->offset;
-  if (f->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
-    TVMFFIAny args[2], res;
-    args[0].type_index = kTVMFFIOpaquePtr;
-    args[0].zero_padding = 0;
-    args[0].v_ptr = addr;
-    args[1] = *v;
-    tvmffi__any_set_none(&res);
-    int rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
-    tvmffi__any_release(&res);
-    return rc;
-  }
-  return ((TVMFFIFieldSetter)f->setter)(addr, v);
-}
-
 static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFFIAny* data,
                        TVMFFIAny* out) {
   TVMFFIByteArray key = {type, strlen(type)};
@@ -421,15 +405,11 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
     return bad(i, "unknown type key");
   }
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
-  if (info == NULL || info->metadata == NULL || info->metadata->creator == NULL)
-    return tvmffi__raise("TypeError",
-                         "ffi.FromJSONGraph: node %lld: type `%s` has no creator to rebuild it",
-                         (long long)i, type);
   if (data == NULL || (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict))
     return bad(i, "\"data\" of an object must be a map of field -> node index");
-  TVMFFIObjectHandle h = NULL;
-  if (info->metadata->creator(&h) != 0) return -1;
-  TVMFFIObject* obj = (TVMFFIObject*)h;
+  /* rebuilt like ffi.MakeObjectFromPackedArgs builds: creator or __ffi_new__ */
+  TVMFFIObject* obj = tvmffi__object_create("ffi.FromJSONGraph", t);
+  if (obj == NULL) return -1;
   /* Publish before reading fields: a field may lead back here. */
   tvmffi__incref(obj);
   tvmffi__any_set_obj(&r->built[i], obj);
@@ -450,7 +430,7 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
       }
       TVMFFIAny v;
       if (read_child(r, i, ref, &v) != 0) goto fail;
-      int rc = set_obj_field(f, obj, &v);
+      int rc = tvmffi__field_store(f, obj, &v);
       tvmffi__any_release(&v);
       if (rc != 0) goto fail;
     }

@@ -864,3 +864,36 @@ def test_string_annotations_are_evaluated():
         s.a = "x"
     s.late = "anything"  # an unresolvable annotation is not checked
     assert S.n == 3
+
+
+
+_PICKLED = []  # a module-level py_class (pickle stores the class by its qualified name)
+
+
+def _pickled_class():
+    if not _PICKLED:
+        from tvm_ffi.dataclasses import py_class
+
+        global Pickled
+
+        @py_class(new_key("Pickled"))
+        class Pickled(tvm_ffi.Object):
+            x: int
+            tag: str = "a"
+
+        _PICKLED.append(Pickled)
+    return _PICKLED[0]
+
+
+def test_py_class_objects_pickle_and_deepcopy():
+    """py_class types have no C creator, only __ffi_new__: the JSON graph (pickle) and
+    ffi.DeepCopy rebuild them through it, like ffi.MakeObjectFromPackedArgs."""
+    import copy
+    import pickle
+
+    cls = _pickled_class()
+    p = cls(3, "q")
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is cls and (q.x, q.tag) == (3, "q") and not q.same_as(p)
+    d = copy.deepcopy(p)
+    assert type(d) is cls and (d.x, d.tag) == (3, "q") and not d.same_as(p)
