@@ -298,6 +298,102 @@ static int eq_fields(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   return result;
 }
 
+/* ---- __s_equal__(a, b, f) -> bool hooks ----------------------------------------
+ * f(lhs, rhs, def_region: int, field_name: str | None) -> bool compares with the
+ * walk's state (bindings, depth); def_region 0 keeps the caller's region,
+ * 1 / 2 open a recursive / non-recursive one.  A mismatch found through f
+ * extends the mismatch path with field_name (the first one only). */
+
+static const TVMFFITypeAttrColumn* g_s_equal_col;
+static const TVMFFITypeAttrColumn* g_s_hash_col;
+
+typedef struct {
+  eq_ctx* c; /* NULL once the hook returned: the callback then compares afresh */
+  int inner_region;
+  size_t keep; /* steps of the first mismatch (0: none yet) */
+} s_equal_cb;
+
+static int structural_equal(const TVMFFIAny* a, const TVMFFIAny* b, int map_free_vars,
+                            int skip_tensor_content, TVMFFIObject** paths);
+
+static void drop_steps(eq_ctx* c, size_t n) {
+  while (c->nsteps > n) tvmffi__any_release(&c->steps[--c->nsteps].key);
+}
+
+static int s_equal_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char sig[] = "__s_equal__ callback(0: Any, 1: Any, 2: int, 3: Optional[str]) -> bool";
+  s_equal_cb* cb = (s_equal_cb*)self;
+  int64_t region;
+  TVMFFIByteArray name;
+  if (tvmffi__args_count(sig, n, 4) != 0 || tvmffi__arg_int(sig, args, 2, &region) != 0) return -1;
+  if (args[3].type_index != kTVMFFINone && tvmffi__arg_str(sig, args, 3, &name) != 0) return -1;
+  if (region < 0 || region > kTVMFFIDefRegionKindNonRecursive)
+    return tvmffi__raise("ValueError", "%s: def_region must be 0, 1 or 2, got %lld", sig,
+                         (long long)region);
+  int r;
+  if (cb->c == NULL) {
+    r = structural_equal(&args[0], &args[1], 0, 0, NULL);
+  } else {
+    eq_ctx* c = cb->c;
+    size_t mark = c->nsteps;
+    int saved = c->def_region;
+    c->def_region = region ? (int)region : cb->inner_region;
+    r = eq_any(c, &args[0], &args[1]);
+    c->def_region = saved;
+    if (r == 0 && cb->keep == 0 && args[3].type_index != kTVMFFINone) {
+      TVMFFIAny key;
+      if (tvmffi__str_to_any(kTVMFFIStr, name.data, name.size, &key) != 0) return -1;
+      r = child(c, 0, TVMFFI__ACCESS_ATTR, &key);
+      tvmffi__any_release(&key);
+    }
+    if (r == 0 && cb->keep == 0) cb->keep = c->nsteps > mark ? c->nsteps : 0;
+    else drop_steps(c, mark > cb->keep ? mark : cb->keep); /* later mismatches add nothing */
+  }
+  if (r < 0) return -1;
+  tvmffi__any_set_bool(result, r);
+  return 0;
+}
+
+/* Compares through the type's __s_equal__: 1/0 the answer, -1 raised, 2 no hook. */
+static int eq_hooked(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
+  TVMFFIObject* hook = tvmffi__ext_type_hook("__s_equal__", &g_s_equal_col, a->type_index);
+  if (hook == NULL) return 2;
+  s_equal_cb* cb = (s_equal_cb*)malloc(sizeof(s_equal_cb));
+  if (cb == NULL) return tvmffi__raise_oom();
+  cb->c = c;
+  cb->inner_region = c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
+                                                                       : c->def_region;
+  cb->keep = 0;
+  size_t mark = c->nsteps;
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(cb, s_equal_cb_call, free, &f) != 0) {
+    free(cb);
+    return -1;
+  }
+  TVMFFIAny args[3], res;
+  tvmffi__any_set_obj(&args[0], a);
+  tvmffi__any_set_obj(&args[1], b);
+  tvmffi__any_set_obj(&args[2], (TVMFFIObject*)f);
+  tvmffi__any_set_none(&res);
+  int rc = TVMFFIFunctionCall(hook, args, 3, &res);
+  cb->c = NULL;
+  tvmffi__decref((TVMFFIObject*)f);
+  if (rc != 0) return -1;
+  if (res.type_index != kTVMFFIBool && res.type_index != kTVMFFIInt) {
+    rc = tvmffi__raise("TypeError", "ffi.StructuralEqual: __s_equal__ of `%s` returned `%s`, "
+                       "expected bool", tvmffi__type_key(a->type_index), tvmffi__any_type_key(&res));
+    tvmffi__any_release(&res);
+    return rc;
+  }
+  if (res.v_int64 != 0) drop_steps(c, mark); /* equal after all: no path */
+  return res.v_int64 != 0;
+}
+
+static int eq_body(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
+  int r = eq_hooked(c, a, b);
+  return r == 2 ? eq_fields(c, a, b) : r;
+}
+
 static int bind(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   if (ptrmap_put(&c->l2r, a, (uintptr_t)b) != 0 || ptrmap_put(&c->r2l, b, (uintptr_t)a) != 0)
     return -1;
@@ -313,7 +409,7 @@ static int eq_reflected(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
     case kTVMFFISEqHashKindUniqueInstance:
       return a == b;
     case kTVMFFISEqHashKindConstTreeNode:
-      return a == b ? 1 : eq_fields(c, a, b);
+      return a == b ? 1 : eq_body(c, a, b);
     case kTVMFFISEqHashKindFreeVar:
     case kTVMFFISEqHashKindDAGNode: {
       la = ptrmap_get(&c->l2r, a);
@@ -325,15 +421,15 @@ static int eq_reflected(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
         if (!c->map_free_vars && c->def_region == kTVMFFIDefRegionKindNone) return a == b;
         int saved = c->def_region;
         c->def_region = kTVMFFIDefRegionKindNone; /* a variable's own fields define nothing */
-        r = eq_fields(c, a, b);
+        r = eq_body(c, a, b);
         c->def_region = saved;
       } else {
-        r = (a == b && c->l2r.size == 0) ? 1 : eq_fields(c, a, b);
+        r = (a == b && c->l2r.size == 0) ? 1 : eq_body(c, a, b);
       }
       return r == 1 ? bind(c, a, b) : r;
     }
     default: /* TreeNode */
-      return (a == b && c->l2r.size == 0) ? 1 : eq_fields(c, a, b);
+      return (a == b && c->l2r.size == 0) ? 1 : eq_body(c, a, b);
   }
 }
 
@@ -505,6 +601,76 @@ static int hash_fields(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   return 0;
 }
 
+/* ---- __s_hash__(a, init_hash, f) -> int hooks -----------------------------------
+ * f(value, init_hash: int, def_region: int) -> int combines init_hash with the
+ * value's hash under the walk's state; the hook's result is the object's hash. */
+
+typedef struct {
+  hash_ctx* c; /* NULL once the hook returned: the callback then hashes afresh */
+  int inner_region;
+} s_hash_cb;
+
+static int structural_hash(const TVMFFIAny* v, int map_free_vars, int skip_tensor_content,
+                           uint64_t* out);
+
+static int s_hash_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char sig[] = "__s_hash__ callback(0: Any, 1: int, 2: int) -> int";
+  s_hash_cb* cb = (s_hash_cb*)self;
+  int64_t init, region;
+  if (tvmffi__args_count(sig, n, 3) != 0 || tvmffi__arg_int(sig, args, 1, &init) != 0 ||
+      tvmffi__arg_int(sig, args, 2, &region) != 0)
+    return -1;
+  if (region < 0 || region > kTVMFFIDefRegionKindNonRecursive)
+    return tvmffi__raise("ValueError", "%s: def_region must be 0, 1 or 2, got %lld", sig,
+                         (long long)region);
+  uint64_t h;
+  int rc;
+  if (cb->c == NULL) {
+    rc = structural_hash(&args[0], 0, 0, &h);
+  } else {
+    int saved = cb->c->def_region;
+    cb->c->def_region = region ? (int)region : cb->inner_region;
+    rc = hash_any(cb->c, &args[0], &h);
+    cb->c->def_region = saved;
+  }
+  if (rc != 0) return -1;
+  tvmffi__any_set_int(result, (int64_t)combine((uint64_t)init, h));
+  return 0;
+}
+
+/* Hashes through the type's __s_hash__: 0 done, -1 raised, 1 no hook. */
+static int hash_hooked(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
+  TVMFFIObject* hook = tvmffi__ext_type_hook("__s_hash__", &g_s_hash_col, obj->type_index);
+  if (hook == NULL) return 1;
+  s_hash_cb* cb = (s_hash_cb*)malloc(sizeof(s_hash_cb));
+  if (cb == NULL) return tvmffi__raise_oom();
+  cb->c = c;
+  cb->inner_region = c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
+                                                                       : c->def_region;
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(cb, s_hash_cb_call, free, &f) != 0) {
+    free(cb);
+    return -1;
+  }
+  TVMFFIAny args[3], res;
+  tvmffi__any_set_obj(&args[0], obj);
+  tvmffi__any_set_int(&args[1], (int64_t)tvmffi__type_info_lookup(obj->type_index)->type_key_hash);
+  tvmffi__any_set_obj(&args[2], (TVMFFIObject*)f);
+  tvmffi__any_set_none(&res);
+  int rc = TVMFFIFunctionCall(hook, args, 3, &res);
+  cb->c = NULL;
+  tvmffi__decref((TVMFFIObject*)f);
+  if (rc != 0) return -1;
+  if (res.type_index != kTVMFFIInt && res.type_index != kTVMFFIBool) {
+    rc = tvmffi__raise("TypeError", "ffi.StructuralHash: __s_hash__ of `%s` returned `%s`, "
+                       "expected int", tvmffi__type_key(obj->type_index), tvmffi__any_type_key(&res));
+    tvmffi__any_release(&res);
+    return rc;
+  }
+  *out = (uint64_t)res.v_int64;
+  return 0;
+}
+
 static int hash_reflected(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   int rc;
   TVMFFISEqHashKind kind = kind_of(obj->type_index, "StructuralHash", &rc);
@@ -514,7 +680,10 @@ static int hash_reflected(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
     *out = combine(key_hash, (uint64_t)(uintptr_t)obj);
     return 0;
   }
-  if (kind != kTVMFFISEqHashKindFreeVar) return hash_fields(c, obj, out);
+  if (kind != kTVMFFISEqHashKindFreeVar) {
+    int r = hash_hooked(c, obj, out);
+    return r == 1 ? hash_fields(c, obj, out) : r;
+  }
   c->var_events++;
   uint64_t id = ptrmap_get(&c->var_ids, obj);
   if (id != 0) {

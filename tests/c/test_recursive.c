@@ -321,6 +321,22 @@ static int repr_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
   return TVMFFIStringFromByteArray(&out, r);
 }
 
+/* __s_equal__(a, b, f): f(a.key, b.key, 0, "key"); __s_hash__(a, init, f): f(a.key, init, 0). */
+static int s_equal_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  CHECK_EQ_INT(n, 3);
+  if (g_hook_mode == HOOK_RET_FLOAT) return keyed_hook(a, n, 2, r);
+  TVMFFIAny args[4] = {key_of(&a[0]), key_of(&a[1]), ext_int(0), ext_str("key")};
+  return TVMFFIFunctionCall(a[2].v_obj, args, g_hook_mode == HOOK_BAD_CALLBACK_ARGS ? 2 : 4, r);
+}
+static int s_hash_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  CHECK_EQ_INT(n, 3);
+  CHECK_EQ_INT(a[1].type_index, kTVMFFIInt);
+  TVMFFIAny args[3] = {key_of(&a[0]), a[1], ext_int(0)};
+  return TVMFFIFunctionCall(a[2].v_obj, args, 3, r);
+}
+
 static void add_hook(int32_t t, const char* name, TVMFFISafeCallType fn) {
   TVMFFIObjectHandle f = NULL;
   CHECK_OK(TVMFFIFunctionCreate(NULL, fn, NULL, &f));
@@ -338,6 +354,7 @@ static int32_t keyed_type(const char* key, const char* hooks) {
   TVMFFITypeMetadata md;
   memset(&md, 0, sizeof(md));
   md.total_size = (int32_t)sizeof(keyed);
+  md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
   CHECK_OK(TVMFFITypeRegisterMetadata(t, &md));
   const char* names[2] = {"key", "label"};
   for (int i = 0; i < 2; ++i) {
@@ -355,6 +372,8 @@ static int32_t keyed_type(const char* key, const char* hooks) {
   if (strstr(hooks, "cmp")) add_hook(t, "__ffi_compare__", cmp_hook);
   if (strstr(hooks, "hash")) add_hook(t, "__ffi_hash__", hash_hook);
   if (strstr(hooks, "repr")) add_hook(t, "__ffi_repr__", repr_hook);
+  if (strstr(hooks, "s_eq")) add_hook(t, "__s_equal__", s_equal_hook);
+  if (strstr(hooks, "s_hash")) add_hook(t, "__s_hash__", s_hash_hook);
   return t;
 }
 
@@ -370,7 +389,7 @@ static TVMFFIAny keyed_new(int32_t t, TVMFFIAny key, TVMFFIAny label) {
 }
 
 static void test_hooks(void) {
-  int32_t all = keyed_type("exttest.KeyedAll", "eq cmp hash repr");
+  int32_t all = keyed_type("exttest.KeyedAll", "eq cmp hash repr s_eq s_hash");
   int32_t eq_only = keyed_type("exttest.KeyedEq", "eq");
   int32_t cmp_only = keyed_type("exttest.KeyedCmp", "cmp");
   int32_t hash_only = keyed_type("exttest.KeyedHash", "hash");
@@ -449,6 +468,33 @@ static void test_hooks(void) {
   TVMFFIAny lk = keyed_new(all, q, ext_none());
   CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", lk, buf, sizeof(buf)), "K<(\"q\",)>");
 
+  /* __s_equal__ / __s_hash__: structural equality by key, the mismatch path
+   * names the field the hook passed; hash consistent. */
+  TVMFFIAny sargs[4] = {w1, w2, ext_bool(0), ext_bool(0)};
+  CHECK_OK(check_call_global("ffi.StructuralEqual", sargs, 4, &r));
+  CHECK(r.v_int64 == 0); /* keys 1 and 1.0 differ structurally */
+  TVMFFIAny sk = keyed_new(all, ext_int(1), ext_str("other label"));
+  sargs[0] = a1;
+  sargs[1] = sk;
+  CHECK_OK(check_call_global("ffi.StructuralEqual", sargs, 4, &r));
+  CHECK(r.v_int64 == 1);
+  TVMFFIAny hargs[3] = {a1, ext_bool(0), ext_bool(0)};
+  TVMFFIAny h_a1, h_sk;
+  CHECK_OK(check_call_global("ffi.StructuralHash", hargs, 3, &h_a1));
+  hargs[0] = sk;
+  CHECK_OK(check_call_global("ffi.StructuralHash", hargs, 3, &h_sk));
+  CHECK_EQ_INT(h_a1.v_int64, h_sk.v_int64);
+  hargs[0] = a2;
+  CHECK_OK(check_call_global("ffi.StructuralHash", hargs, 3, &r));
+  CHECK(r.v_int64 != h_a1.v_int64);
+  sargs[1] = a2;
+  CHECK_OK(check_call_global("ffi.GetFirstStructuralMismatch", sargs, 4, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  TVMFFIAny lpath = ((TVMFFIAny*)TVMFFISeqGetCellPtr(r.v_obj)->data)[0];
+  ext_call_str("ffi.ReprPrint", lpath, buf, sizeof(buf));
+  CHECK(strstr(buf, "step=ffi.reflection.AccessStep(kind=0, key=\"key\"), depth=1)") != NULL);
+  check_any_release(&r);
+
   /* Misbehaving hooks: wrong result kinds, errors, bad callback calls. */
   g_hook_mode = HOOK_RET_FLOAT;
   args[0] = a1;
@@ -459,6 +505,8 @@ static void test_hooks(void) {
   CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "TypeError", "__ffi_hash__");
   CHECK_RAISED(check_call_global("ffi.ReprPrint", args, 1, &r), "TypeError",
                "__ffi_repr__ of `exttest.KeyedAll` returned `float`, expected str");
+  CHECK_RAISED(check_call_global("ffi.StructuralEqual", sargs, 4, &r), "TypeError",
+               "__s_equal__ of `exttest.KeyedAll` returned `float`");
   g_hook_mode = HOOK_RAISE;
   CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "KeyError", "on purpose");
   CHECK_RAISED(check_call_global("ffi.RecursiveGe", args, 2, &r), "KeyError", "on purpose");
@@ -469,6 +517,7 @@ static void test_hooks(void) {
   CHECK_RAISED(check_call_global("ffi.RecursiveLe", args, 2, &r), "TypeError", "Expected 2");
   CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 1, &r), "TypeError", "Expected 1");
   CHECK_RAISED(check_call_global("ffi.ReprPrint", args, 1, &r), "TypeError", "Expected 1");
+  CHECK_RAISED(check_call_global("ffi.StructuralEqual", sargs, 4, &r), "TypeError", "Expected 4");
 
   /* A callback kept past its hook still works, from a fresh state. */
   g_hook_mode = HOOK_KEEP_CALLBACK;
@@ -502,7 +551,7 @@ static void test_hooks(void) {
 
   CHECK_EQ_INT(check_use_count(a1.v_obj), 2); /* self, w1 */
   TVMFFIAny* objs[] = {&a1, &a1b, &a2, &w1, &w2, &e1, &e2, &c1, &c1b, &c2, &n1, &n2, &m, &mc,
-                       &m1, &m2, &nan1, &h1, &h1b, &p, &q, &lk, &l1, &l2, &k1, &k2};
+                       &m1, &m2, &nan1, &h1, &h1b, &p, &q, &lk, &sk, &h_a1, &h_sk, &l1, &l2, &k1, &k2};
   for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) check_any_release(objs[i]);
 }
 

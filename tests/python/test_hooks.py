@@ -8,6 +8,7 @@ py_class types through TVMFFITypeRegisterAttr to check the calling conventions.
 """
 
 import itertools
+import typing
 
 import pytest
 
@@ -38,11 +39,11 @@ def set_hook(cls, name, fn):
 
 
 def hooked(**hooks):
-    """A fresh py_class type (k: int, s: str) with the given hooks."""
+    """A fresh py_class type (k: Any, s: str) with the given hooks."""
 
     @py_class("hooks.T%d" % next(_ids), eq=False)
     class K(tvm_ffi.Object):
-        k: int
+        k: typing.Any
         s: str
 
     for name, fn in hooks.items():
@@ -208,3 +209,50 @@ def test_kept_callback_still_works():
     K = hooked(hash=lambda a, f: kept.append(f) or f(a.k))
     Hash(K(1, ""))
     assert kept[0]([1, 2]) == Hash([1, 2])
+
+
+# ---- __s_equal__ / __s_hash__: StructuralEqual / StructuralHash / mismatch paths -----------
+
+
+def test_structural_hooks():
+    from tvm_ffi import structural
+
+    calls = []
+
+    def s_equal(a, b, f):
+        calls.append("eq")
+        with pytest.raises(TypeError, match="Expected 4"):
+            f(a.k, b.k)
+        return f(a.k, b.k, 0, "k")
+
+    def s_hash(a, init, f):
+        assert isinstance(init, int)
+        assert f(1, 0, 0) != f(1, 5, 0)  # f combines init with the value's hash
+        return f(a.k, init, 0)
+
+    K = hooked()
+    set_hook(K, "__s_equal__", s_equal)
+    set_hook(K, "__s_hash__", s_hash)
+    a, b, c = K(1, "a"), K(1, "b"), K(2, "a")
+    assert structural.structural_equal(a, b) and not structural.structural_equal(a, c)
+    assert calls
+    assert structural.structural_hash(a) == structural.structural_hash(b)
+    assert structural.structural_hash([a]) == structural.structural_hash([b])
+    assert structural.structural_hash(a) != structural.structural_hash(c)
+    assert structural.get_first_structural_mismatch(a, b) is None
+    lhs, rhs = structural.get_first_structural_mismatch([K([1, 2], "x")], [K([1, 3], "y")])
+    steps = lhs.to_steps()
+    assert [s.kind for s in steps] == [1, 0, 1] and steps[1].key == "k" and steps[2].key == 1
+    assert [s.key for s in rhs.to_steps()] == [s.key for s in steps]
+
+
+def test_structural_hook_wrong_result():
+    K = hooked()
+    set_hook(K, "__s_equal__", lambda a, b, f: None)
+    set_hook(K, "__s_hash__", lambda a, init, f: "h")
+    from tvm_ffi import structural
+
+    with pytest.raises(TypeError, match="__s_equal__"):
+        structural.structural_equal(K(1, ""), K(2, ""))
+    with pytest.raises(TypeError, match="__s_hash__"):
+        structural.structural_hash(K(1, ""))
