@@ -195,11 +195,11 @@ static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* glob
     free(cb);
     return -1;
   }
-  TVMFFIAny args[3], res;
+  TVMFFIAny args[3], res; /* views: a, [b,] the callback */
   int32_t n = 0;
-  args[n].type_index = a->type_index, args[n].zero_padding = 0, args[n++].v_obj = a;
-  if (b != NULL) args[n].type_index = b->type_index, args[n].zero_padding = 0, args[n++].v_obj = b;
-  args[n].type_index = kTVMFFIFunction, args[n].zero_padding = 0, args[n++].v_obj = f;
+  tvmffi__any_set_obj(&args[n++], a);
+  if (b != NULL) tvmffi__any_set_obj(&args[n++], b);
+  tvmffi__any_set_obj(&args[n++], (TVMFFIObject*)f);
   tvmffi__any_set_none(&res);
   int rc = TVMFFIFunctionCall(hook, args, n, &res);
   cb->st = NULL; /* the state dies with this frame */
@@ -233,7 +233,7 @@ static int cmp_hooked(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, i
     return -1;
   if (eq) *out = r ? CMP_EQ : CMP_NE;
   else if (c->order == 0) *out = r == 0 ? CMP_EQ : CMP_NE;
-  else *out = sign3(r < 0 ? -1 : r > 0);
+  else *out = r < 0 ? CMP_LT : r > 0 ? CMP_GT : CMP_EQ;
   return 0;
 }
 

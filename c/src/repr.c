@@ -297,7 +297,8 @@ static int repr_hooked(repr_state* st, TVMFFIObject* obj) {
   if (rc != 0) return -1;
   TVMFFIByteArray ba;
   if (!tvmffi__any_as_str(&res, &ba)) {
-    rc = tvmffi__raise("TypeError", "ffi.ReprPrint: __ffi_repr__ of `%s` returned `%s`, expected str",
+    rc = tvmffi__raise("TypeError",
+                       "ffi.ReprPrint: __ffi_repr__ of `%s` returned `%s`, expected str",
                        tvmffi__type_key(obj->type_index), tvmffi__any_type_key(&res));
   } else {
     rc = put(st->out, ba.data, ba.size);

@@ -321,7 +321,8 @@ static void drop_steps(eq_ctx* c, size_t n) {
 }
 
 static int s_equal_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  static const char sig[] = "__s_equal__ callback(0: Any, 1: Any, 2: int, 3: Optional[str]) -> bool";
+  static const char sig[] =
+      "__s_equal__ callback(0: Any, 1: Any, 2: int, 3: Optional[str]) -> bool";
   s_equal_cb* cb = (s_equal_cb*)self;
   int64_t region;
   TVMFFIByteArray name;
@@ -380,8 +381,9 @@ static int eq_hooked(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;
   if (res.type_index != kTVMFFIBool && res.type_index != kTVMFFIInt) {
-    rc = tvmffi__raise("TypeError", "ffi.StructuralEqual: __s_equal__ of `%s` returned `%s`, "
-                       "expected bool", tvmffi__type_key(a->type_index), tvmffi__any_type_key(&res));
+    rc = tvmffi__raise("TypeError",
+                       "ffi.StructuralEqual: __s_equal__ of `%s` returned `%s`, expected bool",
+                       tvmffi__type_key(a->type_index), tvmffi__any_type_key(&res));
     tvmffi__any_release(&res);
     return rc;
   }
@@ -662,8 +664,9 @@ static int hash_hooked(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;
   if (res.type_index != kTVMFFIInt && res.type_index != kTVMFFIBool) {
-    rc = tvmffi__raise("TypeError", "ffi.StructuralHash: __s_hash__ of `%s` returned `%s`, "
-                       "expected int", tvmffi__type_key(obj->type_index), tvmffi__any_type_key(&res));
+    rc = tvmffi__raise("TypeError",
+                       "ffi.StructuralHash: __s_hash__ of `%s` returned `%s`, expected int",
+                       tvmffi__type_key(obj->type_index), tvmffi__any_type_key(&res));
     tvmffi__any_release(&res);
     return rc;
   }

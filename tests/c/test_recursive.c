@@ -551,7 +551,8 @@ static void test_hooks(void) {
 
   CHECK_EQ_INT(check_use_count(a1.v_obj), 2); /* self, w1 */
   TVMFFIAny* objs[] = {&a1, &a1b, &a2, &w1, &w2, &e1, &e2, &c1, &c1b, &c2, &n1, &n2, &m, &mc,
-                       &m1, &m2, &nan1, &h1, &h1b, &p, &q, &lk, &sk, &h_a1, &h_sk, &l1, &l2, &k1, &k2};
+                       &m1, &m2, &nan1, &h1, &h1b, &p,  &q,  &lk, &sk, &h_a1, &h_sk,
+                       &l1, &l2, &k1,   &k2};
   for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) check_any_release(objs[i]);
 }
 
