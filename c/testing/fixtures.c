@@ -12,9 +12,11 @@
  * per kind serve every type.  A type's constructor is either the runtime's
  * generated one (ffi._RegisterFFIInit: keyword-capable, from the flags) or a
  * positional one taking every field in order, as C++ `refl::init<...>` types
- * have.
+ * have.  testing.SchemaAllTypes, whose fields are typed containers, has its
+ * own section below.
  */
 #include <stddef.h>
+#include <tvm/ffi/extra/c_container.h>
 
 #include "testing.h"
 
@@ -422,6 +424,35 @@ static int positional_init(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
   return 0;
 }
 
+/* ---- __ffi_shallow_copy__ (C++ copy constructor) ------------------------------ */
+
+static int shallow_copy(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  const tdesc* d = (const tdesc*)self;
+  char sig[160];
+  snprintf(sig, sizeof(sig), "%s.__ffi_shallow_copy__(0: %s) -> %s", d->key, d->key, d->key);
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != d->index) return arg_mismatch(sig, 0, d->key, &args[0]);
+  TVMFFIObject* o = new_object(d);
+  if (o == NULL) return -1;
+  for (const tdesc* p = d; p != NULL; p = p->parent) {
+    for (int32_t i = 0; i < p->nfields; ++i) {
+      TVMFFIAny v;
+      fkind k = p->fields[i].kind;
+      int rc = load(k, (char*)args[0].v_obj + p->offsets[i], &v);
+      if (rc == 0) rc = store(k, (char*)o + p->offsets[i], &v);
+      release(&v);
+      if (rc != 0) {
+        TVMFFIObjectDecRef(o);
+        return -1;
+      }
+    }
+  }
+  r->type_index = o->type_index;
+  r->zero_padding = 0;
+  r->v_obj = o;
+  return 0;
+}
+
 /* ---- comparison hooks: they look at `key` only ------------------------------ */
 
 /* Calls f on the keys of the objects; the result is f's. */
@@ -585,6 +616,8 @@ static void register_type(tdesc* d, int idx) {
   for (int32_t i = 0; i < d->nfields; ++i) register_field(d, i);
   if (sp->init == INIT_AUTO) call_register_ffi_init(d->index);
   if (sp->init == INIT_POSITIONAL) register_positional_init(d);
+  if (strcmp(d->key, "testing.TestNonCopyable") != 0) /* its C++ copy is deleted */
+    register_attr_fn(d->index, "__ffi_shallow_copy__", shallow_copy, d);
   if (strcmp(d->key, "testing.TestCustomHash") == 0 ||
       strcmp(d->key, "testing.TestCustomCompare") == 0)
     register_attr_fn(d->index, "__ffi_hash__", hook_hash, d);
@@ -595,11 +628,619 @@ static void register_type(tdesc* d, int idx) {
     register_attr_fn(d->index, "__ffi_compare__", hook_compare, d);
 }
 
+/* ---- testing.SchemaAllTypes ------------------------------------------------ *
+ * A field of every type-schema shape (scalars, Device, DataType, String,
+ * Bytes, Optional, Array, Map, Variant and nestings) and typed methods, for
+ * schema, stub and reflection tests.  No creator and no __ffi_init__: instances
+ * come from the static make_with(v_int, v_float, v_string).  The layout is the
+ * C++ one (POD inline, String/Bytes/Optional/Variant as 16-byte Any, Array/Map
+ * as object pointers), so offsets match the upstream fixture. */
+
+typedef enum { S_INT, S_FLOAT, S_BOOL, S_STR, S_BYTES, S_DEVICE, S_DTYPE, S_ARR, S_MAP, S_OPT,
+               S_VARIANT } skind;
+
+/* A C++ field type: kind, argument types, the spelling messages show. */
+typedef struct sty {
+  skind k;
+  const struct sty* a[3];
+  const char* shown;
+} sty;
+
+static const sty t_int = {S_INT, {NULL}, "int"}, t_float = {S_FLOAT, {NULL}, "float"},
+                 t_bool = {S_BOOL, {NULL}, "bool"}, t_str = {S_STR, {NULL}, "str"},
+                 t_bytes = {S_BYTES, {NULL}, "bytes"}, t_device = {S_DEVICE, {NULL}, "Device"},
+                 t_dtype = {S_DTYPE, {NULL}, "DataType"};
+static const sty t_opt_int = {S_OPT, {&t_int}, "Optional<int>"},
+                 t_opt_str = {S_OPT, {&t_str}, "Optional<str>"},
+                 t_arr_int = {S_ARR, {&t_int}, "Array<int>"},
+                 t_arr_str = {S_ARR, {&t_str}, "Array<str>"},
+                 t_map_str_int = {S_MAP, {&t_str, &t_int}, "Map<str, int>"};
+static const sty t_map_str_arr_int = {S_MAP, {&t_str, &t_arr_int}, "Map<str, Array<int>>"},
+                 t_variant = {S_VARIANT, {&t_str, &t_arr_int, &t_map_str_int},
+                              "Variant<str, Array<int>, Map<str, int>>"},
+                 t_int_or_str = {S_VARIANT, {&t_int, &t_str}, "Variant<int, str>"};
+static const sty t_arr_variant = {S_ARR, {&t_int_or_str}, "Array<Variant<int, str>>"};
+static const sty t_opt_arr_variant = {S_OPT, {&t_arr_variant},
+                                      "Optional<Array<Variant<int, str>>>"};
+
+static int is_bytes(const TVMFFIAny* v) {
+  return v->type_index == kTVMFFISmallBytes || v->type_index == kTVMFFIBytes ||
+         v->type_index == kTVMFFIByteArrayPtr;
+}
+
+/* Whether v converts to t (Device and DataType also from their strings). */
+static int sty_accepts(const sty* t, const TVMFFIAny* v) {
+  int32_t ti = v->type_index;
+  switch (t->k) {
+    case S_INT:
+    case S_BOOL:
+      return ti == kTVMFFIInt || ti == kTVMFFIBool;
+    case S_FLOAT:
+      return ti == kTVMFFIFloat || ti == kTVMFFIInt || ti == kTVMFFIBool;
+    case S_STR:
+      return is_str(v);
+    case S_BYTES:
+      return is_bytes(v);
+    case S_DEVICE:
+      return ti == kTVMFFIDevice || is_str(v);
+    case S_DTYPE:
+      return ti == kTVMFFIDataType || is_str(v);
+    case S_OPT:
+      return ti == kTVMFFINone || sty_accepts(t->a[0], v);
+    case S_VARIANT:
+      for (int i = 0; i < 3 && t->a[i] != NULL; ++i)
+        if (sty_accepts(t->a[i], v)) return 1;
+      return 0;
+    case S_ARR: {
+      if (ti != kTVMFFIArray) return 0;
+      TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(v->v_obj);
+      const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
+      for (int64_t i = 0; i < cell->size; ++i)
+        if (!sty_accepts(t->a[0], &items[i])) return 0;
+      return 1;
+    }
+    default: { /* S_MAP */
+      if (ti != kTVMFFIMap) return 0;
+      TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(v->v_obj);
+      for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
+           p = TVMFFIMapCellIterNext(cell, p))
+        if (!sty_accepts(t->a[0], TVMFFIMapCellKey(cell, p)) ||
+            !sty_accepts(t->a[1], TVMFFIMapCellValue(cell, p)))
+          return 0;
+      return 1;
+    }
+  }
+}
+
+/* An owned value of v (accepted by t) in the form the field stores. */
+static int sty_convert(const sty* t, const TVMFFIAny* v, TVMFFIAny* out) {
+  char buf[64];
+  if (t->k == S_DEVICE && is_str(v)) /* the schema_id_device fixture parses "cuda:1" */
+    return call_global("testing.schema_id_device", (TVMFFIAny*)v, 1, out);
+  if (t->k == S_DTYPE && is_str(v)) {
+    TVMFFIByteArray b = ba(str_of(v, buf, sizeof(buf)));
+    out->type_index = kTVMFFIDataType;
+    out->zero_padding = 0;
+    out->v_int64 = 0;
+    return TVMFFIDataTypeFromString(&b, &out->v_dtype);
+  }
+  if (v->type_index == kTVMFFIRawStr) {
+    TVMFFIByteArray b = ba(v->v_c_str);
+    return TVMFFIStringFromByteArray(&b, out);
+  }
+  if (v->type_index == kTVMFFIByteArrayPtr)
+    return TVMFFIBytesFromByteArray((const TVMFFIByteArray*)v->v_ptr, out);
+  return TVMFFIAnyViewToOwnedAny(v, out);
+}
+
+/* How a field is stored: inline POD, a 16-byte Any, or an object pointer. */
+typedef enum { ST_POD, ST_ANY, ST_OBJ, ST_OPT_OBJ } sstore;
+
+typedef struct {
+  const char* name;
+  const sty* ty;
+  sstore store;
+  int64_t offset, size;
+  int32_t static_type;
+  const char* doc;
+  const char* meta; /* metadata JSON */
+} sfield;
+
+#define SJ(x) "{\"type_schema\":\"" x "\"}"
+#define Q "\\\""
+static const sfield k_saf[] = {
+    {"v_bool", &t_bool, ST_POD, 24, 1, kTVMFFIBool, "bool field",
+     "{\"type_schema\":\"{" Q "type" Q ":" Q "bool" Q "}\",\"bool_attr\":true,\"int_attr\":1,"
+     "\"str_attr\":\"hello\"}"},
+    {"v_int", &t_int, ST_POD, 32, 8, kTVMFFIInt, "int field", SJ("{" Q "type" Q ":" Q "int" Q "}")},
+    {"v_float", &t_float, ST_POD, 40, 8, kTVMFFIFloat, "float field",
+     SJ("{" Q "type" Q ":" Q "float" Q "}")},
+    {"v_device", &t_device, ST_POD, 48, 8, kTVMFFIDevice, "device field",
+     SJ("{" Q "type" Q ":" Q "Device" Q "}")},
+    {"v_dtype", &t_dtype, ST_POD, 56, 4, kTVMFFIDataType, "dtype field",
+     SJ("{" Q "type" Q ":" Q "DataType" Q "}")},
+    {"v_string", &t_str, ST_ANY, 64, 16, kTVMFFIAny, "string field",
+     SJ("{" Q "type" Q ":" Q "ffi.String" Q "}")},
+    {"v_bytes", &t_bytes, ST_ANY, 80, 16, kTVMFFIAny, "bytes field",
+     SJ("{" Q "type" Q ":" Q "ffi.Bytes" Q "}")},
+    {"v_opt_int", &t_opt_int, ST_ANY, 96, 16, kTVMFFIAny, "optional int",
+     SJ("{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q "}]}")},
+    {"v_opt_str", &t_opt_str, ST_ANY, 112, 16, kTVMFFIAny, "optional str",
+     SJ("{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "}]}")},
+    {"v_arr_int", &t_arr_int, ST_OBJ, 128, 8, kTVMFFIArray, "array<int>",
+     SJ("{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q "}]}")},
+    {"v_arr_str", &t_arr_str, ST_OBJ, 136, 8, kTVMFFIArray, "array<str>",
+     SJ("{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "}]}")},
+    {"v_map_str_int", &t_map_str_int, ST_OBJ, 144, 8, kTVMFFIObject, "map<str,int>",
+     SJ("{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "},{" Q "type" Q ":" Q "int" Q "}]}")},
+    {"v_map_str_arr_int", &t_map_str_arr_int, ST_OBJ, 152, 8, kTVMFFIObject, "map<str,array<int>>",
+     SJ("{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q "}]}]}")},
+    {"v_variant", &t_variant, ST_ANY, 160, 16, kTVMFFIAny, "variant<str,array<int>,map<str,int>>",
+     SJ("{" Q "type" Q ":" Q "Variant" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q
+        "}]},{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
+        "},{" Q "type" Q ":" Q "int" Q "}]}]}")},
+    {"v_opt_arr_variant", &t_opt_arr_variant, ST_OPT_OBJ, 176, 8, kTVMFFIAny,
+     "optional<array<variant<int,str>>>",
+     SJ("{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.Array" Q
+        "," Q "args" Q ":[{" Q "type" Q ":" Q "Variant" Q "," Q "args" Q ":[{" Q "type" Q ":" Q
+        "int" Q "},{" Q "type" Q ":" Q "ffi.String" Q "}]}]}]}")},
+};
+#undef SJ
+#undef Q
+#define SAF_N ((int)(sizeof(k_saf) / sizeof(k_saf[0])))
+#define SAF_SIZE 184
+static int32_t g_saf_index = -1;
+
+static const sfield* saf_field(const char* name) {
+  for (int i = 0; i < SAF_N; ++i)
+    if (strcmp(k_saf[i].name, name) == 0) return &k_saf[i];
+  return NULL;
+}
+
+/* Stores an accepted, converted (owned) value into the field; takes `owned`. */
+static void saf_store(const sfield* f, char* addr, TVMFFIAny* owned) {
+  switch (f->store) {
+    case ST_POD:
+      switch (f->ty->k) {
+        case S_BOOL: *(uint8_t*)addr = owned->v_int64 != 0; break;
+        case S_INT: *(int64_t*)addr = owned->v_int64; break;
+        case S_FLOAT: *(double*)addr = as_double(owned); break;
+        case S_DEVICE: *(DLDevice*)addr = owned->v_device; break;
+        default: *(DLDataType*)addr = owned->v_dtype; break;
+      }
+      release(owned);
+      return;
+    case ST_ANY:
+      release((TVMFFIAny*)addr);
+      *(TVMFFIAny*)addr = *owned;
+      return;
+    default: {
+      TVMFFIObject* old = *(TVMFFIObject**)addr;
+      *(TVMFFIObject**)addr = owned->type_index == kTVMFFINone ? NULL : owned->v_obj;
+      if (old) TVMFFIObjectDecRef(old);
+      return;
+    }
+  }
+}
+
+static int saf_set(const sfield* f, char* addr, const TVMFFIAny* v) {
+  if (!sty_accepts(f->ty, v)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "Cannot convert from type `%s` to `%s`", type_key_of(v),
+             f->ty->shown);
+    TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
+    return -1;
+  }
+  TVMFFIAny owned;
+  if (sty_convert(f->ty, v, &owned) != 0) return -1;
+  saf_store(f, addr, &owned);
+  return 0;
+}
+
+static int saf_get(const sfield* f, const char* addr, TVMFFIAny* r) {
+  r->zero_padding = 0;
+  r->v_int64 = 0;
+  switch (f->store) {
+    case ST_POD:
+      switch (f->ty->k) {
+        case S_BOOL: set_bool(r, *(const uint8_t*)addr); break;
+        case S_INT: set_int(r, *(const int64_t*)addr); break;
+        case S_FLOAT: r->type_index = kTVMFFIFloat; r->v_float64 = *(const double*)addr; break;
+        case S_DEVICE: r->type_index = kTVMFFIDevice; r->v_device = *(const DLDevice*)addr; break;
+        default: r->type_index = kTVMFFIDataType; r->v_dtype = *(const DLDataType*)addr; break;
+      }
+      return 0;
+    case ST_ANY:
+      return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, r);
+    default: {
+      TVMFFIObject* obj = *(TVMFFIObject* const*)addr;
+      if (obj == NULL) {
+        set_none(r);
+        return 0;
+      }
+      TVMFFIObjectIncRef(obj);
+      r->type_index = obj->type_index;
+      r->v_obj = obj;
+      return 0;
+    }
+  }
+}
+
+/* Field accessors only see the address: one pair per field, by index. */
+#define SAF_ACCESSORS(i)                                                           \
+  static int saf_get_##i(void* a, TVMFFIAny* r) { return saf_get(&k_saf[i], a, r); } \
+  static int saf_set_##i(void* a, const TVMFFIAny* v) { return saf_set(&k_saf[i], a, v); }
+SAF_ACCESSORS(0) SAF_ACCESSORS(1) SAF_ACCESSORS(2) SAF_ACCESSORS(3) SAF_ACCESSORS(4)
+SAF_ACCESSORS(5) SAF_ACCESSORS(6) SAF_ACCESSORS(7) SAF_ACCESSORS(8) SAF_ACCESSORS(9)
+SAF_ACCESSORS(10) SAF_ACCESSORS(11) SAF_ACCESSORS(12) SAF_ACCESSORS(13) SAF_ACCESSORS(14)
+static const TVMFFIFieldGetter k_saf_get[] = {
+    saf_get_0, saf_get_1, saf_get_2,  saf_get_3,  saf_get_4,  saf_get_5,  saf_get_6, saf_get_7,
+    saf_get_8, saf_get_9, saf_get_10, saf_get_11, saf_get_12, saf_get_13, saf_get_14};
+static const TVMFFIFieldSetter k_saf_set[] = {
+    saf_set_0, saf_set_1, saf_set_2,  saf_set_3,  saf_set_4,  saf_set_5,  saf_set_6, saf_set_7,
+    saf_set_8, saf_set_9, saf_set_10, saf_set_11, saf_set_12, saf_set_13, saf_set_14};
+_Static_assert(sizeof(k_saf_get) / sizeof(k_saf_get[0]) == sizeof(k_saf) / sizeof(k_saf[0]),
+               "one accessor pair per SchemaAllTypes field");
+
+static void saf_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    for (int i = 0; i < SAF_N; ++i) {
+      char* addr = (char*)self + k_saf[i].offset;
+      if (k_saf[i].store == ST_ANY) {
+        release((TVMFFIAny*)addr);
+        set_none((TVMFFIAny*)addr);
+      } else if (k_saf[i].store != ST_POD && *(TVMFFIObject**)addr != NULL) {
+        TVMFFIObjectDecRef(*(TVMFFIObject**)addr);
+        *(TVMFFIObject**)addr = NULL;
+      }
+    }
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+/* A zeroed instance: PODs 0, Any fields None, object fields NULL. */
+static TVMFFIObject* saf_alloc(void) {
+  TVMFFIObject* o = (TVMFFIObject*)calloc(1, SAF_SIZE);
+  if (o == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+    return NULL;
+  }
+  o->combined_ref_count = UINT64_C(0x100000001);
+  o->type_index = g_saf_index;
+  o->deleter = saf_deleter;
+  for (int i = 0; i < SAF_N; ++i)
+    if (k_saf[i].store == ST_ANY) set_none((TVMFFIAny*)((char*)o + k_saf[i].offset));
+  return o;
+}
+
+/* Sets a field from a C value during construction; -1 leaves the error raised. */
+static int saf_init_field(TVMFFIObject* o, const char* name, TVMFFIAny v) {
+  const sfield* f = saf_field(name);
+  int rc = saf_set(f, (char*)o + f->offset, &v);
+  release(&v);
+  return rc;
+}
+
+/* make_with(v_int, v_float, v_string): the other fields take the values the
+ * C++ constructor gives them (v_bool true, cpu:0, float32, b"", empty
+ * containers, v_variant "v", optionals None). */
+static int saf_make_with(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  static const char sig[] =
+      "testing.SchemaAllTypes.make_with(0: int, 1: float, 2: str) -> testing.SchemaAllTypes";
+  if (arg_count(sig, n, 3) != 0) return -1;
+  if (!sty_accepts(&t_int, &args[0])) return arg_mismatch(sig, 0, "int", &args[0]);
+  if (!sty_accepts(&t_float, &args[1])) return arg_mismatch(sig, 1, "float", &args[1]);
+  if (!is_str(&args[2])) return arg_mismatch(sig, 2, "str", &args[2]);
+  TVMFFIObject* o = saf_alloc();
+  if (o == NULL) return -1;
+  TVMFFIAny dev, empty, bytes, yes;
+  set_bool(&yes, 1);
+  dev.type_index = kTVMFFIDevice;
+  dev.zero_padding = 0;
+  dev.v_int64 = 0;
+  dev.v_device = TVMFFIDLDeviceFromIntPair(kDLCPU, 0);
+  TVMFFIByteArray nothing = {"", 0};
+  int rc = 0;
+  rc = saf_init_field(o, "v_bool", yes);
+  rc = rc || saf_set(saf_field("v_int"), (char*)o + 32, &args[0]);
+  rc = rc || saf_set(saf_field("v_float"), (char*)o + 40, &args[1]);
+  rc = rc || saf_init_field(o, "v_device", dev);
+  rc = rc || saf_init_field(o, "v_dtype", v_str("float32"));
+  rc = rc || saf_set(saf_field("v_string"), (char*)o + 64, &args[2]);
+  rc = rc || TVMFFIBytesFromByteArray(&nothing, &bytes) || saf_init_field(o, "v_bytes", bytes);
+  rc = rc || saf_init_field(o, "v_variant", v_str("v"));
+  static const char* const containers[] = {"v_arr_int", "v_arr_str", "v_map_str_int",
+                                           "v_map_str_arr_int"};
+  for (int i = 0; i < 4 && rc == 0; ++i) {
+    rc = call_global(i < 2 ? "ffi.Array" : "ffi.Map", NULL, 0, &empty) ||
+         saf_init_field(o, containers[i], empty);
+  }
+  if (rc != 0) {
+    TVMFFIObjectDecRef(o);
+    return -1;
+  }
+  r->type_index = o->type_index;
+  r->zero_padding = 0;
+  r->v_obj = o;
+  return 0;
+}
+
+/* The receiver of an instance method, checked. */
+static TVMFFIObject* saf_self(const char* sig, const TVMFFIAny* args) {
+  if (args[0].type_index != g_saf_index) {
+    arg_mismatch(sig, 0, "testing.SchemaAllTypes", &args[0]);
+    return NULL;
+  }
+  return args[0].v_obj;
+}
+
+static int saf_add_int(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  static const char sig[] =
+      "testing.SchemaAllTypes.add_int(0: testing.SchemaAllTypes, 1: int) -> int";
+  if (arg_count(sig, n, 2) != 0) return -1;
+  TVMFFIObject* o = saf_self(sig, args);
+  if (o == NULL) return -1;
+  if (!sty_accepts(&t_int, &args[1])) return arg_mismatch(sig, 1, "int", &args[1]);
+  set_int(r, *(int64_t*)((char*)o + 32) + args[1].v_int64);
+  return 0;
+}
+
+static int saf_append_int(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  static const char sig[] =
+      "testing.SchemaAllTypes.append_int(0: testing.SchemaAllTypes, 1: Array<int>, 2: int) -> "
+      "Array<int>";
+  if (arg_count(sig, n, 3) != 0) return -1;
+  if (saf_self(sig, args) == NULL) return -1;
+  if (!sty_accepts(&t_arr_int, &args[1])) return arg_mismatch(sig, 1, "Array<int>", &args[1]);
+  if (!sty_accepts(&t_int, &args[2])) return arg_mismatch(sig, 2, "int", &args[2]);
+  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(args[1].v_obj);
+  int64_t k = cell->size;
+  TVMFFIAny* items = (TVMFFIAny*)malloc((size_t)(k + 1) * sizeof(TVMFFIAny));
+  if (items == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+    return -1;
+  }
+  memcpy(items, cell->data, (size_t)k * sizeof(TVMFFIAny)); /* views: ffi.Array copies */
+  set_int(&items[k], args[2].v_int64);
+  int rc = call_global("ffi.Array", items, (int32_t)(k + 1), r);
+  free(items);
+  return rc;
+}
+
+static int saf_maybe_concat(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  static const char sig[] =
+      "testing.SchemaAllTypes.maybe_concat(0: testing.SchemaAllTypes, 1: Optional<str>, 2: "
+      "Optional<str>) -> Optional<str>";
+  if (arg_count(sig, n, 3) != 0) return -1;
+  if (saf_self(sig, args) == NULL) return -1;
+  for (int i = 1; i < 3; ++i)
+    if (!sty_accepts(&t_opt_str, &args[i])) return arg_mismatch(sig, i, "Optional<str>", &args[i]);
+  int has_a = args[1].type_index != kTVMFFINone, has_b = args[2].type_index != kTVMFFINone;
+  if (!has_a || !has_b) { /* the one that is set, or None */
+    if (!has_a && !has_b) {
+      set_none(r);
+      return 0;
+    }
+    return sty_convert(&t_str, &args[has_a ? 1 : 2], r);
+  }
+  TVMFFIAny owned[2];
+  if (sty_convert(&t_str, &args[1], &owned[0]) != 0) return -1;
+  if (sty_convert(&t_str, &args[2], &owned[1]) != 0) {
+    release(&owned[0]);
+    return -1;
+  }
+  TVMFFIByteArray a = TVMFFIContainerImplBytes(&owned[0]), b = TVMFFIContainerImplBytes(&owned[1]);
+  char* buf = (char*)malloc(a.size + b.size + 1);
+  int rc = -1;
+  if (buf == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+  } else {
+    memcpy(buf, a.data, a.size);
+    memcpy(buf + a.size, b.data, b.size);
+    TVMFFIByteArray cat = {buf, a.size + b.size};
+    rc = TVMFFIStringFromByteArray(&cat, r);
+    free(buf);
+  }
+  release(&owned[0]);
+  release(&owned[1]);
+  return rc;
+}
+
+/* merge_map(a, b): a's entries, then b's; a key in both gets a's array
+ * followed by b's. */
+static int saf_merge_map(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  static const char sig[] =
+      "testing.SchemaAllTypes.merge_map(0: testing.SchemaAllTypes, 1: Map<str, Array<int>>, 2: "
+      "Map<str, Array<int>>) -> Map<str, Array<int>>";
+  if (arg_count(sig, n, 3) != 0) return -1;
+  if (saf_self(sig, args) == NULL) return -1;
+  for (int i = 1; i < 3; ++i)
+    if (!sty_accepts(&t_map_str_arr_int, &args[i]))
+      return arg_mismatch(sig, i, "Map<str, Array<int>>", &args[i]);
+  TVMFFIMapCell* ca = TVMFFIMapGetCellPtr(args[1].v_obj);
+  TVMFFIMapCell* cb = TVMFFIMapGetCellPtr(args[2].v_obj);
+  int64_t cap = (int64_t)(ca->size + cb->size);
+  /* kv holds views of keys and owned merged arrays (flag in `owned`) */
+  TVMFFIAny* kv = (TVMFFIAny*)calloc((size_t)(2 * cap + 1), sizeof(TVMFFIAny));
+  char* owned = (char*)calloc((size_t)(cap + 1), 1);
+  int rc = 0;
+  int64_t m = 0;
+  if (kv == NULL || owned == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+    rc = -1;
+  }
+  for (int side = 0; side < 2 && rc == 0; ++side) {
+    TVMFFIMapCell* c = side == 0 ? ca : cb;
+    for (uint64_t p = TVMFFIMapCellIterBegin(c); p != TVMFFI_MAP_ITER_END && rc == 0;
+         p = TVMFFIMapCellIterNext(c, p)) {
+      const TVMFFIAny* key = TVMFFIMapCellKey(c, p);
+      const TVMFFIAny* val = TVMFFIMapCellValue(c, p);
+      int64_t j = 0;
+      while (j < m && TVMFFIContainerAnyEqual(&kv[2 * j], key) != 1) ++j;
+      if (j == m) {
+        kv[2 * m] = *key;
+        kv[2 * m + 1] = *val;
+        ++m;
+        continue;
+      }
+      TVMFFISeqCell* x = TVMFFISeqGetCellPtr(kv[2 * j + 1].v_obj);
+      TVMFFISeqCell* y = TVMFFISeqGetCellPtr(val->v_obj);
+      TVMFFIAny* items = (TVMFFIAny*)malloc((size_t)(x->size + y->size + 1) * sizeof(TVMFFIAny));
+      if (items == NULL) {
+        TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+        rc = -1;
+        break;
+      }
+      memcpy(items, x->data, (size_t)x->size * sizeof(TVMFFIAny));
+      memcpy(items + x->size, y->data, (size_t)y->size * sizeof(TVMFFIAny));
+      TVMFFIAny merged;
+      rc = call_global("ffi.Array", items, (int32_t)(x->size + y->size), &merged);
+      free(items);
+      if (rc != 0) break;
+      if (owned[j]) release(&kv[2 * j + 1]);
+      kv[2 * j + 1] = merged;
+      owned[j] = 1;
+    }
+  }
+  if (rc == 0) rc = call_global("ffi.Map", kv, (int32_t)(2 * m), r);
+  for (int64_t j = 0; j < m; ++j)
+    if (owned[j]) release(&kv[2 * j + 1]);
+  free(kv);
+  free(owned);
+  return rc;
+}
+
+/* __ffi_shallow_copy__: a new object sharing every field value. */
+static int saf_shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  static const char sig[] =
+      "testing.SchemaAllTypes.__ffi_shallow_copy__(0: testing.SchemaAllTypes) -> "
+      "testing.SchemaAllTypes";
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (saf_self(sig, args) == NULL) return -1;
+  TVMFFIObject* o = saf_alloc();
+  if (o == NULL) return -1;
+  for (int i = 0; i < SAF_N; ++i) {
+    TVMFFIAny v;
+    int rc = saf_get(&k_saf[i], (char*)args[0].v_obj + k_saf[i].offset, &v);
+    if (rc == 0) saf_store(&k_saf[i], (char*)o + k_saf[i].offset, &v); /* takes v */
+    if (rc != 0) {
+      TVMFFIObjectDecRef(o);
+      return -1;
+    }
+  }
+  r->type_index = o->type_index;
+  r->zero_padding = 0;
+  r->v_obj = o;
+  return 0;
+}
+
+static void saf_add_method(const char* name, const char* doc, int is_static,
+                           TVMFFISafeCallType fn, const char* meta) {
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0) return;
+  TVMFFIMethodInfo m;
+  memset(&m, 0, sizeof(m));
+  m.name = ba(name);
+  m.doc = ba(doc);
+  m.metadata = ba(meta);
+  m.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
+  m.method.type_index = kTVMFFIFunction;
+  m.method.v_obj = (TVMFFIObject*)f;
+  TVMFFITypeRegisterMethod(g_saf_index, &m);
+  TVMFFIObjectDecRef(f);
+}
+
+static void register_schema_all_types(void) {
+  TVMFFIByteArray key = ba("testing.SchemaAllTypes");
+  g_saf_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  if (TVMFFIGetTypeInfo(g_saf_index)->metadata != NULL) return; /* another copy registered */
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.doc = ba("A field of every schema shape; built by make_with.");
+  md.total_size = SAF_SIZE;
+  md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
+  TVMFFITypeRegisterMetadata(g_saf_index, &md);
+  for (int i = 0; i < SAF_N; ++i) {
+    TVMFFIFieldInfo f;
+    memset(&f, 0, sizeof(f));
+    f.name = ba(k_saf[i].name);
+    f.doc = ba(k_saf[i].doc);
+    f.metadata = ba(k_saf[i].meta);
+    f.flags = kTVMFFIFieldFlagBitMaskWritable;
+    f.size = k_saf[i].size;
+    f.alignment = k_saf[i].size > 8 ? 8 : k_saf[i].size;
+    f.offset = k_saf[i].offset;
+    f.getter = k_saf_get[i];
+    f.setter = (void*)k_saf_set[i];
+    f.field_static_type_index = k_saf[i].static_type;
+    set_none(&f.default_value_or_factory);
+    if (i == 1 || i == 2 || i == 5) { /* v_int = 0, v_float = 0.0, v_string = "s" */
+      f.flags |= kTVMFFIFieldFlagBitMaskHasDefault;
+      if (i == 1) set_int(&f.default_value_or_factory, 0);
+      if (i == 2) {
+        f.default_value_or_factory.type_index = kTVMFFIFloat;
+        f.default_value_or_factory.v_float64 = 0.0;
+      }
+      if (i == 5) {
+        TVMFFIByteArray b = ba("s");
+        if (TVMFFIStringFromByteArray(&b, &f.default_value_or_factory) != 0) return;
+      }
+    }
+    TVMFFITypeRegisterField(g_saf_index, &f);
+    release(&f.default_value_or_factory);
+  }
+#define Q "\\\""
+#define T(x) "{" Q "type" Q ":" Q x Q "}"
+#define FN(...) "{\"type_schema\":\"{" Q "type" Q ":" Q "ffi.Function" Q "," Q "args" Q ":[" __VA_ARGS__ "]}\""
+#define ARR_INT "{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[" T("int") "]}"
+#define OPT_STR "{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[" T("ffi.String") "]}"
+#define MAP_SAI "{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[" T("ffi.String") "," ARR_INT "]}"
+  saf_add_method("add_int", "add int method", 0, saf_add_int,
+                 FN(T("int") "," T("testing.SchemaAllTypes") "," T("int"))
+                 ",\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"}");
+  saf_add_method("append_int", "append int to array", 0, saf_append_int,
+                 FN(ARR_INT "," T("testing.SchemaAllTypes") "," ARR_INT "," T("int")) "}");
+  saf_add_method("maybe_concat", "optional concat", 0, saf_maybe_concat,
+                 FN(OPT_STR "," T("testing.SchemaAllTypes") "," OPT_STR "," OPT_STR) "}");
+  saf_add_method("merge_map", "merge maps", 0, saf_merge_map,
+                 FN(MAP_SAI "," T("testing.SchemaAllTypes") "," MAP_SAI "," MAP_SAI) "}");
+  TVMFFIObjectHandle copy = NULL;
+  if (TVMFFIFunctionCreate(NULL, saf_shallow_copy, NULL, &copy) == 0) {
+    TVMFFIAny v;
+    v.type_index = kTVMFFIFunction;
+    v.zero_padding = 0;
+    v.v_obj = (TVMFFIObject*)copy;
+    TVMFFIByteArray name = ba("__ffi_shallow_copy__");
+    TVMFFITypeRegisterAttr(g_saf_index, &name, &v);
+    TVMFFIObjectDecRef(copy);
+  }
+  saf_add_method("make_with", "Constructor with subset of fields", 1, saf_make_with,
+                 FN(T("testing.SchemaAllTypes") "," T("int") "," T("float") "," T("ffi.String")) "}");
+#undef Q
+#undef T
+#undef FN
+#undef ARR_INT
+#undef OPT_STR
+#undef MAP_SAI
+}
+
 void tvmffi_testing__fixtures_init(void) {
   TVMFFIByteArray base = ba("testing.TestObjectBase");
   if (TVMFFITypeKeyToIndex(&base, &g_base_index) != 0) g_base_index = -1;
   for (int i = 0; i < NUM_TYPES; ++i) g_types[i].index = -1;
   for (int i = 0; i < NUM_TYPES; ++i) register_type(&g_types[i], i);
+  register_schema_all_types();
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
   if (err != NULL) {

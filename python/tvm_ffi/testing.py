@@ -2,81 +2,203 @@
 
 import os
 import tempfile
+from typing import ClassVar
 
 import pytest  # noqa: F401 - the upstream module requires pytest too
 
-from . import core, registry
+from . import core
 from .core import Object
+from .dataclasses import c_class
 from .registry import get_global_func, init_ffi_api
 
 init_ffi_api("testing", __name__)
 
 
-def _register(type_key):
-    """register_object for fixtures the testing library may lack (an older runtime)."""
+def _c_class(type_key, **params):
+    """dataclasses.c_class, skipped for a fixture the loaded testing library lacks (an older
+    or foreign runtime): the class then stays a plain, unregistered Object subclass."""
 
     def wrap(cls):
         if core._type_key_to_index(type_key) is None:
             return cls
-        return registry.register_object(type_key)(cls)
+        return c_class(type_key, **params)(cls)
 
     return wrap
 
 
-# Helper classes of python.md §20.3 (upstream registers them with dataclasses.c_class).
-@_register("testing.TestObjectBase")
+# Helper classes of python.md §20.3, declared with the same names, type keys and c_class
+# arguments as upstream's tvm_ffi.testing so that tests written against it run unchanged.
+# Fields, defaults and constructors all come from the C fixtures (c/testing/objects.c and
+# fixtures.c) through reflection; the class bodies only add what reflection cannot say.
+# `__test__ = False` keeps pytest from collecting the Test* names as test classes.
+# Not provided: upstream's enum fixtures (_TestCxxIntEnum, _TestCxxStrEnum,
+# _TestCxxEnumHolder) -- tvm_ffi.dataclasses has no Enum support yet.
+
+
+@_c_class("testing.TestObjectBase")
 class TestObjectBase(Object):
-    """testing.TestObjectBase: v_i64 (10), read-only v_f64 (10.0), v_str ("hello"), add_i64()."""
+    """v_i64 (default 10), read-only v_f64 (10.0), v_str ("hello"); add_i64(x)."""
+
+    __test__ = False
 
 
-@_register("testing.TestObjectDerived")
-class TestObjectDerived(TestObjectBase):
-    """testing.TestObjectDerived: TestObjectBase plus required v_map and v_array."""
-
-
-@_register("testing.TestIntPair")
+@_c_class("testing.TestIntPair")
 class TestIntPair(Object):
-    """testing.TestIntPair(a, b): read-only a and b, sum()."""
+    """TestIntPair(a, b): read-only a and b; sum()."""
+
+    __test__ = False
 
 
-@_register("testing.TestFrozenCxx")
+@_c_class("testing.TestFrozenCxx", frozen=True)
 class TestFrozenCxx(Object):
-    """testing.TestFrozenCxx: read-only fields."""
+    """value and tag are writable in C++; frozen=True makes them read-only from Python."""
+
+    __test__ = False
 
 
-@_register("testing.TestObjectPtrHolder")
+@_c_class("testing.TestObjectDerived")
+class TestObjectDerived(TestObjectBase):
+    """TestObjectBase plus the required v_map and v_array."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestObjectPtrHolder")
 class TestObjectPtrHolder(Object):
-    """testing.TestObjectPtrHolder: an object field and an optional one."""
+    """value: a TestObjectBase; optional_value: one or None."""
+
+    __test__ = False
 
 
-@_register("testing.TestNonCopyable")
+@_c_class("testing.TestNonCopyable")
 class TestNonCopyable(Object):
-    """testing.TestNonCopyable(value)."""
+    """TestNonCopyable(value): a type without a copy hook."""
+
+    __test__ = False
 
 
-@_register("testing.TestCompare")
+@_c_class("testing.SchemaAllTypes")
+class _SchemaAllTypes(Object):
+    """A field of every schema kind and methods with typed signatures (no constructor:
+    instances come from the static make_with(v_int, v_float, v_string))."""
+
+
+@_c_class("testing.TestCompare")
 class TestCompare(Object):
-    """testing.TestCompare(key, name, ignored_field): ignored_field is left out of comparisons."""
+    """TestCompare(key, name, ignored_field): ignored_field is left out of comparisons."""
+
+    __test__ = False
 
 
-@_register("testing.TestHash")
+@_c_class("testing.TestHash")
 class TestHash(Object):
-    """testing.TestHash(key, name, hash_ignored): hash_ignored is left out of hashing."""
+    """TestHash(key, name, hash_ignored): hash_ignored is left out of hashing."""
+
+    __test__ = False
 
 
-@_register("testing.TestCustomHash")
+@_c_class("testing.TestCustomHash")
 class TestCustomHash(Object):
-    """testing.TestCustomHash(key, label): a C++ __ffi_hash__ hook."""
+    """TestCustomHash(key, label): its __ffi_hash__ hook hashes key only."""
+
+    __test__ = False
 
 
-@_register("testing.TestCustomCompare")
+@_c_class("testing.TestCustomCompare")
 class TestCustomCompare(Object):
-    """testing.TestCustomCompare(key, label): C++ __ffi_eq__/__ffi_compare__ hooks."""
+    """TestCustomCompare(key, label): __ffi_eq__/__ffi_compare__ hooks look at key only."""
+
+    __test__ = False
 
 
-@_register("testing.TestEqWithoutHash")
+@_c_class("testing.TestEqWithoutHash")
 class TestEqWithoutHash(Object):
-    """testing.TestEqWithoutHash(key, label): equality hook without a hash hook."""
+    """TestEqWithoutHash(key, label): an __ffi_eq__ hook and no __ffi_hash__."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxClassBase")
+class _TestCxxClassBase(Object):
+    """v_i64 and v_i32 (both ReprOff).  The constructor stores v_i64 + 1 and v_i32 + 2, so
+    tests can tell this hand-written __init__ from a generated one."""
+
+    not_field_1 = 1  # class attributes, not fields: c_class must leave them alone
+    not_field_2: ClassVar[int] = 2
+
+    def __init__(self, v_i64, v_i32):
+        ffi_init = core._lookup_type_attr(type(self).__tvm_ffi_type_info__.type_index,
+                                          "__ffi_init__")
+        self.__init_handle_by_constructor__(ffi_init, v_i64 + 1, v_i32 + 2)
+
+
+@_c_class("testing.TestCxxClassDerived", eq=True, order=True, unsafe_hash=True)
+class _TestCxxClassDerived(_TestCxxClassBase):
+    """Adds v_f64 and v_f32 (default 8.0); gets a generated __init__ (no +1/+2)."""
+
+
+@_c_class("testing.TestCxxClassDerivedDerived")
+class _TestCxxClassDerivedDerived(_TestCxxClassDerived):
+    """Adds v_str (default "default") and the required v_bool."""
+
+
+@_c_class("testing.TestCxxInitSubset")
+class _TestCxxInitSubset(Object):
+    """Only required_field is an __init__ parameter (optional_field, note are InitOff)."""
+
+
+@_c_class("testing.TestCxxKwOnly")
+class _TestCxxKwOnly(Object):
+    """Keyword-only x, y, z and w (default 100)."""
+
+
+@_c_class("testing.TestCxxAutoInit")
+class _TestCxxAutoInit(Object):
+    """a; b InitOff (42); c keyword-only; d defaults to 99."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxAutoInitSimple")
+class _TestCxxAutoInitSimple(Object):
+    """Positional x and y."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxAutoInitAllInitOff")
+class _TestCxxAutoInitAllInitOff(Object):
+    """x (7), y (9), z: all InitOff, so __init__ takes no arguments."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxAutoInitKwOnlyDefaults")
+class _TestCxxAutoInitKwOnlyDefaults(Object):
+    """p_required, p_default (11), keyword-only k_required and k_default (22), InitOff hidden (33)."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxNoAutoInit", init=False)
+class _TestCxxNoAutoInit(Object):
+    """x and y, but no __ffi_init__: not constructible from Python."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxAutoInitParent")
+class _TestCxxAutoInitParent(Object):
+    """parent_required and parent_default (5)."""
+
+    __test__ = False
+
+
+@_c_class("testing.TestCxxAutoInitChild")
+class _TestCxxAutoInitChild(_TestCxxAutoInitParent):
+    """Adds child_required and keyword-only child_kw_only."""
+
+    __test__ = False
 
 
 def create_object(type_key, **kwargs):
