@@ -105,10 +105,13 @@ def test_init_errors():
 def test_init_through_constructor_when_no_creator():
     Pair = pair_class()
     assert list(inspect.signature(Pair.__init__).parameters) == ["self", "a", "b"]
-    p = Pair(1, b=2)
+    p = Pair(1, 2)
     assert (p.a, p.b) == (1, 2)
     with pytest.raises(TypeError):
         Pair(1)
+    # a typed constructor takes no keywords: they reach it as KWARGS + pairs (as upstream)
+    with pytest.raises(TypeError, match="Mismatched number of arguments"):
+        Pair(1, b=2)
 
 
 def test_class_body_defaults_override_and_factories_run_per_call():

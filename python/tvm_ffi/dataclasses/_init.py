@@ -146,10 +146,32 @@ def make_init(cls, info, fields):
         init = ns["__init__"]
     else:  # a field named like a Python keyword (`from`, `in`, ...): bind by hand
         init = _make_init_by_hand(cls, build, names, positional, kw_only)
+    mode, ctor = _constructor(info)
+    if mode == "positional":
+        init = _typed_ctor_keywords(init, ctor)
     init.__name__ = "__init__"
     init.__qualname__ = "%s.__init__" % cls.__qualname__
     init.__module__ = cls.__module__
     return init
+
+
+def _typed_ctor_keywords(init, ctor):
+    """A typed C++ constructor (refl::init<...>) takes no keywords; keyword calls reach it as
+    KWARGS + pairs, as upstream's c_class does, so it raises its own argument-count error."""
+    sig = inspect.signature(init) if hasattr(init, "__code__") else None
+
+    def __init__(self, *args, **kwargs):
+        if not kwargs:
+            return init(self, *args)
+        flat = [core.KWARGS]
+        for k, v in kwargs.items():
+            flat += (k, v)
+        self.__init_handle_by_constructor__(ctor, *args, *flat)
+        return None
+
+    if sig is not None:
+        __init__.__signature__ = sig
+    return __init__
 
 
 def _make_init_by_hand(cls, build, names, positional, kw_only):

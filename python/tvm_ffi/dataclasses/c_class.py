@@ -159,6 +159,8 @@ def _process(cls, type_key, params, body=None):
     own = cls.__dict__
     if params["init"] and "__init__" not in own:
         cls.__init__ = make_init(cls, info, fields)
+    elif "__init__" not in own:  # init=False: not constructible unless the class says how
+        cls.__init__ = _no_init(cls)
     if params["repr"] and "__repr__" not in own:
         if any(not f.repr and f._c.c_repr for f in fields):
             cls.__repr__ = _field_repr(type_key, [f.name for f in fields if f.repr])
@@ -172,6 +174,17 @@ def _process(cls, type_key, params, body=None):
     if params["match_args"] and "__match_args__" not in own:
         cls.__match_args__ = tuple(f.name for f in fields if f.init and not f.kw_only)
     return cls
+
+
+def _no_init(cls):
+    msg = ("`%s` cannot be constructed directly. Define a custom __init__ or use a factory "
+           "method." % cls.__name__)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(msg)
+
+    __init__.__qualname__ = cls.__qualname__ + ".__init__"
+    return __init__
 
 
 def _has_explicit_hash(cls):
