@@ -712,9 +712,92 @@ static int sty_accepts(const sty* t, const TVMFFIAny* v) {
   }
 }
 
+static int sty_convert(const sty* t, const TVMFFIAny* v, TVMFFIAny* out);
+
+/* The alternative of a variant (or the type itself) that v converts to. */
+static const sty* sty_pick(const sty* t, const TVMFFIAny* v) {
+  if (t->k != S_VARIANT) return t;
+  for (int i = 0; i < 3 && t->a[i] != NULL; ++i)
+    if (sty_accepts(t->a[i], v)) return t->a[i];
+  return t;
+}
+
+/* Whether v (accepted by t) is already stored as t stores it: false for a bool
+ * in an int slot, an int in a float slot, or a container holding such. */
+static int sty_exact(const sty* t, const TVMFFIAny* v) {
+  t = sty_pick(t, v);
+  switch (t->k) {
+    case S_INT: return v->type_index == kTVMFFIInt;
+    case S_BOOL: return v->type_index == kTVMFFIBool;
+    case S_FLOAT: return v->type_index == kTVMFFIFloat;
+    case S_OPT: return v->type_index == kTVMFFINone || sty_exact(t->a[0], v);
+    case S_ARR: {
+      TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(v->v_obj);
+      for (int64_t i = 0; i < cell->size; ++i)
+        if (!sty_exact(t->a[0], &((const TVMFFIAny*)cell->data)[i])) return 0;
+      return 1;
+    }
+    case S_MAP: {
+      TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(v->v_obj);
+      for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
+           p = TVMFFIMapCellIterNext(cell, p))
+        if (!sty_exact(t->a[0], TVMFFIMapCellKey(cell, p)) ||
+            !sty_exact(t->a[1], TVMFFIMapCellValue(cell, p)))
+          return 0;
+      return 1;
+    }
+    default: return 1;
+  }
+}
+
+/* A new Array / Map of v's entries converted to t's element types (C++
+ * converts element by element, e.g. Array<int> from [True] holds 1). */
+static int sty_rebuild(const sty* t, const TVMFFIAny* v, TVMFFIAny* out) {
+  int is_arr = t->k == S_ARR;
+  TVMFFISeqCell* seq = is_arr ? TVMFFISeqGetCellPtr(v->v_obj) : NULL;
+  TVMFFIMapCell* map = is_arr ? NULL : TVMFFIMapGetCellPtr(v->v_obj);
+  int64_t n = is_arr ? seq->size : 2 * (int64_t)map->size;
+  TVMFFIAny* items = (TVMFFIAny*)calloc((size_t)n + 1, sizeof(TVMFFIAny));
+  if (items == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing: out of memory");
+    return -1;
+  }
+  int64_t done = 0;
+  int rc = 0;
+  if (is_arr) {
+    for (; done < n && rc == 0; ++done)
+      rc = sty_convert(t->a[0], &((const TVMFFIAny*)seq->data)[done], &items[done]);
+  } else {
+    for (uint64_t p = TVMFFIMapCellIterBegin(map); p != TVMFFI_MAP_ITER_END && rc == 0;
+         p = TVMFFIMapCellIterNext(map, p)) {
+      rc = sty_convert(t->a[0], TVMFFIMapCellKey(map, p), &items[done++]);
+      if (rc == 0) rc = sty_convert(t->a[1], TVMFFIMapCellValue(map, p), &items[done++]);
+    }
+  }
+  if (rc != 0) --done; /* the failed slot holds nothing */
+  if (rc == 0) rc = call_global(is_arr ? "ffi.Array" : "ffi.Map", items, (int32_t)n, out);
+  for (int64_t i = 0; i < done; ++i) release(&items[i]);
+  free(items);
+  return rc;
+}
+
 /* An owned value of v (accepted by t) in the form the field stores. */
 static int sty_convert(const sty* t, const TVMFFIAny* v, TVMFFIAny* out) {
   char buf[64];
+  t = sty_pick(t, v);
+  if (t->k == S_OPT && v->type_index != kTVMFFINone) t = sty_pick(t->a[0], v);
+  if (!sty_exact(t, v)) {
+    switch (t->k) {
+      case S_INT: set_int(out, v->v_int64); return 0;
+      case S_BOOL: set_bool(out, v->v_int64 != 0); return 0;
+      case S_FLOAT:
+        out->type_index = kTVMFFIFloat;
+        out->zero_padding = 0;
+        out->v_float64 = as_double(v);
+        return 0;
+      default: return sty_rebuild(t, v, out); /* S_ARR, S_MAP */
+    }
+  }
   if (t->k == S_DEVICE && is_str(v)) /* the schema_id_device fixture parses "cuda:1" */
     return call_global("testing.schema_id_device", (TVMFFIAny*)v, 1, out);
   if (t->k == S_DTYPE && is_str(v)) {

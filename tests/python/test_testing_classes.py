@@ -396,6 +396,22 @@ def test_schema_all_types_setters_reject(name, value, target):
         "ffi.RecursiveEq")(after, before))
 
 
+def test_schema_all_types_setters_convert_elements_as_cxx_does():
+    o = T._SchemaAllTypes.make_with(True, 1, "x")
+    assert type(o.v_int) is int and type(o.v_float) is float
+    o.v_arr_int = [True, 2]  # bools become ints inside Array<int> too
+    assert [type(x) for x in o.v_arr_int] == [int, int]
+    o.v_map_str_arr_int = {"a": [True]}
+    assert type(o.v_map_str_arr_int["a"][0]) is int
+    o.v_opt_arr_variant = [True, "x"]
+    assert type(o.v_opt_arr_variant[0]) is int
+    o.v_opt_int = True
+    assert type(o.v_opt_int) is int
+    arr = tvm_ffi.Array([1, 2])
+    o.v_arr_int = arr  # already Array<int>: stored as is
+    assert o.v_arr_int.same_as(arr)
+
+
 def test_schema_all_types_copies():
     o = T._SchemaAllTypes.make_with(1, 2.5, "x")
     o.v_arr_int = [4, 5]
