@@ -64,15 +64,16 @@ def _schema_of(meta):
 # ---------------------------------------------------------------------------------------------
 # TypeSchema
 
-# Type keys in schemas -> the Python-facing names printed by TypeSchema.repr().
+# Type keys in schemas -> the names printed by TypeSchema.repr() (the containers keep their
+# FFI class names, as upstream prints them: Array[int], Map[str, Any]).
 _ORIGIN_NAMES = {
     "Variant": "Union",
     "Tuple": "tuple",
     "ffi.Function": "Callable",
-    "ffi.Array": "list",
-    "ffi.List": "list",
-    "ffi.Map": "dict",
-    "ffi.Dict": "dict",
+    "ffi.Array": "Array",
+    "ffi.List": "List",
+    "ffi.Map": "Map",
+    "ffi.Dict": "Dict",
     "ffi.Object": "Object",
     "ffi.Tensor": "Tensor",
     "DLTensor*": "Tensor",

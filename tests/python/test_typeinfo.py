@@ -30,8 +30,8 @@ def schema(obj):
         ({"type": "ffi.Function"}, "Callable[..., Any]"),
         ({"type": "Optional", "args": [{"type": "int"}]}, "int | None"),
         ({"type": "Variant", "args": [{"type": "int"}, {"type": "ffi.String"}]}, "int | str"),
-        ({"type": "ffi.Array", "args": [{"type": "int"}]}, "list[int]"),
-        ({"type": "ffi.Map", "args": [{"type": "ffi.String"}, {"type": "Any"}]}, "dict[str, Any]"),
+        ({"type": "ffi.Array", "args": [{"type": "int"}]}, "Array[int]"),
+        ({"type": "ffi.Map", "args": [{"type": "ffi.String"}, {"type": "Any"}]}, "Map[str, Any]"),
         ({"type": "Tuple", "args": [{"type": "int"}, {"type": "ffi.Bytes"}]}, "tuple[int, bytes]"),
         ({"type": "testing.TestIntPair"}, "testing.TestIntPair"),
     ],
@@ -44,8 +44,8 @@ def test_type_schema_text(obj, text):
 
 def test_type_schema_ty_map_and_errors():
     s = schema({"type": "ffi.Array", "args": [{"type": "testing.TestIntPair"}]})
-    assert s.origin == "list" and s.args[0].origin == "testing.TestIntPair"
-    assert s.repr(lambda o: o.split(".")[-1]) == "list[TestIntPair]"
+    assert s.origin == "Array" and s.args[0].origin == "testing.TestIntPair"
+    assert s.repr(lambda o: o.split(".")[-1]) == "Array[TestIntPair]"
     for bad in ('{"args": []}', '[1, 2]', '{"type": 3}', '{"type": "x", "args": 5}'):
         with pytest.raises(ValueError):
             TypeSchema.from_json_str(bad)
