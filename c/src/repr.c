@@ -234,7 +234,9 @@ typedef struct {
 static int repr_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
   field_ctx* fc = (field_ctx*)ctx;
   tvmffi__buf* b = fc->st->out;
-  if (fc->count++ > 0 && PUTS(b, ", ") != 0) return -1;
+  /* "(" comes with the first printed field: a type that prints none shows its key alone */
+  const char* sep = fc->count++ > 0 ? ", " : "(";
+  if (PUTS(b, sep) != 0) return -1;
   if (put(b, f->name.data, f->name.size) != 0 || PUTS(b, "=") != 0) return -1;
   return repr_any(fc->st, v);
 }
@@ -355,10 +357,10 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
     /* the type's __ffi_repr__ printed it (or failed) */
   } else {
     field_ctx fc = {st, 0};
-    rc = type_head(st, obj) != 0 || PUTS(st->out, "(") != 0 ||
+    rc = type_head(st, obj) != 0 ||
                  tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskReprOff, repr_field,
                                           &fc) != 0 ||
-                 PUTS(st->out, ")") != 0
+                 (fc.count > 0 && PUTS(st->out, ")") != 0)
              ? -1
              : 0;
   }

@@ -532,7 +532,7 @@ def test_cxx_class_custom_init_and_derived_defaults():
 
     b = Base(123, 456)
     assert (b.v_i64, b.v_i32) == (124, 458)
-    assert repr(b) == "testing.TestCxxClassBase()"  # both fields are ReprOff in C++
+    assert repr(b) == "testing.TestCxxClassBase"  # both fields are ReprOff in C++
     d = Derived(v_i64=123, v_i32=456, v_f64=4.0)
     assert (d.v_i64, d.v_i32, d.v_f64, d.v_f32) == (123, 456, 4.0, 8.0)
     # required fields first: v_i64, v_i32, v_f64, v_bool; then v_f32, v_str
