@@ -247,8 +247,8 @@ class CObject:
     def same_as(self, other):
         return isinstance(other, CObject) and self._h == other._h
 
-    def is_(self, other):
-        return isinstance(other, CObject) and self._h == other._h and self._h != 0
+    def is_(self, other):  # python.md 4.1: same as same_as (two empty wrappers included)
+        return isinstance(other, CObject) and self._h == other._h
 
     def __eq__(self, other):
         return self.same_as(other)

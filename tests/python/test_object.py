@@ -44,6 +44,8 @@ def test_handle_identity_and_same_as(echo):
     assert x.__ctypes_handle__().value == x.__chandle__()
     empty = tvm_ffi.Array.__new__(tvm_ffi.Array)
     assert empty.__chandle__() == 0 and empty.__ctypes_handle__().value is None
+    other = tvm_ffi.Array.__new__(tvm_ffi.Array)
+    assert empty.is_(other) and empty.same_as(other) and not empty.is_(x)  # as upstream
     assert "chandle=None" in repr(empty)
 
 
