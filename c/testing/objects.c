@@ -86,6 +86,51 @@ static int create_derived(TVMFFIObjectHandle* out) {
   return create_obj(g_derived_index, sizeof(obj_derived), out);
 }
 
+/* __ffi_shallow_copy__ (the C++ copy constructor): a new object of the
+ * argument's own type sharing every field value (owned Anys get a new ref). */
+static int shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  if (n != 1 || args[0].type_index < kTVMFFIStaticObjectBegin) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.__ffi_shallow_copy__: expected one object");
+    return -1;
+  }
+  TVMFFIObject* src = args[0].v_obj;
+  int32_t t = src->type_index;
+  size_t size = t == g_pair_index      ? sizeof(int_pair)
+                : t == g_derived_index ? sizeof(obj_derived)
+                                       : sizeof(obj_base);
+  TVMFFIObject* dst = alloc_obj(size, t, t == g_pair_index ? pair_deleter : obj_deleter);
+  if (dst == NULL) return -1;
+  memcpy((char*)dst + sizeof(TVMFFIObject), (char*)src + sizeof(TVMFFIObject),
+         size - sizeof(TVMFFIObject));
+  if (t != g_pair_index) { /* the copied Anys now have two owners */
+    TVMFFIAny* owned[3] = {&((obj_base*)dst)->v_str, NULL, NULL};
+    if (t == g_derived_index) {
+      owned[1] = &((obj_derived*)dst)->v_map;
+      owned[2] = &((obj_derived*)dst)->v_array;
+    }
+    for (int i = 0; i < 3; ++i)
+      if (owned[i] != NULL && owned[i]->type_index >= kTVMFFIStaticObjectBegin)
+        TVMFFIObjectIncRef(owned[i]->v_obj);
+  }
+  r->type_index = t;
+  r->zero_padding = 0;
+  r->v_obj = dst;
+  return 0;
+}
+
+static void register_shallow_copy(int32_t tindex) {
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate(NULL, shallow_copy, NULL, &f) != 0) return;
+  TVMFFIAny v;
+  v.type_index = kTVMFFIFunction;
+  v.zero_padding = 0;
+  v.v_obj = (TVMFFIObject*)f;
+  TVMFFIByteArray name = ba("__ffi_shallow_copy__");
+  TVMFFITypeRegisterAttr(tindex, &name, &v);
+  TVMFFIObjectDecRef(f);
+}
+
 /* ---- field accessors -------------------------------------------------------- */
 
 static int get_i64(void* addr, TVMFFIAny* r) {
@@ -324,6 +369,7 @@ void tvmffi_testing__objects_init(void) {
                   FN_SCHEMA("testing.TestIntPair", ",{\"type\":\"int\"},{\"type\":\"int\"}"));
     tt_add_method(g_pair_index, "sum", "Method to compute sum of a and b", 0, pair_sum, NULL,
                   FN_SCHEMA("int", ""));
+    register_shallow_copy(g_pair_index); /* copyable, as upstream's */
   }
   if (TVMFFIGetTypeInfo(g_base_index)->metadata == NULL) {
     set_metadata(g_base_index, "Object with defaulted fields.", create_base, sizeof(obj_base));
@@ -354,6 +400,8 @@ void tvmffi_testing__objects_init(void) {
          set_array, kTVMFFIArray, nd},
     };
     for (int i = 0; i < 2; ++i) add_field(g_derived_index, &ds[i]);
+    register_shallow_copy(g_base_index);
+    register_shallow_copy(g_derived_index);
     /* Keyword-capable constructors generated from the fields, as C++
      * ObjectDef does for types without an explicit refl::init. */
     TVMFFIAny idx, r;

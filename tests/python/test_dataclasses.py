@@ -900,3 +900,111 @@ def test_py_class_objects_pickle_and_deepcopy():
     assert type(q) is cls and (q.x, q.tag) == (3, "q") and not q.same_as(p)
     d = copy.deepcopy(p)
     assert type(d) is cls and (d.x, d.tag) == (3, "q") and not d.same_as(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# __copy__ / __deepcopy__ / __replace__ (the C++ copy constructor is __ffi_shallow_copy__)
+# tvm_ffi.testing is imported at module level: the restore fixture would otherwise drop the
+# classes it registers during the first test that imports it
+
+from tvm_ffi import testing  # noqa: E402
+
+
+def test_copy_is_shallow():
+    import copy
+
+    p = testing.TestIntPair(1, 2)
+    q = copy.copy(p)
+    assert type(q) is testing.TestIntPair and not q.same_as(p) and (q.a, q.b) == (1, 2)
+    d = testing.TestObjectDerived(v_i64=1, v_str="s" * 40, v_map={"k": [1]}, v_array=[p])
+    c = copy.copy(d)
+    assert type(c) is testing.TestObjectDerived and not c.same_as(d)
+    assert c.v_map.same_as(d.v_map) and c.v_array.same_as(d.v_array)
+    assert c.v_array[0].same_as(p) and c.v_str == d.v_str and c.v_f64 == 10.0
+    c.v_i64 = 7  # the copy has its own storage
+    assert (c.v_i64, d.v_i64) == (7, 1)
+    del c, d
+    assert testing.object_use_count(p) == 1  # the copy's field references were released
+
+
+def test_copy_schema_all_types():
+    import copy
+
+    s = testing._SchemaAllTypes.make_with(3, 1.5, "x")
+    s.v_arr_int = [1, 2]
+    c = copy.copy(s)
+    assert type(c) is testing._SchemaAllTypes and not c.same_as(s)
+    assert (c.v_int, c.v_float, c.v_string) == (3, 1.5, "x") and c.v_arr_int.same_as(s.v_arr_int)
+    d = copy.deepcopy(s)
+    assert list(d.v_arr_int) == [1, 2] and not d.v_arr_int.same_as(s.v_arr_int)
+
+
+def test_deepcopy_is_deep():
+    import copy
+
+    p = testing.TestIntPair(1, 2)
+    d = testing.TestObjectDerived(v_i64=1, v_str="t", v_map={"k": p}, v_array=[p, p])
+    c = copy.deepcopy(d)
+    assert type(c) is testing.TestObjectDerived and not c.same_as(d)
+    assert not c.v_map.same_as(d.v_map) and not c.v_array.same_as(d.v_array)
+    assert not c.v_array[0].same_as(p) and (c.v_array[0].a, c.v_array[0].b) == (1, 2)
+    assert c.v_array[0].same_as(c.v_array[1]) and c.v_map["k"].same_as(c.v_array[0])  # sharing kept
+
+
+def test_non_copyable_type():
+    import copy
+
+    o = testing.TestNonCopyable(5)
+    with pytest.raises(TypeError, match="`TestNonCopyable` does not support copy"):
+        copy.copy(o)
+    with pytest.raises(TypeError, match="does not support copy"):
+        o.__replace__(value=6)
+    with pytest.raises(TypeError, match="TestNonCopyable"):
+        copy.deepcopy(o)
+    assert o.value == 5
+
+
+def test_replace_dunder():
+    import copy
+    import sys
+
+    p = testing.TestIntPair(1, 2)
+    r = p.__replace__(a=7)  # read-only fields, positional-only __init__: copy then store
+    assert type(r) is testing.TestIntPair and (r.a, r.b) == (7, 2) and (p.a, p.b) == (1, 2)
+    assert (replace(p, b=9).a, replace(p, b=9).b) == (1, 9)
+    assert not p.__replace__().same_as(p)
+    with pytest.raises(TypeError, match="zz"):
+        p.__replace__(zz=1)
+    with pytest.raises(TypeError, match="expected `int`"):
+        p.__replace__(a="x")
+    if sys.version_info >= (3, 13):
+        assert copy.replace(p, b=4).b == 4
+
+
+def test_copy_dunders_from_class_body_are_kept():
+    import copy
+
+    @c_class(PAIR)
+    class Pair(tvm_ffi.Object):
+        def __copy__(self):
+            return "mine"
+
+    p = Pair(1, 2)
+    assert copy.copy(p) == "mine"
+    assert copy.deepcopy(p).a == 1 and Pair.__replace__ is not None
+
+
+def test_py_class_copy():
+    import copy
+
+    from tvm_ffi.dataclasses import py_class
+
+    @py_class(new_key("Copied"))
+    class Copied(tvm_ffi.Object):
+        x: int
+        tag: str = "a"
+
+    cls = Copied
+    p = cls(3, "q")
+    c = copy.copy(p)
+    assert type(c) is cls and (c.x, c.tag) == (3, "q") and not c.same_as(p)

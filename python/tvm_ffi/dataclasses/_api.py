@@ -8,6 +8,8 @@ import copy
 
 from .. import core
 from .c_class import FIELDS_ATTR
+from .py_class import PY_CLASS_ATTR
+from ._copy import _shallow_copy
 
 
 def _fields_of(obj):
@@ -91,9 +93,13 @@ def _walk(v, rec):
 def replace(obj, /, **changes):
     """A new instance of ``type(obj)`` with the init fields taken from ``obj`` but ``changes``.
 
-    Fields with ``init=False`` cannot be changed (``ValueError``); they get their defaults.
+    Fields with ``init=False`` cannot be changed (``ValueError``). A ``py_class`` instance is
+    rebuilt through ``__init__`` (``init=False`` fields get their defaults); a ``c_class`` one is
+    copied (``__copy__``: ``TypeError`` if the C++ type is not copyable) and then the changed
+    fields are stored, read-only ones included, as upstream does.
     """
     _require_instance(obj, "replace")
+    explicit = dict(changes)
     for f in _fields_of(obj):
         if not f.init:
             if f.name in changes:
@@ -106,5 +112,15 @@ def replace(obj, /, **changes):
     if unknown:
         raise TypeError("replace() got unexpected field(s) %s for %s"
                         % (", ".join(sorted(unknown)), type(obj).__name__))
-    return type(obj)(**changes)
+    if getattr(type(obj), PY_CLASS_ATTR, False):
+        return type(obj)(**changes)
+    # a C++ class: its __init__ may be positional only, so copy it (C++ copy constructor)
+    # and store the changes through the raw setters, which read-only fields have too
+    new = _shallow_copy(obj)
+    for f in _fields_of(obj):
+        if f.name in explicit:
+            if f._c.setter is None:
+                raise AttributeError("field %s of %s has no setter" % (f.name, type(obj).__name__))
+            f._c.setter(new, explicit[f.name])
+    return new
 

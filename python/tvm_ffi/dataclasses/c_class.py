@@ -20,6 +20,7 @@ from ..registry import register_object
 from . import _fields as F
 from ._fields import MISSING, FrozenInstanceError
 from ._init import make_init
+from ._copy import install_copy
 
 FIELDS_ATTR = "__tvm_ffi_dataclass_fields__"
 PARAMS_ATTR = "__tvm_ffi_dataclass_params__"
@@ -169,6 +170,7 @@ def _process(cls, type_key, params, body=None):
     if params["order"]:
         _install_order(cls, fields)
     _install_hash(cls, fields, params)
+    install_copy(cls)
     if params["frozen"]:
         _freeze(cls, fields)
     if params["match_args"] and "__match_args__" not in own:

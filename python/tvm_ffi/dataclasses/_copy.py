@@ -1,0 +1,49 @@
+"""``__copy__``/``__deepcopy__``/``__replace__`` for ``c_class`` types.
+
+Without them ``copy.copy`` falls back to ``__reduce__`` (the JSON graph), which needs a
+creator and fails for types that have none. The C++ copy constructor is exposed as the
+``__ffi_shallow_copy__`` type attribute: a type without it cannot be copied.
+"""
+
+from .. import core
+from .. import _typeinfo
+
+_SHALLOW = "__ffi_shallow_copy__"
+
+
+def _not_copyable(cls):
+    return TypeError("Type `%s` does not support copy. The underlying C++ type is not "
+                     "copy-constructible." % cls.__name__)
+
+
+def _shallow_copy(obj):
+    cls = type(obj)
+    # the object's own type only: an ancestor's hook would build an ancestor-sized object
+    fn = _typeinfo._lookup_type_attr(obj.__tvm_ffi_type_info__.type_index, _SHALLOW)
+    if fn is None:
+        raise _not_copyable(cls)
+    return fn(obj)
+
+
+def __copy__(self):
+    """A new object whose fields are the very values of this one's (C++ copy constructor)."""
+    return _shallow_copy(self)
+
+
+def __deepcopy__(self, memo):
+    """A copy of the whole reachable graph (global ``ffi.DeepCopy``; sharing is kept)."""
+    return core._global("ffi.DeepCopy")(self)
+
+
+def __replace__(self, /, **changes):
+    """``copy.replace`` protocol (Python 3.13): the same as ``dataclasses.replace``."""
+    from ._api import replace  # _api imports c_class, which imports this module
+    return replace(self, **changes)
+
+
+def install_copy(cls):
+    """Adds the copy dunders the class body does not define itself."""
+    own = cls.__dict__
+    for fn in (__copy__, __deepcopy__, __replace__):
+        if fn.__name__ not in own:
+            setattr(cls, fn.__name__, fn)
