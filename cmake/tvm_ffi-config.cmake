@@ -82,7 +82,8 @@ endif()
 
 # tvm_ffi_configure_target(<target> [STUB_DIR <dir> [STUB_INIT ON STUB_PKG <dist>
 #                          STUB_PREFIX <prefix>]]): link the headers and the runtime, C++17,
-# and no "lib" prefix (so `my_ext.so` loads with tvm_ffi.load_module("my_ext.so")).  With
+# built as lib<target>.so as upstream does, the name tvm_ffi.libinfo.load_lib_module (and so the
+# generated _ffi_api.py) looks for.  With
 # STUB_DIR, every build of the target refreshes the tvm-ffi-stubgen blocks under <dir> from the
 # built library (python -m tvm_ffi.stub.cli --dlls <library>); STUB_INIT ON first creates
 # _ffi_api.py/__init__.py for the globals and types under STUB_PREFIX, loading the library
@@ -107,7 +108,6 @@ function(tvm_ffi_configure_target target)
   endif()
   target_link_libraries(${target} PUBLIC tvm_ffi_shared)
   target_compile_features(${target} PUBLIC cxx_std_17)
-  set_target_properties(${target} PROPERTIES PREFIX "")
 endfunction()
 
 set(tvm_ffi_FOUND TRUE)

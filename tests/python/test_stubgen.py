@@ -311,6 +311,13 @@ def test_cmake_configure_target_generates_stubs(tmp_path):
     assert "    def twice(_0: int, /) -> int: ..." in api
     assert "LIB = _FFI_LOAD_LIB('stubext-dist', 'stubext')" in api
     assert (src / "pkg" / "stubext" / "__init__.py").exists()
+    # the generated loader finds the built library: lib<target>.so, as load_lib_module expects
+    code = ("import pathlib, sys; from tvm_ffi.libinfo import load_lib_module; "
+            "m = load_lib_module('stubext-dist', 'stubext', extra_lib_paths=[pathlib.Path(sys.argv[1])]); "
+            "import tvm_ffi; print(tvm_ffi.get_global_func('stubext.twice')(21))")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "build")], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "42", r.stdout + r.stderr
 
 
 def test_imports_option_and_names_that_cannot_be_python(tmp_path):
