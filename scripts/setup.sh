@@ -20,11 +20,12 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- system packages (Debian) -------------------------------------------
 # Build tools, elfutils for backtraces with file:line, valgrind and mandoc
-# for the test suite, doctest for the C++ tests, clang + its runtime for the
+# for the test suite, doctest for the C++ tests, GoogleTest for upstream's
+# C++ tests (tests/cpp/upstream-suite.sh), clang + its runtime for the
 # libFuzzer targets; Debian's python3 with cffi/pytest/numpy runs the pytest
 # suite a second time (tests/python/run_pytest.sh).
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config libdw-dev
-  valgrind mandoc doctest-dev clang libclang-rt-14-dev
+  valgrind mandoc doctest-dev libgtest-dev clang libclang-rt-14-dev
   python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy"
 # Best effort (tests skip without them): Debian's torch 1.13 exercises the
 # legacy DLPack path under /usr/bin/python3; LLVM (llvm-config + headers)
