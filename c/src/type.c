@@ -286,7 +286,12 @@ const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
   if (TVMFFI__LIKELY(e != NULL)) return &e->info;
   ensure_init();
   e = entry_get(type_index);
-  if (e == NULL) tvmffi__fatal("Cannot find type info for type_index=%d", (int)type_index);
+  if (e == NULL) {
+    /* The index may come from data (an object a kernel returned): raise rather than end the
+     * host process as the reference runtime does; callers check for NULL. */
+    tvmffi__raise("RuntimeError", "Cannot find type info for type_index=%d", (int)type_index);
+    return NULL;
+  }
   return &e->info;
 }
 

@@ -38,8 +38,21 @@ static inline void release(TVMFFIAny* v) {
   set_none(v);
 }
 
+/* The entry of a type index, or NULL (the runtime's error dropped) for an index
+ * no type was registered under: arguments may carry anything. */
+static inline const TVMFFITypeInfo* type_info_or_null(int32_t type_index) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  if (info == NULL) {
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != NULL) TVMFFIObjectDecRef(err);
+  }
+  return info;
+}
+
 static inline const char* type_key_of(const TVMFFIAny* v) {
-  return TVMFFIGetTypeInfo(v->type_index)->type_key.data;
+  const TVMFFITypeInfo* info = type_info_or_null(v->type_index);
+  return info != NULL ? info->type_key.data : "<unregistered type>";
 }
 
 /* Upstream's typed-function mismatch message, e.g.

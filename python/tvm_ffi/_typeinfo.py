@@ -432,6 +432,7 @@ def _type_info_of_index(tidx):
         return info
     raw = lib.TVMFFIGetTypeInfo(tidx)
     if raw == ffi.NULL:
+        core._move_raised_error()  # the runtime raised: leave its error slot clean
         return None
     ancestors = [int(raw.type_ancestors[d].type_index) for d in range(raw.type_depth)]
     parent = _type_info_of_index(ancestors[-1]) if ancestors else None
@@ -509,7 +510,9 @@ def _lookup_type_attr(type_index, name, ancestor=False):
     chain = [type_index]
     if ancestor:
         raw = lib.TVMFFIGetTypeInfo(type_index)
-        if raw != ffi.NULL:
+        if raw == ffi.NULL:
+            core._move_raised_error()  # leave the error slot clean
+        else:
             chain += [int(raw.type_ancestors[d].type_index) for d in reversed(range(raw.type_depth))]
     for tidx in chain:
         i = tidx - col.begin_index

@@ -807,6 +807,8 @@ _TYPE_INFO = {}  # type index -> _typeinfo.TypeInfo (built on first use)
 
 def _type_key(tidx):
     info = lib.TVMFFIGetTypeInfo(tidx)
+    if info == ffi.NULL:  # an index no type was registered under (RuntimeError raised)
+        _raise_ffi_error()
     return ffi.string(info.type_key.data, info.type_key.size).decode()
 
 
@@ -904,7 +906,11 @@ def _ret_obj(tidx, payload, api_obj):
             from ._tensor import Shape  # noqa: PLC0415
 
             return Shape._from_handle(payload)
-        cls = _class_for_index(tidx)
+        try:
+            cls = _class_for_index(tidx)
+        except BaseException:
+            _decref(payload)  # an unregistered type index: the result is ours to drop
+            raise
         obj = _new_wrapper(cls, payload)
         if api_obj is not None and tidx in (71, 72, 75, 76):
             obj._tvm_api = api_obj
@@ -963,21 +969,50 @@ RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK = r
 _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
 
 
-def _exchange_api_address(attr):
-    if isinstance(attr, int):
-        return attr
-    if type(attr).__name__ == "PyCapsule":
-        import ctypes  # noqa: PLC0415
+class DLPackExchangeAPIError(TypeError, ValueError):
+    """A malformed ``__dlpack_c_exchange_api__``: a TypeError, and a ValueError as in the apache
+    package (whose message it keeps), so code written against either catches it."""
 
-        get_name = ctypes.pythonapi.PyCapsule_GetName
-        get_name.restype = ctypes.c_char_p
-        get_name.argtypes = [ctypes.py_object]
-        if get_name(attr) == b"dlpack_exchange_api":
-            get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
-            get_ptr.restype = ctypes.c_void_p
-            get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
-            return get_ptr(attr, b"dlpack_exchange_api")
-    raise ValueError("Expect a dlpack_exchange_api field")
+
+def _exchange_api_address(attr):
+    """The address of the DLPackExchangeAPI table that ``attr`` (a type's
+    ``__dlpack_c_exchange_api__``) points to, after checking that it is one: a capsule named
+    "dlpack_exchange_api" (a bare int cannot be checked, so it is refused), DLPack major version
+    1, and the two conversion functions present -- calls jump through them unchecked."""
+    if type(attr).__name__ != "PyCapsule":
+        raise DLPackExchangeAPIError(
+            "Expect a dlpack_exchange_api field: __dlpack_c_exchange_api__ must be a PyCapsule "
+            'named "dlpack_exchange_api", got %s' % type(attr).__name__
+        )
+    import ctypes  # noqa: PLC0415
+
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    name = get_name(attr)
+    if name != b"dlpack_exchange_api":
+        raise DLPackExchangeAPIError(
+            "Expect a dlpack_exchange_api field: the __dlpack_c_exchange_api__ capsule is named "
+            '%r, not "dlpack_exchange_api"' % (name.decode("latin-1") if name else None)
+        )
+    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+    get_ptr.restype = ctypes.c_void_p
+    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    addr = get_ptr(attr, b"dlpack_exchange_api")
+    api = ffi.cast("DLPackExchangeAPI*", addr)
+    version = api.header.version
+    if version.major != lib.DLPACK_MAJOR_VERSION:
+        raise DLPackExchangeAPIError(
+            "Expect a dlpack_exchange_api field: the table reports DLPack version %d.%d, "
+            "this build knows major version %d" % (version.major, version.minor,
+                                                   lib.DLPACK_MAJOR_VERSION)
+        )
+    for field in ("managed_tensor_from_py_object_no_sync", "managed_tensor_to_py_object_no_sync"):
+        if getattr(api, field) == ffi.NULL:
+            raise DLPackExchangeAPIError(
+                "Expect a dlpack_exchange_api field: the table's %s is NULL" % field
+            )
+    return addr
 
 
 def _classify(tp):

@@ -216,6 +216,8 @@ def _forget_fallback_descendants(tidx):
 def _make_fallback_class(tidx):
     """Auto-generated class for an object type with no Python class (python.md §4.6)."""
     info = _typeinfo._type_info_of_index(tidx)
+    if info is None:  # e.g. an object a faulty kernel returned
+        raise RuntimeError("Cannot find type info for type_index=%d" % tidx)
     key = info.type_key
     base = core.Object
     if info.parent_type_info is not None:  # the parent's class first (a fallback itself if needed)

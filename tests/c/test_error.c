@@ -314,8 +314,9 @@ static void test_argument_errors(void) {
   check_any_release(&arr);
 }
 
-/* Fatal misuse (here an unregistered type index) prints "tvm_ffi: ..." and
- * exits with status 255, the reference runtime's exit(-1). */
+/* Fatal misuse (here a type registered at a depth its parent contradicts)
+ * prints "tvm_ffi: ..." and exits with status 255, the reference runtime's
+ * exit(-1). */
 static void test_fatal_exit(void) {
   int fds[2];
   CHECK(pipe(fds) == 0);
@@ -325,9 +326,9 @@ static void test_fatal_exit(void) {
   if (pid == 0) {
     dup2(fds[1], 2);
     close(fds[0]);
-    /* Declared pure: the result must be used or the call may be dropped. */
-    const TVMFFITypeInfo* volatile info = TVMFFIGetTypeInfo(99999);
-    _exit(info == NULL ? 3 : 4); /* not reached when the runtime exits as it should */
+    TVMFFIByteArray key = {"test.error.BadDepth", 19};
+    TVMFFITypeGetOrAllocIndex(&key, -1, 5, 0, 0, 99999);
+    _exit(3); /* not reached when the runtime exits as it should */
   }
   close(fds[1]);
   char msg[512];
@@ -341,7 +342,7 @@ static void test_fatal_exit(void) {
   CHECK(waitpid(pid, &status, 0) == pid);
   CHECK(WIFEXITED(status));
   CHECK_EQ_INT(WEXITSTATUS(status), 255);
-  if (strstr(msg, "tvm_ffi: ") == NULL || strstr(msg, "99999") == NULL)
+  if (strstr(msg, "tvm_ffi: ") == NULL || strstr(msg, "test.error.BadDepth") == NULL)
     FAIL("unexpected fatal message: %s", msg);
 }
 

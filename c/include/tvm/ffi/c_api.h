@@ -447,8 +447,9 @@ TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t child_slots_can_overflow,
                                               int32_t parent_type_index);
 
-/* Returns the table entry of a registered index (stable pointer).
- * An unregistered index is fatal. */
+/* Returns the table entry of a registered index (stable pointer).  An
+ * unregistered index returns NULL with a RuntimeError raised (the reference
+ * runtime ends the process instead). */
 TVM_FFI_DLL TVM_FFI_C_API_PURE const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
 
 /* ===================================================================== */

@@ -44,6 +44,18 @@ inline int32_t TypeGetOrAllocIndex(const char* key, int32_t depth, int32_t child
   return TVMFFITypeGetOrAllocIndex(&k, -1, depth, child_slots, can_overflow ? 1 : 0,
                                    parent_index);
 }
+/* The runtime's entry of a type index, or nullptr for an index no type was
+ * registered under (an object from a faulty kernel): the runtime then raised
+ * an error, dropped here so that callers can answer "unknown". */
+inline const TVMFFITypeInfo* TypeInfoOrNull(int32_t tindex) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
+  if (info == nullptr) {
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != nullptr) TVMFFIObjectDecRef(err);
+  }
+  return info;
+}
 /* Runtime key of a type index (static names below 64 come from a table). */
 inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
   static constexpr const char* kPod[] = {
@@ -53,12 +65,13 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(in
   if (tindex >= 0 && tindex < static_cast<int32_t>(sizeof(kPod) / sizeof(kPod[0]))) {
     return kPod[tindex];
   }
-  if (tindex < kTVMFFIStaticObjectBegin) {
+  const TVMFFITypeInfo* info =
+      tindex < kTVMFFIStaticObjectBegin ? nullptr : TypeInfoOrNull(tindex);
+  if (info == nullptr) {
     char buf[32];  // snprintf, not std::to_string: no <charconv> code per TU
     std::snprintf(buf, sizeof(buf), "Unknown(%d)", static_cast<int>(tindex));
     return buf;
   }
-  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(tindex);
   return std::string(info->type_key.data, info->type_key.size);
 }
 
@@ -88,7 +101,10 @@ class Object {
   /// Runtime type key of this object.
   std::string GetTypeKey() const { return details::TypeIndexToTypeKeyImpl(header_.type_index); }
   /// Hash of the type key as computed by the runtime.
-  uint64_t GetTypeKeyHash() const { return TVMFFIGetTypeInfo(header_.type_index)->type_key_hash; }
+  uint64_t GetTypeKeyHash() const {
+    const TVMFFITypeInfo* info = details::TypeInfoOrNull(header_.type_index);
+    return info != nullptr ? info->type_key_hash : 0;
+  }
   /// Type key of an index.
   static std::string TypeIndex2Key(int32_t tindex) { return details::TypeIndexToTypeKeyImpl(tindex); }
   /// True when exactly one strong reference exists.
@@ -337,9 +353,9 @@ inline bool Object::IsInstance() const {
         if constexpr (!TargetType::_type_child_slots_can_overflow) return false;
       }
       if (idx < kTVMFFIStaticObjectBegin) return false;
-      const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(idx);
+      const TVMFFITypeInfo* info = details::TypeInfoOrNull(idx);
       const int32_t depth = TargetType::_type_depth;
-      return info->type_depth > depth && info->type_ancestors[depth]->type_index == begin;
+      return info != nullptr && info->type_depth > depth && info->type_ancestors[depth]->type_index == begin;
     }
   }
 }
