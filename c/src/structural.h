@@ -50,6 +50,18 @@ TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
 /* Registration hooks (called from structural.c's tvmffi__structural_globals_init). */
 void tvmffi__access_path_globals_init(void);
 void tvmffi__structural_visit_globals_init(void);
+void tvmffi__structural_mutate_globals_init(void);
+
+/* Does a value of type index t match a callback registered for `want`?  -1 (Any)
+ * matches everything, ffi.Object every object, an object type its subclasses, and
+ * str/bytes their small and view forms. */
+static inline int tvmffi__structural_type_match(int32_t t, int32_t want) {
+  if (want == kTVMFFIAny || want == t) return 1;
+  if (want == kTVMFFIStr) return t == kTVMFFISmallStr || t == kTVMFFIRawStr;
+  if (want == kTVMFFIBytes) return t == kTVMFFISmallBytes || t == kTVMFFIByteArrayPtr;
+  return t >= kTVMFFIStaticObjectBegin && want >= kTVMFFIStaticObjectBegin &&
+         tvmffi__type_is_instance(t, want);
+}
 
 /* Small helpers for registering C-implemented reflected types. */
 typedef int (*tvmffi__field_getter)(void* field_addr, TVMFFIAny* result);

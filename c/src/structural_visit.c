@@ -1,6 +1,9 @@
 /*
  * structural_visit.c -- ffi.VisitInterrupt (static index 77),
- * ffi.StructuralVisitor and ffi.StructuralWalk (abi.md §14.4, since 0.1.13).
+ * ffi.StructuralVisitor, ffi.StructuralWalk (abi.md §14.4, since 0.1.13) and
+ * ffi.StructuralVisit (since 0.1.16: the first matching callback gets
+ * (value, visitor) and owns the descent; unmatched values have their children
+ * visited; ffi.StructuralVisitorDefaultVisit visits a value's children).
  *
  * A walk visits the root, then the elements of Array/List, the values of
  * Map/Dict (keys are not visited) and the reflected fields of objects
@@ -43,6 +46,7 @@ struct walk_state {
   entry* entries;
   int64_t num_entries;
   int post_order;
+  int callback_owned; /* ffi.StructuralVisit: a matching callback owns the descent */
   int def_region;
   int depth;
   TVMFFIObject* visitor;
@@ -80,12 +84,7 @@ static int interrupt_new(const TVMFFIAny* value, TVMFFIAny* result) {
 static int visit(walk_state* w, const TVMFFIAny* value);
 
 static int entry_matches(const entry* e, const TVMFFIAny* v) {
-  int32_t t = v->type_index, want = e->type_index;
-  if (want == kTVMFFIAny || want == t) return 1;
-  if (want == kTVMFFIStr) return t == kTVMFFISmallStr || t == kTVMFFIRawStr;
-  if (want == kTVMFFIBytes) return t == kTVMFFISmallBytes || t == kTVMFFIByteArrayPtr;
-  return t >= kTVMFFIStaticObjectBegin && want >= kTVMFFIStaticObjectBegin &&
-         tvmffi__type_is_instance(t, want);
+  return tvmffi__structural_type_match(v->type_index, e->type_index);
 }
 
 /* Calls the first matching callback.  0 advance, WALK_SKIP, 2 interrupted
@@ -96,9 +95,13 @@ static int call_callback(walk_state* w, const TVMFFIAny* v) {
     if (!entry_matches(e, v)) continue;
     TVMFFIAny args[2], res;
     args[0] = *v;
-    tvmffi__any_set_int(&args[1], w->def_region);
+    if (w->callback_owned)
+      tvmffi__any_set_obj(&args[1], w->visitor); /* a view: no reference is added */
+    else
+      tvmffi__any_set_int(&args[1], w->def_region);
     tvmffi__any_set_none(&res);
-    if (TVMFFIFunctionCall(e->fn, args, e->with_kind ? 2 : 1, &res) != 0) return -1;
+    if (TVMFFIFunctionCall(e->fn, args, e->with_kind || w->callback_owned ? 2 : 1, &res) != 0)
+      return -1;
     if (res.type_index == kTVMFFIVisitInterrupt) {
       w->interrupt = res;
       return 2;
@@ -196,6 +199,14 @@ static int visit(walk_state* w, const TVMFFIAny* view) {
                          WALK_MAX_DEPTH);
   w->depth++;
   int r = 0;
+  if (w->callback_owned) {
+    int matched = 0;
+    for (int64_t i = 0; i < w->num_entries && !matched; ++i)
+      matched = entry_matches(&w->entries[i], &v);
+    r = matched ? call_callback(w, &v) : visit_children(w, &v);
+    w->depth--;
+    return r == WALK_SKIP ? 0 : r;
+  }
   if (!w->post_order) r = call_callback(w, &v);
   if (r == 0) r = visit_children(w, &v);
   else if (r == WALK_SKIP) r = 0;
@@ -251,25 +262,19 @@ static int64_t entry_count(const TVMFFIAny* v) {
   return 0;
 }
 
-static int g_walk(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  (void)h;
-  int64_t order;
-  if (tvmffi__args_count(SIG_WALK, n, 4) != 0 || tvmffi__arg_int(SIG_WALK, args, 3, &order) != 0)
-    return -1;
-  if (order != 0 && order != 1)
-    return tvmffi__raise("ValueError",
-                         "ffi.StructuralWalk: order must be 0 (pre-order) or 1 (post-order), got "
-                         "%lld",
-                         (long long)order);
+/* Runs a walk over args[0] with the entries of args[1] (and, for StructuralWalk, args[2]). */
+static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order,
+                    TVMFFIAny* result) {
   walk_state w;
   memset(&w, 0, sizeof(w));
   tvmffi__any_set_none(&w.interrupt);
-  w.post_order = (int)order;
-  int64_t total = entry_count(&args[1]) + entry_count(&args[2]);
+  w.post_order = post_order;
+  w.callback_owned = callback_owned;
+  int64_t total = entry_count(&args[1]) + (callback_owned ? 0 : entry_count(&args[2]));
   w.entries = (entry*)malloc((size_t)(total ? total : 1) * sizeof(entry));
   if (w.entries == NULL) return tvmffi__raise_oom();
   int rc = parse_entries(args, 1, 0, w.entries, &w.num_entries);
-  if (rc == 0) rc = parse_entries(args, 2, 1, w.entries, &w.num_entries);
+  if (rc == 0 && !callback_owned) rc = parse_entries(args, 2, 1, w.entries, &w.num_entries);
   visitor_obj* vis = NULL;
   if (rc == 0) {
     vis = (visitor_obj*)tvmffi__object_alloc(sizeof(visitor_obj), g_visitor_index,
@@ -290,6 +295,29 @@ static int g_walk(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) 
   }
   *result = w.interrupt; /* None unless interrupted */
   return 0;
+}
+
+static int g_walk(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  int64_t order;
+  if (tvmffi__args_count(SIG_WALK, n, 4) != 0 || tvmffi__arg_int(SIG_WALK, args, 3, &order) != 0)
+    return -1;
+  if (order != 0 && order != 1)
+    return tvmffi__raise("ValueError",
+                         "ffi.StructuralWalk: order must be 0 (pre-order) or 1 (post-order), got "
+                         "%lld",
+                         (long long)order);
+  return run_walk(args, 0, (int)order, result);
+}
+
+#define SIG_SVISIT \
+  "ffi.StructuralVisit(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>) -> " \
+  "Optional<ffi.VisitInterrupt>"
+
+static int g_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  if (tvmffi__args_count(SIG_SVISIT, n, 2) != 0) return -1;
+  return run_walk(args, 1, 0, result);
 }
 
 static int g_interrupt(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -315,20 +343,37 @@ static int visitor_arg(const char* sig, const TVMFFIAny* args, walk_state** out)
 #define SIG_WITH "ffi.StructuralVisitorWithDefRegionKind(0: ffi.StructuralVisitor, 1: int, " \
                  "2: ffi.Function) -> Any"
 
-static int g_visitor_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  (void)h;
-  walk_state* w;
-  if (tvmffi__args_count(SIG_VISIT, n, 2) != 0 || visitor_arg(SIG_VISIT, args, &w) != 0) return -1;
-  int r = visit(w, &args[1]);
+/* Result of a visit made for a hook or callback: None, or the interrupt that stopped it
+ * (handed to the caller, which returns it on).  r: 0, 2 (interrupted) or -1. */
+static int hand_interrupt(walk_state* w, int r, TVMFFIAny* result) {
   if (r < 0) return -1;
   if (r == 2) {
-    /* Hand the interrupt to the caller (the hook), which returns it on. */
     *result = w->interrupt;
     tvmffi__any_set_none(&w->interrupt);
   } else {
     tvmffi__any_set_none(result);
   }
   return 0;
+}
+
+static int g_visitor_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  walk_state* w;
+  if (tvmffi__args_count(SIG_VISIT, n, 2) != 0 || visitor_arg(SIG_VISIT, args, &w) != 0) return -1;
+  return hand_interrupt(w, visit(w, &args[1]), result);
+}
+
+#define SIG_DEFAULT "ffi.StructuralVisitorDefaultVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
+                    "Optional<ffi.VisitInterrupt>"
+
+/* The registered/default descent of a value: its children re-enter the walk. */
+static int g_visitor_default(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  walk_state* w;
+  if (tvmffi__args_count(SIG_DEFAULT, n, 2) != 0 || visitor_arg(SIG_DEFAULT, args, &w) != 0)
+    return -1;
+  TVMFFIAny v = tvmffi__ext_peek(&args[1]);
+  return hand_interrupt(w, v.type_index == kTVMFFINone ? 0 : visit_children(w, &v), result);
 }
 
 static int g_visitor_kind(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -360,17 +405,13 @@ static int g_visitor_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
   return rc;
 }
 
-static int interrupt_value_getter(void* addr, TVMFFIAny* out) {
-  return tvmffi__getter_any(addr, out);
-}
-
 void tvmffi__structural_visit_globals_init(void) {
   int32_t vi = tvmffi__structural_new_type("ffi.VisitInterrupt", kTVMFFIVisitInterrupt,
                                            (int32_t)sizeof(visit_interrupt),
                                            kTVMFFISEqHashKindTreeNode,
                                            "Stops a structural visit, carrying a value.");
   tvmffi__structural_add_field(vi, "value", "Payload returned to the caller of the walk.",
-                               offsetof(visit_interrupt, value), 16, interrupt_value_getter,
+                               offsetof(visit_interrupt, value), 16, tvmffi__getter_any,
                                kTVMFFIAny);
   tvmffi__structural_add_method(vi, "__ffi_init__", "Wraps a payload.", 1, g_interrupt);
   tvmffi__structural_add_attr_fn(vi, "__ffi_init__", g_interrupt);
@@ -386,6 +427,15 @@ void tvmffi__structural_visit_globals_init(void) {
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
                           "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("Any") ARG("ffi.Array")
                               ARG("ffi.Array") ARG("int") "]}");
+  tvmffi__register_global("ffi.StructuralVisit", g_visit,
+                          "Visits a value with callbacks that own their descent.",
+                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
+                          "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("Any") ARG("ffi.Array") "]}");
+  tvmffi__register_global("ffi.StructuralVisitorDefaultVisit", g_visitor_default,
+                          "Visits a value's children (its default descent).",
+                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
+                          "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("ffi.StructuralVisitor")
+                              ARG("Any") "]}");
   tvmffi__register_global("ffi.StructuralVisitorVisit", g_visitor_visit,
                           "Visits a value with the walk's callbacks.",
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"

@@ -57,7 +57,8 @@ else:
         ("_convert", "convert convert_func ObjectConvertible"),
         ("structural", "structural_equal structural_hash get_first_structural_mismatch "
                        "StructuralKey structural_walk StructuralVisitor VisitInterrupt WalkOrder "
-                       "WalkResult DefRegionKind"),
+                       "WalkResult DefRegionKind InplaceMode StructuralMutator structural_map "
+                       "structural_mutate structural_visit"),
         ("dataclasses", "method"),
     ):
         for _n in _names.split():
@@ -91,5 +92,6 @@ else:
         "__version__", "__version_tuple__", "serialization", "structural", "structural_equal",
         "structural_hash", "get_first_structural_mismatch", "StructuralKey", "cpp",
         "access_path", "structural_walk", "StructuralVisitor", "VisitInterrupt", "WalkOrder",
-        "WalkResult", "DefRegionKind", "dataclasses", "method",
+        "WalkResult", "DefRegionKind", "InplaceMode", "StructuralMutator", "structural_map",
+        "structural_mutate", "structural_visit", "dataclasses", "method",
     ]

@@ -5,6 +5,7 @@ from a List), compares containers element-wise, reflected objects field by field
 content.  ``map_free_vars=True`` lets free variables of the two sides correspond one-to-one.
 """
 
+import inspect
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -15,9 +16,10 @@ from .core import Object, _global
 from .registry import register_object
 
 __all__ = [
-    "DefRegionKind", "StructuralKey", "StructuralVisitor", "VisitInterrupt", "WalkOrder",
-    "WalkResult", "get_first_structural_mismatch", "structural_equal", "structural_hash",
-    "structural_walk",
+    "DefRegionKind", "InplaceMode", "StructuralKey", "StructuralMutator", "StructuralVisitor",
+    "VisitInterrupt", "WalkOrder", "WalkResult", "get_first_structural_mismatch",
+    "structural_equal", "structural_hash", "structural_map", "structural_mutate",
+    "structural_visit", "structural_walk",
 ]
 
 
@@ -35,14 +37,22 @@ class WalkResult(IntEnum):
     SKIP = 1
 
 
+class InplaceMode(IntEnum):
+    """Whether a structural mutation may change a uniquely owned value in place (ALLOW) or
+    must copy on write (DISALLOW)."""
+
+    DISALLOW = 0
+    ALLOW = 1
+
+
 class DefRegionKind(IntEnum):
     """Def-region state during a structural visit (``TVMFFIDefRegionKind``)."""
 
     NONE = 0
-    DEF_RECURSIVE = 1
-    DEF_NON_RECURSIVE = 2
-    DEF_PATTERN = 1  # alias: the name later releases use
-    DEF_SIMPLE = 2  # alias
+    DEF_PATTERN = 1
+    DEF_SIMPLE = 2
+    DEF_RECURSIVE = 1  # alias: the 0.1.13 names
+    DEF_NON_RECURSIVE = 2  # alias
 
 
 def structural_equal(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
@@ -109,6 +119,11 @@ class StructuralVisitor(Object):
         """Visit ``value`` with the walk's callbacks; None, or the VisitInterrupt that stopped it."""
         return _global("ffi.StructuralVisitorVisit")(self, value)
 
+    def default_visit(self, value):
+        """Visit ``value``'s children (its default descent), bypassing the callback that
+        matches ``value`` itself; None, or the VisitInterrupt that stopped it."""
+        return _global("ffi.StructuralVisitorDefaultVisit")(self, value)
+
     def def_region_kind(self):
         """The def-region kind in effect."""
         return DefRegionKind(_global("ffi.StructuralVisitorDefRegionKind")(self))
@@ -116,6 +131,40 @@ class StructuralVisitor(Object):
     def with_def_region_kind(self, kind, callback):
         """Call ``callback()`` with the def-region kind set to ``kind``; returns its result."""
         return _global("ffi.StructuralVisitorWithDefRegionKind")(self, int(kind), callback)
+
+
+@register_object("ffi.StructuralMutator")
+class StructuralMutator(Object):
+    """State of a running structural_mutate / structural_map, handed to callbacks."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("StructuralMutator cannot be constructed; structural_mutate creates it")
+
+    def mutate(self, value):
+        """Mutate ``value`` with the mutator's callbacks (copy-on-write); the result."""
+        return _global("ffi.StructuralMutatorMutate")(self, value)
+
+    def default_mutate(self, value):
+        """The registered/default mutation of ``value`` (children re-enter the callbacks)."""
+        return _global("ffi.StructuralMutatorDefaultMutate")(self, value)
+
+    def var_remap_get(self, var):
+        """The replacement recorded for ``var``, or None."""
+        return _global("ffi.StructuralMutatorVarRemapGet")(self, var)
+
+    def var_remap_set(self, var, mapped_value):
+        """Record ``mapped_value`` as the replacement of ``var``."""
+        _global("ffi.StructuralMutatorVarRemapSet")(self, var, mapped_value)
+
+    def def_region_kind(self):
+        """The def-region kind in effect."""
+        return DefRegionKind(_global("ffi.StructuralMutatorDefRegionKind")(self))
+
+    def with_def_region_kind(self, kind, callback):
+        """Call ``callback()`` with the def-region kind set to ``kind``; returns its result."""
+        return _global("ffi.StructuralMutatorWithDefRegionKind")(self, int(kind), callback)
 
 
 # ---- structural_walk: callback normalisation --------------------------------------------------
@@ -178,24 +227,88 @@ def _with_kind(fn):
     return lambda value, kind: fn(value, DefRegionKind(kind))
 
 
-def structural_walk(root, callbacks=(), with_def_region_kind=(), order="pre"):
+def _order_int(order, api_name):
+    if isinstance(order, WalkOrder):
+        return int(order)
+    if order in ("pre", "post"):
+        return 0 if order == "pre" else 1
+    raise ValueError("%s: order must be 'pre', 'post' or a WalkOrder, got %r" % (api_name, order))
+
+
+def structural_walk(root, callbacks=(), with_def_region_kind=(), order="post"):
     """Walk ``root`` (containers' elements, maps' values, objects' fields) and call, for each
     value, the first callback whose type matches.
 
     ``callbacks`` get ``(value)``; ``with_def_region_kind`` callbacks get ``(value, kind)``
     (a DefRegionKind).  Either is a callable (matches everything), a ``(type, fn)`` or
     ``((type1, type2), fn)`` entry, or a sequence of entries.  ``order`` is ``"pre"``,
-    ``"post"`` or a WalkOrder.  A pre-order callback returning WalkResult.SKIP skips the value's
-    children; returning a VisitInterrupt stops the walk and returns it.  Returns None when the
-    walk completed.
+    ``"post"`` (the default: children first) or a WalkOrder.  A pre-order callback returning
+    WalkResult.SKIP skips the value's children; returning a VisitInterrupt stops the walk and
+    returns it.  Returns None when the walk completed.
     """
-    if isinstance(order, WalkOrder):
-        order_int = int(order)
-    elif order in ("pre", "post"):
-        order_int = 0 if order == "pre" else 1
-    else:
-        raise ValueError("structural_walk: order must be 'pre', 'post' or a WalkOrder, got %r"
-                         % (order,))
+    order_int = _order_int(order, "structural_walk")
     plain = _entries(callbacks, "structural_walk")
     kinded = [(t, _with_kind(fn)) for t, fn in _entries(with_def_region_kind, "structural_walk")]
     return _global("ffi.StructuralWalk")(root, plain, kinded, order_int)
+
+
+def structural_visit(root, callbacks=()):
+    """Visit ``root`` with callbacks that own their descent.
+
+    The first callback whose type matches a value is called as ``(value, visitor)`` and
+    decides what to visit next: ``visitor.visit(child)`` for chosen children,
+    ``visitor.default_visit(value)`` for all of them, nothing to prune.  A value no callback
+    matches has its children visited.  Returns None, or the VisitInterrupt a callback returned.
+    """
+    entries = _entries(callbacks, "structural_visit")
+    return _global("ffi.StructuralVisit")(root, entries)
+
+
+def _accepts_inplace_mode(fn):
+    """Whether a structural_mutate callback takes the optional third ``inplace_mode``."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False  # builtins without a signature get (value, mutator)
+    try:
+        sig.bind(None, None, InplaceMode.DISALLOW)
+        return True
+    except TypeError:
+        pass
+    try:
+        sig.bind(None, None)
+    except TypeError as err:
+        raise TypeError("structural_mutate callback must accept (value, mutator) or "
+                        "(value, mutator, inplace_mode), got %r" % (fn,)) from err
+    return False
+
+
+def structural_mutate(root, callbacks=()):
+    """Mutate ``root`` with callbacks that own their recursion.
+
+    The first callback whose type matches a value is called as ``(value, mutator)`` (or
+    ``(value, mutator, inplace_mode)`` when it accepts three arguments) and returns the
+    value's replacement, final as it is; it recurses through ``mutator.mutate(child)`` or
+    ``mutator.default_mutate(value)``.  Unmatched values get the registered/default mutation:
+    containers and reflected objects are rebuilt only where something changed.  Passing
+    ``root._move()`` lets uniquely owned values change in place.  Returns the result.
+    """
+    entries = [(t, fn, _accepts_inplace_mode(fn))
+               for t, fn in _entries(callbacks, "structural_mutate")]
+    return _global("ffi.StructuralMutate")(root, entries)
+
+
+def structural_map(root, callbacks=(), with_def_region_kind=(), order="post"):
+    """Map ``root`` with typed replacement callbacks: each value becomes
+    ``post(default_descent(pre(value)))``.
+
+    Callbacks take ``(value)`` (``with_def_region_kind`` ones ``(value, kind)``) and return
+    the value or its replacement; they must not change their input.  In post-order (the
+    default) a callback sees the value with its children already mapped.  Containers and
+    objects are copied only along changed paths (``root._move()`` allows in-place changes of
+    uniquely owned values); free variables and DAG nodes map once per walk.
+    """
+    order_int = _order_int(order, "structural_map")
+    plain = _entries(callbacks, "structural_map")
+    kinded = [(t, _with_kind(fn)) for t, fn in _entries(with_def_region_kind, "structural_map")]
+    return _global("ffi.StructuralMap")(root, plain, kinded, order_int)

@@ -133,14 +133,14 @@ _Static_assert(kTVMFFIAny == -1 && kTVMFFINone == 0 && kTVMFFIInt == 1 && kTVMFF
                    kTVMFFIFloat == 3 && kTVMFFIOpaquePtr == 4 && kTVMFFIDataType == 5 &&
                    kTVMFFIDevice == 6 && kTVMFFIDLTensorPtr == 7 && kTVMFFIRawStr == 8 &&
                    kTVMFFIByteArrayPtr == 9 && kTVMFFIObjectRValueRef == 10 &&
-                   kTVMFFISmallStr == 11 && kTVMFFISmallBytes == 12,
+                   kTVMFFISmallStr == 11 && kTVMFFISmallBytes == 12 && kTVMFFIUnchanged == 13,
                "POD type indices");
 _Static_assert(kTVMFFIStaticObjectBegin == 64 && kTVMFFIObject == 64 && kTVMFFIStr == 65 &&
                    kTVMFFIBytes == 66 && kTVMFFIError == 67 && kTVMFFIFunction == 68 &&
                    kTVMFFIShape == 69 && kTVMFFITensor == 70 && kTVMFFIArray == 71 &&
                    kTVMFFIMap == 72 && kTVMFFIModule == 73 && kTVMFFIOpaquePyObject == 74 &&
                    kTVMFFIList == 75 && kTVMFFIDict == 76 && kTVMFFIVisitInterrupt == 77 &&
-                   kTVMFFIStaticObjectEnd == 78 && kTVMFFIDynObjectBegin == 128,
+                   kTVMFFIBigInt == 78 && kTVMFFIStaticObjectEnd == 79 && kTVMFFIDynObjectBegin == 128,
                "object type indices");
 _Static_assert(kTVMFFIObjectDeleterFlagBitMaskStrong == 1 &&
                    kTVMFFIObjectDeleterFlagBitMaskWeak == 2 &&

@@ -33,7 +33,7 @@ def test_offsets():
 def test_enum_values():
     assert (lib.kDLCUDAManaged, lib.kDLOneAPI, lib.kDLMAIA, lib.kDLTrn) == (13, 14, 17, 18)
     assert (lib.kDLBool, lib.kDLFloat8_e8m0fnu, lib.kDLFloat4_e2m1fn) == (6, 14, 17)
-    assert (lib.kTVMFFISmallBytes, lib.kTVMFFIDict, lib.kTVMFFIStaticObjectEnd) == (12, 76, 78)
+    assert (lib.kTVMFFISmallBytes, lib.kTVMFFIDict, lib.kTVMFFIStaticObjectEnd) == (12, 76, 79)
     assert lib.DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED == 4
 
 

@@ -320,7 +320,7 @@ def test_structural_walk_typed_callbacks_skip_and_interrupt():
         seen.append(v)
         return WalkResult.SKIP if isinstance(v, Array) and len(v) == 2 else WalkResult.ADVANCE
 
-    structural_walk(root, skip_arrays)
+    structural_walk(root, skip_arrays, order="pre")
     assert 2 not in seen and 3 in seen
     # a VisitInterrupt stops the walk and comes back with its payload
     visited = []
@@ -362,7 +362,7 @@ def test_structural_walk_callback_types():
     cls = type(obj)
     seen = []
     # first matching entry wins: the class entry before the catch-all
-    structural_walk(Array([obj, 1]), [(cls, seen.append), (object, lambda v: seen.append(("any", v)))])
+    structural_walk(Array([obj, 1]), [(cls, seen.append), (object, lambda v: seen.append(("any", v)))], order="pre")
     assert seen[1].same_as(obj) and ("any", 3) in seen and seen[-1] == ("any", 1)
     assert seen.count(("any", 1)) == 1 and not any(isinstance(s, tuple) and s[1] is obj for s in seen)
     found = []

@@ -94,6 +94,7 @@ typedef enum {
   kTVMFFIObjectRValueRef = 10,  /* v_ptr -> slot holding a TVMFFIObject*; views only */
   kTVMFFISmallStr = 11,         /* <= 7 bytes in v_bytes, length in small_str_len */
   kTVMFFISmallBytes = 12,       /* <= 7 bytes in v_bytes, length in small_str_len */
+  kTVMFFIUnchanged = 13,        /* structural-mutate result: keep the input (since 0.1.16) */
   kTVMFFIStaticObjectBegin = 64,
   kTVMFFIObject = 64,
   kTVMFFIStr = 65,
@@ -109,6 +110,7 @@ typedef enum {
   kTVMFFIList = 75,
   kTVMFFIDict = 76,
   kTVMFFIVisitInterrupt = 77,
+  kTVMFFIBigInt = 78, /* { header, size_t num_words, int64_t words[] } (since 0.1.16) */
   kTVMFFIStaticObjectEnd,
   kTVMFFIDynObjectBegin = 128
 #ifdef __cplusplus
@@ -287,6 +289,7 @@ typedef enum {
   kTVMFFIFieldFlagBitMaskSEqHashIgnore = 1 << 3,
   kTVMFFIFieldFlagBitMaskSEqHashDefRecursive = 1 << 4,
   kTVMFFIFieldFlagBitMaskSEqHashDef = 1 << 4, /* 0.1.0 name of the same bit */
+  kTVMFFIFieldFlagBitMaskSEqHashDefPattern = 1 << 4, /* 0.1.16 name of the same bit */
   kTVMFFIFieldFlagBitMaskDefaultFromFactory = 1 << 5,
   kTVMFFIFieldFlagBitMaskReprOff = 1 << 6,
   kTVMFFIFieldFlagBitMaskCompareOff = 1 << 7,
@@ -294,7 +297,8 @@ typedef enum {
   kTVMFFIFieldFlagBitMaskInitOff = 1 << 9,
   kTVMFFIFieldFlagBitMaskKwOnly = 1 << 10,
   kTVMFFIFieldFlagBitSetterIsFunctionObj = 1 << 11,
-  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12
+  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12,
+  kTVMFFIFieldFlagBitMaskSEqHashDefSimple = 1 << 12 /* 0.1.16 name of the same bit */
 #ifdef __cplusplus
 };
 #else
@@ -325,7 +329,9 @@ typedef enum {
 #endif
   kTVMFFIDefRegionKindNone = 0,
   kTVMFFIDefRegionKindRecursive = 1,
-  kTVMFFIDefRegionKindNonRecursive = 2
+  kTVMFFIDefRegionKindNonRecursive = 2,
+  kTVMFFIDefRegionKindPattern = 1, /* 0.1.16 names of the same kinds */
+  kTVMFFIDefRegionKindSimple = 2
 #ifdef __cplusplus
 };
 #else
