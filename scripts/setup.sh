@@ -20,17 +20,21 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- system packages (Debian) -------------------------------------------
 # Build tools, elfutils for backtraces with file:line, valgrind and mandoc
-# for the test suite, doctest for the C++ tests, GoogleTest for upstream's
-# C++ tests (tests/cpp/upstream-suite.sh), clang + its runtime for the
-# libFuzzer targets; Debian's python3 with cffi/pytest/numpy runs the pytest
-# suite a second time (tests/python/run_pytest.sh).
+# for the test suite, doctest for the C++ tests, GoogleTest (libgtest-dev,
+# libgmock-dev) for upstream's C++ tests (tests/cpp/upstream-suite.sh) and the
+# C++ conformance tests, clang + its runtime for the libFuzzer targets,
+# patchelf for auditwheel; Debian's python3 with cffi/pytest/numpy runs the
+# pytest suite a second time (tests/python/run_pytest.sh).
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config libdw-dev
-  valgrind mandoc doctest-dev libgtest-dev clang libclang-rt-14-dev
-  python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy"
+  valgrind mandoc doctest-dev libgtest-dev libgmock-dev clang libclang-rt-14-dev
+  patchelf python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy"
 # Best effort (tests skip without them): Debian's torch 1.13 exercises the
-# legacy DLPack path under /usr/bin/python3; LLVM (llvm-config + headers)
-# builds the ORC JIT add-on (addons/orcjit).
-APT_OPTIONAL="python3-torch llvm llvm-14-dev"
+# legacy DLPack path under /usr/bin/python3, and building the torch C DLPack
+# add-on against it needs its C++ headers (libtorch-dev, which brings
+# libgflags-dev and libgoogle-glog-dev) and pybind11-dev (torch/extension.h);
+# LLVM (llvm-config + headers) builds the ORC JIT add-on (addons/orcjit).
+APT_OPTIONAL="python3-torch libtorch-dev libgflags-dev libgoogle-glog-dev pybind11-dev
+  llvm llvm-14-dev"
 
 # ---- Python packages (for the python3 first on PATH) ---------------------
 # >>> maintained with the Python engineer: "<import name>:<pip requirement>" <<<
@@ -46,6 +50,12 @@ PIP_OPTIONAL="$PIP_OPTIONAL ml_dtypes:ml_dtypes"
 # Best effort: NVRTC (the CUDA install here ships nvcc without libnvrtc) for tvm_ffi.cpp.nvrtc;
 # the wheel matching nvcc 13.0 installs under nvidia/cu13.
 PIP_OPTIONAL="$PIP_OPTIONAL nvidia.cu13:nvidia-cuda-nvrtc==13.0.*"
+# Best effort: cuda-python's driver bindings (their stream objects convert without a GPU).
+PIP_OPTIONAL="$PIP_OPTIONAL cuda.bindings.driver:cuda-bindings"
+# Best effort, for Debian's /usr/bin/python3 when it is not the python3 above (run_pytest.sh
+# runs the core suites there too): what Debian does not package.  numpy stays at Debian's
+# version, which Debian's torch is built against.
+SYSTEM_PIP_OPTIONAL="ml_dtypes:ml_dtypes cuda.bindings.driver:cuda-bindings"
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
@@ -105,7 +115,8 @@ pip_missing() {
 
 pip_install() {
   # Debian's own python refuses system-wide pip installs (PEP 668) unless told.
-  "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@" < /dev/null ||
+  # The first try is quiet: its PEP 668 refusal is expected; the second shows real errors.
+  "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@" < /dev/null 2> /dev/null ||
     "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore --break-system-packages "$@" < /dev/null
 }
 
@@ -127,9 +138,26 @@ install_pip() {
   fi
 }
 
+# The pip extras of Debian's interpreter; pip needs --break-system-packages there (PEP 668)
+# and installs into /usr/local, leaving Debian's own packages alone.
+install_system_pip() {
+  sys_py=/usr/bin/python3
+  [ -x "$sys_py" ] || return 0
+  [ "$(readlink -f "$sys_py")" != "$(command -v "$py" | xargs readlink -f)" ] || return 0
+  py=$sys_py
+  # shellcheck disable=SC2086
+  missing=$(pip_missing $SYSTEM_PIP_OPTIONAL)
+  [ -n "$missing" ] || return 0
+  numpy_pin=$("$py" -c 'import numpy; print("numpy==" + numpy.__version__)' 2> /dev/null) || numpy_pin=
+  say "installing optional pip packages for $py:$missing"
+  # shellcheck disable=SC2086
+  pip_install $missing $numpy_pin || say "optional pip packages not installed for $py:$missing (their tests skip)"
+}
+
 install_deps() {
   install_apt
   install_pip
+  install_system_pip
 }
 
 build() {
