@@ -51,7 +51,7 @@ case $whl in *-cp3*-abi3-*.whl) ;; *) fail "wheel is not abi3: $whl" ;; esac
 for f in tvm_ffi/lib/libtvm_ffi.so tvm_ffi/lib/libtvm_ffi_testing.so tvm_ffi/include/tvm/ffi/c_api.h \
   tvm_ffi/include/tvm/ffi/function.h tvm_ffi/include/dlpack/dlpack.h \
   tvm_ffi/share/cmake/tvm_ffi/tvm_ffi-config.cmake tvm_ffi/source/CMakeLists.txt tvm_ffi/_cdef.h \
-  tvm_ffi/utils/_torch_c_dlpack_addon.cc; do
+  tvm_ffi/torch_c_dlpack_addon/addon.cc tvm_ffi/torch_c_dlpack_addon/build.py; do
   grep -q "^$f " "$work/files" || fail "wheel lacks $f"
 done
 grep -q '^tvm_ffi/_ffi_cffi\.abi3\.so ' "$work/files" || fail "wheel lacks the cffi module"

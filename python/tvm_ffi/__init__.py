@@ -27,12 +27,12 @@ else:
     core._init_sentinels()
     container.MISSING = core.MISSING
 
-    # torch add-on (spec 16): never imports torch itself; when the user already did, give an
-    # older torch the C exchange table (no-op on torch with native support)
+    # The torch C DLPack add-on attaches when the first torch tensor reaches tvm_ffi
+    # (core._classify), so import order does not matter and import stays cheap.  The stream
+    # protocol patch for an older torch.cuda.Stream is needed before any tensor is seen.
     if __import__("sys").modules.get("torch") is not None:
         from . import _optional_torch_c_dlpack
 
-        _optional_torch_c_dlpack.load_torch_c_dlpack_extension()
         _optional_torch_c_dlpack.patch_torch_cuda_stream_protocol()
 
     try:

@@ -1,30 +1,40 @@
 """Optional torch C DLPack add-on loader: gives torch.Tensor a ``__dlpack_c_exchange_api__``
 on PyTorch releases without a native one, so torch tensors take the C fast path (env tensor
-allocator, current stream).
+allocator, current stream).  The README's torch section documents it for users.
 
-``load_torch_c_dlpack_extension()`` decides, in order: nothing when torch is not importable or
-``TVM_FFI_DISABLE_TORCH_C_DLPACK`` is set to anything but "0"; nothing when torch already has
-the attribute (a legacy ``__c_dlpack_exchange_api__`` int or capsule is copied over); the
-prebuilt package ``torch_c_dlpack_ext``; else a JIT build of
-``utils/_build_optional_torch_c_dlpack.py`` into ``$TVM_FFI_CACHE_DIR`` (default
-``~/.cache/tvm-ffi``) named ``libtorch_c_dlpack_addon_torch<MM>-<device>-<abi8>.so``.  A failed
-build is a UserWarning, never an error.
+When: the first time a torch tensor reaches tvm_ffi (a call argument or ``from_dlpack``),
+``core._classify`` calls ``attach_on_first_tensor`` -- whichever of torch and tvm_ffi was
+imported first.  ``import tvm_ffi`` never imports torch, loads nothing and builds nothing.
+``load_torch_c_dlpack_extension()`` (upstream's entry point) does the same work on demand.
 
-``import tvm_ffi`` calls it only when torch is already imported (the package never imports
-torch itself); otherwise call it after importing torch.
+What, in order: nothing when ``TVM_FFI_DISABLE_TORCH_C_DLPACK`` is set to anything but "0" or
+torch is not importable; nothing when torch.Tensor has the table (a legacy
+``__c_dlpack_exchange_api__`` int or capsule is copied over); the prebuilt package
+``torch_c_dlpack_ext`` when it has a library for this (python, torch); else the library in
+``$TVM_FFI_CACHE_DIR`` (default ``~/.cache/tvm-ffi``), built there first by
+``torch_c_dlpack_addon/build.py`` in a fresh interpreter (serialised on a file lock).  A failed
+build is recorded next to where the library would be (``<libname>.failed``, keyed by the
+compiler) and reported once, as a UserWarning carrying the command that builds it by hand;
+later processes with the same torch and compiler fall back to the slower path silently.
 """
 
 import ctypes
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 
-_LIB = None
+_LIB = None  # the loaded add-on (kept so that the table stays mapped)
+_TRIED = False  # attach_on_first_tensor ran in this process
 _CAPSULE_NAME = b"dlpack_exchange_api"
-_BUILDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "utils",
-                        "_build_optional_torch_c_dlpack.py")
+_BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_c_dlpack_addon",
+                         "build.py")
+_WARNING = ("Failed to JIT torch c dlpack extension, EnvTensorAllocator will not be enabled.\n"
+            "We recommend installing via `pip install torch-c-dlpack-ext`")
 
 
 def _capsule(address):
@@ -67,29 +77,81 @@ def _abi_tag(torch):
 
 
 def cache_libname(torch, device):
+    """``libtorch_c_dlpack_addon_torch<MM>-<device>-<abi8>-<python>.so``: upstream's cache name
+    plus the interpreter tag, as the library links the Python C API of the interpreter."""
     major, minor = torch.__version__.split("+")[0].split(".")[:2]
     minor = "".join(c for c in minor if c.isdigit())
     ext = ".dll" if sys.platform == "win32" else ".so"
-    return "libtorch_c_dlpack_addon_torch%s%s-%s-%s%s" % (major, minor, device, _abi_tag(torch), ext)
+    return "libtorch_c_dlpack_addon_torch%s%s-%s-%s-%s%s" % (
+        major, minor, device, _abi_tag(torch), sys.implementation.cache_tag, ext)
+
+
+def _compiler_key():
+    """What a failed build is remembered against: the compiler (path, modification time,
+    arguments) and the extra flags; installing or changing any of them retries the build."""
+    cxx = os.environ.get("CXX") or "c++"
+    exe = shutil.which(cxx.split()[0]) if cxx.split() else None
+    try:
+        stamp = "%s@%d" % (os.path.realpath(exe), os.stat(exe).st_mtime_ns) if exe else "missing"
+    except OSError:
+        stamp = "missing"
+    extra = (os.environ.get("TVM_FFI_JIT_EXTRA_CFLAGS", ""),
+             os.environ.get("TVM_FFI_JIT_EXTRA_LDFLAGS", ""))
+    return "%s|%s|%s|%s" % (cxx, stamp, extra[0], extra[1])
+
+
+def _failure_reason(output):
+    if "No such file" in output and ("ATen/" in output or "torch/" in output):
+        return ("torch's C++ headers are missing (Debian's torch: `apt-get install "
+                "libtorch-dev`; pip's torch ships them)")
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return (errors or lines or ["no output"])[0]
+
+
+def _build(torch, cache, lib, device):
+    """Runs build.py in a fresh interpreter; RuntimeError (with the report) on failure."""
+    marker = lib + ".failed"
+    key = _compiler_key()
+    cmd = [sys.executable, _BUILD_PY, "--output-dir", cache, "--libname", os.path.basename(lib)]
+    if device == "cuda":
+        cmd.append("--build-with-cuda")
+    elif device == "rocm":
+        cmd.append("--build-with-rocm")
+    try:
+        with open(marker) as f:
+            if json.load(f).get("compiler") == key:
+                return False  # failed before with this torch and compiler: reported then
+    except (OSError, ValueError):
+        pass
+    with tempfile.TemporaryDirectory(prefix="tvm-ffi-torch-c-dlpack-") as tmp:
+        proc = subprocess.run(cmd + ["--build-dir", tmp], capture_output=True, text=True)
+    if proc.returncode == 0 and os.path.exists(lib):
+        return True
+    output = proc.stderr + proc.stdout
+    report = {"compiler": key, "command": cmd, "output": output[-20000:]}
+    try:
+        os.makedirs(cache, exist_ok=True)
+        with open(marker, "w") as f:
+            json.dump(report, f)
+    except OSError:
+        pass
+    raise RuntimeError(
+        "%s\nReason: %s\nOnce that is fixed, build it (and see the compiler's output) with:\n"
+        "  %s\nNot retried for torch %s with this compiler (%s records the failure); "
+        "TVM_FFI_DISABLE_TORCH_C_DLPACK=1 turns the add-on off."
+        % (_WARNING, _failure_reason(output), " ".join(cmd), torch.__version__, marker))
 
 
 def _jit_load(torch):
+    """Loads the cached add-on (building it first when missing); None when a failure was
+    recorded before."""
     global _LIB
     cache = os.path.expanduser(os.environ.get("TVM_FFI_CACHE_DIR") or "~/.cache/tvm-ffi")
     device = _torch_extension_device(torch)
     lib = os.path.join(cache, cache_libname(torch, device))
-    if not os.path.exists(lib):
-        cmd = [sys.executable, _BUILDER, "--output-dir", cache, "--libname", os.path.basename(lib)]
-        if device == "cuda":
-            cmd.append("--build-with-cuda")
-        elif device == "rocm":
-            cmd.append("--build-with-rocm")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError("Build failed with status %d\nstdout:\n%s\nstderr:\n%s"
-                               % (proc.returncode, proc.stdout, proc.stderr))
-        if not os.path.exists(lib):
-            raise RuntimeError("Failed to build torch c dlpack addon.")
+    if not os.path.exists(lib) and not _build(torch, cache, lib, device):
+        return None
     handle = ctypes.CDLL(lib)
     fn = handle.TorchDLPackExchangeAPIPtr
     fn.restype = ctypes.c_uint64
@@ -114,18 +176,27 @@ def load_torch_c_dlpack_extension():
 
         if _has_exchange_api(torch):
             return None
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError, OSError):  # no package, no matching or loadable library
         pass
     try:
         return _jit_load(torch)
     except ImportError:
         return None
-    except Exception:  # noqa: BLE001 - any failure leaves the slower fallback path in place
-        warnings.warn(
-            "Failed to JIT torch c dlpack extension, EnvTensorAllocator will not be enabled.\n"
-            "We recommend installing via `pip install torch-c-dlpack-ext`",
-            UserWarning, stacklevel=2)
+    except Exception as err:  # noqa: BLE001 - any failure leaves the slower fallback path in place
+        text = str(err) if str(err).startswith(_WARNING) else _WARNING
+        warnings.warn(text, UserWarning, stacklevel=2)
         return None
+
+
+def attach_on_first_tensor():
+    """Called by ``core._classify`` for a torch.Tensor type without the table: attaches the
+    add-on once per process (later types see the attribute, or stay on the fallback)."""
+    global _TRIED
+    if _TRIED:
+        return
+    _TRIED = True
+    load_torch_c_dlpack_extension()
+    patch_torch_cuda_stream_protocol()
 
 
 def patch_torch_cuda_stream_protocol():

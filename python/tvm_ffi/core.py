@@ -1022,13 +1022,20 @@ def _classify(tp):
         return RULE_CONTAINER if issubclass(tp, CContainerBase) else RULE_OBJECT
     if hasattr(tp, "__tvm_ffi_object__"):
         return RULE_SLOW
+    torch = sys.modules.get("torch")
+    if torch is not None and not hasattr(tp, "__dlpack_c_exchange_api__") and \
+            issubclass(tp, torch.Tensor):
+        # first torch tensor seen (types are classified once): attach the torch C DLPack
+        # add-on now, whichever of torch and tvm_ffi was imported first
+        from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
+
+        attach_on_first_tensor()
     if not _SKIP_EXCHANGE and hasattr(tp, "__dlpack_c_exchange_api__"):
         return (RULE_EXCHANGE, _exchange_api_address(tp.__dlpack_c_exchange_api__))
     if issubclass(tp, (DataType, Device)) or (issubclass(tp, str) and hasattr(tp, "_from_packed")):
         return RULE_POD
     if hasattr(tp, "__cuda_stream__"):
         return RULE_SLOW
-    torch = sys.modules.get("torch")
     if torch is not None and issubclass(tp, torch.Tensor):
         return RULE_SLOW  # rule 10: the fallback needs Python (no exchange API)
     if hasattr(tp, "__dlpack__"):

@@ -1,6 +1,6 @@
 // The torch C DLPack add-on: a DLPackExchangeAPI table implemented with ATen, for PyTorch
 // releases without a native torch.Tensor.__dlpack_c_exchange_api__.  Compiled against the
-// installed torch by _build_optional_torch_c_dlpack.py; the only exported symbol is
+// installed torch by build.py (next to this file); the only exported symbol is
 // TorchDLPackExchangeAPIPtr.  Uses only ATen APIs that exist from torch 1.13 on.
 #include <Python.h>
 // TVM FFI's dlpack header first: it defines the exchange table (and wins the include guard
