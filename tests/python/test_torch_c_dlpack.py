@@ -158,6 +158,11 @@ def test_jit_builds_into_the_cache_once(monkeypatch, tmp_path):
     assert "'--libname', '%s'" % addon.cache_libname(t, "cpu") in runs[0]
 
 
+class _API(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("prev", ctypes.c_void_p)] + [("f%d" % i, ctypes.c_void_p) for i in range(5)]
+
+
 def test_classify_attaches_on_the_first_torch_type(monkeypatch):
     """core._classify asks for the add-on when it first meets a torch tensor type without the
     table, once per process, and classifies that type with the table it got."""
@@ -166,7 +171,7 @@ def test_classify_attaches_on_the_first_torch_type(monkeypatch):
     t = fake_torch()
     monkeypatch.setitem(sys.modules, "torch", t)
     monkeypatch.setattr(addon, "_TRIED", False)
-    buf = ctypes.create_string_buffer(56)
+    buf = _API(major=1, minor=3, f1=1, f2=1)  # a table that passes validation (never called)
     calls = []
 
     def load():
@@ -180,11 +185,6 @@ def test_classify_attaches_on_the_first_torch_type(monkeypatch):
     del t.Tensor.__dlpack_c_exchange_api__
     assert core._classify(t.Tensor) == core.RULE_SLOW  # tried once: the fallback stays
     assert calls == [1]
-
-
-class _API(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                ("prev", ctypes.c_void_p)] + [("f%d" % i, ctypes.c_void_p) for i in range(5)]
 
 
 def _aot_key():
