@@ -232,6 +232,10 @@ static int parse_canonical(const char* s, size_t n, const char* orig, size_t ori
     t.code = kDLBfloat;
     t.bits = 16;
     pos = 6;
+  } else if (has_prefix(s, n, 0, "complex")) {
+    t.code = kDLComplex; /* beyond the reference parser: numpy and torch have complex */
+    t.bits = 64;
+    pos = 7;
   } else if (has_prefix(s, n, 0, "bool")) {
     t.code = kDLBool;
     t.bits = 8;
@@ -398,6 +402,9 @@ int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out) {
     case kDLBfloat:
       base = "bfloat";
       break;
+    case kDLComplex:
+      base = "complex";
+      break;
     case kDLBool:
       base = "bool";
       with_bits = t.bits != 8; /* "bool", "boolx4", but "bool1" */
@@ -410,9 +417,9 @@ int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out) {
       }
       return tvmffi__raise("ValueError",
                            "cannot print dtype (code=%u, bits=%u, lanes=%u): unknown type code "
-                           "%u%s",
+                           "%u",
                            (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes,
-                           (unsigned)t.code, t.code == kDLComplex ? " (complex)" : "");
+                           (unsigned)t.code);
   }
   size_t base_n = strlen(base);
   memcpy(buf, base, base_n);

@@ -49,7 +49,12 @@ static int add_one(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result)
   if (arg_count(sig, n, 1) != 0) return -1;
   if (args[0].type_index != kTVMFFIInt && args[0].type_index != kTVMFFIBool)
     return arg_mismatch(sig, 0, "int", &args[0]);
-  set_int(result, args[0].v_int64 + 1);
+  int64_t out;
+  if (__builtin_add_overflow(args[0].v_int64, 1, &out)) { /* signed overflow is undefined */
+    TVMFFIErrorSetRaisedFromCStr("OverflowError", "testing.add_one: the result overflows int64");
+    return -1;
+  }
+  set_int(result, out);
   return 0;
 }
 

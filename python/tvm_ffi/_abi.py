@@ -146,6 +146,9 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             p = ffi.cast("DLManagedTensor*", _capsule_get(cap, _N_LEGACY))
             core._check(lib.TVMFFITensorFromDLPack(p, align, contig, out))
             _capsule_set_name(cap, _N_USED_LEGACY)
+        elif type(cap).__name__ != "PyCapsule":  # what a producer's __dlpack__() returned
+            raise ValueError("Expect a dltensor field: __dlpack__() returned %s, not a PyCapsule"
+                             % type(cap).__name__)
         else:
             raise ValueError("Expect a dltensor field, PyCapsule can only be consumed once")
         _capsule_set_dtor(cap, None)

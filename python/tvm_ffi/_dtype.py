@@ -103,7 +103,8 @@ _TORCH_TABLE = {
     "float16": (2, 16, 1), "float32": (2, 32, 1), "float64": (2, 64, 1), "bfloat16": (4, 16, 1),
     "bool": (6, 8, 1), "float8_e4m3fn": (10, 8, 1), "float8_e4m3fnuz": (11, 8, 1),
     "float8_e5m2": (12, 8, 1), "float8_e5m2fnuz": (13, 8, 1), "float8_e8m0fnu": (14, 8, 1),
-    "float4_e2m1fn_x2": (17, 4, 2),
+    "float4_e2m1fn_x2": (17, 4, 2), "complex32": (5, 32, 1), "complex64": (5, 64, 1),
+    "complex128": (5, 128, 1),
 }
 
 _NUMPY_TABLE = {
@@ -115,6 +116,7 @@ _NUMPY_TABLE = {
     "float8_e4m3b11fnuz": (9, 8, 1), "float8_e4m3fn": (10, 8, 1), "float8_e4m3fnuz": (11, 8, 1),
     "float8_e5m2": (12, 8, 1), "float8_e5m2fnuz": (13, 8, 1), "float8_e8m0fnu": (14, 8, 1),
     "float6_e2m3fn": (15, 6, 1), "float6_e3m2fn": (16, 6, 1), "float4_e2m1fn": (17, 4, 1),
+    "complex64": (5, 64, 1), "complex128": (5, 128, 1),
 }
 
 

@@ -499,10 +499,43 @@ def _call_failed(rc, box):
 
 ERROR_NAME_TO_TYPE = {}
 ERROR_TYPE_TO_NAME = {}
+# OverflowError (a callback result too large for its slot), KeyboardInterrupt and SystemExit
+# too: Ctrl-C or sys.exit() in a callback must reach the caller as itself, not a RuntimeError
 for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
-             AssertionError, MemoryError):
+             AssertionError, MemoryError, OverflowError, KeyboardInterrupt, SystemExit):
     ERROR_NAME_TO_TYPE[_cls.__name__] = _cls
     ERROR_TYPE_TO_NAME[_cls] = _cls.__name__
+
+
+def _exit_code(message):
+    """SystemExit's code back from its message (str(code)): an int, None or the text."""
+    if not message:
+        return None
+    try:
+        return int(message)
+    except ValueError:
+        return message
+
+
+def _exc_message(exc):
+    """str(exc), best effort: an exception whose __str__ raises, or whose text the runtime's
+    UTF-8 cannot hold (a lone surrogate), still crosses with its kind and a readable message."""
+    if isinstance(exc, SystemExit) and exc.code is None:
+        return ""  # as _exit_code reads it back (str() would give "None")
+    try:
+        msg = str(exc)
+    except BaseException as e:  # noqa: BLE001 - any failure of user code in __str__
+        return "<%s: str() failed with %s>" % (type(exc).__name__, type(e).__name__)
+    return msg
+
+
+def _utf8(text):
+    """text as the runtime's UTF-8: bytes smuggled in by surrogateescape go back out as they
+    came; other lone surrogates, which UTF-8 cannot hold, are written as \\udXXX escapes."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
 
 
 class Error(CObject):
@@ -518,8 +551,8 @@ class Error(CObject):
                 raise TypeError("Error %s must be a str, got %s" % (what, type(v).__name__))
         out = ffi.new("void**")
         k, kb = _bytearray(kind.encode())
-        m, mb = _bytearray(message.encode("utf-8", "surrogateescape"))
-        b, bb = _bytearray(backtrace.encode("utf-8", "surrogateescape"))
+        m, mb = _bytearray(_utf8(message))
+        b, bb = _bytearray(_utf8(backtrace))
         if lib.TVMFFIErrorCreate(k, m, b, out) != 0:
             raise MemoryError("TVMFFIErrorCreate failed")
         self._h = _addr(out[0])
@@ -548,12 +581,18 @@ class Error(CObject):
         return _ret_obj(_type_index_of(h), h, None)
 
     def update_backtrace(self, text):
-        ba, buf = _bytearray(text.encode("utf-8", "surrogateescape"))
+        ba, buf = _bytearray(_utf8(text))
         self._cell().update_backtrace(_ptr(self._h), ba, 0)
 
     def py_error(self):
         cls = ERROR_NAME_TO_TYPE.get(self.kind, RuntimeError)
-        exc = cls(self.message)
+        message = self.message
+        if cls is SystemExit:
+            exc = cls(_exit_code(message))
+        elif cls is KeyboardInterrupt and not message:
+            exc = cls()  # as Ctrl-C raises it
+        else:
+            exc = cls(message)
         exc.__tvm_ffi_error__ = self
         from .error import _traceback_from_backtrace  # noqa: PLC0415
 
@@ -576,7 +615,7 @@ def _exc_to_error(exc, append_native=True):
         existing.update_backtrace(text)
         return existing
     kind = ERROR_TYPE_TO_NAME.get(type(exc), "RuntimeError")
-    return Error(kind, str(exc), text)
+    return Error(kind, _exc_message(exc), text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -736,6 +775,9 @@ class Device:
         else:
             raise TypeError("Invalid device type: %r" % (device_type,))
         index = 0 if index is None else _device_index(index)
+        for what, v in (("type", code), ("index", index)):
+            if not -(1 << 31) <= v < 1 << 31:  # DLDevice holds two int32 (negative ids pass)
+                raise OverflowError("device %s %d does not fit in int32" % (what, v))
         self._init(code, index)
 
     def _init(self, code, index):
@@ -986,10 +1028,7 @@ def _exchange_api_address(attr):
         )
     import ctypes  # noqa: PLC0415
 
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype = ctypes.c_char_p
-    get_name.argtypes = [ctypes.py_object]
-    name = get_name(attr)
+    name = _capsule_name(attr)
     if name != b"dlpack_exchange_api":
         raise DLPackExchangeAPIError(
             "Expect a dlpack_exchange_api field: the __dlpack_c_exchange_api__ capsule is named "

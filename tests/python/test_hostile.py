@@ -120,3 +120,102 @@ def test_get_type_info_of_unknown_index_returns_null():
     err = core._move_raised_error()
     assert err is not None and err.kind == "RuntimeError"
     assert "type_index=123456" in err.message
+
+
+# ---------------------------------------------------------------------------------------------
+# exceptions raised in callbacks
+
+
+def _raising(exc):
+    def callback():
+        raise exc
+
+    return callback
+
+
+def _call_both_ways(callback):
+    """Yields the exception a failing callback gives, called directly and from C."""
+    f = tvm_ffi.convert(callback)
+    for call in (f, lambda: tvm_ffi.get_global_func("testing.apply")(f)):
+        with pytest.raises(BaseException) as info:
+            call()
+        yield info.value
+
+
+def test_keyboard_interrupt_in_callback_propagates():
+    for exc in _call_both_ways(_raising(KeyboardInterrupt())):
+        assert type(exc) is KeyboardInterrupt and exc.args == ()
+
+
+@pytest.mark.parametrize("code", [3, 0, None, "bye"])
+def test_system_exit_in_callback_keeps_its_code(code):
+    for exc in _call_both_ways(_raising(SystemExit(code))):
+        assert type(exc) is SystemExit and exc.code == code
+
+
+def test_exception_whose_str_raises_keeps_its_kind():
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    def callback():
+        raise ValueError(Unprintable())  # ValueError's str() calls the argument's
+
+    for exc in _call_both_ways(callback):
+        assert type(exc) is ValueError
+        assert "str() failed" in str(exc)
+
+
+def test_exception_with_lone_surrogate_keeps_its_kind():
+    for exc in _call_both_ways(_raising(TypeError("bad \ud800 text"))):
+        assert type(exc) is TypeError
+        assert str(exc) == "bad \\ud800 text"
+
+
+def test_callback_result_too_large():
+    f = tvm_ffi.convert(lambda: 2**64)
+    try:
+        r = f()
+    except OverflowError:
+        return  # no big-integer conversion: the kind says what went wrong
+    assert r == 2**64  # a runtime with big integers carries it exactly
+
+
+def test_overflow_error_crosses_a_callback():
+    for exc in _call_both_ways(_raising(OverflowError("too big"))):
+        assert type(exc) is OverflowError and str(exc) == "too big"
+
+
+# ---------------------------------------------------------------------------------------------
+# values out of range
+
+
+@pytest.mark.parametrize("args", [(10**20,), (1, 10**20), (1, -(2**31) - 1), ("cpu", 2**31)])
+def test_device_out_of_int32_range(args):
+    with pytest.raises(OverflowError, match="int32"):
+        tvm_ffi.Device(*args)
+
+
+def test_device_negative_index_accepted_as_apache():
+    assert tvm_ffi.Device(1, -1).index == -1
+
+
+def test_add_one_at_int64_max():
+    add_one = tvm_ffi.get_global_func("testing.add_one")
+    assert add_one(2**63 - 2) == 2**63 - 1
+    with pytest.raises(OverflowError, match="overflows int64"):
+        add_one(2**63 - 1)  # was a signed overflow (UBSan)
+
+
+def test_dlpack_returning_non_capsule(echo):
+    class NotACapsule:
+        def __dlpack__(self, **kwargs):
+            return 42
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(ValueError, match="returned int, not a PyCapsule"):
+        tvm_ffi.from_dlpack(NotACapsule())
+    with pytest.raises(ValueError, match="returned int, not a PyCapsule"):
+        echo(NotACapsule())

@@ -390,7 +390,16 @@ static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIO
     PyCapsule_SetDestructor(cap, NULL);
     return 0;
   }
-  PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+  if (PyCapsule_CheckExact(cap)) {
+    PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+    return -1;
+  }
+  /* only a producer's __dlpack__() hands us anything else */
+  PyObject* tname = PyObject_GetAttrString((PyObject*)Py_TYPE(cap), "__name__");
+  if (tname != NULL)
+    PyErr_Format(PyExc_ValueError, "Expect a dltensor field: __dlpack__() returned %S, not a PyCapsule",
+                 tname);
+  Py_XDECREF(tname);
   return -1;
 }
 
