@@ -2,6 +2,7 @@
 
 import enum
 import operator
+import sys
 
 from . import core
 
@@ -126,6 +127,63 @@ def _torch_dtype_code(t):
 
 def _numpy_dtype_code(t):
     return _NUMPY_TABLE.get(str(t))
+
+
+
+class _NumpyDtypeNames(dict):
+    """``np.dtype -> dtype text`` for the NumPy (and ml_dtypes) types the runtime knows, as
+    ``dtype._NUMPY_DTYPE_TO_STR`` of the apache package (TVM's ``tvm.runtime.tensor`` reads
+    it).  Filled on first use, so ``import tvm_ffi`` does not import NumPy."""
+
+    __slots__ = ("_filled",)
+
+    def _fill(self):
+        self._filled = True
+        np = sys.modules.get("numpy")
+        if np is None:
+            import numpy as np  # noqa: PLC0415 - the caller holds a NumPy dtype
+        extra = sys.modules.get("ml_dtypes")
+        for name in _NUMPY_TABLE:
+            try:
+                key = np.dtype(name)
+            except TypeError:
+                if extra is None or not hasattr(extra, name):
+                    continue
+                key = np.dtype(getattr(extra, name))
+            dict.__setitem__(self, key, name)
+        dict.__setitem__(self, np.dtype(np.bool_), "bool")
+
+    def _ready(self):
+        if not getattr(self, "_filled", False):
+            self._fill()
+        return self
+
+    def __contains__(self, key):
+        return dict.__contains__(self._ready(), key)
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self._ready(), key)
+
+    def __iter__(self):
+        return dict.__iter__(self._ready())
+
+    def __len__(self):
+        return dict.__len__(self._ready())
+
+    def get(self, key, default=None):
+        return dict.get(self._ready(), key, default)
+
+    def keys(self):
+        return dict.keys(self._ready())
+
+    def values(self):
+        return dict.values(self._ready())
+
+    def items(self):
+        return dict.items(self._ready())
+
+
+dtype._NUMPY_DTYPE_TO_STR = _NumpyDtypeNames()
 
 
 _LITERALS = (

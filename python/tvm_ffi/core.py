@@ -208,13 +208,13 @@ class CObject:
 
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
-        self._h = 0
+        _set_h(self, 0)
         return self
 
     def __del__(self, _drop=_drop):
         h = self._h
         if h:
-            self._h = 0
+            _set_h(self, 0)
             _drop(self, h)  # untie, then drop the reference
 
     def __init_subclass__(cls, **kwargs):
@@ -277,7 +277,8 @@ class CObject:
             # object instead of emptying that wrapper
             h = obj._h
             _incref(h)
-            old, self._h = self._h, h
+            old = self._h
+            _set_h(self, h)
             if old:
                 _drop(self, old)
             return
@@ -289,8 +290,8 @@ class CObject:
         h, old = other._h, self._h
         if h:
             _untie(other, h)
-        other._h = 0
-        self._h = h
+        _set_h(other, 0)
+        _set_h(self, h)
         if old:
             _drop(self, old)
         if h:
@@ -312,12 +313,17 @@ class CObject:
 
     def __setstate__(self, state):
         if state["handle"] is None:
-            self._h = 0
+            _set_h(self, 0)
             return
         f = _global("ffi.FromJSONGraphString", allow_missing=True)
         if f is None:
             raise RuntimeError("unpickling needs the global function ffi.FromJSONGraphString")
         self.__move_handle_from__(f(state["handle"]))
+
+
+# Stores the handle slot without going through the instance's __setattr__: subclasses may
+# override it (TVM's derived_object forwards attribute writes to a wrapped instance).
+_set_h = CObject._h.__set__
 
 
 def _restore_object(cls, state):
@@ -363,7 +369,7 @@ class ObjectRValueRef:
         if tied is not None:
             _untie(tied, h)
         self._cell = cell = ffi.new("void**", _ptr(h))
-        obj._h = 0
+        _set_h(obj, 0)
         payload = _MovedArg(_addr(cell))
         payload.give_back = (obj, cell)
         return (10, payload)
@@ -384,7 +390,7 @@ class _MovedArg(int):
             if obj._h:
                 _decref(h)  # the wrapper was given another handle meanwhile
             else:
-                obj._h = h
+                _set_h(obj, h)
                 _tie(obj, h)
 
 
@@ -913,7 +919,7 @@ def _wrapper_kind(cls):
 
 def _new_wrapper(cls, h):
     obj = cls.__new__(cls)
-    obj._h = h
+    _set_h(obj, h)
     return obj
 
 
