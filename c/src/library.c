@@ -151,6 +151,42 @@ int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* 
   return 0;
 }
 
+/* ffi.ModuleVisitContextSymbols(callback): callback(name, address) for each
+ * registered context symbol, in registration order (C++
+ * Module::VisitContextSymbols: modules that link code themselves, e.g. a JIT,
+ * fill the same symbols the loader does). */
+static int g_visit_context_symbols(void* h, const TVMFFIAny* args, int32_t num_args,
+                                   TVMFFIAny* result) {
+  (void)h;
+  (void)result;
+  const char* f = "ffi.ModuleVisitContextSymbols";
+  TVMFFIObject* cb;
+  if (tvmffi__args_count(f, num_args, 1) != 0 ||
+      tvmffi__arg_obj(f, args, 0, kTVMFFIFunction, &cb) != 0)
+    return -1;
+  pthread_mutex_lock(&g_ctx_lock); /* copied out: the callback runs foreign code */
+  size_t n = g_ctx_size;
+  sym_entry* ctxs = (sym_entry*)malloc((n ? n : 1) * sizeof(sym_entry));
+  if (ctxs != NULL && n > 0) memcpy(ctxs, g_ctx, n * sizeof(sym_entry));
+  pthread_mutex_unlock(&g_ctx_lock);
+  if (ctxs == NULL) return tvmffi__raise_oom();
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; ++i) {
+    TVMFFIAny a[2], r;
+    a[0].type_index = kTVMFFIRawStr;
+    a[0].zero_padding = 0;
+    a[0].v_c_str = ctxs[i].name; /* names are never freed */
+    a[1].type_index = kTVMFFIOpaquePtr;
+    a[1].zero_padding = 0;
+    a[1].v_ptr = ctxs[i].ptr;
+    tvmffi__any_set_none(&r);
+    rc = TVMFFIFunctionCall(cb, a, 2, &r);
+    if (rc == 0) tvmffi__any_release(&r);
+  }
+  free(ctxs);
+  return rc == 0 ? 0 : -1;
+}
+
 /* ---- the library behind a module ----------------------------------------- */
 
 typedef struct {
@@ -180,7 +216,7 @@ static int token_write(lib_impl* L, void** slot, tvmffi__module* m) {
     g_tok = t;
     g_tok_cap = cap;
   }
-  *slot = m;
+  *slot = tvmffi__module_token(m);
   L->ctx_slot = slot;
   L->owner = m;
   if (L->dl != NULL) g_tok[g_tok_size++] = L; /* system libraries live forever */
@@ -198,10 +234,10 @@ static void token_release(lib_impl* L) {
       break;
     }
   }
-  if (*L->ctx_slot == L->owner) {
+  if (*L->ctx_slot == tvmffi__module_token(L->owner)) {
     void* next = NULL; /* the newest other live module over the same library */
     for (size_t i = g_tok_size; i-- > 0 && next == NULL;)
-      if (g_tok[i]->ctx_slot == L->ctx_slot) next = g_tok[i]->owner;
+      if (g_tok[i]->ctx_slot == L->ctx_slot) next = tvmffi__module_token(g_tok[i]->owner);
     *L->ctx_slot = next;
   }
   pthread_mutex_unlock(&g_tok_lock);
@@ -395,7 +431,7 @@ static tvmffi__module* library_module_create(lib_impl* L) {
   free(ctxs);
   const void* bin = lib_own_sym(L, "__tvm_ffi__library_bin");
   void** ctx = (void**)lib_own_sym(L, "__tvm_ffi__library_ctx");
-  /* The token is the module handle itself (see TVMFFIEnvModLookupFromImports). */
+  /* The token is the C++ object address (see tvmffi__module_token). */
   if (ctx != NULL && token_write(L, ctx, m) != 0) {
     tvmffi__decref(&m->header);
     return NULL;
@@ -433,8 +469,20 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   memcpy(cpath, path.data, path.size);
   cpath[path.size] = '\0';
   void* dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);
+  const char* why = dl ? NULL : dlerror();
   if (dl == NULL) {
-    const char* why = dlerror();
+    /* Built against upstream's headers, it needs the C++ symbols they declare
+     * out of line (e.g. ModuleObj's vtable): load the C++ ABI library, retry. */
+    if (why != NULL && strstr(why, "undefined symbol: _Z") && strstr(why, "3tvm3ffi")) {
+      if (tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED) == NULL) {
+        free(cpath);
+        return -1;
+      }
+      dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);
+      why = dl ? NULL : dlerror();
+    }
+  }
+  if (dl == NULL) {
     /* A bare file name is looked up in the library search path, not in the
      * current directory: a common surprise worth naming. */
     int bare = strchr(cpath, '/') == NULL;
@@ -541,6 +589,12 @@ void tvmffi__library_globals_init(void) {
       "Loads a shared library with dlopen(RTLD_LAZY | RTLD_LOCAL) as a library module.",
       "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Module\"},{\"type\":"
       "\"ffi.String\"},{\"type\":\"ffi.String\"}]}");
+  tvmffi__register_global(
+      "ffi.ModuleVisitContextSymbols", g_visit_context_symbols,
+      "Calls callback(name, address) for each registered context symbol, in registration "
+      "order.",
+      "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"None\"},{\"type\":"
+      "\"ffi.Function\"}]}");
   tvmffi__register_global(
       "ffi.SystemLib", g_system_lib,
       "The library module over symbols registered with TVMFFIEnvModRegisterSystemLibSymbol "

@@ -77,11 +77,9 @@ static tvmffi__module* load_from_bytes(TVMFFIByteArray kind, TVMFFIByteArray pay
   int rc = TVMFFIFunctionCall(loader, &arg, 1, &out);
   tvmffi__any_release(&arg);
   if (rc != 0) goto done;
-  if (out.type_index != kTVMFFIModule || !tvmffi__module_is_ours(out.v_obj)) {
+  if (out.type_index != kTVMFFIModule) {
     tvmffi__raise("TypeError", "Cannot convert from type `%s` to `ffi.Module`: %s returned it",
-                  out.type_index == kTVMFFIModule ? "foreign ffi.Module"
-                                                  : tvmffi__any_type_key(&out),
-                  lname);
+                  tvmffi__any_type_key(&out), lname);
     tvmffi__any_release(&out);
     goto done;
   }

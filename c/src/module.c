@@ -4,6 +4,11 @@
  * (§11.4).  The ffi.Module* globals are in module_globals.c; library modules
  * (dlopen, system library) in library.c.
  *
+ * Modules made by C++ code (ModuleObj subclasses, type index 73 with their
+ * own deleter) take part too: their header and imports_ (handle + 24) have
+ * our layout; their own functions, kind and property mask come through the
+ * C++ ABI library (cxx_bridge.h, docs/cxx-abi.md).
+ *
  * Concurrency: one process-wide lock guards every module's imports pointer
  * and lookup cache.  It is never held while calling out
  * (loaders, symbol lookups, global registry), so re-entrant loads are safe.
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "module.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,7 +101,7 @@ static void module_deleter(void* self, int flags) {
     if (m->vt->finalize) m->vt->finalize(m->impl);
     m->impl = NULL;
   }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(m);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free((char*)m - 8); /* the vtable slot */
 }
 
 int tvmffi__module_is_ours(const TVMFFIObject* obj) {
@@ -105,27 +111,57 @@ int tvmffi__module_is_ours(const TVMFFIObject* obj) {
 tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl) {
   TVMFFIObject* imports = tvmffi__array_new(0);
   tvmffi__module* m = NULL;
-  if (imports != NULL)
-    m = (tvmffi__module*)tvmffi__object_alloc(sizeof(tvmffi__module), kTVMFFIModule,
-                                               module_deleter);
+  /* C++ code calls a module's virtual functions: give it the vtable of the
+   * ABI library when C++ is in the process (C-only hosts never load it). */
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_IF_PRESENT);
+  void** base = imports ? (void**)calloc(1, 8 + sizeof(tvmffi__module)) : NULL;
+  if (base != NULL) {
+    base[0] = cxx ? (void*)cxx->runtime_module_vptr : NULL;
+    m = (tvmffi__module*)tvmffi__object_init((TVMFFIObject*)(base + 1), kTVMFFIModule,
+                                             module_deleter);
+  } else if (imports != NULL) {
+    tvmffi__raise_oom();
+  }
   if (m == NULL) {
     tvmffi__decref(imports);
     if (vt->finalize) vt->finalize(impl);
     return NULL;
   }
   m->imports = imports;
+  m->kind = vt->kind;
   m->vt = vt;
   m->impl = impl;
   return m;
+}
+
+const char* tvmffi__module_kind(tvmffi__module* m) {
+  if (tvmffi__module_is_ours(&m->header)) return m->vt->kind;
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
+  const char* kind = NULL;
+  if (cxx == NULL || cxx->kind(&m->header, &kind) != 0) return NULL;
+  return kind ? kind : "";
+}
+
+int32_t tvmffi__module_property_mask(tvmffi__module* m) {
+  if (tvmffi__module_is_ours(&m->header)) return m->vt->property_mask;
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
+  int32_t mask = 0;
+  if (cxx == NULL || cxx->property_mask(&m->header, &mask) != 0) return -1;
+  return mask;
+}
+
+/* Number of imports in an imports array; a C++ module may hold none (NULL). */
+static int64_t imports_size(const TVMFFIObject* a) {
+  return a ? TVMFFISeqGetCellPtr((TVMFFIObject*)a)->size : 0;
 }
 
 /* New reference to the current imports array. */
 TVMFFIObject* tvmffi__module_imports(tvmffi__module* m) {
   pthread_mutex_lock(&g_lock);
   TVMFFIObject* a = m->imports;
-  tvmffi__incref(a);
+  if (a != NULL) tvmffi__incref(a);
   pthread_mutex_unlock(&g_lock);
-  return a;
+  return a ? a : tvmffi__array_new(0);
 }
 
 static tvmffi__module* import_at(TVMFFIObject* array, int64_t i) {
@@ -158,7 +194,7 @@ static int reachable_locked(tvmffi__module* from, tvmffi__module* target) {
       seen_cap *= 2;
     }
     seen[nseen++] = m;
-    int64_t n = TVMFFISeqGetCellPtr(m->imports)->size;
+    int64_t n = imports_size(m->imports);
     for (int64_t i = 0; i < n; ++i) {
       if (top == cap) {
         tvmffi__module** s = (tvmffi__module**)realloc(stack, 2 * cap * sizeof(*stack));
@@ -184,18 +220,21 @@ int tvmffi__module_import(tvmffi__module* mod, tvmffi__module* other) {
   if (r != 0) {
     pthread_mutex_unlock(&g_lock);
     if (r < 0) return tvmffi__raise_oom();
+    const char* kind = tvmffi__module_kind(other);
+    if (kind == NULL) return -1;
     return tvmffi__raise("RuntimeError",
                          "Cyclic dependency detected during import: the %s module being "
                          "imported already reaches the importing module",
-                         other->vt->kind);
+                         kind);
   }
-  int64_t n = TVMFFISeqGetCellPtr(mod->imports)->size;
+  int64_t n = imports_size(mod->imports);
   TVMFFIObject* next = tvmffi__array_new(n + 1);
   if (next == NULL) {
     pthread_mutex_unlock(&g_lock);
     return -1;
   }
-  const TVMFFIAny* items = (const TVMFFIAny*)TVMFFISeqGetCellPtr(mod->imports)->data;
+  const TVMFFIAny* items =
+      n ? (const TVMFFIAny*)TVMFFISeqGetCellPtr(mod->imports)->data : NULL;
   for (int64_t i = 0; i <= n; ++i) {
     TVMFFIAny v;
     if (i < n) {
@@ -226,14 +265,42 @@ int tvmffi__module_clear_imports(tvmffi__module* mod) {
 
 /* ---- lookups, optionally through imports (depth first) ---------------- */
 
+/* The module's own function / definition / info: ours through the kind's
+ * table, a C++ module through its virtual functions. */
+static int own_function(tvmffi__module* m, const char* name, TVMFFIObject** out) {
+  if (tvmffi__module_is_ours(&m->header)) return m->vt->get_function(m, name, out);
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
+  return cxx ? cxx->get_function(&m->header, name, strlen(name), out) : -1;
+}
+
+static int own_implements(tvmffi__module* m, const char* name) {
+  if (tvmffi__module_is_ours(&m->header)) return m->vt->implements(m, name);
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
+  int found = 0;
+  if (cxx == NULL || cxx->implements(&m->header, name, strlen(name), &found) != 0) {
+    TVMFFIObjectHandle err = NULL; /* "never raises": report absent */
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err) TVMFFIObjectDecRef(err);
+    return 0;
+  }
+  return found;
+}
+
+static int own_info(tvmffi__module* m, const char* prefix, const char* name, TVMFFIAny* out) {
+  if (tvmffi__module_is_ours(&m->header)) return m->vt->get_info(m, prefix, name, out);
+  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
+  int doc = strcmp(prefix, "__tvm_ffi__doc_") == 0;
+  return cxx ? cxx->get_info(&m->header, doc, name, strlen(name), out) : -1;
+}
+
 int tvmffi__module_get_function(tvmffi__module* m, const char* name, int query_imports,
                                 TVMFFIObject** out) {
   *out = NULL;
-  if (m->vt->get_function(m, name, out) != 0) return -1;
+  if (own_function(m, name, out) != 0) return -1;
   if (*out != NULL || !query_imports) return 0;
   TVMFFIObject* imports = tvmffi__module_imports(m);
   int rc = 0;
-  int64_t n = TVMFFISeqGetCellPtr(imports)->size;
+  int64_t n = imports_size(imports);
   for (int64_t i = 0; i < n && rc == 0 && *out == NULL; ++i)
     rc = tvmffi__module_get_function(import_at(imports, i), name, 1, out);
   tvmffi__decref(imports);
@@ -241,11 +308,11 @@ int tvmffi__module_get_function(tvmffi__module* m, const char* name, int query_i
 }
 
 int tvmffi__module_implements(tvmffi__module* m, const char* name, int query_imports) {
-  if (m->vt->implements(m, name)) return 1;
+  if (own_implements(m, name)) return 1;
   if (!query_imports) return 0;
   TVMFFIObject* imports = tvmffi__module_imports(m);
   int found = 0;
-  int64_t n = TVMFFISeqGetCellPtr(imports)->size;
+  int64_t n = imports_size(imports);
   for (int64_t i = 0; i < n && !found; ++i)
     found = tvmffi__module_implements(import_at(imports, i), name, 1);
   tvmffi__decref(imports);
@@ -255,11 +322,11 @@ int tvmffi__module_implements(tvmffi__module* m, const char* name, int query_imp
 int tvmffi__module_get_info(tvmffi__module* m, const char* prefix, const char* name,
                             int query_imports, TVMFFIAny* out) {
   tvmffi__any_set_none(out);
-  if (m->vt->get_info(m, prefix, name, out) != 0) return -1;
+  if (own_info(m, prefix, name, out) != 0) return -1;
   if (out->type_index != kTVMFFINone || !query_imports) return 0;
   TVMFFIObject* imports = tvmffi__module_imports(m);
   int rc = 0;
-  int64_t n = TVMFFISeqGetCellPtr(imports)->size;
+  int64_t n = imports_size(imports);
   for (int64_t i = 0; i < n && rc == 0 && out->type_index == kTVMFFINone; ++i)
     rc = tvmffi__module_get_info(import_at(imports, i), prefix, name, 1, out);
   tvmffi__decref(imports);
@@ -268,20 +335,56 @@ int tvmffi__module_get_info(tvmffi__module* m, const char* prefix, const char* n
 
 /* ---- TVMFFIEnvModLookupFromImports ------------------------------------ */
 
-/* The token written into __tvm_ffi__library_ctx is the module handle itself
- * (upstream writes handle - 8; libraries never dereference it). */
+/* Lookup cache of TVMFFIEnvModLookupFromImports: ours in m->cache; a C++
+ * module's in its own import_lookup_cache_ (an ffi.Map<String, Function> at
+ * handle + 32, released by its destructor).  Called with the lock held; both
+ * return borrowed functions. */
+static TVMFFIObject** cxx_cache_slot(tvmffi__module* m) {
+  return (TVMFFIObject**)((char*)m + TVMFFI_MODULE_KIND_OFFSET);
+}
+
+static TVMFFIObject* cache_get_locked(tvmffi__module* m, const char* name) {
+  if (tvmffi__module_is_ours(&m->header)) return fcache_get(&m->cache, name);
+  TVMFFIObject* map = *cxx_cache_slot(m);
+  TVMFFIAny key;
+  if (map == NULL || tvmffi__str_to_any(kTVMFFIStr, name, strlen(name), &key) != 0) return NULL;
+  TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(map);
+  uint64_t pos = TVMFFI_MAP_ITER_END;
+  TVMFFIObject* fn = NULL;
+  if (TVMFFIMapCellFind(cell, &key, &pos) == 0 && pos != TVMFFI_MAP_ITER_END)
+    fn = TVMFFIMapCellValue(cell, pos)->v_obj;
+  tvmffi__any_release(&key);
+  return fn;
+}
+
+/* Stores name -> fn, taking fn's reference on success.  0/-1. */
+static int cache_put_locked(tvmffi__module* m, const char* name, TVMFFIObject* fn) {
+  if (tvmffi__module_is_ours(&m->header)) return fcache_put(&m->cache, name, fn);
+  TVMFFIObject** slot = cxx_cache_slot(m);
+  if (*slot == NULL && (*slot = tvmffi__map_new(kTVMFFIMap)) == NULL) return -1;
+  TVMFFIAny key, value;
+  if (tvmffi__str_to_any(kTVMFFIStr, name, strlen(name), &key) != 0) return -1;
+  tvmffi__any_set_obj(&value, fn);
+  if (tvmffi__map_set(slot, &key, &value) != 0) {
+    tvmffi__any_release(&key);
+    return -1;
+  }
+  return 0;
+}
+
 TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
                                               const char* func_name, TVMFFIObjectHandle* out) {
-  if (library_ctx == NULL || !tvmffi__module_is_ours((TVMFFIObject*)library_ctx))
+  /* The token is the C++ object address, 8 bytes before the header. */
+  tvmffi__module* m = library_ctx ? (tvmffi__module*)((char*)library_ctx + 8) : NULL;
+  if (m == NULL || m->header.type_index != kTVMFFIModule)
     return tvmffi__raise("ValueError",
                          "TVMFFIEnvModLookupFromImports: library_ctx is not a module token; "
                          "pass the value the loader wrote into __tvm_ffi__library_ctx");
   if (func_name == NULL || out == NULL)
     return tvmffi__raise("ValueError",
                          "TVMFFIEnvModLookupFromImports: func_name and out must not be NULL");
-  tvmffi__module* m = (tvmffi__module*)library_ctx;
   pthread_mutex_lock(&g_lock);
-  TVMFFIObject* fn = fcache_get(&m->cache, func_name);
+  TVMFFIObject* fn = cache_get_locked(m, func_name);
   pthread_mutex_unlock(&g_lock);
   if (fn != NULL) {
     *out = fn;
@@ -289,7 +392,7 @@ TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
   }
   /* The module's own symbols are deliberately not searched (§11.4). */
   TVMFFIObject* imports = tvmffi__module_imports(m);
-  int64_t n = TVMFFISeqGetCellPtr(imports)->size;
+  int64_t n = imports_size(imports);
   int rc = 0;
   for (int64_t i = 0; i < n && rc == 0 && fn == NULL; ++i)
     rc = tvmffi__module_get_function(import_at(imports, i), func_name, 1, &fn);
@@ -306,8 +409,8 @@ TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
                          "Cannot find function %s in the imported modules or global registry.",
                          func_name);
   pthread_mutex_lock(&g_lock);
-  TVMFFIObject* raced = fcache_get(&m->cache, func_name);
-  if (raced == NULL && fcache_put(&m->cache, func_name, fn) != 0) {
+  TVMFFIObject* raced = cache_get_locked(m, func_name);
+  if (raced == NULL && cache_put_locked(m, func_name, fn) != 0) {
     pthread_mutex_unlock(&g_lock);
     tvmffi__decref(fn);
     return -1;

@@ -1,17 +1,20 @@
 /*
  * module.h -- the module object shared by module.c (generic object, imports,
  * ffi.Module* globals) and library.c (dlopen and system libraries).  Private
- * to those two files; never installed.
+ * to the module files; never installed.
  *
- * Layout (abi.md §7.9): header, then imports_ at offset 24 (an ffi.Array
- * header pointer, never NULL, read through the reflection field imports_),
- * then our own fields.  The C++ vtable of upstream's ModuleObj is not
- * reproduced: C++ and Python reach modules only through the ffi.Module*
- * global functions.
+ * Layout (upstream's C++ ModuleObj, docs/cxx-abi.md): the allocation starts 8
+ * bytes before the header with a C++ vtable pointer; imports_ at handle + 24
+ * (an ffi.Array, never NULL for our modules), then the kind string at + 32
+ * (where upstream keeps its private lookup cache), then our own fields.
+ * Objects of type index 73 made by C++ code (ModuleObj subclasses) share the
+ * vtable pointer, the header and imports_; everything else about them is
+ * reached through the C++ ABI library (cxx_bridge.h).
  */
 #ifndef TVMFFI_SRC_MODULE_H_
 #define TVMFFI_SRC_MODULE_H_
 
+#include "cxx_bridge.h"
 #include "internal.h"
 
 typedef struct tvmffi__module tvmffi__module;
@@ -42,20 +45,41 @@ typedef struct {
 } tvmffi__module_vtable;
 
 struct tvmffi__module {
-  TVMFFIObject header;   /* +0 */
+  TVMFFIObject header;   /* +0; the C++ vtable pointer is at -8 */
   TVMFFIObject* imports; /* +24: ffi.Array of modules; replaced, never mutated */
+  /* Only for modules made here (tvmffi__module_is_ours): */
+  const char* kind;      /* +32: vt->kind, read by the C++ ABI library */
   tvmffi__fcache cache;  /* guarded by the module lock (module.c) */
   const tvmffi__module_vtable* vt;
   void* impl;
 };
 _Static_assert(offsetof(tvmffi__module, imports) == 24, "imports_ must sit at offset 24");
+_Static_assert(offsetof(tvmffi__module, kind) == TVMFFI_MODULE_KIND_OFFSET,
+               "the C++ ABI library reads the kind at offset 32");
+
+/* The bridge to libtvm_ffi_cxx.so (cxx_abi.c).  NOLOAD: only when already
+ * loaded; IF_PRESENT: also load it when libstdc++ is in the process;
+ * REQUIRED: load it, or raise RuntimeError and return NULL. */
+enum { TVMFFI__CXX_NOLOAD, TVMFFI__CXX_IF_PRESENT, TVMFFI__CXX_REQUIRED };
+const tvmffi_cxx_bridge* tvmffi__cxx_bridge(int mode);
+
+/* The value written into a library's __tvm_ffi__library_ctx and passed back
+ * to TVMFFIEnvModLookupFromImports: the C++ object address (handle - 8), as
+ * upstream and C++ modules (e.g. a JIT) write it. */
+static inline void* tvmffi__module_token(tvmffi__module* m) { return (char*)m - 8; }
+
+/* Kind string of any module (ours, or a C++ one through the bridge); NULL
+ * after raising. */
+const char* tvmffi__module_kind(tvmffi__module* m);
+/* Property mask of any module; -1 after raising. */
+int32_t tvmffi__module_property_mask(tvmffi__module* m);
 
 /* A new module of kind `vt` owning `impl` (finalize runs even on failure).
  * Returns a new reference, or NULL after raising. */
 tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl);
 
 /* Was obj made by tvmffi__module_new?  Objects of type index 73 made
- * elsewhere (C++ ModuleObj subclasses) have another layout. */
+ * elsewhere are C++ ModuleObj subclasses, reached through the bridge. */
 int tvmffi__module_is_ours(const TVMFFIObject* obj);
 
 /* Appends `other` to mod's imports after the cycle check (RuntimeError

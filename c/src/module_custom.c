@@ -192,9 +192,9 @@ static int g_from_symbol_lookup(void* h, const TVMFFIAny* args, int32_t num_args
     tvmffi__decref(&m->header);
     return -1;
   }
-  /* The token is the module handle, as for dlopen'd libraries; the slot lives
-   * in memory the module keeps alive, so it never dangles. */
-  if (ctx != NULL) *(void**)ctx = m;
+  /* The token is the C++ object address, as for dlopen'd libraries; the slot
+   * lives in memory the module keeps alive, so it never dangles. */
+  if (ctx != NULL) *(void**)ctx = tvmffi__module_token(m);
   if (bin == NULL) {
     tvmffi__any_set_obj(result, &m->header);
     return 0;

@@ -33,16 +33,15 @@ static char* arg_cstr(const char* fname, const TVMFFIAny* args, int32_t i, const
   return c;
 }
 
+/* Any ffi.Module: ours, or a C++ ModuleObj subclass (module.c dispatches). */
 static int arg_module(const char* fname, const TVMFFIAny* args, int32_t i,
                       tvmffi__module** out) {
-  if (tvmffi__arg_obj(fname, args, i, kTVMFFIModule, (TVMFFIObject**)out) != 0) return -1;
-  if (!tvmffi__module_is_ours(&(*out)->header))
-    return tvmffi__raise("TypeError",
-                         "%s: argument #%d is an ffi.Module created outside this runtime (e.g. "
-                         "a C++ ModuleObj subclass); only modules made by the runtime's "
-                         "loaders are supported",
-                         fname, (int)i);
-  return 0;
+  return tvmffi__arg_obj(fname, args, i, kTVMFFIModule, (TVMFFIObject**)out);
+}
+
+/* The bridge for a C++ module's own operations; NULL after raising. */
+static const tvmffi_cxx_bridge* cxx_of(tvmffi__module* m) {
+  return tvmffi__module_is_ours(&m->header) ? NULL : tvmffi__cxx_bridge(TVMFFI__CXX_REQUIRED);
 }
 
 /* (m, name[, query_imports]) -- query_imports defaults to false. */
@@ -115,7 +114,8 @@ static int g_get_kind(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* resu
   if (tvmffi__args_count("ffi.ModuleGetKind", n, 1) != 0 ||
       arg_module("ffi.ModuleGetKind", args, 0, &m) != 0)
     return -1;
-  return tvmffi__str_to_any(kTVMFFIStr, m->vt->kind, strlen(m->vt->kind), result);
+  const char* kind = tvmffi__module_kind(m);
+  return kind ? tvmffi__str_to_any(kTVMFFIStr, kind, strlen(kind), result) : -1;
 }
 
 static int g_get_property_mask(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -124,11 +124,13 @@ static int g_get_property_mask(void* h, const TVMFFIAny* args, int32_t n, TVMFFI
   if (tvmffi__args_count("ffi.ModuleGetPropertyMask", n, 1) != 0 ||
       arg_module("ffi.ModuleGetPropertyMask", args, 0, &m) != 0)
     return -1;
-  tvmffi__any_set_int(result, m->vt->property_mask);
+  int32_t mask = tvmffi__module_property_mask(m);
+  if (mask < 0) return -1;
+  tvmffi__any_set_int(result, mask);
   return 0;
 }
 
-/* (m[, format]) -> "" : no module kind of ours carries source. */
+/* (m[, format]) -> "" for our kinds (none carries source). */
 static int g_inspect_source(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   const char* f = "ffi.ModuleInspectSource";
@@ -139,6 +141,11 @@ static int g_inspect_source(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
                          (int)n);
   if (arg_module(f, args, 0, &m) != 0) return -1;
   if (n == 2 && tvmffi__arg_str(f, args, 1, &fmt) != 0) return -1;
+  if (n == 1) fmt.data = "", fmt.size = 0;
+  if (!tvmffi__module_is_ours(&m->header)) {
+    const tvmffi_cxx_bridge* cxx = cxx_of(m);
+    return cxx ? cxx->inspect_source(&m->header, fmt.data, fmt.size, result) : -1;
+  }
   return tvmffi__str_to_any(kTVMFFIStr, "", 0, result);
 }
 
@@ -148,6 +155,10 @@ static int g_get_write_formats(void* h, const TVMFFIAny* args, int32_t n, TVMFFI
   if (tvmffi__args_count("ffi.ModuleGetWriteFormats", n, 1) != 0 ||
       arg_module("ffi.ModuleGetWriteFormats", args, 0, &m) != 0)
     return -1;
+  if (!tvmffi__module_is_ours(&m->header)) {
+    const tvmffi_cxx_bridge* cxx = cxx_of(m);
+    return cxx ? cxx->get_write_formats(&m->header, result) : -1;
+  }
   TVMFFIObject* a = tvmffi__array_new(0);
   if (a == NULL) return -1;
   tvmffi__any_set_obj(result, a);
@@ -165,6 +176,11 @@ static int g_write_to_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
                          f, (int)n);
   if (arg_module(f, args, 0, &m) != 0 || tvmffi__arg_str(f, args, 1, &file) != 0) return -1;
   if (n == 3 && tvmffi__arg_str(f, args, 2, &fmt) != 0) return -1;
+  if (n == 2) fmt.data = "", fmt.size = 0;
+  if (!tvmffi__module_is_ours(&m->header)) {
+    const tvmffi_cxx_bridge* cxx = cxx_of(m);
+    return cxx ? cxx->write_to_file(&m->header, file.data, file.size, fmt.data, fmt.size) : -1;
+  }
   return tvmffi__raise("RuntimeError", "Module[%s] does not support WriteToFile",
                        m->vt->kind);
 }
@@ -309,6 +325,7 @@ static int g_load_from_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
 
 /* ---- reflection field imports_ (offset 24, read by Python) ------------- */
 
+/* Also C++ modules: imports_ is at the same offset. */
 static int imports_getter(void* field_addr, TVMFFIAny* result) {
   tvmffi__module* m = (tvmffi__module*)((char*)field_addr - offsetof(tvmffi__module, imports));
   tvmffi__any_set_obj(result, tvmffi__module_imports(m));

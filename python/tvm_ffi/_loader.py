@@ -11,7 +11,9 @@ Search order for the runtime (first hit wins):
 ``_cdef.h`` (out-of-tree builds put them in the build tree).
 
 The runtime is loaded with ``RTLD_GLOBAL`` so that extensions built without bundling it, and
-the cffi module (which is not linked against it), bind to this one copy.  The testing library
+the cffi module (which is not linked against it), bind to this one copy.  The C++ ABI library
+``libtvm_ffi_cxx`` next to it is loaded the same way (``TVM_FFI_NO_CXX_ABI=1`` skips it): C++
+extensions built against the apache package's headers take their C++ symbols from it.  The testing library
 ``libtvm_ffi_testing`` next to it is loaded too, so ``testing.*`` globals exist after
 ``import tvm_ffi``.  Both are opened through cffi's backend (already needed by the cffi module)
 rather than ctypes, whose import alone costs ~1.5 ms; ``LIB`` and ``TESTING_LIB`` (the
@@ -85,9 +87,14 @@ def _dlopen_global(path):
 
 
 def _testing_path(path):
+    return _sibling(path, "tvm_ffi_testing")
+
+
+def _sibling(path, stem):
+    """The library named like the runtime with ``tvm_ffi`` replaced by ``stem``, if present."""
     d, base = os.path.split(path)
-    tpath = os.path.join(d, base.replace("tvm_ffi", "tvm_ffi_testing", 1))
-    return tpath if os.path.isfile(tpath) else None
+    spath = os.path.join(d, base.replace("tvm_ffi", stem, 1))
+    return spath if os.path.isfile(spath) else None
 
 
 _HANDLES = []  # keeps the dlopen handles (and so the libraries) alive
@@ -96,6 +103,12 @@ _HANDLES = []  # keeps the dlopen handles (and so the libraries) alive
 def _load():
     path = find_library()
     _HANDLES.append(_dlopen_global(path))
+    # The C++ ABI library (docs/cxx-abi.md): C++ extensions built against upstream's headers
+    # (TVM's libraries) resolve their C++ symbols from it, and the runtime's modules get a
+    # C++ vtable.  Global, before any such extension loads.
+    cpath = _sibling(path, "tvm_ffi_cxx")
+    if cpath is not None and os.environ.get("TVM_FFI_NO_CXX_ABI", "0") in ("", "0"):
+        _HANDLES.append(_dlopen_global(cpath))
     tpath = _testing_path(path)
     if tpath is not None:
         _HANDLES.append(_dlopen_global(tpath))
