@@ -14,6 +14,17 @@
 #include <string>
 
 TVM_FFI_NS_BEGIN
+namespace details {
+/*! \brief The hash of bytes the containers use (same value on every platform and alignment). */
+inline uint64_t StableHashBytes(const void* data, size_t size) {
+  return TVMFFIContainerHashBytes(static_cast<const char*>(data), size);
+}
+/*! \brief Folds an integral value into a running hash key. */
+template <typename T>
+inline uint64_t StableHashCombine(uint64_t key, const T& value) {
+  return TVMFFIContainerHashCombine(key, static_cast<uint64_t>(value));
+}
+}  // namespace details
 
 class Any;
 

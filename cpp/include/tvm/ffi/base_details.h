@@ -98,6 +98,8 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void LogExceptionAndExit(const char* 
   std::exit(-1);
 }
 }  // namespace details
+/* Upstream's headers name the internals namespace `detail`; code reaching them compiles. */
+namespace detail = details;
 TVM_FFI_NS_END
 
 #endif  // TVM_FFI_BASE_DETAILS_H_

@@ -83,6 +83,13 @@ inline ObjectPtr<T> make_object(Args&&... args) {
   return details::MakeObjectWithExtra<T>(0, std::forward<Args>(args)...);
 }
 
+/*! \brief make_object as a non-nullable Arc<T>. */
+template <typename T, typename... Args>
+inline Arc<T> make_arc(Args&&... args) {
+  return details::ObjectUnsafe::ArcFromObjectPtr(
+      details::MakeObjectWithExtra<T>(0, std::forward<Args>(args)...));
+}
+
 /*! \brief Allocates a T followed by room for `num_elems` Elem values (left uninitialised). */
 template <typename ArrayType, typename ElemType, typename... Args>
 inline ObjectPtr<ArrayType> make_inplace_array_object(size_t num_elems, Args&&... args) {

@@ -23,6 +23,8 @@ template <typename T>
 class ObjectPtr;
 template <typename T>
 class WeakObjectPtr;
+template <typename T>
+class Arc;
 template <typename T, typename = void>
 struct TypeTraits;
 
@@ -242,6 +244,42 @@ class ObjectPtr {
   friend struct details::ObjectUnsafe;
 };
 
+/*!
+ * \brief Non-nullable owning pointer: an ObjectPtr<T> that always holds an
+ * object (made by make_arc, or read from a non-None Any).  It cannot be
+ * reset, swapped or built from nullptr; UnsafeInit gives the empty state a
+ * later assignment fills (object fields constructed before reflection sets them).
+ */
+template <typename T>
+class Arc : public ObjectPtr<T> {
+ public:
+  explicit Arc(UnsafeInit) noexcept {}
+  Arc(const Arc&) noexcept = default;
+  Arc(Arc&&) noexcept = default;
+  Arc& operator=(const Arc&) noexcept = default;
+  Arc& operator=(Arc&&) noexcept = default;
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
+  Arc(const Arc<U>& other) noexcept : ObjectPtr<T>(other) {}  // NOLINT(*)
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
+  Arc(Arc<U>&& other) noexcept : ObjectPtr<T>(std::move(other)) {}  // NOLINT(*)
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
+  Arc& operator=(const Arc<U>& other) noexcept {
+    ObjectPtr<T>::operator=(other);
+    return *this;
+  }
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U>>>
+  Arc& operator=(Arc<U>&& other) noexcept {
+    ObjectPtr<T>::operator=(std::move(other));
+    return *this;
+  }
+
+ private:
+  explicit Arc(ObjectPtr<T>&& p) noexcept : ObjectPtr<T>(std::move(p)) {}
+  using ObjectPtr<T>::reset;
+  using ObjectPtr<T>::swap;
+  friend struct details::ObjectUnsafe;
+};
+
 /*! \brief Weak reference: lock() gives a strong pointer while the object lives. */
 template <typename T>
 class WeakObjectPtr {
@@ -330,6 +368,42 @@ struct ObjectUnsafe {
   static const ObjectPtr<Object>& GetObjectPtr(const RefT& ref);
   template <typename RefT>
   static ObjectPtr<Object>& GetObjectPtrRef(RefT& ref);
+  /* Upstream's names for the same moves (code written against its headers uses them). */
+  template <typename T>
+  static T* RawObjectPtrFromUnowned(TVMFFIObject* obj) noexcept {
+    return static_cast<T*>(reinterpret_cast<Object*>(obj));
+  }
+  template <typename T = Object>
+  static ObjectPtr<T> ObjectPtrFromUnowned(TVMFFIObject* obj) noexcept {
+    return ObjectPtrFromUnowned<T>(reinterpret_cast<const Object*>(obj));
+  }
+  static void DecRefObjectHandle(TVMFFIObjectHandle h) noexcept { DecRefHandle(h); }
+  static void IncRefObjectHandle(TVMFFIObjectHandle h) noexcept { IncRefHandle(h); }
+  template <typename T>
+  static TVMFFIObject* TVMFFIObjectPtrFromObjectPtr(const ObjectPtr<T>& p) noexcept {
+    return reinterpret_cast<TVMFFIObject*>(p.data_);
+  }
+  template <typename T>
+  static TVMFFIObject* MoveObjectPtrToTVMFFIObjectPtr(ObjectPtr<T>&& p) noexcept {
+    return MoveObjectPtrToHandle(std::move(p));
+  }
+  template <typename RefT>
+  static Object* RawObjectPtrFromObjectRef(const RefT& ref) noexcept {
+    return RawObjectPtr(GetObjectPtr(ref));
+  }
+  template <typename RefT>
+  static TVMFFIObject* TVMFFIObjectPtrFromObjectRef(const RefT& ref) noexcept {
+    return reinterpret_cast<TVMFFIObject*>(RawObjectPtrFromObjectRef(ref));
+  }
+  /* The caller guarantees p is not null. */
+  template <typename T>
+  static Arc<T> ArcFromObjectPtr(ObjectPtr<T>&& p) noexcept {
+    return Arc<T>(std::move(p));
+  }
+  template <typename RefT>
+  static TVMFFIObject* MoveObjectRefToTVMFFIObjectPtr(RefT&& ref) noexcept {
+    return MoveObjectPtrToHandle(std::move(GetObjectPtrRef(ref)));
+  }
 };
 }  // namespace details
 

@@ -332,6 +332,60 @@ inline String EscapeStringJSON(const String& s) {
 /* Deprecated alias. */
 inline String EscapeString(const String& s) { return EscapeStringJSON(s); }
 
+/*!
+ * \brief Quoted copy of a string as Python's repr writes it in double quotes:
+ * C escapes, other control bytes as \xNN, well-formed UTF-8 as \uXXXX or
+ * \UXXXXXXXX, and each byte of a malformed sequence as \xNN.
+ */
+inline String EscapedStringPy(const String& s) {
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  std::string out;
+  out.reserve(n + 2);
+  out.push_back('"');
+  char buf[16];
+  for (size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+            out += buf;
+          } else {
+            out.push_back(static_cast<char>(c));
+          }
+      }
+      ++i;
+      continue;
+    }
+    // length and payload bits of a UTF-8 leader; 0 for a byte that cannot lead
+    size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    uint32_t cp = len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+    bool ok = len != 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (p[i + k] & 0xc0) == 0x80;
+      cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    if (!ok) {
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    std::snprintf(buf, sizeof(buf), cp <= 0xffff ? "\\u%04x" : "\\U%08x", static_cast<unsigned>(cp));
+    out += buf;
+    i += len;
+  }
+  out.push_back('"');
+  return String(std::move(out));
+}
+
 /* ---- Any conversions --------------------------------------------------------- */
 
 template <>

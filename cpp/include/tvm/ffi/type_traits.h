@@ -24,6 +24,10 @@
 
 TVM_FFI_NS_BEGIN
 
+/*! \brief The C enums under their C++ names. */
+using TypeIndex = TVMFFITypeIndex;
+using TypeInfo = TVMFFITypeInfo;
+
 /*! \brief Runtime type keys of the built-in payload kinds. */
 struct StaticTypeKey {
   static constexpr const char* kTVMFFIAny = "Any";
@@ -77,6 +81,13 @@ struct TypeTraits {
   static constexpr bool convert_enabled = false;
   static constexpr bool storage_enabled = false;
 };
+
+namespace details {
+/*! \brief Whether T may be the declared type of a stored value (a field, a container element). */
+template <typename T>
+inline constexpr bool storage_enabled_v =
+    TypeTraits<std::remove_const_t<std::remove_reference_t<T>>>::storage_enabled;
+}  // namespace details
 
 template <typename T>
 using TypeTraitsNoCR = TypeTraits<std::remove_const_t<std::remove_reference_t<T>>>;
@@ -388,9 +399,11 @@ struct FallbackOnlyTraitsBase : public TypeTraitsBase {
   }
 };
 
-/* ObjectPtr<T>: None <-> null. */
+/* ObjectPtr<T>: None <-> null.  Only for (non-const) object types. */
 template <typename TObj>
-struct TypeTraits<ObjectPtr<TObj>> : public TypeTraitsBase {
+struct TypeTraits<ObjectPtr<TObj>,
+                  std::enable_if_t<is_object_subclass_v<TObj> && !std::is_const_v<TObj>>>
+    : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = kTVMFFIObject;
   static void CopyToAnyView(const ObjectPtr<TObj>& p, TVMFFIAny* r) {
     if (p == nullptr) return details::AnySetNone(r);
@@ -428,6 +441,33 @@ struct TypeTraits<ObjectPtr<TObj>> : public TypeTraitsBase {
     return "{\"type\":\"Optional\",\"args\":[" + details::SchemaOf(TObj::_type_key) + "]}";
   }
 };
+
+/* Arc<T>: like ObjectPtr<T>, but None is not a value of it. */
+template <typename TObj>
+struct TypeTraits<Arc<TObj>, std::enable_if_t<is_object_subclass_v<TObj> && !std::is_const_v<TObj>>>
+    : public TypeTraits<ObjectPtr<TObj>> {
+  using Base = TypeTraits<ObjectPtr<TObj>>;
+  static bool CheckAnyStrict(const TVMFFIAny* s) {
+    return s->type_index != kTVMFFINone && Base::CheckAnyStrict(s);
+  }
+  static Arc<TObj> CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
+    return details::ObjectUnsafe::ArcFromObjectPtr(Base::CopyFromAnyViewAfterCheck(s));
+  }
+  static Arc<TObj> MoveFromAnyAfterCheck(TVMFFIAny* s) {
+    return details::ObjectUnsafe::ArcFromObjectPtr(Base::MoveFromAnyAfterCheck(s));
+  }
+  static std::optional<Arc<TObj>> TryCastFromAnyView(const TVMFFIAny* s) {
+    if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
+    return std::nullopt;
+  }
+  static std::string TypeSchema() { return details::SchemaOf(TObj::_type_key); }
+};
+template <typename T, typename U>
+struct type_subsumes<Arc<T>, Arc<U>> : std::bool_constant<std::is_base_of_v<T, U>> {};
+template <typename T, typename U>
+struct type_subsumes<ObjectPtr<T>, ObjectPtr<U>> : std::bool_constant<std::is_base_of_v<T, U>> {};
+template <typename T, typename U>
+struct type_subsumes<ObjectPtr<T>, Arc<U>> : std::bool_constant<std::is_base_of_v<T, U>> {};
 
 /* Raw object pointers: views of an instance; Any(T*) takes a reference. */
 template <typename TObject>

@@ -10,6 +10,9 @@
 #include <tvm/ffi/container/array.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <vector>
 
 TVM_FFI_NS_BEGIN
 
@@ -31,6 +34,72 @@ class ListObj : public SeqBaseObj {
     if (cap < need) cap = need;
     if (cap < 4) cap = 4;
     Reserve(cap);
+  }
+  /* Index-based mutation; every removed element is released only after the
+   * list is consistent again (its deleter may look at the list). */
+  void pop_back() {
+    if (empty()) TVM_FFI_THROW(IndexError) << "pop_back on an empty List";
+    int64_t n = TVMFFISeqCell::size - 1;
+    Any old = std::move(begin()[n]);
+    begin()[n].~Any();
+    TVMFFISeqCell::size = n;
+  }
+  void erase(int64_t idx) {
+    if (idx < 0 || idx >= TVMFFISeqCell::size) ThrowIndex(idx);
+    erase(idx, idx + 1);
+  }
+  void erase(int64_t first, int64_t last) {
+    int64_t n = TVMFFISeqCell::size;
+    if (first < 0 || first > last || last > n) {
+      TVM_FFI_THROW(IndexError) << "erase range [" << first << ", " << last
+                                << ") out of bounds for a List of size " << n;
+    }
+    if (first == last) return;
+    std::vector<Any> dead(std::make_move_iterator(begin() + first),
+                          std::make_move_iterator(begin() + last));
+    for (int64_t i = first; i < last; ++i) begin()[i].~Any();
+    std::memmove(static_cast<void*>(begin() + first), static_cast<void*>(begin() + last),
+                 static_cast<size_t>(n - last) * sizeof(Any));
+    TVMFFISeqCell::size = n - (last - first);
+  }
+  void insert(int64_t idx, Any value) {
+    OpenGap(idx, 1);
+    new (begin() + idx) Any(std::move(value));
+  }
+  /* Inserts already converted values at idx. */
+  void insert(int64_t idx, std::vector<Any>&& values) {
+    int64_t k = static_cast<int64_t>(values.size());
+    if (k == 0) {
+      if (idx < 0 || idx > TVMFFISeqCell::size) ThrowIndex(idx);
+      return;
+    }
+    OpenGap(idx, k);
+    for (int64_t i = 0; i < k; ++i) new (begin() + idx + i) Any(std::move(values[i]));
+  }
+  void resize(int64_t n) {
+    if (n < 0) TVM_FFI_THROW(ValueError) << "cannot resize a List to negative size " << n;
+    int64_t cur = TVMFFISeqCell::size;
+    if (n > cur) {
+      Reserve(n);
+      for (int64_t i = cur; i < n; ++i) new (begin() + i) Any();
+      TVMFFISeqCell::size = n;
+    } else if (n < cur) {
+      std::vector<Any> dead(std::make_move_iterator(begin() + n),
+                            std::make_move_iterator(begin() + cur));
+      for (int64_t i = n; i < cur; ++i) begin()[i].~Any();
+      TVMFFISeqCell::size = n;
+    }
+  }
+
+ private:
+  /* Moves [idx, size) up by k (growing first) and counts the k new slots. */
+  void OpenGap(int64_t idx, int64_t k) {
+    int64_t size = TVMFFISeqCell::size;
+    if (idx < 0 || idx > size) ThrowIndex(idx);
+    Grow(k);
+    std::memmove(static_cast<void*>(begin() + idx + k), static_cast<void*>(begin() + idx),
+                 static_cast<size_t>(size - idx) * sizeof(Any));
+    TVMFFISeqCell::size = size + k;
   }
 };
 
@@ -89,59 +158,21 @@ class List : public ObjectRef {
     push_back(T(std::forward<Args>(args)...));
   }
   void insert(iterator position, const T& val) {
-    T copy = val;
+    Any item(val);
     int64_t idx = Index(position);
-    ListObj* p = Checked();
-    p->Grow(1);
-    OpenGap(p, idx, 1);
-    new (p->begin() + idx) Any(std::move(copy));
+    Checked()->insert(idx, std::move(item));
   }
   template <typename IterType>
   void insert(iterator position, IterType first, IterType last) {
     std::vector<Any> vals;
     for (; first != last; ++first) vals.emplace_back(T(*first));
-    int64_t idx = Index(position), n = static_cast<int64_t>(vals.size());
-    if (n == 0) return;
-    ListObj* p = Checked();
-    p->Grow(n);
-    OpenGap(p, idx, n);
-    for (int64_t i = 0; i < n; ++i) new (p->begin() + idx + i) Any(std::move(vals[i]));
+    int64_t idx = Index(position);
+    Checked()->insert(idx, std::move(vals));
   }
-  void pop_back() {
-    if (empty()) TVM_FFI_THROW(IndexError) << "pop_back on empty sequence";
-    ListObj* p = Obj();
-    int64_t n = p->TVMFFISeqCell::size - 1;
-    Any old = std::move(p->begin()[n]);
-    p->TVMFFISeqCell::size = n;
-  }
-  void erase(iterator position) { erase(position, position + 1); }
-  void erase(iterator first, iterator last) {
-    int64_t b = Index(first), e = Index(last), n = static_cast<int64_t>(size());
-    if (b > e || e > n) TVM_FFI_THROW(IndexError) << "erase range out of bounds";
-    if (b == e) return;
-    ListObj* p = Obj();
-    std::vector<Any> dead;  // released after the list is consistent again
-    for (int64_t i = b; i < e; ++i) dead.push_back(std::move(p->begin()[i]));
-    for (int64_t i = b; i < e; ++i) p->begin()[i].~Any();
-    std::memmove(static_cast<void*>(p->begin() + b), static_cast<void*>(p->begin() + e),
-                 static_cast<size_t>(n - e) * sizeof(Any));
-    p->TVMFFISeqCell::size = n - (e - b);
-  }
-  void resize(int64_t n) {
-    if (n < 0) TVM_FFI_THROW(ValueError) << "cannot resize a List to negative size " << n;
-    ListObj* p = Checked();
-    int64_t cur = p->TVMFFISeqCell::size;
-    if (n > cur) {
-      p->Reserve(n);
-      for (int64_t i = cur; i < n; ++i) new (p->begin() + i) Any();
-      p->TVMFFISeqCell::size = n;
-    } else if (n < cur) {
-      std::vector<Any> dead;
-      for (int64_t i = n; i < cur; ++i) dead.push_back(std::move(p->begin()[i]));
-      for (int64_t i = n; i < cur; ++i) p->begin()[i].~Any();
-      p->TVMFFISeqCell::size = n;
-    }
-  }
+  void pop_back() { Checked()->pop_back(); }
+  void erase(iterator position) { Checked()->erase(Index(position)); }
+  void erase(iterator first, iterator last) { Checked()->erase(Index(first), Index(last)); }
+  void resize(int64_t n) { Checked()->resize(n); }
   void reserve(int64_t n) { Checked()->Reserve(n); }
   void clear() {
     if (data_) TVMFFISeqCellReleaseItems(Obj());
@@ -172,13 +203,6 @@ class List : public ObjectRef {
     return data_ ? static_cast<const TVMFFIAny*>(Obj()->data) : nullptr;
   }
   int64_t Index(iterator it) const { return it.raw() - RawBegin(); }
-  static void OpenGap(ListObj* p, int64_t idx, int64_t n) {
-    int64_t size = p->TVMFFISeqCell::size;
-    if (idx < 0 || idx > size) TVM_FFI_THROW(IndexError) << "insert position out of bounds";
-    std::memmove(static_cast<void*>(p->begin() + idx + n), static_cast<void*>(p->begin() + idx),
-                 static_cast<size_t>(size - idx) * sizeof(Any));
-    p->TVMFFISeqCell::size = size + n;
-  }
 };
 
 template <typename T>
@@ -200,15 +224,21 @@ struct TypeTraits<List<T>> : public ObjectRefTypeTraitsBase<List<T>> {
     List<T> out;
     out.reserve(c->size);
     for (int64_t i = 0; i < c->size; ++i) {
-      std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(items + i);
-      if (!v.has_value()) return std::nullopt;
-      out.push_back(*std::move(v));
+      if constexpr (std::is_same_v<T, Any>) {  // an Array's items, copied as they are
+        out.push_back(details::SeqElem<Any>(items + i));
+      } else {
+        std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(items + i);
+        if (!v.has_value()) return std::nullopt;
+        out.push_back(*std::move(v));
+      }
     }
     return out;
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
-    if (s->type_index == kTVMFFIArray) return details::SeqMismatch<T>(s, "Array");
-    if (s->type_index == kTVMFFIList) return details::SeqMismatch<T>(s, "List");
+    // named after the target, whichever sequence arrived (as upstream words it)
+    if (s->type_index == kTVMFFIArray || s->type_index == kTVMFFIList) {
+      return details::SeqMismatch<T>(s, "List");
+    }
     return TypeIndexToTypeKey(s->type_index);
   }
   static std::string TypeStr() { return "List<" + details::Type2Str<T>::v() + ">"; }

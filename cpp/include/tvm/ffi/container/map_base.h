@@ -100,11 +100,20 @@ class MapIterator {
   using value_type = std::pair<K, V>;
   using difference_type = std::ptrdiff_t;
   using pointer = void;
-  using reference = value_type;
+  // Map<Any, Any> hands out the stored slot itself (a key/value pair of Anys), so
+  // `for (auto& [k, v] : map)` binds; typed maps convert each pair to a value.
+  static constexpr bool kSlotIsPair = std::is_same_v<K, Any> && std::is_same_v<V, Any>;
+  using reference = std::conditional_t<kSlotIsPair, const value_type&, value_type>;
   MapIterator() = default;
   MapIterator(const TVMFFIMapCell* c, uint64_t pos) : cell_(c), pos_(pos) {}
-  value_type operator*() const {
-    return {MapElem<K>(TVMFFIMapCellKey(cell_, pos_)), MapElem<V>(TVMFFIMapCellValue(cell_, pos_))};
+  reference operator*() const {
+    if constexpr (kSlotIsPair) {
+      static_assert(sizeof(value_type) == 2 * sizeof(TVMFFIAny), "pair of Any is two slots");
+      return *reinterpret_cast<const value_type*>(TVMFFIMapCellKey(cell_, pos_));
+    } else {
+      return {MapElem<K>(TVMFFIMapCellKey(cell_, pos_)),
+              MapElem<V>(TVMFFIMapCellValue(cell_, pos_))};
+    }
   }
   MapIterator& operator++() {
     pos_ = TVMFFIMapCellIterNext(cell_, pos_);
