@@ -10,6 +10,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 
@@ -22,26 +23,32 @@ TVM_FFI_NS_BEGIN
  * TypeError. */
 class StructuralEqual {
  public:
-  static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
-                    bool skip_tensor_content = false) {
-    return Function::GetGlobalRequired("ffi.StructuralEqual")(lhs, rhs, map_free_vars,
-                                                              skip_tensor_content)
-        .cast<bool>();
-  }
-
+  TVM_FFI_EXTRA_CXX_API static bool Equal(const Any& lhs, const Any& rhs,
+                                          bool map_free_vars = false,
+                                          bool skip_tensor_content = false);
   /* The (lhs, rhs) pair of ffi.reflection.AccessPath objects locating the
    * first difference, or nullopt when the values are equal. */
-  static Optional<Array<ObjectRef>> GetFirstMismatch(const Any& lhs, const Any& rhs,
-                                                     bool map_free_vars = false,
-                                                     bool skip_tensor_content = false) {
-    Any r = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch")(
-        lhs, rhs, map_free_vars, skip_tensor_content);
-    if (r == nullptr) return Optional<Array<ObjectRef>>();
-    return r.cast<Array<ObjectRef>>();
-  }
-
+  TVM_FFI_EXTRA_CXX_API static Optional<Array<ObjectRef>> GetFirstMismatch(
+      const Any& lhs, const Any& rhs, bool map_free_vars = false,
+      bool skip_tensor_content = false);
   bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
 };
+
+#ifdef TVM_FFI_EXTRA_CXX_INLINE_BODIES
+TVM_FFI_EXTRA_CXX_API bool StructuralEqual::Equal(const Any& lhs, const Any& rhs,
+                                                  bool map_free_vars, bool skip_tensor_content) {
+  static const Function equal = Function::GetGlobalRequired("ffi.StructuralEqual");
+  return equal(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
+}
+
+TVM_FFI_EXTRA_CXX_API Optional<Array<ObjectRef>> StructuralEqual::GetFirstMismatch(
+    const Any& lhs, const Any& rhs, bool map_free_vars, bool skip_tensor_content) {
+  static const Function mismatch = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch");
+  Any r = mismatch(lhs, rhs, map_free_vars, skip_tensor_content);
+  if (r == nullptr) return Optional<Array<ObjectRef>>();
+  return r.cast<Array<ObjectRef>>();
+}
+#endif
 
 TVM_FFI_NS_END
 

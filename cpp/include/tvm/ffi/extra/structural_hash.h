@@ -8,6 +8,7 @@
 #define TVM_FFI_EXTRA_STRUCTURAL_HASH_H_
 
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
 
 #include <cstdint>
@@ -18,16 +19,18 @@ TVM_FFI_NS_BEGIN
  * variables by the order they are first met, maps independently of order). */
 class StructuralHash {
  public:
-  static uint64_t Hash(const Any& value, bool map_free_vars = false,
-                       bool skip_tensor_content = false) {
-    return static_cast<uint64_t>(
-        Function::GetGlobalRequired("ffi.StructuralHash")(value, map_free_vars,
-                                                          skip_tensor_content)
-            .cast<int64_t>());
-  }
-
+  TVM_FFI_EXTRA_CXX_API static uint64_t Hash(const Any& value, bool map_free_vars = false,
+                                             bool skip_tensor_content = false);
   uint64_t operator()(const Any& value) const { return Hash(value); }
 };
+
+#ifdef TVM_FFI_EXTRA_CXX_INLINE_BODIES
+TVM_FFI_EXTRA_CXX_API uint64_t StructuralHash::Hash(const Any& value, bool map_free_vars,
+                                                    bool skip_tensor_content) {
+  static const Function hash = Function::GetGlobalRequired("ffi.StructuralHash");
+  return static_cast<uint64_t>(hash(value, map_free_vars, skip_tensor_content).cast<int64_t>());
+}
+#endif
 
 TVM_FFI_NS_END
 

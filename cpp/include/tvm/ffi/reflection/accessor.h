@@ -20,6 +20,16 @@ inline constexpr const char* kAnyHash = "__any_hash__";
 inline constexpr const char* kAnyEqual = "__any_equal__";
 }  // namespace type_attr
 
+/*!
+ * \brief Typed name of a type attribute: `key.name` is the column name and
+ * ValueType what its entries hold (upstream's attribute keys are of this type).
+ */
+template <typename T>
+struct AttrKey {
+  using ValueType = T;
+  const char* name;
+};
+
 namespace details {
 inline std::string_view View(const TVMFFIByteArray& b) { return {b.data, b.size}; }
 inline const TVMFFITypeInfo* InfoOfKey(std::string_view type_key) {
@@ -109,6 +119,8 @@ class TypeAttrColumn {
     TVMFFIByteArray n{name.data(), name.size()};
     column_ = TVMFFIGetTypeAttrColumn(&n);
   }
+  template <typename T>
+  explicit TypeAttrColumn(AttrKey<T> key) : TypeAttrColumn(std::string_view(key.name)) {}
   AnyView operator[](int32_t type_index) const {
     if (column_ == nullptr) return AnyView();
     int32_t off = type_index - column_->begin_index;
