@@ -1,0 +1,46 @@
+#!/bin/sh
+# The TVM compiler (apache-tvm 0.27.0.post1 from PyPI, built against the
+# apache-tvm-ffi package) on this runtime and Python package: TE vector add
+# and matmul, a TVMScript module (printed, compared, compiled, run),
+# export_library + load_module, and a Relax model on the Relax VM, each
+# checked against numpy, each checking that only our libtvm_ffi.so is mapped
+# (run_on_ours.py).  The packages go into a cached throwaway venv
+# ($TVMFFI_TVM_VENV, default ~/.cache/tvm-ffi-c/tvm-venv); without network
+# or a usable interpreter the test is skipped with the reason.
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+here=$srcdir/tests/host
+venv=${TVMFFI_TVM_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/tvm-venv}
+py=${PYTHON:-python3}
+skip() { echo "SKIP: $*"; exit 77; }
+# TVM's libraries are not built with the sanitizers; its leak reports would
+# drown ours.
+[ -n "${TVMFFI_SAN_PRELOAD:-}" ] && skip "sanitizer build: TVM's libraries are uninstrumented"
+
+probe() {
+  "$venv/bin/python" -c 'import tvm, numpy, cffi; assert tvm.__version__.startswith("0.27")' \
+    > /dev/null 2>&1
+}
+if ! probe; then
+  command -v "$py" > /dev/null 2>&1 || skip "no python interpreter ($py)"
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  "$py" -m venv "$venv" > /dev/null 2>&1 || skip "$py cannot make a venv"
+  "$venv/bin/python" -m pip install -q "apache-tvm==0.27.0.post1" numpy cffi > "$venv.log" 2>&1 ||
+    skip "pip could not install apache-tvm==0.27.0.post1 (see $venv.log)"
+  probe || skip "apache-tvm 0.27 does not import in $venv"
+fi
+
+# Our package, with the build tree's runtime (TVMFFI_LIBDIR) and cffi module.
+export PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
+[ -n "${TVMFFI_LIBDIR:-}" ] && export TVM_FFI_LIBRARY_PATH="$TVMFFI_LIBDIR"
+fail=0
+for prog in te_add_matmul tvmscript_module export_load relax_vm; do
+  if out=$("$venv/bin/python" "$here/run_on_ours.py" "$here/$prog.py" 2>&1); then
+    echo "ok: $prog: $(echo "$out" | tr '\n' ' ')"
+  else
+    echo "FAIL: $prog"
+    echo "$out" | tail -25
+    fail=1
+  fi
+done
+exit "$fail"
