@@ -5,13 +5,16 @@
 #   execute_process(COMMAND "${Python_EXECUTABLE}" -m tvm_ffi.config --cmakedir
 #                   OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE tvm_ffi_ROOT)
 #   find_package(tvm_ffi CONFIG REQUIRED)
-#   target_link_libraries(my_ext tvm_ffi_shared)
+#   target_link_libraries(my_ext tvm_ffi::shared)
 #
-# Imported targets:
-#   tvm_ffi_header   headers only (C, C++17, dlpack); enough for a library that does not
-#                    want NEEDED libtvm_ffi.so (its symbols then come from the process)
-#   tvm_ffi_shared   libtvm_ffi.so, plus tvm_ffi_header
-#   tvm_ffi_testing  libtvm_ffi_testing.so (the testing.* globals), when present
+# Imported targets, under the apache-tvm-ffi package's names and, as aliases, the plain names
+# this package used first:
+#   tvm_ffi::header  (tvm_ffi_header)   headers only (C, C++17, dlpack); enough for a library
+#                    that does not want NEEDED libtvm_ffi.so (its symbols then come from the
+#                    process)
+#   tvm_ffi::shared  (tvm_ffi_shared)   libtvm_ffi.so, plus tvm_ffi::header
+#   tvm_ffi::testing (tvm_ffi_testing)  libtvm_ffi_testing.so (the testing.* globals), when
+#                    present
 # Variables: tvm_ffi_INCLUDE_DIRS, tvm_ffi_LIBRARY, tvm_ffi_LIBRARY_DIR.
 #
 # One file serves both layouts, so it works unchanged from a source checkout:
@@ -22,7 +25,7 @@
 # The cache variable TVM_FFI_LIBRARY (path of libtvm_ffi) overrides the search.
 cmake_minimum_required(VERSION 3.18)
 
-if(TARGET tvm_ffi_shared AND TARGET tvm_ffi_header)
+if(TARGET tvm_ffi::shared AND TARGET tvm_ffi::header)
   set(tvm_ffi_FOUND TRUE)  # already defined (found twice, or add_subdirectory of the sources)
   return()
 endif()
@@ -62,22 +65,27 @@ endif()
 set(tvm_ffi_LIBRARY "${TVM_FFI_LIBRARY}")
 get_filename_component(tvm_ffi_LIBRARY_DIR "${TVM_FFI_LIBRARY}" DIRECTORY)
 
-add_library(tvm_ffi_header INTERFACE IMPORTED)
-set_target_properties(tvm_ffi_header PROPERTIES
+# GLOBAL, so the names reach every directory of the project that found the package (upstream's
+# are too, and an ALIAS of an imported target needs it to be visible there).
+add_library(tvm_ffi::header INTERFACE IMPORTED GLOBAL)
+set_target_properties(tvm_ffi::header PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${tvm_ffi_INCLUDE_DIRS}"
   INTERFACE_COMPILE_FEATURES cxx_std_17)
 
-add_library(tvm_ffi_shared SHARED IMPORTED)
-set_target_properties(tvm_ffi_shared PROPERTIES
+add_library(tvm_ffi::shared SHARED IMPORTED GLOBAL)
+set_target_properties(tvm_ffi::shared PROPERTIES
   IMPORTED_LOCATION "${TVM_FFI_LIBRARY}"
   IMPORTED_SONAME "libtvm_ffi${CMAKE_SHARED_LIBRARY_SUFFIX}"
-  INTERFACE_LINK_LIBRARIES tvm_ffi_header)
+  INTERFACE_LINK_LIBRARIES tvm_ffi::header)
+add_library(tvm_ffi_header ALIAS tvm_ffi::header)
+add_library(tvm_ffi_shared ALIAS tvm_ffi::shared)
 
 if(TVM_FFI_TESTING_LIBRARY)
-  add_library(tvm_ffi_testing SHARED IMPORTED)
-  set_target_properties(tvm_ffi_testing PROPERTIES
+  add_library(tvm_ffi::testing SHARED IMPORTED GLOBAL)
+  set_target_properties(tvm_ffi::testing PROPERTIES
     IMPORTED_LOCATION "${TVM_FFI_TESTING_LIBRARY}"
-    INTERFACE_LINK_LIBRARIES tvm_ffi_shared)
+    INTERFACE_LINK_LIBRARIES tvm_ffi::shared)
+  add_library(tvm_ffi_testing ALIAS tvm_ffi::testing)
 endif()
 
 # tvm_ffi_configure_target(<target> [STUB_DIR <dir> [STUB_INIT ON STUB_PKG <dist>
@@ -106,7 +114,7 @@ function(tvm_ffi_configure_target target)
       COMMAND "${Python_EXECUTABLE}" -m tvm_ffi.stub.cli ${_stub_args} "${ARG_STUB_DIR}"
       COMMENT "tvm-ffi-stubgen: refreshing stubs in ${ARG_STUB_DIR}" VERBATIM)
   endif()
-  target_link_libraries(${target} PUBLIC tvm_ffi_shared)
+  target_link_libraries(${target} PUBLIC tvm_ffi::shared)
   target_compile_features(${target} PUBLIC cxx_std_17)
 endfunction()
 
