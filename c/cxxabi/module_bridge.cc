@@ -16,7 +16,24 @@
 
 namespace tvm {
 namespace ffi {
+namespace cxxabi {
+int RaiseCurrentException();  // upstream_error.cc
+}  // namespace cxxabi
 namespace {
+
+// Like TVM_FFI_SAFE_CALL_BEGIN/END, and also for errors thrown by code built
+// against upstream's headers (a C++ module of such a library).
+#define TVMFFI_CXX_GUARD_BEGIN() try {
+#define TVMFFI_CXX_GUARD_END()                 \
+  return 0;                                     \
+  }                                             \
+  catch (const Error& err) {                    \
+    details::SetSafeCallRaised(err);            \
+    return -1;                                  \
+  }                                             \
+  catch (...) {                                 \
+    return cxxabi::RaiseCurrentException();     \
+  }
 
 // Only ever reached through a vtable pointer the runtime wrote into a module
 // it allocated (cxx_bridge.h): never constructed except to read that pointer.
@@ -70,19 +87,19 @@ ModuleObj* FromHandle(TVMFFIObject* self) {
 }
 
 int Kind(TVMFFIObject* self, const char** out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   *out = FromHandle(self)->kind();
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int PropertyMask(TVMFFIObject* self, int32_t* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   *out = FromHandle(self)->GetPropertyMask();
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int GetFunction(TVMFFIObject* self, const char* name, size_t n, TVMFFIObject** out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   *out = nullptr;
   Optional<Function> f = FromHandle(self)->GetFunction(String(name, n));
   if (f.has_value()) {
@@ -90,13 +107,13 @@ int GetFunction(TVMFFIObject* self, const char* name, size_t n, TVMFFIObject** o
     TVMFFIAny raw = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(any));
     *out = raw.v_obj;
   }
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int Implements(TVMFFIObject* self, const char* name, size_t n, int* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   *out = FromHandle(self)->ImplementsFunction(String(name, n)) ? 1 : 0;
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 // Stores `value` (moved) into the runtime's result slot.
@@ -105,31 +122,31 @@ void Put(Any value, TVMFFIAny* out) {
 }
 
 int GetInfo(TVMFFIObject* self, int doc, const char* name, size_t n, TVMFFIAny* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   ModuleObj* m = FromHandle(self);
   String s(name, n);
   Optional<String> info = doc ? m->GetFunctionDoc(s) : m->GetFunctionMetadata(s);
   Put(info.has_value() ? Any(*info) : Any(), out);
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int WriteToFile(TVMFFIObject* self, const char* file, size_t nf, const char* format,
                 size_t nfmt) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   FromHandle(self)->WriteToFile(String(file, nf), String(format, nfmt));
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int GetWriteFormats(TVMFFIObject* self, TVMFFIAny* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   Put(FromHandle(self)->GetWriteFormats(), out);
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 int InspectSource(TVMFFIObject* self, const char* format, size_t n, TVMFFIAny* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFI_CXX_GUARD_BEGIN()
   Put(FromHandle(self)->InspectSource(String(format, n)), out);
-  TVM_FFI_SAFE_CALL_END();
+  TVMFFI_CXX_GUARD_END()
 }
 
 }  // namespace
