@@ -32,9 +32,17 @@ namespace details {
 template <typename T>
 inline constexpr bool optional_is_object_v =
     std::is_base_of_v<ObjectRef, T> && !is_optional_type_v<T>;
+/* ObjectPtr<T> / Arc<T>: the optional is the pointer itself, null when absent. */
 template <typename T>
-inline constexpr bool optional_is_any_v =
-    !optional_is_object_v<T> && TypeTraits<T>::convert_enabled && TypeTraits<T>::storage_enabled;
+inline constexpr bool optional_is_ptr_v = false;
+template <typename T>
+inline constexpr bool optional_is_ptr_v<ObjectPtr<T>> = true;
+template <typename T>
+inline constexpr bool optional_is_ptr_v<Arc<T>> = true;
+template <typename T>
+inline constexpr bool optional_is_any_v = !optional_is_object_v<T> && !optional_is_ptr_v<T> &&
+                                          TypeTraits<T>::convert_enabled &&
+                                          TypeTraits<T>::storage_enabled;
 
 /* Comparison shared by all forms: absent == absent, absent != value, else compare values. */
 template <typename Opt, typename U>
@@ -202,9 +210,58 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
   friend struct TypeTraits;
 };
 
+/*! \brief Pointer form for ObjectPtr<E> and Arc<E>: one pointer, null when absent. */
+template <typename P>
+class Optional<P, std::enable_if_t<details::optional_is_ptr_v<P>>> {
+ public:
+  using element_type = typename P::element_type;
+  Optional() = default;
+  Optional(std::nullopt_t) noexcept {}                          // NOLINT(*)
+  Optional(const P& p) noexcept : ptr_(p) {}                     // NOLINT(*)
+  Optional(P&& p) noexcept : ptr_(std::move(p)) {}               // NOLINT(*)
+  Optional& operator=(std::nullopt_t) noexcept {
+    ptr_ = nullptr;
+    return *this;
+  }
+  Optional& operator=(const P& p) noexcept {
+    ptr_ = p;
+    return *this;
+  }
+  bool has_value() const noexcept { return ptr_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+  element_type* get() const noexcept { return ptr_.get(); }
+  P value() const& {
+    if (!has_value()) details::ThrowBadOptionalAccess();
+    return Make(ObjectPtr<element_type>(ptr_));
+  }
+  P value() && {
+    if (!has_value()) details::ThrowBadOptionalAccess();
+    return Make(std::move(ptr_));
+  }
+  template <typename U>
+  P value_or(U&& def) const {
+    return has_value() ? value() : P(std::forward<U>(def));
+  }
+  P operator*() const& { return value(); }
+  P operator*() && { return std::move(*this).value(); }
+  element_type* operator->() const noexcept { return get(); }
+  TVM_FFI_OPTIONAL_COMPARE_()
+
+ private:
+  static P Make(ObjectPtr<element_type>&& p) {
+    if constexpr (std::is_same_v<P, ObjectPtr<element_type>>) {
+      return std::move(p);
+    } else {
+      return details::ObjectUnsafe::ArcFromObjectPtr(std::move(p));
+    }
+  }
+  ObjectPtr<element_type> ptr_;
+};
+
 /*! \brief std::optional form for types that cannot be stored (views, std::string, ...). */
 template <typename T>
-class Optional<T, std::enable_if_t<!details::optional_is_object_v<T> && !details::optional_is_any_v<T>>> {
+class Optional<T, std::enable_if_t<!details::optional_is_object_v<T> && !details::optional_is_ptr_v<T> &&
+                                   !details::optional_is_any_v<T>>> {
  public:
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}  // NOLINT(*)

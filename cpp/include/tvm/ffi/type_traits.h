@@ -111,6 +111,24 @@ struct TypeToFieldStaticTypeIndex {
   static constexpr int32_t value = TypeTraitsNoCR<T>::field_static_type_index;
 };
 
+/*! \brief Runtime type index a value of T is stored under (its class's index for objects). */
+template <typename T, typename = void>
+struct TypeToRuntimeTypeIndex {
+  static int32_t v() { return TypeToFieldStaticTypeIndex<T>::value; }
+};
+template <typename T>
+struct TypeToRuntimeTypeIndex<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>> {
+  static int32_t v() { return T::ContainerType::RuntimeTypeIndex(); }
+};
+template <typename T>
+struct TypeToRuntimeTypeIndex<ObjectPtr<T>, std::enable_if_t<is_object_subclass_v<T>>> {
+  static int32_t v() { return T::RuntimeTypeIndex(); }
+};
+template <typename T>
+struct TypeToRuntimeTypeIndex<Arc<T>, std::enable_if_t<is_object_subclass_v<T>>> {
+  static int32_t v() { return T::RuntimeTypeIndex(); }
+};
+
 /*! \brief Whether a Source value can reuse Target storage without conversion. */
 template <typename Target, typename Source, typename = void>
 struct type_subsumes : std::bool_constant<std::is_same_v<Target, Source> ||

@@ -41,6 +41,17 @@ class Dict : public ObjectRef {
   Dict(Dict&&) = default;
   Dict& operator=(const Dict&) = default;
   Dict& operator=(Dict&&) = default;
+  /* A Dict whose keys/values are all storable as K/V shares the same object. */
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
+                                        type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
+  Dict(const Dict<KU, VU>& other)  // NOLINT(*)
+      : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
+                                        type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
+  Dict(Dict<KU, VU>&& other)  // NOLINT(*)
+      : ObjectRef(std::move(details::ObjectUnsafe::GetObjectPtrRef(other))) {}
 
   size_t size() const { return data_ ? Cell()->size : 0; }
   bool empty() const { return size() == 0; }
@@ -86,6 +97,9 @@ class Dict : public ObjectRef {
 
 template <typename K, typename V>
 inline constexpr bool use_default_type_traits_v<Dict<K, V>> = false;
+template <typename K, typename V, typename KU, typename VU>
+struct type_subsumes<Dict<K, V>, Dict<KU, VU>>
+    : std::bool_constant<type_subsumes_v<K, KU> && type_subsumes_v<V, VU>> {};
 
 template <typename K, typename V>
 struct TypeTraits<Dict<K, V>> : public ObjectRefTypeTraitsBase<Dict<K, V>> {

@@ -127,6 +127,9 @@ class List : public ObjectRef {
   List& operator=(List&&) = default;
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
   List(const List<U>& other) : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
+  template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
+  List(List<U>&& other)  // NOLINT(*)
+      : ObjectRef(std::move(details::ObjectUnsafe::GetObjectPtrRef(other))) {}
 
   size_t size() const { return data_ ? Obj()->size() : 0; }
   size_t capacity() const { return data_ ? Obj()->capacity() : 0; }

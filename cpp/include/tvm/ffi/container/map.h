@@ -49,6 +49,11 @@ class Map : public ObjectRef {
             typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
                                         type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
   Map(const Map<KU, VU>& other) : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
+                                        type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
+  Map(Map<KU, VU>&& other)  // NOLINT(*)
+      : ObjectRef(std::move(details::ObjectUnsafe::GetObjectPtrRef(other))) {}
 
   size_t size() const { return data_ ? Obj()->size() : 0; }
   bool empty() const { return size() == 0; }
