@@ -87,12 +87,47 @@ class Module(core.Object):
         _global("ffi.ModuleWriteToFile")(self, file_name, fmt)
 
 
+LOADER_ENTRY_POINTS = "tvm_ffi.module_loaders"
+
+
 def load_module(path, keep_module_alive=True):
-    """Load a library (or any format with a registered loader) as a Module."""
-    mod = _global("ffi.ModuleLoadFromFile")(os.fspath(path))
+    """Load a library (or any format with a registered loader) as a Module.
+
+    The loader is the global ``ffi.Module.load_from_file.<kind>``, ``<kind>`` being the text
+    after the path's last dot (``so`` for ``.so/.dll/.dylib/.dso``).  When none is registered,
+    an installed package may provide it: entry points of the group ``tvm_ffi.module_loaders``
+    named ``<kind>`` name a module whose import registers the loader (the ORC JIT add-on
+    declares ``o = "tvm_ffi_orcjit"``), so ``load_module("x.o")`` works without importing it.
+    """
+    path = os.fspath(path)
+    _plug_in_loader(path)
+    mod = _global("ffi.ModuleLoadFromFile")(path)
     if keep_module_alive:
         _global("ffi.ModuleGlobalsAdd")(mod)
     return mod
+
+
+def _plug_in_loader(path):
+    """Imports the packages advertising a loader for this file kind, when none is registered."""
+    base = os.path.basename(path)
+    if "." not in base:
+        return  # ffi.ModuleLoadFromFile reports the missing extension
+    kind = base.rpartition(".")[2]
+    if kind in ("so", "dll", "dylib", "dso"):
+        return
+    from .registry import get_global_func  # noqa: PLC0415
+
+    if get_global_func("ffi.Module.load_from_file." + kind, allow_missing=True) is not None:
+        return
+    from importlib import metadata  # noqa: PLC0415 - only for unknown kinds
+
+    try:
+        eps = metadata.entry_points(group=LOADER_ENTRY_POINTS)
+    except TypeError:  # Python 3.9: a dict of groups
+        eps = metadata.entry_points().get(LOADER_ENTRY_POINTS, [])
+    for ep in eps:
+        if ep.name == kind:
+            ep.load()  # importing the module registers the loader
 
 
 def system_lib(symbol_prefix=""):

@@ -261,9 +261,15 @@ def test_missing_library_is_reported(tmp_path):
     import subprocess
     import sys
 
-    env = dict(os.environ, TVM_FFI_ORCJIT_LIBRARY=str(tmp_path / "nowhere.so"))
+    import shutil
+
+    # a copy of the package without its lib/ (an installed package has one)
+    shutil.copytree(os.path.dirname(tvm_ffi_orcjit.__file__), str(tmp_path / "tvm_ffi_orcjit"),
+                    ignore=shutil.ignore_patterns("lib", "__pycache__"))
+    path = os.pathsep.join([str(tmp_path)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env = dict(os.environ, TVM_FFI_ORCJIT_LIBRARY=str(tmp_path / "nowhere.so"), PYTHONPATH=path)
     r = subprocess.run([sys.executable, "-c", "import tvm_ffi_orcjit"], env=env,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, cwd=str(tmp_path))
     assert r.returncode != 0
     assert "RuntimeError: Could not find libtvm_ffi_orcjit.so. Searched in [" in r.stderr
     assert "nowhere.so" in r.stderr and "Please ensure the package is installed" in r.stderr
