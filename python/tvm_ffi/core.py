@@ -1068,10 +1068,11 @@ def _classify(tp):
     if hasattr(tp, "__tvm_ffi_object__"):
         return RULE_SLOW
     torch = sys.modules.get("torch")
-    if torch is not None and not hasattr(tp, "__dlpack_c_exchange_api__") and \
+    if API_MODE and torch is not None and not hasattr(tp, "__dlpack_c_exchange_api__") and \
             issubclass(tp, torch.Tensor):
         # first torch tensor seen (types are classified once): attach the torch C DLPack
-        # add-on now, whichever of torch and tvm_ffi was imported first
+        # add-on now, whichever of torch and tvm_ffi was imported first (ABI mode cannot
+        # call the table, so it never builds one)
         from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
 
         attach_on_first_tensor()

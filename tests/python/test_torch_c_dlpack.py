@@ -53,6 +53,7 @@ def test_cache_name_carries_the_abi_and_python_tags():
 
 
 def test_native_or_legacy_attribute_needs_no_build(monkeypatch):
+    monkeypatch.delenv("TVM_FFI_DISABLE_TORCH_C_DLPACK", raising=False)
     native = fake_torch(attrs={"__dlpack_c_exchange_api__": object()})
     monkeypatch.setitem(sys.modules, "torch", native)
     monkeypatch.setattr(addon, "_jit_load", lambda t: pytest.fail("must not build"))
