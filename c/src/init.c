@@ -21,6 +21,7 @@ static void init_all(void) {
   /* Order matters: the type table first, since registering globals creates
    * function objects and looks up type keys. */
   tvmffi__types_init();
+  tvmffi__big_int_globals_init();
   tvmffi__function_globals_init();
   tvmffi__shape_globals_init();
   tvmffi__container_globals_init();

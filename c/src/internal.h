@@ -202,6 +202,13 @@ TVMFFIObject* tvmffi__array_new(int64_t capacity);
  * been created with enough capacity.  Used to build results in C. */
 void tvmffi__array_push_move(TVMFFIObject* array, TVMFFIAny* v);
 
+/* ---- big_int.c --------------------------------------------------------- */
+
+/* Int or ffi.BigInt (minimal form) from n words.  0/-1. */
+int tvmffi__big_int_from_words(const int64_t* w, size_t n, TVMFFIAny* out);
+/* -1/0/1 ordering of two Int/BigInt values. */
+int tvmffi__big_int_compare(const TVMFFIAny* a, const TVMFFIAny* b);
+
 /* ---- util.c: string building used across files ------------------------ */
 
 /* Growable byte buffer for messages and backtraces (malloc-backed). */
@@ -213,6 +220,8 @@ typedef struct {
 int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n); /* 0 or -1 (OOM) */
 int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
 void tvmffi__buf_free(tvmffi__buf* b);
+/* Appends the decimal text of an Int/BigInt value.  0/-1 (OOM raised). */
+int tvmffi__big_int_to_decimal(const TVMFFIAny* v, tvmffi__buf* out);
 
 /* ---- shape.c, tensor.c ------------------------------------------------- */
 
@@ -233,6 +242,7 @@ int tvmffi__tensor_from_allocated(DLManagedTensorVersioned* mt, TVMFFIObjectHand
 
 /* ---- init hooks: each module registers its global functions ------------ */
 void tvmffi__types_init(void);          /* type.c: static type table */
+void tvmffi__big_int_globals_init(void);  /* big_int.c: ffi.BigInt metadata and hooks */
 void tvmffi__function_globals_init(void); /* function.c: ffi.Function*, ffi.String, ... */
 void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */
 void tvmffi__container_globals_init(void); /* array.c/list.c/map.c globals */

@@ -278,6 +278,11 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     return 0;
   }
   if (t == kTVMFFIArray || t == kTVMFFIList) return cmp_seq(c, a, b, depth, out);
+  if (t == kTVMFFIBigInt) {
+    int r = tvmffi__big_int_compare(av, bv);
+    *out = r < 0 ? CMP_LT : r > 0 ? CMP_GT : CMP_EQ;
+    return 0;
+  }
   if (t == kTVMFFIShape) {
     TVMFFIShapeCell* x = TVMFFIShapeGetCellPtr(a);
     TVMFFIShapeCell* y = TVMFFIShapeGetCellPtr(b);
@@ -451,6 +456,11 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
       sum += TVMFFIContainerHashCombine(k, v);
     }
     h = TVMFFIContainerHashCombine(t == kTVMFFIMap ? HASH_SEED_MAP : HASH_SEED_DICT, sum);
+  } else if (t == kTVMFFIBigInt) {
+    TVMFFIAny v = {kTVMFFIBigInt, {0}, {0}};
+    v.v_obj = obj;
+    TVMFFIByteArray w = TVMFFIBigIntGetContentByteArray(&v);
+    h = TVMFFIContainerHashBytes(w.data, w.size);
   } else if (t == kTVMFFIShape) {
     TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
     h = HASH_SEED_SHAPE;

@@ -319,6 +319,13 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
       TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(obj);
       return PUTS(st->out, "b") || tvmffi__ext_quote(st->out, ba->data, ba->size) ? -1 : 0;
     }
+    case kTVMFFIBigInt: {
+      TVMFFIAny v;
+      v.type_index = kTVMFFIBigInt;
+      v.zero_padding = 0;
+      v.v_obj = obj;
+      return tvmffi__big_int_to_decimal(&v, st->out);
+    }
     case kTVMFFIShape: {
       TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
       if (PUTS(st->out, "Shape(") != 0) return -1;

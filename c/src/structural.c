@@ -445,6 +445,12 @@ static int eq_obj(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
     case kTVMFFIMap:
     case kTVMFFIDict:
       return same ? 1 : eq_map(c, a, b);
+    case kTVMFFIBigInt: {
+      TVMFFIAny x = {kTVMFFIBigInt, {0}, {0}}, y = x;
+      x.v_obj = a;
+      y.v_obj = b;
+      return tvmffi__big_int_compare(&x, &y) == 0;
+    }
     case kTVMFFIShape: {
       TVMFFIShapeCell* x = TVMFFIShapeGetCellPtr(a);
       TVMFFIShapeCell* y = TVMFFIShapeGetCellPtr(b);
@@ -733,6 +739,11 @@ static int hash_obj(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
     }
     c->in_map = saved;
     h = combine(combine(h, (uint64_t)m->size), sum);
+  } else if (t == kTVMFFIBigInt) {
+    TVMFFIAny v = {kTVMFFIBigInt, {0}, {0}};
+    v.v_obj = obj;
+    TVMFFIByteArray w = TVMFFIBigIntGetContentByteArray(&v);
+    h = combine(h, TVMFFIContainerHashBytes(w.data, w.size));
   } else if (t == kTVMFFIShape) {
     TVMFFIShapeCell* s = TVMFFIShapeGetCellPtr(obj);
     h = combine(h, (uint64_t)s->size);

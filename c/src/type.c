@@ -343,7 +343,7 @@ void tvmffi__types_init(void) {
   static const char* const pod_keys[] = {
       "None",        "int",              "bool",           "float",        "void*",
       "DataType",    "Device",           "DLTensor*",      "const char*",  "TVMFFIByteArray*",
-      "ObjectRValueRef", "ffi.SmallStr", "ffi.SmallBytes"};
+      "ObjectRValueRef", "ffi.SmallStr", "ffi.SmallBytes", "ffi.Unchanged"};
   static const struct {
     const char* key;
     int32_t index;
@@ -352,7 +352,8 @@ void tvmffi__types_init(void) {
                  {"ffi.Shape", kTVMFFIShape},        {"ffi.Tensor", kTVMFFITensor},
                  {"ffi.Array", kTVMFFIArray},        {"ffi.List", kTVMFFIList},
                  {"ffi.Map", kTVMFFIMap},            {"ffi.Dict", kTVMFFIDict},
-                 {"ffi.Module", kTVMFFIModule},      {"ffi.OpaquePyObject", kTVMFFIOpaquePyObject}};
+                 {"ffi.Module", kTVMFFIModule},      {"ffi.OpaquePyObject", kTVMFFIOpaquePyObject},
+                 {"ffi.BigInt", kTVMFFIBigInt}};
   /* Set first: the hooks init.c runs after this one may call the public
    * entry points, which must not re-enter tvmffi__ensure_init. */
   __atomic_store_n(&g_inited, 1, __ATOMIC_RELEASE);

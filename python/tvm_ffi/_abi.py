@@ -256,8 +256,11 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             a.type_index, a.v_int64 = 2, int(v)
         elif tp is int:
             if v < _INT64_MIN or v > _INT64_MAX:
-                raise OverflowError("Python int too large to convert to int64_t")
-            a.type_index, a.v_int64 = 1, v
+                big = core._big_int_arg(v)  # an ffi.BigInt held for the call
+                ctx.keep.append(big)
+                a.type_index, a.v_uint64 = 78, big._h
+            else:
+                a.type_index, a.v_int64 = 1, v
         elif tp is float:
             a.type_index, a.v_float64 = 3, v
         elif tp is str or tp is bytes:

@@ -112,8 +112,8 @@ else:  # ABI mode: handle -> id(wrapper); reading an object back by address is C
 
 
 def _tieable(tidx):
-    """Kinds with identity: objects except Str, Bytes, Shape, Tensor and OpaquePyObject."""
-    return tidx >= 64 and tidx not in (65, 66, 69, 70, 74)
+    """Kinds with identity: objects except Str, Bytes, Shape, Tensor, OpaquePyObject, BigInt."""
+    return tidx >= 64 and tidx not in (65, 66, 69, 70, 74, 78)
 
 
 def _new_tied(cls, h):
@@ -929,8 +929,40 @@ def _new_wrapper(cls, h):
 _TORCH_FALLBACK = object()  # api marker: torch tensors without an exchange API
 
 
+def _int_from_big_int(any_):
+    """Python int of an Int/BigInt value (its words: least significant first, native order)."""
+    ba = lib.TVMFFIBigIntGetContentByteArray(any_)
+    data = bytes(ffi.buffer(ba.data, ba.size))
+    if sys.byteorder == "little":
+        return int.from_bytes(data, "little", signed=True)
+    value = 0
+    for i in reversed(range(0, len(data), 8)):
+        value = (value << 64) | int.from_bytes(data[i:i + 8], "big")
+    return value - (1 << (8 * len(data))) if data and data[-8] & 0x80 else value
+
+
+def _big_int_arg(v):
+    """An ffi.BigInt wrapper for a Python int beyond int64 (passed by reference to the call)."""
+    n = ((v if v >= 0 else ~v).bit_length() + 64) // 64  # words with room for the sign bit
+    if sys.byteorder == "little":
+        data = v.to_bytes(8 * n, "little", signed=True)
+    else:
+        data = b"".join(((v >> (64 * i)) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big") for i in range(n))
+    ba, buf = _bytearray(data)
+    out = ffi.new("TVMFFIAny*")
+    _check(lib.TVMFFIBigIntFromByteArray(ba, out))
+    return _new_wrapper(Object, out.v_uint64)
+
+
 def _ret_obj(tidx, payload, api_obj):
     if tidx >= 64:
+        if tidx == 78:  # ffi.BigInt: a Python int, the owned reference released
+            any_ = ffi.new("TVMFFIAny*")
+            any_.type_index, any_.v_uint64 = 78, payload
+            try:
+                return _int_from_big_int(any_)
+            finally:
+                _decref(payload)
         if tidx == 65 or tidx == 66:
             cell = ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER)
             data = _unpack_bytes(cell)
@@ -1103,6 +1135,8 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return None
     if isinstance(v, CObject):
         return None  # empty wrapper
+    if tp is int:  # beyond int64 (the fast path took the rest)
+        return _big_int_arg(v)
     if isinstance(v, ObjectRValueRef):
         return v._take()
     if isinstance(v, CAny):  # its value as a view; the CAny outlives the call

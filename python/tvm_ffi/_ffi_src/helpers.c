@@ -169,7 +169,8 @@ static size_t g_ties_n;
 
 static int tieable(int32_t t) {
   return t >= kTVMFFIStaticObjectBegin && t != kTVMFFIStr && t != kTVMFFIBytes &&
-         t != kTVMFFIShape && t != kTVMFFITensor && t != kTVMFFIOpaquePyObject && g_off_h > 0;
+         t != kTVMFFIShape && t != kTVMFFITensor && t != kTVMFFIOpaquePyObject &&
+         t != kTVMFFIBigInt && g_off_h > 0;
 }
 
 static size_t tie_home(const void* h) {
@@ -693,6 +694,14 @@ static int pack_slow_result(CallCtx* c, PyObject* r, TVMFFIAny* out, int depth) 
   return pack(c, r, out, depth + 1);
 }
 
+/* Converts v through the Python hook core._convert_slow. */
+static int pack_slow(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
+  PyObject* r = PyObject_CallFunctionObjArgs(g_convert_slow, v, NULL);
+  if (r == NULL) return -1;
+  if (ctx_keep(c, r) != 0) return -1; /* r stays alive in temps until the call ends */
+  return pack_slow_result(c, r, out, depth);
+}
+
 static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   PyTypeObject* tp = Py_TYPE(v);
   if (v == Py_None) {
@@ -702,13 +711,12 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   if (tp == &PyLong_Type) {
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow) {
-      PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to int64_t");
-      return -1;
+    if (!overflow) {
+      if (x == -1 && PyErr_Occurred()) return -1;
+      set_pod(out, kTVMFFIInt, x);
+      return 0;
     }
-    if (x == -1 && PyErr_Occurred()) return -1;
-    set_pod(out, kTVMFFIInt, x);
-    return 0;
+    return pack_slow(c, v, out, depth); /* beyond int64: the slow path makes an ffi.BigInt */
   }
   if (tp == &PyFloat_Type) {
     out->type_index = kTVMFFIFloat;
@@ -793,10 +801,7 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
     default:
       break;
   }
-  PyObject* r = PyObject_CallFunctionObjArgs(g_convert_slow, v, NULL);
-  if (r == NULL) return -1;
-  if (ctx_keep(c, r) != 0) return -1; /* r stays alive in temps until the call ends */
-  return pack_slow_result(c, r, out, depth);
+  return pack_slow(c, v, out, depth);
 }
 
 /* pack() with the commonest arguments (exact tvm_ffi.Tensor wrappers, non-negative ints)
@@ -1022,7 +1027,8 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
     if (w != NULL) return tie_retag(w, tidx, api_obj);
   }
   if (tidx >= kTVMFFIStaticObjectBegin && tidx != kTVMFFIStr && tidx != kTVMFFIBytes &&
-      tidx != kTVMFFIShape && tidx != kTVMFFITensor && tidx != kTVMFFIOpaquePyObject) {
+      tidx != kTVMFFIShape && tidx != kTVMFFITensor && tidx != kTVMFFIOpaquePyObject &&
+      tidx != kTVMFFIBigInt) {
     PyObject* w = fast_wrapper(tidx, v->v_obj, owned, api_obj);
     if (w != NULL) {
       if (tie) tie_put(v->v_obj, w);

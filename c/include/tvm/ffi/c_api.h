@@ -574,6 +574,15 @@ TVM_FFI_DLL int TVMFFIStringFromByteArray(const TVMFFIByteArray* input, TVMFFIAn
 /* Copies input into a new owned Bytes (small form when size <= 7). */
 TVM_FFI_DLL int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out);
 
+/* Integer from whole 64-bit words (least significant first, native byte order, two's
+ * complement; redundant sign words allowed, empty = 0): a kTVMFFIInt when it fits int64_t,
+ * else an owned ffi.BigInt in its minimal form.  Size not a multiple of 8: ValueError. */
+TVM_FFI_DLL int TVMFFIBigIntFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out);
+
+/* The words of an Int (8 bytes, pointing into *value) or a BigInt (borrowed from the
+ * object); {NULL, 0} for other kinds. */
+TVM_FFI_DLL TVMFFIByteArray TVMFFIBigIntGetContentByteArray(const TVMFFIAny* value);
+
 /* Parses "float32", "int8x4", "bfloat16", "float8_e4m3fn", "bool", ...
  * Bad input: -1 with ValueError. */
 TVM_FFI_DLL int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out);
