@@ -105,8 +105,10 @@ def _failure_reason(output):
         return ("torch's C++ headers are missing (Debian's torch: `apt-get install "
                 "libtorch-dev`; pip's torch ships them)")
     lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    # the compiler's first error, else the builder's own verdict (torch may print notices too)
     errors = [ln for ln in lines if "error" in ln.lower()]
-    return (errors or lines or ["no output"])[0]
+    verdict = [ln for ln in lines if ln.startswith("Build failed")]
+    return (errors or verdict or lines[-1:] or ["no output"])[0]
 
 
 def _build(torch, cache, lib, device):
