@@ -18,6 +18,7 @@ static const tvmffi_cxx_bridge* bind(void* dl) {
   tvmffi_cxx_bridge_get_fn get = (tvmffi_cxx_bridge_get_fn)dlsym(dl, TVMFFI_CXX_BRIDGE_SYMBOL);
   const tvmffi_cxx_bridge* b = get ? get() : NULL;
   if (b == NULL || b->version != TVMFFI_CXX_BRIDGE_VERSION) return NULL;
+  tvmffi__module_set_cxx_vtable(b->runtime_module_vptr);
   __atomic_store_n(&g_bridge, b, __ATOMIC_RELEASE);
   return b;
 }

@@ -90,9 +90,54 @@ static void fcache_free(tvmffi__fcache* c) {
 
 /* ---- the object ------------------------------------------------------- */
 
+/* ---- the C++ vtable slot ------------------------------------------------- */
+
+static const void* g_cxx_vptr;          /* set once, under the lock */
+static tvmffi__module* g_no_vtable;     /* live modules with an empty slot */
+
+void tvmffi__module_set_cxx_vtable(const void* vptr) {
+  pthread_mutex_lock(&g_lock);
+  if (g_cxx_vptr == NULL) {
+    g_cxx_vptr = vptr;
+    for (tvmffi__module* m = g_no_vtable; m != NULL; m = m->no_vtable_next) {
+      ((const void**)m)[-1] = vptr;
+      m->no_vtable = 0;
+    }
+    g_no_vtable = NULL;
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
+/* Fills the slot of a new module, or remembers the module until the C++ ABI
+ * library comes (C-only hosts never load it). */
+static void vtable_slot_init(tvmffi__module* m) {
+  tvmffi__cxx_bridge(TVMFFI__CXX_IF_PRESENT); /* installs it when C++ is around */
+  pthread_mutex_lock(&g_lock);
+  ((const void**)m)[-1] = g_cxx_vptr;
+  if (g_cxx_vptr == NULL) {
+    m->no_vtable = 1;
+    m->no_vtable_next = g_no_vtable;
+    if (g_no_vtable) g_no_vtable->no_vtable_prev = m;
+    g_no_vtable = m;
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
+static void vtable_slot_forget(tvmffi__module* m) {
+  pthread_mutex_lock(&g_lock);
+  if (m->no_vtable) {
+    if (m->no_vtable_prev) m->no_vtable_prev->no_vtable_next = m->no_vtable_next;
+    else g_no_vtable = m->no_vtable_next;
+    if (m->no_vtable_next) m->no_vtable_next->no_vtable_prev = m->no_vtable_prev;
+    m->no_vtable = 0;
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
 static void module_deleter(void* self, int flags) {
   tvmffi__module* m = (tvmffi__module*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    vtable_slot_forget(m);
     /* Cached functions and imports may come from other libraries; our own
      * library (impl) goes last so nothing still points into it. */
     fcache_free(&m->cache);
@@ -111,12 +156,8 @@ int tvmffi__module_is_ours(const TVMFFIObject* obj) {
 tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl) {
   TVMFFIObject* imports = tvmffi__array_new(0);
   tvmffi__module* m = NULL;
-  /* C++ code calls a module's virtual functions: give it the vtable of the
-   * ABI library when C++ is in the process (C-only hosts never load it). */
-  const tvmffi_cxx_bridge* cxx = tvmffi__cxx_bridge(TVMFFI__CXX_IF_PRESENT);
   void** base = imports ? (void**)calloc(1, 8 + sizeof(tvmffi__module)) : NULL;
   if (base != NULL) {
-    base[0] = cxx ? (void*)cxx->runtime_module_vptr : NULL;
     m = (tvmffi__module*)tvmffi__object_init((TVMFFIObject*)(base + 1), kTVMFFIModule,
                                              module_deleter);
   } else if (imports != NULL) {
@@ -131,6 +172,9 @@ tvmffi__module* tvmffi__module_new(const tvmffi__module_vtable* vt, void* impl) 
   m->kind = vt->kind;
   m->vt = vt;
   m->impl = impl;
+  /* C++ code calls a module's virtual functions: the slot gets the vtable of
+   * the C++ ABI library (docs/cxx-abi.md). */
+  vtable_slot_init(m);
   return m;
 }
 

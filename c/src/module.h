@@ -52,6 +52,11 @@ struct tvmffi__module {
   tvmffi__fcache cache;  /* guarded by the module lock (module.c) */
   const tvmffi__module_vtable* vt;
   void* impl;
+  /* Made before the C++ ABI library was loaded: on the list of modules whose
+   * vtable slot tvmffi__module_set_cxx_vtable fills later (module lock). */
+  tvmffi__module* no_vtable_next;
+  tvmffi__module* no_vtable_prev;
+  int no_vtable;
 };
 _Static_assert(offsetof(tvmffi__module, imports) == 24, "imports_ must sit at offset 24");
 _Static_assert(offsetof(tvmffi__module, kind) == TVMFFI_MODULE_KIND_OFFSET,
@@ -62,6 +67,10 @@ _Static_assert(offsetof(tvmffi__module, kind) == TVMFFI_MODULE_KIND_OFFSET,
  * REQUIRED: load it, or raise RuntimeError and return NULL. */
 enum { TVMFFI__CXX_NOLOAD, TVMFFI__CXX_IF_PRESENT, TVMFFI__CXX_REQUIRED };
 const tvmffi_cxx_bridge* tvmffi__cxx_bridge(int mode);
+
+/* Installs the C++ ABI library's vtable for runtime modules: in modules made
+ * from now on, and in the live ones made before (cxx_abi.c calls it once). */
+void tvmffi__module_set_cxx_vtable(const void* vptr);
 
 /* The value written into a library's __tvm_ffi__library_ctx and passed back
  * to TVMFFIEnvModLookupFromImports: the C++ object address (handle - 8), as

@@ -15,4 +15,10 @@ $CXX -std=c++17 -O1 -shared -fPIC -I"$site/tvm_ffi/include" "$here/upstream_modu
   -L"$site/tvm_ffi/lib" -ltvm_ffi -o "$tmp/upstream_module_ext.so" || { echo "FAIL: build"; exit 1; }
 [ -n "${TVMFFI_LIBDIR:-}" ] && export TVM_FFI_LIBRARY_PATH="$TVMFFI_LIBDIR"
 # The interpreter of our Python tests; our package comes first on sys.path.
-"${PYTHON:-python3}" "$here/upstream_cxx_check.py" "$tmp/upstream_module_ext.so"
+"${PYTHON:-python3}" "$here/upstream_cxx_check.py" "$tmp/upstream_module_ext.so" || exit 1
+# Without the package loading the C++ ABI library: the runtime's loader does,
+# and a module made before then (a C kernel) gets its vtable too.
+ckernel=${top_builddir:-$srcdir}/examples/quickstart/.libs/add_one_c.so
+[ -f "$ckernel" ] || { echo "FAIL: $ckernel not built"; exit 1; }
+TVM_FFI_NO_CXX_ABI=1 "${PYTHON:-python3}" "$here/upstream_cxx_check.py" \
+  "$tmp/upstream_module_ext.so" "$ckernel"

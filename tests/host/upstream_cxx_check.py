@@ -32,8 +32,14 @@ def raises(kind, needle, fn, *args):
 
 
 ext = sys.argv[1]
+# Optionally a C library loaded first: with TVM_FFI_NO_CXX_ABI=1 its module is made before the
+# C++ ABI library is loaded (by the loader, for the extension), and must get the vtable then.
+early = tvm_ffi.load_module(sys.argv[2]) if len(sys.argv) > 2 else None
 lib = tvm_ffi.load_module(ext)  # its static initialiser registers upstream_ext.*
 g = tvm_ffi.get_global_func
+if early is not None:
+    check(g("upstream_ext.kind_of")(early) == "library", "C++ kind() of a module made earlier")
+    check(g("upstream_ext.has_own")(early, "add_one"), "C++ GetFunction of a module made earlier")
 
 # a C++ module (ModuleObj subclass built with upstream's headers) as an ffi.Module
 m = g("upstream_ext.make_module")(3)
