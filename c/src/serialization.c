@@ -2,7 +2,7 @@
  * serialization.c -- the JSON graph (abi.md §14.4, python.md §4.1 pickling):
  * ffi.ToJSONGraph / ToJSONGraphString / FromJSONGraph / FromJSONGraphString.
  *
- * Format (the specs do not pin it; this is the runtime's own):
+ * Format (byte-compatible with the reference implementation's writer):
  *   {"root_index": R, "nodes": [node, ...], "metadata": M}   (metadata only
  *   when not None)
  * and each node is {"type": T} or {"type": T, "data": D}:
@@ -15,11 +15,15 @@
  *   "ffi.Shape"                         [extents]
  *   "ffi.Array" / "ffi.List"            [node indices]
  *   "ffi.Map" / "ffi.Dict"              [key index, value index, ...]
- *   any reflected type key              {"field": node index, ...}
- * An object reached twice is one node, so sharing survives a round trip, and
- * so do cycles through Lists, Dicts and reflected objects.  Reflected objects
- * are rebuilt with their type's creator and field setters.  Tensors,
- * functions, modules and raw pointers have no JSON form: TypeError.
+ *   any reflected type key              {"field": value, ...}
+ * Nodes are written children first, so the root comes last, and a value met
+ * again reuses its node: POD values and strings by value (Map-key equality),
+ * objects by identity, so sharing survives a round trip.  A reflected field
+ * whose static type is None, bool, int, float or DataType holds its value
+ * inline (a DataType as its string); other fields hold a node index.  A
+ * container or object that contains itself cannot be written (ValueError).
+ * Reflected objects are rebuilt with their type's creator and field setters.
+ * Tensors, functions, modules and raw pointers have no JSON form: TypeError.
  * Malformed graphs are ValueError naming the node.
  */
 #include <string.h>
@@ -119,7 +123,7 @@ static int base64_decode(TVMFFIByteArray s, int64_t node, TVMFFIAny* out) {
 
 typedef struct {
   tvmffi__buf nodes;  /* TVMFFIAny[]: owned node maps */
-  TVMFFIObject* memo; /* ffi.Dict: object -> node index */
+  TVMFFIObject* memo; /* ffi.Dict: value -> node index (-1 while an object is being written) */
   int depth;
 } graph_writer;
 
@@ -151,14 +155,16 @@ static int64_t add_node(graph_writer* w, const char* type, TVMFFIAny* data) {
   return num_nodes(w) - 1;
 }
 
-/* Fills the "data" of a node added earlier (its index was handed out before
- * its children were written, so cycles can point back at it). */
-static int set_node_data(graph_writer* w, int64_t index, TVMFFIAny* data) {
-  TVMFFIAny* slot = &((TVMFFIAny*)w->nodes.data)[index];
-  TVMFFIObject* node = slot->v_obj;
-  int rc = map_put_str(&node, "data", data);
-  slot->v_obj = node; /* a Map may be re-allocated while growing */
-  return rc;
+/* memo[key] = index (key copied). */
+static int memo_set(graph_writer* w, const TVMFFIAny* key, int64_t index) {
+  TVMFFIAny k, v;
+  tvmffi__any_copy(key, &k);
+  tvmffi__any_set_int(&v, index);
+  if (tvmffi__map_set(&w->memo, &k, &v) != 0) {
+    tvmffi__any_release(&k);
+    return -1;
+  }
+  return 0;
 }
 
 static int64_t write_any(graph_writer* w, const TVMFFIAny* v);
@@ -181,39 +187,47 @@ static int push_i64(tvmffi__buf* b, int64_t x) {
   return tvmffi__buf_append(b, (const char*)&x, sizeof(x)) ? tvmffi__raise_oom() : 0;
 }
 
+/* Does a field of this static type keep its value inline in the object's data? */
+static int field_inline(int32_t static_type_index) {
+  return static_type_index == kTVMFFINone || static_type_index == kTVMFFIBool ||
+         static_type_index == kTVMFFIInt || static_type_index == kTVMFFIFloat ||
+         static_type_index == kTVMFFIDataType;
+}
+
 typedef struct {
   graph_writer* w;
-  TVMFFIObject* fields; /* ffi.Map name -> index */
+  TVMFFIObject* fields; /* ffi.Map name -> inline value or node index */
 } field_write_ctx;
 
 static int write_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* value) {
   field_write_ctx* fc = (field_write_ctx*)ctx;
-  int64_t idx = write_any(fc->w, value);
-  if (idx < 0) return -1;
   TVMFFIAny k, v;
-  if (tvmffi__str_to_any(kTVMFFIStr, f->name.data, f->name.size, &k) != 0) return -1;
-  tvmffi__any_set_int(&v, idx);
+  if (field_inline(f->field_static_type_index) && value->type_index < kTVMFFIStaticObjectBegin) {
+    if (value->type_index == kTVMFFIDataType) {
+      if (TVMFFIDataTypeToString(&value->v_dtype, &v) != 0) return -1;
+    } else {
+      v = *value;
+    }
+  } else {
+    int64_t idx = write_any(fc->w, value);
+    if (idx < 0) return -1;
+    tvmffi__any_set_int(&v, idx);
+  }
+  if (tvmffi__str_to_any(kTVMFFIStr, f->name.data, f->name.size, &k) != 0) {
+    tvmffi__any_release(&v);
+    return -1;
+  }
   if (tvmffi__map_set(&fc->fields, &k, &v) != 0) {
     tvmffi__any_release(&k);
+    tvmffi__any_release(&v);
     return -1;
   }
   return 0;
 }
 
-static int64_t write_object(graph_writer* w, TVMFFIObject* obj) {
+/* The "data" of an object node; its children are written first. */
+static int object_data(graph_writer* w, TVMFFIObject* obj, TVMFFIAny* data) {
   int32_t t = obj->type_index;
-  /* Reserve the node first: children may point back at it. */
-  int64_t self = add_node(w, tvmffi__type_key(t), NULL);
-  if (self < 0) return -1;
-  TVMFFIAny key, val;
-  tvmffi__incref(obj);
-  tvmffi__any_set_obj(&key, obj);
-  tvmffi__any_set_int(&val, self);
-  if (tvmffi__map_set(&w->memo, &key, &val) != 0) {
-    tvmffi__any_release(&key);
-    return -1;
-  }
-  TVMFFIAny data;
   tvmffi__buf idx = {NULL, 0, 0};
   int rc = 0;
   if (t == kTVMFFIArray || t == kTVMFFIList) {
@@ -236,79 +250,108 @@ static int64_t write_object(graph_writer* w, TVMFFIObject* obj) {
   } else {
     field_write_ctx fc = {w, tvmffi__map_new(kTVMFFIMap)};
     if (fc.fields == NULL) return -1;
-    rc = tvmffi__ext_visit_fields(obj, 0, write_field, &fc);
-    if (rc != 0) {
+    if (tvmffi__ext_visit_fields(obj, 0, write_field, &fc) != 0) {
       tvmffi__decref(fc.fields);
       return -1;
     }
-    tvmffi__any_set_obj(&data, fc.fields);
-    return set_node_data(w, self, &data) != 0 ? -1 : self;
+    tvmffi__any_set_obj(data, fc.fields);
+    return 0;
   }
-  if (rc == 0) rc = ints_to_array(&idx, &data);
+  if (rc == 0) rc = ints_to_array(&idx, data);
   tvmffi__buf_free(&idx);
-  if (rc != 0 || set_node_data(w, self, &data) != 0) return -1;
-  return self;
+  return rc;
 }
 
-static int64_t write_any(graph_writer* w, const TVMFFIAny* view) {
-  TVMFFIAny v = tvmffi__ext_peek(view);
-  TVMFFIAny data;
+/* Node data and type of a value that is not an object; 1 when v is an object. */
+static int pod_data(const TVMFFIAny* v, const char** type, TVMFFIAny* data) {
   TVMFFIByteArray ba;
-  if (tvmffi__any_as_str(&v, &ba)) {
-    if (tvmffi__str_to_any(kTVMFFIStr, ba.data, ba.size, &data) != 0) return -1;
-    return add_node(w, "ffi.String", &data);
+  *type = NULL;
+  if (tvmffi__any_as_str(v, &ba)) {
+    *type = "ffi.String";
+    return tvmffi__str_to_any(kTVMFFIStr, ba.data, ba.size, data);
   }
-  if (tvmffi__any_as_bytes(&v, &ba)) {
-    if (base64_encode(ba.data, ba.size, &data) != 0) return -1;
-    return add_node(w, "ffi.Bytes", &data);
+  if (tvmffi__any_as_bytes(v, &ba)) {
+    *type = "ffi.Bytes";
+    return base64_encode(ba.data, ba.size, data);
   }
-  switch (v.type_index) {
+  switch (v->type_index) {
     case kTVMFFINone:
-      return add_node(w, "None", NULL);
+      *type = "None";
+      tvmffi__any_set_none(data);
+      return 0;
     case kTVMFFIBool:
     case kTVMFFIInt:
     case kTVMFFIFloat:
-      data = v;
-      return add_node(w, v.type_index == kTVMFFIBool  ? "bool"
-                         : v.type_index == kTVMFFIInt ? "int"
-                                                      : "float",
-                      &data);
+      *data = *v;
+      *type = v->type_index == kTVMFFIBool ? "bool" : v->type_index == kTVMFFIInt ? "int" : "float";
+      return 0;
     case kTVMFFIDataType:
-      if (TVMFFIDataTypeToString(&v.v_dtype, &data) != 0) return -1;
-      return add_node(w, "DataType", &data);
+      *type = "DataType";
+      return TVMFFIDataTypeToString(&v->v_dtype, data);
     case kTVMFFIDevice: {
       tvmffi__buf b = {NULL, 0, 0};
-      int rc = push_i64(&b, v.v_device.device_type) || push_i64(&b, v.v_device.device_id) ||
-               ints_to_array(&b, &data);
+      int rc = push_i64(&b, v->v_device.device_type) || push_i64(&b, v->v_device.device_id) ||
+               ints_to_array(&b, data);
       tvmffi__buf_free(&b);
-      return rc ? -1 : add_node(w, "Device", &data);
+      *type = "Device";
+      return rc ? -1 : 0;
     }
     default:
       break;
   }
-  if (v.type_index < kTVMFFIStaticObjectBegin)
+  if (v->type_index < kTVMFFIStaticObjectBegin)
     return tvmffi__raise("TypeError", "ffi.ToJSONGraph: cannot serialize a value of type `%s`",
-                         tvmffi__any_type_key(&v));
-  TVMFFIObject* obj = v.v_obj;
+                         tvmffi__any_type_key(v));
+  return 1;
+}
+
+static int64_t write_object(graph_writer* w, const TVMFFIAny* key) {
+  TVMFFIObject* obj = key->v_obj;
   int32_t t = obj->type_index;
   int ok = t == kTVMFFIArray || t == kTVMFFIList || t == kTVMFFIMap || t == kTVMFFIDict ||
            t == kTVMFFIShape || (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0);
   if (!ok)
     return tvmffi__raise("TypeError", "ffi.ToJSONGraph: cannot serialize an object of type `%s`",
                          tvmffi__type_key(t));
-  TVMFFIAny key;
-  tvmffi__any_set_obj(&key, obj);
-  uint64_t pos;
-  TVMFFIMapCell* mc = TVMFFIMapGetCellPtr(w->memo);
-  if (TVMFFIMapCellFind(mc, &key, &pos) == 0 && pos != TVMFFI_MAP_ITER_END)
-    return TVMFFIMapCellValue(mc, pos)->v_int64;
   if (w->depth >= GRAPH_MAX_DEPTH)
     return tvmffi__raise("ValueError", "ffi.ToJSONGraph: nesting deeper than %d levels",
                          GRAPH_MAX_DEPTH);
+  if (memo_set(w, key, -1) != 0) return -1; /* in progress: meeting it again is a cycle */
   w->depth++;
-  int64_t r = write_object(w, obj);
+  TVMFFIAny data;
+  int rc = object_data(w, obj, &data);
   w->depth--;
-  return r;
+  if (rc != 0) return -1;
+  return add_node(w, tvmffi__type_key(t), &data);
+}
+
+static int64_t write_any(graph_writer* w, const TVMFFIAny* view) {
+  TVMFFIAny key;
+  if (tvmffi__container_key_acquire(view, &key) != 0) return -1;
+  uint64_t pos;
+  TVMFFIMapCell* mc = TVMFFIMapGetCellPtr(w->memo);
+  if (TVMFFIMapCellFind(mc, &key, &pos) == 0 && pos != TVMFFI_MAP_ITER_END) {
+    int64_t index = TVMFFIMapCellValue(mc, pos)->v_int64;
+    tvmffi__any_release(&key);
+    if (index < 0)
+      return tvmffi__raise("ValueError",
+                           "ffi.ToJSONGraph: cycle detected: a value contains itself");
+    return index;
+  }
+  const char* type;
+  TVMFFIAny data;
+  int64_t index;
+  int rc = pod_data(&key, &type, &data);
+  if (rc < 0) {
+    index = -1;
+  } else if (rc == 0) {
+    index = add_node(w, type, key.type_index == kTVMFFINone ? NULL : &data);
+  } else {
+    index = write_object(w, &key);
+  }
+  if (index >= 0 && memo_set(w, &key, index) != 0) index = -1;
+  tvmffi__any_release(&key);
+  return index;
 }
 
 static int to_json_graph(const TVMFFIAny* value, const TVMFFIAny* metadata, TVMFFIAny* out) {
@@ -394,6 +437,29 @@ static int read_child(graph_reader* r, int64_t i, const TVMFFIAny* ref, TVMFFIAn
   return read_node(r, j, out);
 }
 
+/* The value a field of a POD static type holds inline in its object's data. */
+static int read_inline_field(int64_t i, const char* name, int32_t static_type, const TVMFFIAny* v,
+                             TVMFFIAny* out) {
+  TVMFFIByteArray text;
+  if (static_type == kTVMFFIDataType && tvmffi__any_as_str(v, &text)) {
+    out->type_index = kTVMFFIDataType;
+    out->zero_padding = 0;
+    out->v_int64 = 0;
+    return TVMFFIDataTypeFromString(&text, &out->v_dtype);
+  }
+  int ok = v->type_index == kTVMFFINone ||
+           (v->type_index == kTVMFFIBool && static_type == kTVMFFIBool) ||
+           (v->type_index == kTVMFFIInt &&
+            (static_type == kTVMFFIInt || static_type == kTVMFFIFloat)) ||
+           (v->type_index == kTVMFFIFloat && static_type == kTVMFFIFloat);
+  if (!ok)
+    return tvmffi__raise("ValueError", "ffi.FromJSONGraph: node %lld: field `%s` holds a `%s`, "
+                         "expected its value inline",
+                         (long long)i, name, tvmffi__any_type_key(v));
+  *out = *v;
+  return 0;
+}
+
 static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFFIAny* data,
                        TVMFFIAny* out) {
   TVMFFIByteArray key = {type, strlen(type)};
@@ -429,7 +495,11 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
         goto fail;
       }
       TVMFFIAny v;
-      if (read_child(r, i, ref, &v) != 0) goto fail;
+      if (field_inline(f->field_static_type_index)) {
+        if (read_inline_field(i, name, f->field_static_type_index, ref, &v) != 0) goto fail;
+      } else if (read_child(r, i, ref, &v) != 0) {
+        goto fail;
+      }
       int rc = tvmffi__field_store(f, obj, &v);
       tvmffi__any_release(&v);
       if (rc != 0) goto fail;
