@@ -52,6 +52,9 @@ PIP_OPTIONAL="$PIP_OPTIONAL ml_dtypes:ml_dtypes"
 PIP_OPTIONAL="$PIP_OPTIONAL nvidia.cu13:nvidia-cuda-nvrtc==13.0.*"
 # Best effort: cuda-python's driver bindings (their stream objects convert without a GPU).
 PIP_OPTIONAL="$PIP_OPTIONAL cuda.bindings.driver:cuda-bindings"
+# Best effort: atheris, the coverage-guided fuzzer of `make fuzz-python` (fuzz/fuzz_py_*.py);
+# its wheels cover CPython 3.8-3.11 and building it elsewhere needs clang's libFuzzer.
+PIP_OPTIONAL="$PIP_OPTIONAL atheris:atheris"
 # Best effort, for Debian's /usr/bin/python3 when it is not the python3 above (run_pytest.sh
 # runs the core suites there too): what Debian does not package.  numpy stays at Debian's
 # version, which Debian's torch is built against.

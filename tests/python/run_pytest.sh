@@ -10,6 +10,15 @@ TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
 PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
 PYTHONDONTWRITEBYTECODE=1  # the source tree may be read-only (distcheck)
 export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH PYTHONDONTWRITEBYTECODE
+# A sanitizer build (configure --enable-sanitizers): python is not instrumented, so the
+# runtimes must be preloaded ahead of the instrumented libtvm_ffi.so; the interpreter's own
+# allocations at exit are not ours to leak-check; a smaller quarantine keeps the RSS of the
+# 100k-call leak test (test_stress.py) meaningful.
+if [ -n "$(echo ${TVMFFI_SAN_PRELOAD:-})" ]; then
+  LD_PRELOAD="$TVMFFI_SAN_PRELOAD${LD_PRELOAD:+ $LD_PRELOAD}"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:quarantine_size_mb=16"
+  export LD_PRELOAD ASAN_OPTIONS
+fi
 
 # The binding's own suites: re-run under ABI mode and the system interpreter (the other
 # files, e.g. JIT and packaging tests, only need one interpreter).

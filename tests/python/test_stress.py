@@ -16,6 +16,16 @@ def _rss_kb():
     pytest.skip("no /proc/self/status")
 
 
+def _under_asan():
+    with open("/proc/self/maps") as f:
+        return "libasan" in f.read()
+
+
+# ASan keeps freed blocks in its quarantine before reuse (run_pytest.sh caps it at 16 MiB in
+# sanitizer builds), so RSS may grow by that much there without any leak.
+RSS_SLACK_KB = 8 * 1024 + (24 * 1024 if _under_asan() else 0)
+
+
 def _mixed_calls(n):
     echo = tvm_ffi.get_global_func("testing.echo")
     nop = tvm_ffi.get_global_func("testing.nop")
@@ -40,7 +50,8 @@ def test_no_leak_over_100k_calls():
     _mixed_calls(25000)  # 4 calls per iteration -> 100k calls
     gc.collect()
     assert len(gc.get_objects()) - objects_before < 100
-    assert _rss_kb() - rss_before < 8 * 1024, "RSS grew by more than 8 MiB"
+    grew = _rss_kb() - rss_before
+    assert grew < RSS_SLACK_KB, "RSS grew by %d KiB (allowed %d)" % (grew, RSS_SLACK_KB)
 
 
 def test_threads():
