@@ -5,7 +5,8 @@
 # tests, header/export guards, man lint, and the C++, Python, compat and
 # example suites as they are added), then -- under CI=true or with
 # VALGRIND=1 -- the C and C++ test programs again under valgrind, and (CI or
-# FUZZ=1) the fuzz targets for FUZZ_SECONDS (20) each, and (CI or
+# FUZZ=1) the fuzz targets for FUZZ_SECONDS (20) each, (CI or SANITIZERS=1)
+# an ASan+UBSan build with its C, C++ and core Python tests, and (CI or
 # DISTCHECK=1) make distcheck.
 # Ends with one line 'N passed, N failed' and exits non-zero on any failure.
 # Environment: BUILD_DIR (default: the source tree), MAKE_JOBS (default 2).
@@ -45,6 +46,33 @@ if { [ "${CI:-}" = true ] || [ "${FUZZ:-0}" = 1 ]; } && grep -q '^fuzz:' Makefil
   echo "run-tests: make fuzz FUZZ_SECONDS=${FUZZ_SECONDS:=20}"
   if make fuzz FUZZ_SECONDS="$FUZZ_SECONDS"; then extra_pass=$((extra_pass + 1))
   else extra_fail=$((extra_fail + 1)); status=1; fi
+fi
+
+# The sanitizer leg (CI, or SANITIZERS=1): the release tree (make distdir) built with ASan and
+# UBSan in $BUILD_DIR/sanitizers, then its C and C++ test programs and the Python suites of
+# the C boundary (conversion, errors, tensors, hostile input) with the runtimes preloaded;
+# bounded by SAN_TIMEOUT seconds (900).  One test in the summary.  The whole suite under the
+# sanitizers is `./configure --enable-sanitizers && make check` (README: Sanitizers).
+SAN_PYTEST=${SAN_PYTEST:-"test_hostile test_function test_error test_container test_tensor
+  test_contract_values test_contract_errors test_object test_stress"}
+if [ "${CI:-}" = true ] || [ "${SANITIZERS:-0}" = 1 ]; then
+  echo "run-tests: ASan+UBSan build and tests (at most ${SAN_TIMEOUT:=900}s)"
+  san=$BUILD_DIR/sanitizers
+  rm -rf "$san" && mkdir -p "$san"
+  if make distdir distdir="$san/src" > "$BUILD_DIR/sanitizers.log" 2>&1 &&
+     timeout "$SAN_TIMEOUT" sh -c '
+       cd "$1/src" && ./configure -q --enable-sanitizers && make -j"$2" &&
+       tests=$(printf "print-tests:\n\t@echo \$(C_TESTS) \$(CPP_TESTS)\n" |
+               make -s -f Makefile -f - print-tests) &&
+       PYTEST_ONLY="$3" make -j"$2" check TESTS="$tests tests/python/run_pytest.sh"
+     ' sh "$san" "$MAKE_JOBS" "$SAN_PYTEST" >> "$BUILD_DIR/sanitizers.log" 2>&1; then
+    extra_pass=$((extra_pass + 1)); echo "run-tests: sanitizers ok"
+  else
+    extra_fail=$((extra_fail + 1)); status=1
+    grep -E '^(FAIL|ERROR):|ERROR: AddressSanitizer|runtime error:|\*\*\*' \
+      "$BUILD_DIR/sanitizers.log" | head -n 20
+    echo "run-tests: sanitizers FAILED (full log: $BUILD_DIR/sanitizers.log)"
+  fi
 fi
 
 # Sum the counts of every automake test-suite log (the top-level one and the

@@ -41,6 +41,14 @@ run() {
   "$py" -m pytest -q -p no:cacheprovider "$@"
 }
 
+# PYTEST_ONLY="test_a test_b": only those files, once, with $PYTHON (the time-boxed
+# sanitizer leg of scripts/run-tests.sh)
+if [ -n "${PYTEST_ONLY:-}" ]; then
+  CORE_TESTS=$PYTEST_ONLY
+  run "$PYTHON" $(core_files)
+  exit $?
+fi
+
 run "$PYTHON" "$top_srcdir/tests/python"; rc=$?
 # the ABI-mode fallback (no compiled module), same suite minus the long stress tests
 if [ $rc -eq 0 ]; then
