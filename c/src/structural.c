@@ -1020,5 +1020,6 @@ void tvmffi__structural_globals_init(void) {
                           "Equality of two structural keys.",
                           SCHEMA_FN("bool", ARG("ffi.StructuralKey") ARG("ffi.StructuralKey")));
   tvmffi__structural_visit_globals_init();
+  tvmffi__enum_globals_init();
   tvmffi__structural_mutate_globals_init();
 }

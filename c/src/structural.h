@@ -51,6 +51,7 @@ TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
 void tvmffi__access_path_globals_init(void);
 void tvmffi__structural_visit_globals_init(void);
 void tvmffi__structural_mutate_globals_init(void);
+void tvmffi__enum_globals_init(void); /* enum.c: ffi.EnumState, ffi.Enum family */
 
 /* Does a value of type index t match a callback registered for `want`?  -1 (Any)
  * matches everything, ffi.Object every object, an object type its subclasses, and

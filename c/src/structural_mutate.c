@@ -911,7 +911,8 @@ void tvmffi__structural_mutate_globals_init(void) {
   }
 
   static const char* copyable[] = {"ffi.VisitInterrupt", "ffi.reflection.AccessStep",
-                                   "ffi.reflection.AccessPath", "ffi.StructuralKey"};
+                                   "ffi.reflection.AccessPath", "ffi.StructuralKey",
+                                   "ffi.EnumState", "ffi.Enum", "ffi.IntEnum", "ffi.StrEnum"};
   for (size_t i = 0; i < sizeof(copyable) / sizeof(copyable[0]); ++i) {
     TVMFFIByteArray key = {copyable[i], strlen(copyable[i])};
     int32_t t;
