@@ -69,7 +69,7 @@ def make_ffi(include_dir, abi3):
     kwargs = {}
     if abi3:
         kwargs["py_limited_api"] = True
-        kwargs["define_macros"] = [("Py_LIMITED_API", "0x030A0000")]
+        kwargs["define_macros"] = [("Py_LIMITED_API", "0x03090000")]
     else:  # cffi picks the 3.2 limited API unless told otherwise
         kwargs["py_limited_api"] = False
         kwargs["define_macros"] = [("_CFFI_NO_LIMITED_API", "1")]
@@ -88,7 +88,7 @@ def main(argv=None):
     ap.add_argument("--include", required=True, help="directory holding tvm/ffi/c_api.h and dlpack/")
     ap.add_argument("--out-dir", default=HERE, help="where _ffi_cffi*.so and _cdef.h go")
     ap.add_argument("--tmp-dir", default=None, help="scratch dir for the generated C file")
-    ap.add_argument("--abi3", action="store_true", help="build against the stable ABI (cp310+)")
+    ap.add_argument("--abi3", action="store_true", help="build against the stable ABI (cp39+)")
     ap.add_argument("--no-abi3", dest="abi3", action="store_false")
     ap.set_defaults(abi3=True)
     ap.add_argument("--cdef-only", action="store_true", help="only write _cdef.h")

@@ -83,7 +83,10 @@ def _synthetic_frame(filename, lineno, func):
         except (AttributeError, ValueError):
             pass
         code = _without_columns(code)
-        if core.API_MODE:
+        _guard_linecache(filename)
+        # Before 3.11 PyFrame_New links f_back to the running frame, and a cached frame would
+        # keep the caller's locals alive; the helper thread's frames hold nothing of them.
+        if core.API_MODE and sys.version_info >= (3, 11):
             box = [code, _FRAME_GLOBALS]
             if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
                 raise core._take_exception()
@@ -94,6 +97,20 @@ def _synthetic_frame(filename, lineno, func):
             _FRAME_CACHE.clear()
         _FRAME_CACHE[key] = frame
     return frame
+
+
+def _guard_linecache(filename):
+    """Python 3.9's linecache raises UnicodeDecodeError on a file that is not text (a native
+    frame names the shared library when the backtrace has no source file), which breaks every
+    traceback formatter; cache it as having no lines, as 3.10+ does by itself."""
+    if sys.version_info >= (3, 10):
+        return
+    import linecache  # noqa: PLC0415
+
+    try:
+        linecache.getlines(filename)
+    except (UnicodeDecodeError, SyntaxError):
+        linecache.cache[filename] = (0, None, [], filename)
 
 
 def _frame_from_clean_stack(filename, lineno, func):

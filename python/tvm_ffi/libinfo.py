@@ -31,7 +31,9 @@ def config_mode():
     The package then skips loading the runtime so the CLI stays fast, works without a built
     runtime, and prints nothing but its answer.
     """
-    argv = getattr(sys, "orig_argv", None) or []
+    argv = getattr(sys, "orig_argv", None)
+    if argv is None:  # Python 3.9: only sys.argv, which reads "-m" while the package imports
+        argv = _proc_cmdline() if sys.argv[:1] == ["-m"] else []
     for i, a in enumerate(argv):
         if a == "-m" and i + 1 < len(argv) and argv[i + 1] == "tvm_ffi.config":
             return True
@@ -39,6 +41,15 @@ def config_mode():
             return True
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return prog in ("tvm-ffi-config", "tvm-ffi-config.exe")
+
+
+def _proc_cmdline():
+    """The interpreter's own command line where the OS shows it (Linux), else []."""
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            return os.fsdecode(f.read()).split("\0")
+    except OSError:
+        return []
 
 
 def _lib_names(target):

@@ -16,6 +16,17 @@
  */
 #include <string.h>
 
+/* The module is built against the 3.9 limited API (the oldest Python the package supports),
+ * whose headers lack two things the fast path needs: METH_FASTCALL and
+ * PyUnicode_AsUTF8AndSize joined the limited API in 3.10, but CPython 3.7+ already honours
+ * the flag and 3.3+ exports the function, with the meaning and signature they have since. */
+#if defined(Py_LIMITED_API) && Py_LIMITED_API < 0x030A0000
+#ifndef METH_FASTCALL
+#define METH_FASTCALL 0x0080
+#endif
+PyAPI_FUNC(const char*) PyUnicode_AsUTF8AndSize(PyObject*, Py_ssize_t*);
+#endif
+
 /* ---- hooks installed by TVMFFIPyInit ------------------------------------ */
 static PyObject* g_cobject_cls;   /* tvm_ffi.core.CObject */
 static PyObject* g_classify;      /* classify(type) -> rule (int or (rule, extra)) */

@@ -18,8 +18,10 @@ if core.MISSING is None:  # the sentinels are read once the runtime is up
 #: FFI constructor keyword means "use the default" there too.
 MISSING = core.MISSING
 
-#: Marker annotation: fields after ``_: KW_ONLY`` are keyword-only (the stdlib's marker).
-KW_ONLY = _std.KW_ONLY
+#: Marker annotation: fields after ``_: KW_ONLY`` are keyword-only: the stdlib's marker, so
+#: type checkers understand it; Python 3.9's dataclasses has none, so there it is a class of
+#: our own (a class, like the stdlib's, so ``_: KW_ONLY`` reads the same either way).
+KW_ONLY = getattr(_std, "KW_ONLY", None) or type("KW_ONLY", (), {"__module__": __name__})
 
 #: Raised when assigning to a field of a frozen dataclass (an AttributeError).
 FrozenInstanceError = _std.FrozenInstanceError
