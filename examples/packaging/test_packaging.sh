@@ -10,7 +10,9 @@
 #     builds examples/packaging into an ABI-agnostic py3 wheel with scikit-build-core + CMake,
 #     installs it and runs add_one and raise_error (C++ file and line in the traceback);
 #  4. the same example configures with MY_FFI_EXTENSION_TVM_FFI_FROM_SOURCE=ON
-#     (add_subdirectory of `tvm_ffi.config --sourcedir`) and builds.
+#     (add_subdirectory of `tvm_ffi.config --sourcedir`) and builds;
+#  5. the example built with pip's build isolation (the apache package from the index as
+#     build dependency) installs in the venv of 3 and runs on this package's runtime.
 # Exit 77 (skip) with the reason when a tool is missing.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -123,4 +125,27 @@ x = np.arange(3, dtype='float32'); y = np.empty_like(x); m.add_one(x, y)
 assert y.tolist() == [1.0, 2.0, 3.0], y
 ") || fail "extension built with tvm_ffi from source"
 echo "ok 5 - add_subdirectory(tvm_ffi.config --sourcedir) builds tvm_ffi_shared and the extension"
+
+# ---- 5. the example with pip's build isolation -------------------------------------------
+# pip installs the build requirements, among them apache-tvm-ffi (the apache package, from
+# the index), into a throwaway environment and compiles against its headers; the py3 wheel
+# then runs on this package's runtime in the venv of step 3.
+if "$PYTHON" -m pip wheel -q --no-deps -w "$work/isodist" "$ex" >"$log" 2>&1; then
+  isowhl=$(ls "$work"/isodist/my_ffi_extension-*.whl 2>/dev/null)
+  [ -n "$isowhl" ] || fail "no example wheel from the isolated build"
+  "$spy" -m pip install -q --no-deps --no-index --force-reinstall "$isowhl" >"$log" 2>&1 ||
+    { cat "$log"; fail "install the isolated build's wheel"; }
+  out=$(cd "$work" && "$spy" "$ex/run_example.py" add_one 2>&1) || { echo "$out"; fail "add_one (isolated build)"; }
+  case $out in
+    *"2., 3., 4., 5., 6."*) ;;
+    *) echo "$out"; fail "add_one (isolated build) printed the wrong result" ;;
+  esac
+  (cd "$work" && "$spy" -c "import tvm_ffi, sys; assert tvm_ffi.__file__.startswith(sys.prefix)") ||
+    fail "the isolated build's wheel did not run on this package"
+  echo "ok 6 - with build isolation (apache-tvm-ffi from the index as build dependency): add_one -> $out"
+elif grep -qiE 'No matching distribution|Could not find a version|Failed to establish|Network is unreachable|Temporary failure in name resolution' "$log"; then
+  echo "ok 6 # SKIP build isolation: pip could not fetch the build requirements (offline?)"
+else
+  cat "$log"; fail "pip wheel of examples/packaging with build isolation"
+fi
 echo "test_packaging: all checks passed"

@@ -33,9 +33,11 @@ void RaiseError(ffi::String msg) { TVM_FFI_THROW(RuntimeError) << msg; }
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, my_ffi_extension::AddOne);
 
-TVM_FFI_STATIC_INIT_BLOCK({
+// The 0.1.x form: the apache package's current headers (a build with pip's build isolation
+// gets them) accept only this one; this package also takes the older TVM_FFI_STATIC_INIT_BLOCK({...});
+TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = tvm::ffi::reflection;
   refl::GlobalDef().def("my_ffi_extension.raise_error", RaiseError);
-});
+}
 
 }  // namespace my_ffi_extension
