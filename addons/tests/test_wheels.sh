@@ -21,6 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 command -v "${CXX:-c++}" >/dev/null 2>&1 || skip "no C++ compiler"
 "$PYTHON" -c "import scikit_build_core, cffi" 2>/dev/null ||
   skip "$PYTHON lacks scikit-build-core or cffi (scripts/setup.sh installs them)"
+command -v cmake >/dev/null 2>&1 || skip "no cmake (scripts/setup.sh installs it: pip install cmake)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-addon-wheels.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$work"' EXIT
