@@ -84,6 +84,7 @@ _ORIGIN_NAMES = {
     "const char*": "str",
     "std::string": "str",
     "ffi.Bytes": "bytes",
+    "ffi.BigInt": "int",
     "ffi.SmallBytes": "bytes",
     "TVMFFIByteArray*": "bytes",
     "void*": "ctypes.c_void_p",

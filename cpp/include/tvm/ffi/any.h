@@ -282,6 +282,8 @@ struct AnyUnsafe {
     AnySetNone(raw);
     return a;
   }
+  /* Adopts an owned payload passed by value. */
+  static Any MoveTVMFFIAnyRawToAny(TVMFFIAny raw) noexcept { return MoveTVMFFIAnyToAny(&raw); }
   template <typename T>
   static T MoveFromAny(Any&& a) {
     return std::move(a).cast<T>();
