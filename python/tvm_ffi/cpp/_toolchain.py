@@ -187,12 +187,28 @@ def find_ninja():
     raise RuntimeError("tvm_ffi.cpp needs the ninja build tool: pip install ninja")
 
 
+def _build_env():
+    """The environment for the compilers: without sanitizer runtimes a sanitizer build's
+    python was started with (LD_PRELOAD), which some compilers (nvcc) crash under."""
+    preload = os.environ.get("LD_PRELOAD")
+    if not preload:
+        return None
+    kept = [p for p in preload.replace(":", " ").split()
+            if not os.path.basename(p).startswith(("libasan", "libubsan", "libtsan"))]
+    env = dict(os.environ)
+    if kept:
+        env["LD_PRELOAD"] = " ".join(kept)
+    else:
+        del env["LD_PRELOAD"]
+    return env
+
+
 def run_ninja(build_dir):
     cmd = [find_ninja(), "-v"]
     jobs = os.environ.get("MAX_JOBS")
     if jobs:
         cmd += ["-j", jobs]
-    proc = subprocess.run(cmd, cwd=build_dir, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=build_dir, capture_output=True, text=True, env=_build_env())
     where = os.environ.get("TVM_FFI_CPP_EXTENSION_LOG_BUILD", "")
     if where in ("1", "stdout", "stderr"):
         _log.info("ninja in %s:\n%s%s", build_dir, proc.stdout, proc.stderr)
