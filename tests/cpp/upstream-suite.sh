@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/cpp/upstream-suite.sh -- apache-tvm-ffi's own C++ unit tests (the
 # tests/cpp of its source distribution, GoogleTest) built against THIS
-# checkout's headers and run on this runtime and testing library.
+# checkout's headers into one program (as upstream links them) and run on
+# this runtime and testing library.
 #
 #   tests/cpp/upstream-suite.sh [FILE.cc ...]   (default: every file; names
 #                                                relative to the sdist's tests/cpp)
@@ -22,13 +23,17 @@ expected="$top_srcdir/tests/cpp/upstream-expected.txt"
 work="$top_builddir/tests/cpp/upstream-build"
 exe_of() { echo "$work/$(echo "$1" | tr / _ | sed 's/\.cc$//')"; }
 if [ "${1:-}" = --build-one ]; then    # (what the parallel build below runs)
-  exe=$(exe_of "$2")
+  obj=$(exe_of "$2").o
   $CXX -std=c++17 $UPSTREAM_CXXFLAGS -w -I"$top_srcdir/cpp/include" -I"$top_srcdir/c/include" \
-    -I"$suite" "$suite/$2" -o "$exe" -L"$TVMFFI_LIBDIR" -Wl,-rpath,"$TVMFFI_LIBDIR" \
-    -ltvm_ffi_testing -ltvm_ffi -lgtest_main -lgtest -pthread -ldl >"$exe.build.log" 2>&1 ||
-    rm -f "$exe"
+    -I"$suite" -c "$suite/$2" -o "$obj" >"$obj.build.log" 2>&1 || rm -f "$obj"
   exit 0
 fi
+link() {  # link OUT OBJ... (upstream links every file into one test program)
+  out=$1
+  shift
+  $CXX "$@" -o "$out" -L"$TVMFFI_LIBDIR" -Wl,-rpath,"$TVMFFI_LIBDIR" \
+    -ltvm_ffi_testing -ltvm_ffi -lgtest_main -lgtest -pthread -ldl
+}
 
 sdist=$(sh "$top_srcdir/scripts/fetch-upstream-sdist.sh") || {
   echo "SKIP: the apache-tvm-ffi source distribution is not available"; exit 77; }
@@ -43,38 +48,51 @@ else
   files=$(cd "$suite" && ls test_*.cc extra/test_*.cc)
 fi
 
-# ---- build: one executable per file, UPSTREAM_JOBS at a time ---------------
+# ---- build: compile each file (UPSTREAM_JOBS at a time), link them as one --
+# program as upstream does: some files register the test types the others use.
 rm -rf "$work" && mkdir -p "$work" || exit 1
 export CXX UPSTREAM_CXXFLAGS top_srcdir top_builddir TVMFFI_LIBDIR suite
 start=$(date +%s)
 printf '%s\n' $files | xargs -P "$UPSTREAM_JOBS" -I{} sh "$0" --build-one {}
+results="$work/results.txt"   # lines: "pass NAME" / "fail NAME" / "nobuild FILE COUNT"
+: >"$results"
+objs=
+for src in $files; do
+  obj=$(exe_of "$src").o
+  if [ -f "$obj" ]; then objs="$objs $obj"; fi
+done
+exe="$work/tvm_ffi_tests"
+if ! link "$exe" $objs >"$work/link.log" 2>&1; then
+  # find the files that do not link on their own and leave them out
+  kept=
+  for obj in $objs; do
+    if link "$work/one" "$obj" >>"$obj.build.log" 2>&1; then kept="$kept $obj"; else rm -f "$obj"; fi
+  done
+  rm -f "$work/one"
+  link "$exe" $kept >>"$work/link.log" 2>&1 || { cat "$work/link.log"; exit 1; }
+fi
+for src in $files; do
+  [ -f "$(exe_of "$src").o" ] || echo "nobuild $src $(grep -c '^TEST' "$suite/$src")" >>"$results"
+done
 echo "built in $(($(date +%s) - start)) s"
 
-# ---- run: a crash ends a binary early, so rerun it without what already ran -
-results="$work/results.txt"   # lines: "pass NAME" / "fail NAME" / "nobuild FILE"
-: >"$results"
-for src in $files; do
-  exe=$(exe_of "$src")
-  if [ ! -x "$exe" ]; then
-    echo "nobuild $src $(grep -c '^TEST' "$suite/$src")" >>"$results"
-    continue
-  fi
-  done_list=
-  while :; do
-    filter=${done_list:+-$done_list}
-    (cd "$work" && "$exe" --gtest_filter="${filter:-*}" --gtest_color=no) >"$exe.run.log" 2>&1
-    rc=$?
-    awk '/^\[       OK \] [^ ]+ \(/ {print "pass", $4}
-         /^\[  FAILED  \] [^ ]+ \(/ {print "fail", $4}' "$exe.run.log" >>"$results"
-    cat "$exe.run.log" >>"$exe.all.log"
-    # a test that started and never ended crashed the process
-    crashed=$(awk '/^\[ RUN      \]/ {t=$4} /^\[       OK \]|^\[  FAILED  \]/ {t=""}
-                   END {print t}' "$exe.run.log")
-    [ "$rc" -ge 0 ] && [ "$rc" -le 1 ] && break
-    [ -n "$crashed" ] || { echo "fail $src:exit-status-$rc" >>"$results"; break; }
-    echo "fail $crashed" >>"$results"
-    done_list=$(awk '/^\[       OK \]|^\[  FAILED  \]/ {printf "%s:", $4} END {}' "$exe.all.log")$crashed
-  done
+# ---- run: a crash ends the program early, so rerun it without what already ran
+done_list=
+: >"$exe.all.log"
+while [ -n "$objs" ]; do
+  filter=${done_list:+-$done_list}
+  (cd "$work" && "$exe" --gtest_filter="${filter:-*}" --gtest_color=no) >"$exe.run.log" 2>&1
+  rc=$?
+  awk '/^\[       OK \] [^ ]+ \(/ {print "pass", $4}
+       /^\[  FAILED  \] [^ ]+ \(/ {print "fail", $4}' "$exe.run.log" >>"$results"
+  cat "$exe.run.log" >>"$exe.all.log"
+  # a test that started and never ended crashed the process
+  crashed=$(awk '/^\[ RUN      \]/ {t=$4} /^\[       OK \]|^\[  FAILED  \]/ {t=""}
+                 END {print t}' "$exe.run.log")
+  [ "$rc" -ge 0 ] && [ "$rc" -le 1 ] && break
+  [ -n "$crashed" ] || { echo "fail tvm_ffi_tests:exit-status-$rc" >>"$results"; break; }
+  echo "fail $crashed" >>"$results"
+  done_list=$(awk '/^\[       OK \]|^\[  FAILED  \]/ {printf "%s:", $4}' "$exe.all.log")$crashed
 done
 
 # ---- compare with the expectations -----------------------------------------
