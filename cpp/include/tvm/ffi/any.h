@@ -93,6 +93,13 @@ class AnyView {
     }
     return nullptr;
   }
+  /*! \brief as<T>(), throwing TypeError when the value is not exactly a T. */
+  template <typename T>
+  T as_or_throw() const {
+    std::optional<T> r = this->as<T>();
+    if (!r.has_value()) details::ThrowCannotTreat<T>(GetTypeKey());
+    return *std::move(r);
+  }
   template <typename T>
   T cast() const {
     if constexpr (std::is_same_v<T, AnyView>) {
@@ -270,6 +277,15 @@ struct AnyUnsafe {
   static const TVMFFIAny* GetRaw(const AnyView* a) noexcept { return &a->data_; }
   static TVMFFIAny* GetRaw(AnyView* a) noexcept { return &a->data_; }
   /* Moves the owned payload out (caller owns it); `a` becomes None. */
+  /* The object of a view already checked to hold a T (no reference taken). */
+  template <typename T = Object>
+  static T* RawObjectPtrFromAnyViewAfterCheck(const AnyView& v) noexcept {
+    return static_cast<T*>(details::AnyObject(&v.data_));
+  }
+  template <typename T = Object>
+  static T* RawObjectPtrFromAnyAfterCheck(const Any& v) noexcept {
+    return static_cast<T*>(details::AnyObject(&v.data_));
+  }
   static TVMFFIAny MoveAnyToTVMFFIAny(Any&& a) noexcept {
     TVMFFIAny r = a.data_;
     AnySetNone(&a.data_);

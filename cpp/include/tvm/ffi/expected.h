@@ -32,6 +32,13 @@ class Expected {
 
  public:
   Expected(T value) : data_(std::move(value)) {}  // NOLINT(*)
+  /* Anything a T can be made from (`return Unchanged();` for Expected<UnchangedOr<T>>). */
+  template <typename U,
+            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                        !std::is_same_v<std::decay_t<U>, T> &&
+                                        !std::is_same_v<std::decay_t<U>, Error> &&
+                                        !std::is_same_v<std::decay_t<U>, Expected>>>
+  Expected(U&& value) : data_(T(std::forward<U>(value))) {}  // NOLINT(*)
   Expected(Error error) : data_(std::move(error)) {}  // NOLINT(*)
   Expected(Unexpected<Error> u) : data_(std::move(u).error()) {}  // NOLINT(*)
   bool is_ok() const { return !is_err(); }

@@ -154,6 +154,7 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
   template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
                                                     !std::is_same_v<std::decay_t<U>, T> &&
                                                     !std::is_same_v<std::decay_t<U>, Optional> &&
+                                                    !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
                                                     !std::is_same_v<std::decay_t<U>, std::nullptr_t>>>
   Optional(U&& v) : data_(T(std::forward<U>(v))) {}  // NOLINT(*)
   Optional(const Optional&) = default;
@@ -170,6 +171,7 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
   }
   template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
                                                     !std::is_same_v<std::decay_t<U>, Optional> &&
+                                                    !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
                                                     !std::is_same_v<std::decay_t<U>, std::nullptr_t> &&
                                                     !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
   Optional& operator=(U&& v) {

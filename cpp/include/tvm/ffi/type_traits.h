@@ -420,7 +420,7 @@ struct FallbackOnlyTraitsBase : public TypeTraitsBase {
 /* ObjectPtr<T>: None <-> null.  Only for (non-const) object types. */
 template <typename TObj>
 struct TypeTraits<ObjectPtr<TObj>,
-                  std::enable_if_t<is_object_subclass_v<TObj> && !std::is_const_v<TObj>>>
+                  std::enable_if_t<is_object_subclass_v<TObj> && std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
     : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = kTVMFFIObject;
   static void CopyToAnyView(const ObjectPtr<TObj>& p, TVMFFIAny* r) {
@@ -462,7 +462,7 @@ struct TypeTraits<ObjectPtr<TObj>,
 
 /* Arc<T>: like ObjectPtr<T>, but None is not a value of it. */
 template <typename TObj>
-struct TypeTraits<Arc<TObj>, std::enable_if_t<is_object_subclass_v<TObj> && !std::is_const_v<TObj>>>
+struct TypeTraits<Arc<TObj>, std::enable_if_t<is_object_subclass_v<TObj> && std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
     : public TypeTraits<ObjectPtr<TObj>> {
   using Base = TypeTraits<ObjectPtr<TObj>>;
   static bool CheckAnyStrict(const TVMFFIAny* s) {
@@ -492,8 +492,6 @@ template <typename TObject>
 struct TypeTraits<TObject*, std::enable_if_t<std::is_base_of_v<Object, TObject>>>
     : public TypeTraitsBase {
   using Raw = std::remove_const_t<TObject>;
-  static_assert(std::is_const_v<TObject> || Raw::_type_mutable,
-                "a non-const object pointer needs _type_mutable = true");
   static constexpr int32_t field_static_type_index = kTVMFFIObject;
   static void CopyToAnyView(TObject* const& p, TVMFFIAny* r) {
     if (p == nullptr) return details::AnySetNone(r);
@@ -510,6 +508,9 @@ struct TypeTraits<TObject*, std::enable_if_t<std::is_base_of_v<Object, TObject>>
            details::AnyObject(s)->template IsInstance<Raw>();
   }
   static TObject* CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
+    // storing a T* is always fine; handing out a mutable one needs a mutable type
+    static_assert(std::is_const_v<TObject> || Raw::_type_mutable,
+                  "reading a non-const object pointer from Any needs _type_mutable = true");
     return static_cast<TObject*>(details::AnyObject(s));
   }
   static std::optional<TObject*> TryCastFromAnyView(const TVMFFIAny* s) {

@@ -206,7 +206,15 @@ class Array : public ObjectRef {
     if (empty()) return;
     ArrayObj* p = CopyOnWrite();
     for (int64_t i = 0; i < p->TVMFFISeqCell::size; ++i) {
-      p->begin()[i] = Any(f(details::SeqElem<T>(&RawOf(p->begin()[i]))));
+      // move the element out so that f sees the only reference (and may mutate in place)
+      Any& slot = p->begin()[i];
+      if constexpr (std::is_same_v<T, Any>) {
+        Any v = std::move(slot);
+        slot = Any(f(std::move(v)));
+      } else {
+        T v = details::AnyUnsafe::MoveFromAny<T>(std::move(slot));
+        slot = Any(f(std::move(v)));
+      }
     }
   }
   template <typename IterType>

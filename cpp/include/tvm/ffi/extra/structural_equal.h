@@ -13,6 +13,7 @@
 #include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/accessor.h>
 
 TVM_FFI_NS_BEGIN
 
@@ -33,6 +34,12 @@ class StructuralEqual {
       bool skip_tensor_content = false);
   bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
 };
+
+/* Key of a type's own structural equality: a function
+ * (self, other, compare(lhs, rhs, def_region, field_name)) -> bool. */
+namespace type_attr {
+inline constexpr reflection::AttrKey<Function> kSEqual{"__s_equal__"};
+}  // namespace type_attr
 
 #ifdef TVM_FFI_EXTRA_CXX_INLINE_BODIES
 TVM_FFI_EXTRA_CXX_API bool StructuralEqual::Equal(const Any& lhs, const Any& rhs,

@@ -10,6 +10,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/accessor.h>
 
 #include <cstdint>
 
@@ -23,6 +24,11 @@ class StructuralHash {
                                              bool skip_tensor_content = false);
   uint64_t operator()(const Any& value) const { return Hash(value); }
 };
+
+/* Key of a type's own structural hash: a function (self, init_hash, hash(value, init, def_region)) -> int. */
+namespace type_attr {
+inline constexpr reflection::AttrKey<Function> kSHash{"__s_hash__"};
+}  // namespace type_attr
 
 #ifdef TVM_FFI_EXTRA_CXX_INLINE_BODIES
 TVM_FFI_EXTRA_CXX_API uint64_t StructuralHash::Hash(const Any& value, bool map_free_vars,

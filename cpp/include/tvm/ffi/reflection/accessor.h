@@ -133,5 +133,13 @@ class TypeAttrColumn {
 };
 
 }  // namespace reflection
+
+/*! \brief Keys of the attributes containers consult (`int64_t f(const Any&)` and
+ * `bool f(const Any&, const Any&)`, stored with TypeAttrDef::native_fn_attr). */
+namespace type_attr {
+inline constexpr reflection::AttrKey<void*> kAnyHash{"__any_hash__"};
+inline constexpr reflection::AttrKey<void*> kAnyEqual{"__any_equal__"};
+}  // namespace type_attr
+
 TVM_FFI_NS_END
 #endif  // TVM_FFI_REFLECTION_ACCESSOR_H_

@@ -16,6 +16,8 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/native_function.h>
 #include <tvm/ffi/string.h>
 
 #include <string>
@@ -56,6 +58,9 @@ struct AttachFieldFlag {
   static AttachFieldFlag SEqHashDefNonRecursive() {
     return {kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive, true};
   }
+  /* The 0.1.16 names of the same two flags. */
+  static AttachFieldFlag SEqHashDefPattern() { return SEqHashDefRecursive(); }
+  static AttachFieldFlag SEqHashDefSimple() { return SEqHashDefNonRecursive(); }
 };
 inline AttachFieldFlag repr(bool on) { return {kTVMFFIFieldFlagBitMaskReprOff, !on}; }
 inline AttachFieldFlag compare(bool on) { return {kTVMFFIFieldFlagBitMaskCompareOff, !on}; }
@@ -379,22 +384,51 @@ template <typename Class>
 class TypeAttrDef {
  public:
   TypeAttrDef() : type_index_(Class::_GetOrAllocRuntimeTypeIndex()) {}
+  /// A value, or a callable (function, lambda, member function) stored as an ffi.Function.
   template <typename V>
   TypeAttrDef& def(const char* name, V value) {
-    Any v(std::move(value));
-    TVMFFIByteArray n{name, std::char_traits<char>::length(name)};
-    TVM_FFI_CHECK_SAFE_CALL(
-        TVMFFITypeRegisterAttr(type_index_, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
+    if constexpr (TypeTraits<V>::convert_enabled || std::is_same_v<V, Any>) {
+      Register(name, Any(std::move(value)));
+    } else {
+      Register(name, Any(Function::FromTyped(details::AdaptMethod(std::move(value)))));
+    }
     return *this;
   }
   template <typename V>
   TypeAttrDef& attr(const char* name, V value) {
     return def(name, std::move(value));
   }
+  /*!
+   * \brief Stores a native hook under `key`, in the form the runtime calls for
+   * that attribute (see reflection/native_function.h).
+   */
+  template <auto Fn, typename K>
+  TypeAttrDef& native_fn_attr(AttrKey<K> key) {
+    Register(key.name, details::NativeHookValue<Fn>());
+    return *this;
+  }
 
  private:
+  void Register(const char* name, Any v) {
+    TVMFFIByteArray n{name, std::char_traits<char>::length(name)};
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITypeRegisterAttr(type_index_, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
+  }
+
   int32_t type_index_;
 };
+
+/*! \brief Makes sure the attribute column `name` exists (empty for every type). */
+inline void EnsureTypeAttrColumn(std::string_view name) {
+  TVMFFIByteArray n{name.data(), name.size()};
+  TVMFFIAny none{};
+  none.type_index = kTVMFFINone;
+  TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterAttr(kTVMFFINone, &n, &none));
+}
+template <typename T>
+inline void EnsureTypeAttrColumn(AttrKey<T> key) {
+  EnsureTypeAttrColumn(std::string_view(key.name));
+}
 
 }  // namespace reflection
 TVM_FFI_NS_END
