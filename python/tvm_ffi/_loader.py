@@ -68,14 +68,16 @@ def find_library():
     )
 
 
-def _dlopen_global(path):
-    """dlopen(path, RTLD_NOW | RTLD_GLOBAL) without importing ctypes; the handle never unloads
-    (RTLD_NODELETE: wrappers may still call into the runtime while the interpreter exits)."""
+def _dlopen_global(path, now=True):
+    """dlopen(path, RTLD_NOW (or RTLD_LAZY) | RTLD_GLOBAL) without importing ctypes; the handle
+    never unloads (RTLD_NODELETE: wrappers may still call into the runtime while the
+    interpreter exits)."""
     try:
         from _cffi_backend import load_library  # noqa: PLC0415
     except ImportError:  # pragma: no cover - no cffi backend: ctypes does it
         load_library = None
-    flags = os.RTLD_NOW | os.RTLD_GLOBAL | getattr(os, "RTLD_NODELETE", 0)
+    flags = os.RTLD_NOW if now else os.RTLD_LAZY
+    flags |= os.RTLD_GLOBAL | getattr(os, "RTLD_NODELETE", 0)
     if load_library is None or sys.platform == "win32":
         import ctypes  # noqa: PLC0415
 
@@ -108,7 +110,7 @@ def _load():
     # C++ vtable.  Global, before any such extension loads.
     cpath = _sibling(path, "tvm_ffi_cxx")
     if cpath is not None and os.environ.get("TVM_FFI_NO_CXX_ABI", "0") in ("", "0"):
-        _HANDLES.append(_dlopen_global(cpath))
+        _HANDLES.append(_dlopen_global(cpath, now=False))  # lazy: most of it is never called
     tpath = _testing_path(path)
     if tpath is not None:
         _HANDLES.append(_dlopen_global(tpath))
