@@ -1,6 +1,6 @@
 /*
  * fuzz_library_bin.c -- libFuzzer target for the __tvm_ffi__library_bin
- * parser (abi.md §13.5): the blob a loaded library hands the runtime is
+ * parser (docs/abi.md §13.5): the blob a loaded library hands the runtime is
  * untrusted input.
  *
  * Properties checked on every input (the whole input is the blob, its size

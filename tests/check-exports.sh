@@ -1,6 +1,6 @@
 #!/bin/sh
 # libtvm_ffi.so must export exactly the symbols of c/libtvm_ffi.sym (the 48
-# TVMFFI* entry points of abi.md section 19), without ELF symbol versions, with
+# TVMFFI* entry points of docs/abi.md §19), without ELF symbol versions, with
 # SONAME libtvm_ffi.so, and must not need libstdc++.  Run by `make check`.
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 lib=${TVMFFI_LIBDIR:-${top_builddir:-.}/c/.libs}/libtvm_ffi.so
@@ -21,7 +21,7 @@ if ! cmp -s "$tmp/want" "$tmp/got"; then
   fail=1
 fi
 if grep -q '@' "$tmp/got" || $READELF -V "$lib" | grep -q 'Version definition section'; then
-  echo "FAIL: $lib defines ELF symbol versions (abi.md section 1 forbids them)"; fail=1
+  echo "FAIL: $lib defines ELF symbol versions (docs/abi.md §1 forbids them)"; fail=1
 fi
 
 $READELF -d "$lib" > "$tmp/dyn"

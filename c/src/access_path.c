@@ -1,6 +1,6 @@
 /*
  * access_path.c -- ffi.reflection.AccessStep / ffi.reflection.AccessPath
- * (abi.md §7.11, §14.4): immutable linked paths from a root value to a
+ * (docs/abi.md §7.11, §14.4): immutable linked paths from a root value to a
  * sub-value, as GetFirstStructuralMismatch reports them.  A path is a node
  * (parent, step, depth); the root has neither parent nor step.
  *

@@ -1,5 +1,5 @@
 /*
- * any.c -- view -> owned conversion (abi.md §5.5, §10.3).  AnyHash /
+ * any.c -- view -> owned conversion (docs/abi.md §5.5, §10.3).  AnyHash /
  * AnyEqual live in any_hash.c (containers).
  */
 #include <string.h>

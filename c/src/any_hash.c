@@ -1,5 +1,5 @@
 /*
- * any_hash.c -- AnyHash / AnyEqual for runtime internals (abi.md §5.6) and
+ * any_hash.c -- AnyHash / AnyEqual for runtime internals (docs/abi.md §5.6) and
  * the key normalisation the container globals share.
  *
  * The algorithms are the inline ones of <tvm/ffi/extra/c_container.h>;

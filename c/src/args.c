@@ -3,8 +3,8 @@
  *
  * `fname` is the function's name followed by its signature, e.g.
  * "ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any", so the messages match
- * the ones typed C++ functions raise (cpp.md §8.4); argument indices are
- * 0-based.  Accepted kinds follow abi.md §8: int takes Int and Bool, bool
+ * the ones typed C++ functions raise (docs/cpp.md §8.4); argument indices are
+ * 0-based.  Accepted kinds follow docs/abi.md §8: int takes Int and Bool, bool
  * takes Bool and Int, str takes RawStr/SmallStr/Str, objects take the type
  * or a subclass (also through an rvalue-ref slot, borrowed).
  */

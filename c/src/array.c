@@ -1,5 +1,5 @@
 /*
- * array.c -- ffi.Array (abi.md §7.6): a TVMFFISeqCell at +24 followed by the
+ * array.c -- ffi.Array (docs/abi.md §7.6): a TVMFFISeqCell at +24 followed by the
  * elements inline (data == handle + 56, data_deleter == NULL), as upstream
  * lays it out.  C++ header code copies on write and never reallocates an
  * existing Array's buffer, so the runtime only builds arrays once.

@@ -1,5 +1,5 @@
 /*
- * backtrace.c -- TVMFFIBacktrace (abi.md §9.3, §9.4).
+ * backtrace.c -- TVMFFIBacktrace (docs/abi.md §9.3, §9.4).
  *
  * The stack is unwound with glibc's backtrace() and symbolised with elfutils
  * libdw (function, file and line) when built with HAVE_LIBDW, else with

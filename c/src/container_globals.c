@@ -1,5 +1,5 @@
 /*
- * container_globals.c -- registers the container globals (abi.md §14.2) and
+ * container_globals.c -- registers the container globals (docs/abi.md §14.2) and
  * implements ffi.ContainerFindFirstNonCPUDevice, which walks all of them.
  */
 #include "container.h"

@@ -1,6 +1,6 @@
 /*
- * deepcopy.c -- ffi.DeepCopy (abi.md §14.4; Python's copy.deepcopy of
- * containers, python.md §13).
+ * deepcopy.c -- ffi.DeepCopy (docs/abi.md §14.4; Python's copy.deepcopy of
+ * containers, docs/python.md §13).
  *
  * Lists, Dicts, Arrays, Maps and reflected objects are copied; everything
  * else is shared, because it is immutable (strings, bytes, shapes, POD

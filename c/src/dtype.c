@@ -1,5 +1,5 @@
 /*
- * dtype.c -- DLDataType <-> string (abi.md §10.6).
+ * dtype.c -- DLDataType <-> string (docs/abi.md §10.6).
  *
  * Parsing works on a length-delimited copy of the input that has had its
  * aliases ("i32", "bf16", "fp8_e5m2", ...) rewritten to the canonical

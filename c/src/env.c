@@ -1,6 +1,6 @@
 /*
  * env.c -- environment API: per-thread streams, the DLPack tensor allocator
- * and frontend hooks (abi.md §11.1-§11.3).  The library-module half of
+ * and frontend hooks (docs/abi.md §11.1-§11.3).  The library-module half of
  * c_env_api.h (§11.4) lives in module.c.
  */
 #include <pthread.h>

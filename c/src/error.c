@@ -1,5 +1,5 @@
 /*
- * error.c -- ffi.Error objects (abi.md §7.2) and the per-thread raised-error
+ * error.c -- ffi.Error objects (docs/abi.md §7.2) and the per-thread raised-error
  * slot (§9.1, §10.4).
  *
  * An error is one block: header, the 72-byte ABI cell, then our own area

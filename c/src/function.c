@@ -1,6 +1,6 @@
 /*
  * function.c -- ffi.Function objects, TVMFFIFunctionCall and the global
- * function registry (abi.md §7.3, §8, §10.3).
+ * function registry (docs/abi.md §7.3, §8, §10.3).
  *
  * Functions released by override/removal are dropped after the registry
  * lock is gone, because their deleters may call back into the registry.
@@ -66,7 +66,7 @@ static TVMFFI__COLD int function_call_misuse(TVMFFIObjectHandle func) {
                        tvmffi__type_key(((TVMFFIObject*)func)->type_index));
 }
 
-/* A real frame with this name is the backtrace boundary (abi.md §10.3), so
+/* A real frame with this name is the backtrace boundary (docs/abi.md §10.3), so
  * it must not be inlined nor turned into a tail call. */
 __attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args,
                                                  int32_t num_args, TVMFFIAny* result) {
@@ -548,7 +548,7 @@ static int g_get_metadata(void* h, const TVMFFIAny* args, int32_t num_args, TVMF
   return rc;
 }
 
-/* void* parameters accept OpaquePtr and None (abi.md §8), and an Int address. */
+/* void* parameters accept OpaquePtr and None (docs/abi.md §8), and an Int address. */
 static int arg_ptr(const char* sig, const TVMFFIAny* args, int32_t i, void** out) {
   const TVMFFIAny* v = &args[i];
   if (v->type_index == kTVMFFIOpaquePtr || v->type_index == kTVMFFINone ||

@@ -1,5 +1,5 @@
 /*
- * init_once.c -- TVMFFIHandleInitOnce / TVMFFIHandleDeinitOnce (abi.md
+ * init_once.c -- TVMFFIHandleInitOnce / TVMFFIHandleDeinitOnce (docs/abi.md
  * §10.9): lazily initialised handles for generated code.  One process-wide
  * mutex, so init_func must not recurse into TVMFFIHandleInitOnce.
  */

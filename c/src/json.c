@@ -1,5 +1,5 @@
 /*
- * json.c -- ffi.json.Parse / ffi.json.Stringify (abi.md §14.4, cpp.md §16
+ * json.c -- ffi.json.Parse / ffi.json.Stringify (docs/abi.md §14.4, docs/cpp.md §16
  * extra/json.h): RFC 8259 text <-> Map/Array/str/int/float/bool/None.
  *
  * Parse: objects become ffi.Map (string keys; later duplicates win), arrays

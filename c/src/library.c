@@ -1,5 +1,5 @@
 /*
- * library.c -- library modules (abi.md §13): the dlopen loader
+ * library.c -- library modules (docs/abi.md §13): the dlopen loader
  * ffi.Module.load_from_file.so, library-module construction with context
  * symbols and __tvm_ffi__library_ctx / __tvm_ffi__library_bin (parsed in
  * library_bin.c), function

@@ -1,9 +1,9 @@
 /*
- * library_bin.c -- the __tvm_ffi__library_bin blob (abi.md §13.5): a
+ * library_bin.c -- the __tvm_ffi__library_bin blob (docs/abi.md §13.5): a
  * little-endian import tree whose entries are the library itself ("_lib") or
  * modules rebuilt by ffi.Module.load_from_bytes.<kind>.  Every length is
  * checked against what is left of the blob before it is used; the error
- * texts follow the ORC JIT add-on's (dlpack-and-addons.md C.6).
+ * texts follow the ORC JIT add-on's (docs/dlpack-and-addons.md C.6).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * list.c -- ffi.List (abi.md §7.7): the Array prefix with a separate
+ * list.c -- ffi.List (docs/abi.md §7.7): the Array prefix with a separate
  * malloc'd buffer and data_deleter == free (never NULL), because C++ header
  * code grows lists in place with its own malloc'd buffers and then frees
  * ours through data_deleter, and vice versa.  Mutable reference semantics:

@@ -1,12 +1,12 @@
 /*
- * make_object.c -- construction of reflected objects (abi.md §14.4):
+ * make_object.c -- construction of reflected objects (docs/abi.md §14.4):
  *
  *   ffi.MakeObjectFromPackedArgs(type_key_or_index, name1, val1, ...)
  *   ffi._RegisterFFIInit(type_index)  -> installs a generated `__ffi_init__`
  *
  * The generated `__ffi_init__` takes positional arguments, optionally followed
  * by the KWARGS sentinel (ffi.GetKwargsObject) and name/value pairs, the
- * calling convention of python.md §4.6.  Its parameters are the reflected
+ * calling convention of docs/python.md §4.6.  Its parameters are the reflected
  * fields, ancestors first, without InitOff fields: positional parameters are
  * the required (no default) non-KwOnly fields, then the defaulted ones (so a
  * required field never follows an optional one); KwOnly fields are keyword

@@ -1,6 +1,6 @@
 /*
  * map.c -- ffi.Map (72) and ffi.Dict (76) objects and their globals
- * (abi.md §7.8, §14.2).  The tables are the inline ones of
+ * (docs/abi.md §7.8, §14.2).  The tables are the inline ones of
  * <tvm/ffi/extra/c_container.h>; this file owns object allocation:
  *
  *   - a new map is small, capacity 2, pairs inline at handle + 56, like the

@@ -1,5 +1,5 @@
 /*
- * module.c -- the ffi.Module object (abi.md §7.9): imports with cycle
+ * module.c -- the ffi.Module object (docs/abi.md §7.9): imports with cycle
  * detection (§13.8), lookups through imports, and TVMFFIEnvModLookupFromImports
  * (§11.4).  The ffi.Module* globals are in module_globals.c; library modules
  * (dlopen, system library) in library.c.

@@ -3,7 +3,7 @@
  * module whose symbols come from a callback instead of dlsym.  Lets add-ons
  * that own their own linker (the ORC JIT loader of .o files) build modules
  * through the public C API, with the same construction steps as a dlopen'd
- * library (abi.md §13.3): context symbols, __tvm_ffi__library_ctx and an
+ * library (docs/abi.md §13.3): context symbols, __tvm_ffi__library_ctx and an
  * embedded __tvm_ffi__library_bin import tree.
  *
  * `lookup` is an ffi.Function (name: str) -> opaque pointer or None.  It must

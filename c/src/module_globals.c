@@ -1,5 +1,5 @@
 /*
- * module_globals.c -- the ffi.Module* global functions (abi.md §14.3), the
+ * module_globals.c -- the ffi.Module* global functions (docs/abi.md §14.3), the
  * format dispatch of ffi.ModuleLoadFromFile (§13.2), the keep-alive set of
  * ffi.ModuleGlobalsAdd/Remove and the reflection field ffi.Module.imports_.
  */

@@ -1,5 +1,5 @@
 /*
- * object.c -- object header, reference counting (abi.md §4), opaque objects
+ * object.c -- object header, reference counting (docs/abi.md §4), opaque objects
  * (§7.10) and the custom allocator hook (§4.7).
  *
  * C++ header code in kernel libraries manipulates combined_ref_count inline,

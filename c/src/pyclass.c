@@ -1,6 +1,6 @@
 /*
  * pyclass.c -- runtime support for object types defined from Python
- * (tvm_ffi.dataclasses.py_class; abi.md §14.4):
+ * (tvm_ffi.dataclasses.py_class; docs/abi.md §14.4):
  *
  *   ffi.MakeFieldGetter(field_static_type_index) -> int
  *       address of the TVMFFIFieldGetter of a Python-defined field

@@ -1,7 +1,7 @@
 /*
- * recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash (abi.md §14.4): value
+ * recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash (docs/abi.md §14.4): value
  * comparison that descends into containers and reflected fields.  Python's
- * container ==, != and hash go through here (python.md §13).
+ * container ==, != and hash go through here (docs/python.md §13).
  *
  * Rules (chosen to match Python's own semantics, since that is where users
  * meet them):
@@ -17,7 +17,7 @@
  *    first), skipping CompareOff fields; hashing also skips HashOff fields;
  *    a type without fields, tensors, functions and modules compare by
  *    identity;
- *  - a type's hooks replace the field walk (cpp.md kEq/kCompare/kHash):
+ *  - a type's hooks replace the field walk (docs/cpp.md kEq/kCompare/kHash):
  *    equality uses __ffi_eq__(a, b, eq) -> bool, else __ffi_compare__(a, b,
  *    cmp) == 0; the order tests use __ffi_compare__ -> int (its sign); the
  *    hash is __ffi_hash__(a, hash) -> int as returned.  The callbacks passed

@@ -1,6 +1,6 @@
 /*
  * reflection.c -- fields, methods, metadata and attribute columns of types
- * (abi.md §12.4-12.6).
+ * (docs/abi.md §12.4-12.6).
  *
  * Registration normally happens during initialisation, but readers may run
  * concurrently, so arrays are never reallocated in place: a grown array is

@@ -1,5 +1,5 @@
 /*
- * repr.c -- ffi.ReprPrint (abi.md §14.4, python.md §4.1) and the helpers the
+ * repr.c -- ffi.ReprPrint (docs/abi.md §14.4, docs/python.md §4.1) and the helpers the
  * other structural walkers share (field visiting, quoting, float text).
  *
  * Output follows the reference examples: Array (1, 2, 3) / (42,), List

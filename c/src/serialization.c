@@ -1,5 +1,5 @@
 /*
- * serialization.c -- the JSON graph (abi.md §14.4, python.md §4.1 pickling):
+ * serialization.c -- the JSON graph (docs/abi.md §14.4, docs/python.md §4.1 pickling):
  * ffi.ToJSONGraph / ToJSONGraphString / FromJSONGraph / FromJSONGraphString.
  *
  * Format (byte-compatible with the reference implementation's writer):

@@ -1,5 +1,5 @@
 /*
- * shape.c -- ffi.Shape objects (abi.md §7.4) and the ffi.Shape global (§14.1).
+ * shape.c -- ffi.Shape objects (docs/abi.md §7.4) and the ffi.Shape global (§14.1).
  *
  * Layout: header (24) | data (8) | size (8) | int64 values inline at +40.
  * data always points at the inline values, so a Shape is one allocation and

@@ -1,6 +1,6 @@
 /*
  * string.c -- ffi.String / ffi.Bytes objects and their small forms
- * (abi.md §5.3, §7.1, §10.6).
+ * (docs/abi.md §5.3, §7.1, §10.6).
  *
  * Heap objects keep the characters inline at handle + 40 with a trailing
  * NUL, because C++ header code hands `data` out as a C string.

@@ -1,7 +1,7 @@
 /*
  * structural.c -- ffi.StructuralEqual, ffi.StructuralHash,
  * ffi.GetFirstStructuralMismatch, ffi.StructuralKey / StructuralKeyEqual
- * (abi.md §14.4).
+ * (docs/abi.md §14.4).
  *
  * Unlike ffi.RecursiveEq (Python's ==), structural equality is exact about
  * kinds: 1 != 1.0 != True, an Array never equals a List, floats compare by

@@ -1,6 +1,6 @@
 /*
  * structural_visit.c -- ffi.VisitInterrupt (static index 77),
- * ffi.StructuralVisitor, ffi.StructuralWalk (abi.md §14.4, since 0.1.13) and
+ * ffi.StructuralVisitor, ffi.StructuralWalk (docs/abi.md §14.4, since 0.1.13) and
  * ffi.StructuralVisit (since 0.1.16: the first matching callback gets
  * (value, visitor) and owns the descent; unmatched values have their children
  * visited; ffi.StructuralVisitorDefaultVisit visits a value's children).

@@ -1,5 +1,5 @@
 /*
- * tensor.c -- ffi.Tensor objects and DLPack import/export (abi.md §7.5, §10.5).
+ * tensor.c -- ffi.Tensor objects and DLPack import/export (docs/abi.md §7.5, §10.5).
  *
  * Object layout:
  *   0  TVMFFIObject header
@@ -109,7 +109,7 @@ int tvmffi__dltensor_check(const char* fname, const DLTensor* t, int check_data)
   return 0;
 }
 
-/* abi.md §10.5: NULL strides, or any zero extent, or row-major compact
+/* docs/abi.md §10.5: NULL strides, or any zero extent, or row-major compact
  * skipping extent-1 dimensions.  The shape has been validated, so the running
  * product cannot overflow (it is bounded by the element count). */
 static int dltensor_is_contiguous(const DLTensor* t) {

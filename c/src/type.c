@@ -1,5 +1,5 @@
 /*
- * type.c -- the process-wide type table (abi.md §3, §12.1-12.3).
+ * type.c -- the process-wide type table (docs/abi.md §3, §12.1-12.3).
  *
  * Entries are allocated once and never freed, so TVMFFITypeInfo pointers are
  * stable for the process (TVMFFIGetTypeInfo is declared pure).  Reads are
@@ -161,7 +161,7 @@ static int range_free(int32_t begin, int32_t n) {
   return 1;
 }
 
-/* The allocation algorithm of abi.md §12.2 step 3.  Under g_lock. */
+/* The allocation algorithm of docs/abi.md §12.2 step 3.  Under g_lock. */
 static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
                                  int32_t static_type_index, int32_t type_depth,
                                  int32_t num_child_slots, int32_t can_overflow,

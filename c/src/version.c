@@ -1,5 +1,5 @@
 /*
- * version.c -- TVMFFIGetVersion (abi.md §2): the version compiled into the
+ * version.c -- TVMFFIGetVersion (docs/abi.md §2): the version compiled into the
  * runtime, i.e. the newest 0.1.x header it is compatible with.
  */
 #include "internal.h"

@@ -1,5 +1,5 @@
 /*
- * fixtures.c -- the table-driven reflected fixtures of python.md §20.3 that
+ * fixtures.c -- the table-driven reflected fixtures of docs/python.md §20.3 that
  * objects.c does not hand-write: TestFrozenCxx, TestObjectPtrHolder,
  * TestNonCopyable, TestCompare / TestHash (CompareOff / HashOff fields),
  * TestCustomHash / TestCustomCompare / TestEqWithoutHash (__ffi_hash__,

@@ -1,5 +1,5 @@
 /*
- * objects.c -- reflected object fixtures of the testing library (python.md
+ * objects.c -- reflected object fixtures of the testing library (docs/python.md
  * §20.3), built with the C reflection API: testing.TestIntPair (read-only a,
  * b; sum(); __ffi_init__) with the global testing.TestIntPairSum, and
  * testing.TestObjectBase / testing.TestObjectDerived (fields with defaults,

@@ -1,7 +1,7 @@
 /*
- * schema.c -- the testing.schema_* fixtures of abi.md §15: identity-style
+ * schema.c -- the testing.schema_* fixtures of docs/abi.md §15: identity-style
  * functions whose type_schema metadata and argument conversions mirror
- * typed C++ signatures (python.md §20.1): ints accept bools, floats accept
+ * typed C++ signatures (docs/python.md §20.1): ints accept bools, floats accept
  * ints, Device accepts "cuda:1", DataType accepts "float32", Array<T> and
  * List<T> convert into each other, Map and Dict likewise, elements are
  * checked against T.
@@ -94,7 +94,7 @@ static int elem_ok(kind e, const TVMFFIAny* v) {
   }
 }
 
-/* "cpu", "cuda:1", ... -> Device; -1 with ValueError (python.md §10.2). */
+/* "cpu", "cuda:1", ... -> Device; -1 with ValueError (docs/python.md §10.2). */
 static int parse_device(const char* s, DLDevice* out) {
   static const struct {
     const char* name;
@@ -278,7 +278,7 @@ static int schema_id(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r)
       return TVMFFIAnyViewToOwnedAny(a, r);
     case K_DLTENSOR:
       /* Like upstream, hands back a DLTensor* view valid while the argument
-       * lives (python.md §25.3 #59). */
+       * lives (docs/python.md §25.3 #59). */
       if (t != kTVMFFIDLTensorPtr && t != kTVMFFITensor) return arg_mismatch(sig, 0, f->shown, a);
       r->type_index = kTVMFFIDLTensorPtr;
       r->zero_padding = 0;

@@ -1,7 +1,7 @@
 /*
  * testing.c -- libtvm_ffi_testing.so: the testing.* global functions of
- * abi.md §15 that the C core can express, registered from a constructor
- * when the library is loaded (python.md §20).  Pure C over the public API.
+ * docs/abi.md §15 that the C core can express, registered from a constructor
+ * when the library is loaded (docs/python.md §20).  Pure C over the public API.
  *
  * The schema_* fixtures live in schema.c, the reflected object fixtures in
  * objects.c and fixtures.c.  Left out (enum machinery): enum_variant_get and
@@ -19,7 +19,7 @@
 
 /* ---- scalar functions -------------------------------------------------- */
 
-/* Named so that backtraces show it (python.md §25.2 #37). */
+/* Named so that backtraces show it (docs/python.md §25.2 #37). */
 int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
 int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   static const char* sig = "testing.test_raise_error(0: str, 1: str) -> None";
@@ -152,7 +152,7 @@ static int get_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n, TVMFF
 
 /* MLIR "packed" form of add_one_c: five slots pointing at the handle, the
  * args pointer, the int32 count, the result pointer and the int return code
- * (python.md §5.1, Function.__from_mlir_packed_safe_call__). */
+ * (docs/python.md §5.1, Function.__from_mlir_packed_safe_call__). */
 static void mlir_add_one(void** packed) {
   void* handle = *(void**)packed[0];
   const TVMFFIAny* args = *(const TVMFFIAny**)packed[1];
@@ -424,7 +424,7 @@ static int make_nested_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n
   return rc;
 }
 
-/* ---- exported symbols (abi.md §15) ---------------------------------------- */
+/* ---- exported symbols (docs/abi.md §15) ---------------------------------------- */
 
 /* Lets Python detect that this library is loaded. */
 TVM_FFI_DLL_EXPORT int TVMFFITestingDummyTarget(void) { return 0; }

@@ -1,4 +1,4 @@
-"""Reflection records of the type table (python.md §4.7): TypeInfo, TypeField, TypeMethod, TypeSchema.
+"""Reflection records of the type table (docs/python.md §4.7): TypeInfo, TypeField, TypeMethod, TypeSchema.
 
 A ``TypeInfo`` mirrors one ``TVMFFITypeInfo`` entry: its own fields and methods (inherited ones
 live on ``parent_type_info``), its ancestors, and the Python class bound to the index (or

@@ -54,7 +54,7 @@ def _incref(h):
 
 
 # ---------------------------------------------------------------------------------------------
-# wrapper identity ("tying", python.md §4.3): at most one live wrapper per object handle.  The
+# wrapper identity ("tying", docs/python.md §4.3): at most one live wrapper per object handle.  The
 # table maps a handle to its wrapper without owning it; a wrapper leaves it in __del__ before
 # its reference is dropped.  Code that changes a tied wrapper's `_h` must _untie it first.
 
@@ -247,7 +247,7 @@ class CObject:
     def same_as(self, other):
         return isinstance(other, CObject) and self._h == other._h
 
-    def is_(self, other):  # python.md 4.1: same as same_as (two empty wrappers included)
+    def is_(self, other):  # docs/python.md §4.1: same as same_as (two empty wrappers included)
         return isinstance(other, CObject) and self._h == other._h
 
     def __eq__(self, other):
@@ -1595,7 +1595,7 @@ def _init_sentinels():
     KWARGS = f() if f is not None else None
 
 
-# reflection records (python.md §4.7) come from _typeinfo, which builds on this module and
+# reflection records (docs/python.md §4.7) come from _typeinfo, which builds on this module and
 # imports dataclasses and json (~7 ms): its names are resolved on first access, keeping
 # `import tvm_ffi` fast
 _TYPEINFO_NAMES = frozenset((

@@ -174,7 +174,7 @@ def _check_resize(tidx, cls, key):
 
 
 def register_object(type_key=None, *, init=True):
-    """Bind a Python class to a type registered in the C type table (see python.md §4.6)."""
+    """Bind a Python class to a type registered in the C type table (see docs/python.md §4.6)."""
 
     def register(cls, key):
         if not isinstance(cls, type) or not issubclass(cls, core.CObject):
@@ -214,7 +214,7 @@ def _forget_fallback_descendants(tidx):
 
 
 def _make_fallback_class(tidx):
-    """Auto-generated class for an object type with no Python class (python.md §4.6)."""
+    """Auto-generated class for an object type with no Python class (docs/python.md §4.6)."""
     info = _typeinfo._type_info_of_index(tidx)
     if info is None:  # e.g. an object a faulty kernel returned
         raise RuntimeError("Cannot find type info for type_index=%d" % tidx)

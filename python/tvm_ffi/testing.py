@@ -26,7 +26,7 @@ def _c_class(type_key, **params):
     return wrap
 
 
-# Helper classes of python.md §20.3, declared with the same names, type keys and c_class
+# Helper classes of docs/python.md §20.3, declared with the same names, type keys and c_class
 # arguments as upstream's tvm_ffi.testing so that tests written against it run unchanged.
 # Fields, defaults and constructors all come from the C fixtures (c/testing/objects.c and
 # fixtures.c) through reflection; the class bodies only add what reflection cannot say.
@@ -202,7 +202,7 @@ class _TestCxxAutoInitChild(_TestCxxAutoInitParent):
 
 
 def create_object(type_key, **kwargs):
-    """Build an object by reflection: unspecified fields take their defaults (python.md §20.2)."""
+    """Build an object by reflection: unspecified fields take their defaults (docs/python.md §20.2)."""
     if not isinstance(type_key, str):
         raise TypeError("type_key must be a str, got %s" % type(type_key).__name__)
     args = [type_key]

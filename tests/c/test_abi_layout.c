@@ -1,6 +1,6 @@
 /*
  * test_abi_layout.c -- pins the size and every field offset of the ABI
- * structs (abi.md §2, §4, §5, §6, §12) and the enum values, at compile time,
+ * structs (docs/abi.md §2, §4, §5, §6, §12) and the enum values, at compile time,
  * plus the runtime's reported version.
  */
 #include <stdalign.h>
@@ -128,7 +128,7 @@ _Static_assert(sizeof(TVMFFIBacktraceUpdateMode) == 4, "enum size");
 _Static_assert(sizeof(TVMFFIFieldFlagBitMask) == 4, "enum size");
 _Static_assert(sizeof(TVMFFISEqHashKind) == 4, "enum size");
 
-/* Enum values of abi.md §3, §4.4, §6.4, §12.4. */
+/* Enum values of docs/abi.md §3, §4.4, §6.4, §12.4. */
 _Static_assert(kTVMFFIAny == -1 && kTVMFFINone == 0 && kTVMFFIInt == 1 && kTVMFFIBool == 2 &&
                    kTVMFFIFloat == 3 && kTVMFFIOpaquePtr == 4 && kTVMFFIDataType == 5 &&
                    kTVMFFIDevice == 6 && kTVMFFIDLTensorPtr == 7 && kTVMFFIRawStr == 8 &&

@@ -1,5 +1,5 @@
 /*
- * test_any.c -- TVMFFIAnyViewToOwnedAny (abi.md §5.5, §10.3): copies of POD
+ * test_any.c -- TVMFFIAnyViewToOwnedAny (docs/abi.md §5.5, §10.3): copies of POD
  * kinds, strings and bytes turned into owned values, objects retained and
  * rvalue-ref slots stolen.
  */
@@ -37,7 +37,7 @@ static void test_pod_copied_bit_for_bit(void) {
     CHECK_OK(TVMFFIAnyViewToOwnedAny(&views[i], &out));
     CHECK(memcmp(&out, &views[i], sizeof(out)) == 0);
   }
-  /* A DLTensor* view passes through unchanged (abi.md §5.4 note). */
+  /* A DLTensor* view passes through unchanged (docs/abi.md §5.4 note). */
   DLTensor t;
   memset(&t, 0, sizeof(t));
   TVMFFIAny tv = view_of(kTVMFFIDLTensorPtr, (uint64_t)(uintptr_t)&t);

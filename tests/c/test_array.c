@@ -1,5 +1,5 @@
 /*
- * test_array.c -- ffi.Array (abi.md §6.3, §7.6, §14.2): layout with inline
+ * test_array.c -- ffi.Array (docs/abi.md §6.3, §7.6, §14.2): layout with inline
  * elements, the ffi.Array* globals with their error paths, view-to-owned
  * conversion of elements, AnyEqual in ArrayContains, reference counts, and
  * the internal tvmffi__array_new / push_move used by other modules (reached

@@ -1,5 +1,5 @@
 /*
- * test_backtrace.c -- TVMFFIBacktrace (abi.md §9.3, §9.4): line format,
+ * test_backtrace.c -- TVMFFIBacktrace (docs/abi.md §9.3, §9.4): line format,
  * innermost-first order, the caller-supplied first line, the FFI boundary,
  * the plumbing filter, TVM_TRACEBACK_LIMIT and the per-thread buffer.
  *

@@ -1,5 +1,5 @@
 /*
- * test_dict.c -- ffi.Dict (abi.md §7.8, §14.2): in-place mutation with a
+ * test_dict.c -- ffi.Dict (docs/abi.md §7.8, §14.2): in-place mutation with a
  * stable object address through growth, the small→dense switch at the 5th
  * key, iteration order (small keeps position on re-set, dense moves the key
  * to the end), erase including from the middle of a collision chain,

@@ -1,4 +1,4 @@
-/* test_dtype.c -- TVMFFIDataTypeFromString / TVMFFIDataTypeToString (abi.md §10.6). */
+/* test_dtype.c -- TVMFFIDataTypeFromString / TVMFFIDataTypeToString (docs/abi.md §10.6). */
 #include "check.h"
 
 /* The text of an owned String Any (small or heap). */

@@ -1,4 +1,4 @@
-/* test_env.c -- streams, tensor allocator and frontend hooks (abi.md §11.1-§11.3). */
+/* test_env.c -- streams, tensor allocator and frontend hooks (docs/abi.md §11.1-§11.3). */
 #include <pthread.h>
 
 #include "check.h"

@@ -1,5 +1,5 @@
 /*
- * test_error.c -- ffi.Error objects (abi.md §6.4, §7.2, §10.4) and the
+ * test_error.c -- ffi.Error objects (docs/abi.md §6.4, §7.2, §10.4) and the
  * per-thread raised-error slot (§9.1).
  */
 #define _POSIX_C_SOURCE 200809L

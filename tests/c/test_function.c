@@ -1,7 +1,7 @@
 /*
  * test_function.c -- ffi.Function creation and calls, the global registry
  * (get/set/override/remove, method-info entries and their metadata) and the
- * registry/basic-value globals of abi.md §14.1.
+ * registry/basic-value globals of docs/abi.md §14.1.
  */
 #include "check.h"
 

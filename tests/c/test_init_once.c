@@ -1,6 +1,6 @@
 /*
  * test_init_once.c -- TVMFFIHandleInitOnce / TVMFFIHandleDeinitOnce
- * (abi.md §10.9).
+ * (docs/abi.md §10.9).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>

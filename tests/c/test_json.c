@@ -1,5 +1,5 @@
 /*
- * test_json.c -- ffi.json.Parse / ffi.json.Stringify (abi.md §14.4): value
+ * test_json.c -- ffi.json.Parse / ffi.json.Stringify (docs/abi.md §14.4): value
  * kinds, escapes and \u surrogate pairs, int vs float, round trips, compact
  * and indented output, RFC 8259 violations as ValueError with the position,
  * non-serializable values and cycles, argument errors, refcounts.

@@ -1,5 +1,5 @@
 /*
- * test_list.c -- ffi.List (abi.md §7.7, §14.2): separate malloc'd buffer
+ * test_list.c -- ffi.List (docs/abi.md §7.7, §14.2): separate malloc'd buffer
  * with a free-compatible data_deleter that is never NULL, in-place mutation
  * through every ffi.List* global (checked against a plain int array), the
  * bounds and type errors, ReplaceSlice with itself, growth the way C++

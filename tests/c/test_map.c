@@ -1,5 +1,5 @@
 /*
- * test_map.c -- AnyHash/AnyEqual (abi.md §5.6) and ffi.Map (§7.8, §14.2):
+ * test_map.c -- AnyHash/AnyEqual (docs/abi.md §5.6) and ffi.Map (§7.8, §14.2):
  * hash values computed by hand from the spec formulas, the equality rules,
  * the __any_hash__/__any_equal__ attribute hooks, the small and dense
  * layouts the ffi.Map constructor produces (small→dense at the 5th key with

@@ -1,5 +1,5 @@
 /*
- * test_module.c -- library modules (abi.md §13, §14.3, §11.4): loading,
+ * test_module.c -- library modules (docs/abi.md §13, §14.3, §11.4): loading,
  * function lookup and calls, metadata/doc, load errors, format dispatch and
  * custom loaders, imports and cycles, TVMFFIEnvModLookupFromImports order
  * and caching, context symbols, __tvm_ffi__library_bin, and lifetimes

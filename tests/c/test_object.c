@@ -1,5 +1,5 @@
 /*
- * test_object.c -- the reference-count protocol (abi.md §4.3) with a deleter
+ * test_object.c -- the reference-count protocol (docs/abi.md §4.3) with a deleter
  * that records its flags, opaque objects (§10.1) and the custom allocator
  * hook (§4.7).
  */
@@ -36,7 +36,7 @@ static uint64_t count_word(void* obj) {
   return __atomic_load_n(&((TVMFFIObject*)obj)->combined_ref_count, __ATOMIC_RELAXED);
 }
 
-/* The inline weak release C++ WeakObjectPtr performs (abi.md §4.3). */
+/* The inline weak release C++ WeakObjectPtr performs (docs/abi.md §4.3). */
 static void simulated_weak_decref(TVMFFIObject* obj) {
   uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, ONE_WEAK, __ATOMIC_RELEASE);
   if (old == ONE_WEAK) {

@@ -1,5 +1,5 @@
 /*
- * test_pyclass.c -- runtime support of Python-defined types (abi.md §14.4):
+ * test_pyclass.c -- runtime support of Python-defined types (docs/abi.md §14.4):
  * ffi.MakeFieldGetter, ffi.MakeFieldSetter, ffi._PyClassRegisterTypeAttrColumns,
  * exercised the way tvm_ffi.dataclasses.py_class drives them, on:
  *

@@ -1,6 +1,6 @@
 /*
  * test_recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash and ffi.DeepCopy
- * (abi.md §14.4, python.md §13): numbers across int/bool/float, string
+ * (docs/abi.md §14.4, docs/python.md §13): numbers across int/bool/float, string
  * forms, containers (element-wise, lexicographic, maps order-free), Shape,
  * reflected objects (CompareOff/HashOff fields ignored), equal => same hash,
  * TypeError for unorderable pairs, self-containing Lists, deep copies that

@@ -1,6 +1,6 @@
 /*
  * test_reflection.c -- field, method and metadata registration and the
- * type-attribute columns (abi.md §12.4-12.6).
+ * type-attribute columns (docs/abi.md §12.4-12.6).
  */
 #include "check.h"
 

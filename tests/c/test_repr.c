@@ -1,5 +1,5 @@
 /*
- * test_repr.c -- ffi.ReprPrint (abi.md §14.4, python.md §4.1): every value
+ * test_repr.c -- ffi.ReprPrint (docs/abi.md §14.4, docs/python.md §4.1): every value
  * kind, the reference examples ((1, 2, 3), (42,), [1, 2, 3], {"a": 1},
  * float32[3, 4]@cpu:0, type_key(a=1, b=2)), ReprOff fields, self-containing
  * Lists/Dicts/objects, TVM_FFI_REPR_WITH_ADDR, argument errors, refcounts.

@@ -1,6 +1,6 @@
 /*
  * test_serialization.c -- ffi.ToJSONGraph / ToJSONGraphString /
- * FromJSONGraph / FromJSONGraphString (abi.md §14.4; python.md §4.1 pickle):
+ * FromJSONGraph / FromJSONGraphString (docs/abi.md §14.4; docs/python.md §4.1 pickle):
  * the node format, round trips of every serializable kind (bytes via
  * base64, dtype, device, shape, containers, reflected objects), sharing and
  * cycles preserved, metadata, TypeError for values without a JSON form,

@@ -1,4 +1,4 @@
-/* test_shape.c -- ffi.Shape objects and the ffi.Shape global (abi.md §7.4, §14.1). */
+/* test_shape.c -- ffi.Shape objects and the ffi.Shape global (docs/abi.md §7.4, §14.1). */
 #include "check.h"
 
 static TVMFFIAny int_arg(int64_t v) {

@@ -1,6 +1,6 @@
 /*
  * test_string.c -- TVMFFIStringFromByteArray / TVMFFIBytesFromByteArray
- * (abi.md §5.3, §7.1, §10.6): small form up to 7 bytes with canonical zero
+ * (docs/abi.md §5.3, §7.1, §10.6): small form up to 7 bytes with canonical zero
  * padding, heap objects with inline NUL-terminated data at handle + 40.
  */
 #include "check.h"

@@ -1,7 +1,7 @@
 /*
  * test_structural.c -- ffi.StructuralEqual / StructuralHash /
  * GetFirstStructuralMismatch / StructuralKey / StructuralWalk and the
- * AccessPath type methods (abi.md §14.4): exact kinds, string forms, NaN,
+ * AccessPath type methods (docs/abi.md §14.4): exact kinds, string forms, NaN,
  * containers, mismatch paths (missing items and keys), free variables bound
  * one-to-one (map_free_vars, def fields), SEqHashIgnore, Unsupported kinds,
  * structural keys as Map keys, walk order / SKIP / VisitInterrupt / def-region

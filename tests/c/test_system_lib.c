@@ -1,5 +1,5 @@
 /*
- * test_system_lib.c -- the system library (abi.md §13.7, §11.4): symbols
+ * test_system_lib.c -- the system library (docs/abi.md §13.7, §11.4): symbols
  * registered with TVMFFIEnvModRegisterSystemLibSymbol from static
  * initialisers, ffi.SystemLib with and without prefix, context symbols and
  * __tvm_ffi__library_ctx through the symbol table; a kernel carrying

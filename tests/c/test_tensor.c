@@ -1,4 +1,4 @@
-/* test_tensor.c -- ffi.Tensor and DLPack import/export (abi.md §7.5, §10.5). */
+/* test_tensor.c -- ffi.Tensor and DLPack import/export (docs/abi.md §7.5, §10.5). */
 #include "check.h"
 
 static int legacy_deleted;

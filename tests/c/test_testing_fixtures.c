@@ -1,6 +1,6 @@
 /*
  * test_testing_fixtures.c -- the reflected fixture types of
- * libtvm_ffi_testing (python.md §20.3, §25.8): field names, flags, defaults
+ * libtvm_ffi_testing (docs/python.md §20.3, §25.8): field names, flags, defaults
  * and docs, their constructors (generated or positional) and the comparison
  * hooks, driven through the runtime's reflection entry points.
  */

@@ -17,7 +17,7 @@ static int32_t alloc(const char* key, int32_t depth, int32_t slots, int32_t over
   return TVMFFITypeGetOrAllocIndex(&k, -1, depth, slots, overflow, parent);
 }
 
-/* The IsInstance test of C++ headers (abi.md §12.2) for a non-final T with
+/* The IsInstance test of C++ headers (docs/abi.md §12.2) for a non-final T with
  * `slots` reserved child slots: only the public table is used. */
 static int is_instance(int32_t t, int32_t T, int32_t slots) {
   if (T == kTVMFFIObject) return t >= kTVMFFIStaticObjectBegin;

@@ -1,4 +1,4 @@
-// Source compatibility of transitive includes (cpp.md section 1): code written against
+// Source compatibility of transitive includes (docs/cpp.md §1): code written against
 // upstream uses std::cout and std::ostringstream having included only tvm/ffi/error.h.
 // The helpers below come before any other include, so they compile only if error.h
 // provides <sstream> and <iostream>.

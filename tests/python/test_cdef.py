@@ -1,4 +1,4 @@
-"""The cffi declarations come from the public headers: layouts and enum values (abi.md, A.3)."""
+"""The cffi declarations come from the public headers: layouts and enum values (docs/abi.md, docs/dlpack-and-addons.md Part A)."""
 
 import os
 

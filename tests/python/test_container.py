@@ -1,4 +1,4 @@
-"""Array, List, Map, Dict (python.md §13)."""
+"""Array, List, Map, Dict (docs/python.md §13)."""
 
 import pickle
 

@@ -1,4 +1,4 @@
-"""python.md §25.7 contracts: Array, List, Map, Dict (items 93-113).
+"""docs/python.md §25.7 contracts: Array, List, Map, Dict (items 93-113).
 
 Each test is named after the contract item it checks (test_cNN_...).
 """

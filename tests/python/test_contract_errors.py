@@ -1,4 +1,4 @@
-"""Acceptance audit of python.md §25.2 (items 35-44) and §14 (errors across languages)."""
+"""Acceptance audit of docs/python.md §25.2 (items 35-44) and §14 (errors across languages)."""
 
 import gc
 import os

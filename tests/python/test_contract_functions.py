@@ -1,4 +1,4 @@
-"""Acceptance audit of python.md §25.1 (items 1-34) and the §6/§7 conversion-table rows.
+"""Acceptance audit of docs/python.md §25.1 (items 1-34) and the §6/§7 conversion-table rows.
 
 Each test names the contract item(s) it checks; rows of the tables not covered by an item
 are named by table and row number.

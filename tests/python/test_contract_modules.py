@@ -1,6 +1,6 @@
-"""python.md §25.9-§25.11 contracts: streams, modules and JIT, config CLI, libinfo, the optional
-torch add-on loader (items 127-145), plus the §18 details they cite (build outputs, metadata and
-docs, to_cpp_dtype, GPU backend selection).
+"""docs/python.md §25.9-§25.11 contracts: streams, modules and JIT, config CLI, libinfo, the
+optional torch add-on loader (docs/dlpack-and-addons.md Part B), plus the §18 details they cite
+(build outputs, metadata and docs, to_cpp_dtype, GPU backend selection).
 
 Each test is named after the contract item it checks (test_cNN_...).
 """
@@ -339,7 +339,7 @@ def test_c135_build_file_metadata(cache, tmp_path, np):
 def test_c135_type_schema_class():
     ts = getattr(core, "TypeSchema", None)
     if ts is None:
-        pytest.skip("core.TypeSchema (python.md 4.7) not provided yet")
+        pytest.skip("core.TypeSchema (docs/python.md §4.7) not provided yet")
     s = ts.from_json_str('{"type":"ffi.Function","args":[{"type":"None"},'
                          '{"type":"ffi.Tensor"},{"type":"ffi.Tensor"}]}')
     assert str(s) == "Callable[[Tensor, Tensor], None]"

@@ -1,4 +1,4 @@
-"""Acceptance audit of python.md §25.3 (items 45-64): tensors, DLPack, torch, FromEnvAlloc."""
+"""Acceptance audit of docs/python.md §25.3 (items 45-64): tensors, DLPack, torch, FromEnvAlloc."""
 
 import gc
 import os

@@ -1,4 +1,4 @@
-"""python.md §25.4-§25.6 contracts: strings, bytes, shapes, devices, dtypes (items 65-92).
+"""docs/python.md §25.4-§25.6 contracts: strings, bytes, shapes, devices, dtypes.
 
 Each test is named after the contract item it checks (test_cNN_...).
 """

@@ -641,7 +641,7 @@ def test_cxx_frozen_hides_writable_fields():
 def new_key(name):
     """A fresh type key: type keys are process-wide and cannot be redefined.
 
-    Under ``testing.``: python.md item 125 expects every registered key outside the POD
+    Under ``testing.``: docs/python.md §25.8 expects every registered key outside the POD
     names to start with ``ffi.`` or ``testing.``, also in a session that ran these tests.
     """
     import uuid
@@ -798,7 +798,7 @@ def test_py_class_forms_and_errors():
     class Bare:  # not an Object subclass: rebuilt on top of tvm_ffi.Object
         v: int = 1
 
-    # the default key is <module>.<qualname>; keep it under testing. and unique (item 125)
+    # the default key is <module>.<qualname>; keep it under testing. and unique (docs/python.md §25.8)
     unique = new_key("Bare")
     Bare.__module__, _, Bare.__qualname__ = unique.rpartition(".")
     Bare = py_class(Bare)  # the bare decorator form

@@ -1,4 +1,4 @@
-"""dtype, Device and Shape (python.md §10-§12)."""
+"""dtype, Device and Shape (docs/python.md §10-§12)."""
 
 import pickle
 

@@ -1,4 +1,4 @@
-"""Errors across the language boundary (python.md §14)."""
+"""Errors across the language boundary (docs/python.md §14)."""
 
 import gc
 import traceback

@@ -1,6 +1,6 @@
 """The [ext] odds and ends: tvm_ffi.utils, cpp.nvrtc / to_cpp_dtype, core.Error, signals,
-convert_func, the registry helpers and tvm_ffi._ffi_api (python.md 5.4, 5.7, 14.5, 14.6, 18.6,
-20.2, 21)."""
+convert_func, the registry helpers and tvm_ffi._ffi_api (docs/python.md §5.4, §5.7, §14.5, §14.6, §18.6,
+§20.2, §21)."""
 
 import dataclasses
 import inspect

@@ -1,4 +1,4 @@
-"""Functions, the argument/return conversion tables (python.md §5-§7) and the registry."""
+"""Functions, the argument/return conversion tables (docs/python.md §5-§7) and the registry."""
 
 import ctypes
 import gc

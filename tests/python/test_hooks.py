@@ -1,7 +1,7 @@
 """Per-type hooks honoured by ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash and ffi.ReprPrint.
 
 ``__ffi_eq__(a, b, eq)``, ``__ffi_compare__(a, b, cmp)``, ``__ffi_hash__(a, hash)`` and
-``__ffi_repr__(a, repr)`` are type-attribute columns (abi.md 12.6, cpp.md kEq/kCompare/kHash/
+``__ffi_repr__(a, repr)`` are type-attribute columns (docs/abi.md §12.6, docs/cpp.md kEq/kCompare/kHash/
 kRepr).  The testing.TestCustom* fixtures register C hooks that look only at ``key``; the
 behaviour asserted for them is the apache-tvm-ffi wheel's.  Python hooks are attached to fresh
 py_class types through TVMFFITypeRegisterAttr to check the calling conventions.

@@ -1,4 +1,4 @@
-"""`import tvm_ffi` stays light (python.md 1.2, issue 4 point 8) and the call fast path keeps
+"""`import tvm_ffi` stays light (docs/python.md §1.2, issue 4 point 8) and the call fast path keeps
 the semantics of the generic one.  No timings here: what keeps import fast is which modules it
 pulls in, and that is what is checked."""
 

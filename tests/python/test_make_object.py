@@ -1,4 +1,4 @@
-"""Reflection-driven construction (abi.md §14.4; python.md §4.6, §20.2, §25.8 items 114, 117):
+"""Reflection-driven construction (docs/abi.md §14.4; docs/python.md §4.6, §20.2, §25.8):
 ``ffi.MakeObjectFromPackedArgs`` behind ``testing.create_object``, and the ``__ffi_init__``
 constructors the runtime generates from reflection (``ffi._RegisterFFIInit``)."""
 

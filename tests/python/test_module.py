@@ -1,4 +1,4 @@
-"""load_module and Module (python.md §15), with the C test kernel tests/c/kernels/kadd.c."""
+"""load_module and Module (docs/python.md §15), with the C test kernel tests/c/kernels/kadd.c."""
 
 import os
 import pathlib
@@ -66,7 +66,7 @@ def test_load_module_bad_paths(tmp_path):
 
 
 def test_imports_reads_reflected_field():
-    # Module.imports reads the runtime's reflected field `imports_` (python.md 15.2)
+    # Module.imports reads the runtime's reflected field `imports_` (docs/python.md §15.2)
     m = tvm_ffi.system_lib()
     other = tvm_ffi.system_lib("imports_test_")
     assert m.imports == []

@@ -1,4 +1,4 @@
-"""Objects, reflection and type registration (python.md §4)."""
+"""Objects, reflection and type registration (docs/python.md §4)."""
 
 import subprocess
 import sys
@@ -147,7 +147,7 @@ def test_cany_values_round_trip(echo, use_count):
     assert use_count(arr) == 1
 
 
-# --- python.md §25.8: registered testing classes -------------------------------------------
+# --- docs/python.md §25.8: registered testing classes -------------------------------------------
 
 
 def test_create_object_defaults():  # item 114
@@ -229,7 +229,7 @@ def test_add_one_mismatch_names_opaque_type():  # item 30
     assert msg in str(info.value)
 
 
-def test_registered_keys_namespaces():  # item 125
+def test_registered_keys_namespaces():  # docs/python.md §25.8
     # in a fresh interpreter: other tests of this session register types of their own
     code = """
 import tvm_ffi

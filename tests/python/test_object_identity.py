@@ -1,4 +1,4 @@
-"""Wrapper identity ("tying", python.md §4.3, item 126) and move semantics (§4.4).
+"""Wrapper identity ("tying", docs/python.md §4.3, item 126) and move semantics (§4.4).
 
 At most one live Python wrapper per object handle: a call returning an object that already has
 a live wrapper returns that wrapper.  Value-like kinds (str, bytes, Shape) and tensors are not
@@ -188,7 +188,7 @@ def test_subclass_finaliser_without_super_still_unties(echo, use_count):
 
 
 def test_rvalue_ref_counts_like_upstream(use_count):
-    """python.md 4.4: a result obtained after a move is its own wrapper with its own reference."""
+    """docs/python.md §4.4: a result obtained after a move is its own wrapper with its own reference."""
 
     def callback(o, expected):
         assert use_count(o) == expected

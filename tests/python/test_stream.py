@@ -1,4 +1,4 @@
-"""Env streams (python.md §9)."""
+"""Env streams (docs/python.md §9)."""
 
 import ctypes
 

@@ -1,4 +1,4 @@
-"""Runtime structural globals as Python sees them (python.md §4.1, §13; abi.md §14.4):
+"""Runtime structural globals as Python sees them (docs/python.md §4.1, §13; docs/abi.md §14.4):
 ffi.ReprPrint behind repr(), ffi.RecursiveEq/Hash behind == and hash(), the order
 globals, ffi.DeepCopy behind copy.deepcopy, the JSON graph behind pickle, and
 ffi.json.Parse/Stringify."""
@@ -134,7 +134,7 @@ def test_json_parse_stringify():
         stringify(Map({1: 2}), None)
 
 
-# ---- structural equality / hashing (tvm_ffi.structural, abi.md §14.4) ----------------------
+# ---- structural equality / hashing (tvm_ffi.structural, docs/abi.md §14.4) ----------------------
 
 from tvm_ffi import (  # noqa: E402
     DefRegionKind, StructuralKey, StructuralVisitor, VisitInterrupt, WalkOrder, WalkResult,

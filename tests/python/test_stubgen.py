@@ -1,4 +1,4 @@
-"""tvm-ffi-stubgen (python.md 19): stubs generated from the testing library's reflection."""
+"""tvm-ffi-stubgen (docs/python.md §19): stubs generated from the testing library's reflection."""
 
 import ast
 import os

@@ -1,4 +1,4 @@
-"""Tensors and DLPack with NumPy (python.md §8, dlpack-and-addons.md Part A)."""
+"""Tensors and DLPack with NumPy (docs/python.md §8, docs/dlpack-and-addons.md Part A)."""
 
 import ctypes
 import gc

@@ -1,4 +1,4 @@
-"""tvm_ffi.testing helper classes (python.md §20.3): the names, type keys and c_class flags of
+"""tvm_ffi.testing helper classes (docs/python.md §20.3): the names, type keys and c_class flags of
 upstream's module, and the constructors, field values, repr, comparison, hashing and
 frozen-ness those give.  Expected values were checked against the apache-tvm-ffi wheel for
 the same calls where its fixture exists."""

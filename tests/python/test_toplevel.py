@@ -1,4 +1,4 @@
-"""The top-level names of tvm_ffi (python.md section 2.1): every [seed]/[core] name is exported."""
+"""The top-level names of tvm_ffi (docs/python.md §2.1): every [seed]/[core] name is exported."""
 
 import types
 

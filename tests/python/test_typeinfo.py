@@ -1,4 +1,4 @@
-"""Reflection records (python.md §4.7): TypeSchema, TypeInfo, TypeField, TypeMethod and the core
+"""Reflection records (docs/python.md §4.7): TypeSchema, TypeInfo, TypeField, TypeMethod and the core
 lookup helpers, read from the testing library's reflected fixtures."""
 
 import json

@@ -1,7 +1,7 @@
 /*
  * orcjit.cc -- loads relocatable object files (.o) through LLVM ORC JIT v2
  * (LLJIT + JITLink) and exposes them as TVM FFI modules
- * (dlpack-and-addons.md Part C).
+ * (docs/dlpack-and-addons.md Part C).
  *
  * Built only against the installed headers: modules are made through the
  * runtime's public global ffi.Module.from_symbol_lookup(kind, lookup), whose

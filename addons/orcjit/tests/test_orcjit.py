@@ -1,4 +1,4 @@
-"""The ORC JIT loader from Python (dlpack-and-addons.md Part C): sessions, modules, errors,
+"""The ORC JIT loader from Python (docs/dlpack-and-addons.md Part C): sessions, modules, errors,
 constructors/destructors, lifetimes, the seed ObjectLoader and tvm_ffi.load_module("x.o")."""
 import gc
 import pathlib

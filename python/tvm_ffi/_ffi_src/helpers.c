@@ -159,7 +159,7 @@ static Py_ssize_t g_off_h = -1, g_off_rg = -1;
 static PyTypeObject* g_tensor_cls; /* core.Tensor; NULL unless g_off_h and g_off_view are known */
 static PyTypeObject* g_function_cls;
 
-/* ---- wrapper identity ("tying", python.md 4.3) -------------------------
+/* ---- wrapper identity ("tying", docs/python.md §4.3) -------------------------
  * At most one live wrapper per object handle: an open-addressing table maps a
  * handle to its wrapper (a borrowed reference), consulted only when an object
  * is converted to Python.  A wrapper leaves the table in its __del__, before

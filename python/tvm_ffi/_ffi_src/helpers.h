@@ -55,7 +55,7 @@ int TVMFFIPyTakeException(intptr_t box);
 int TVMFFIPyFrameNew(intptr_t box);
 /* TVMFFIObjectDecRef on an integer handle (wrapper finalisers). */
 void TVMFFIPyDecRef(intptr_t handle);
-/* Wrapper identity table (python.md 4.3): handle -> live wrapper (borrowed; see helpers.c).
+/* Wrapper identity table (docs/python.md §4.3): handle -> live wrapper (borrowed; see helpers.c).
  * Tie keeps an existing entry; Untie removes the entry only if it is this wrapper. */
 void TVMFFIPyTie(intptr_t wrapper, intptr_t handle);
 void TVMFFIPyUntie(intptr_t wrapper, intptr_t handle);

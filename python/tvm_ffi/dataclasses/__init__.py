@@ -1,4 +1,4 @@
-"""Dataclass-style decorators for FFI object types (python.md §21).
+"""Dataclass-style decorators for FFI object types (docs/python.md §21).
 
 ``c_class`` gives a C++-defined type the dunders of a ``dataclasses.dataclass``, derived
 from its reflected fields; ``py_class`` defines a new FFI type from a Python class body; ``field``, ``KW_ONLY``, ``fields``, ``asdict``, ``astuple``,

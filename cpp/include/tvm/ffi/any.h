@@ -308,7 +308,7 @@ struct AnyUnsafe {
 
 }  // namespace details
 
-/*! \brief Hash used by Map/Dict keys: content for strings/bytes, raw bits otherwise (ABI §5.6). */
+/*! \brief Hash used by Map/Dict keys: content for strings/bytes, raw bits otherwise (docs/abi.md §5.6). */
 struct AnyHash {
   uint64_t operator()(const Any& a) const {
     uint64_t h = 0;

@@ -20,7 +20,7 @@
 #include <string_view>
 
 /* Upstream's error.h brings in <iostream> and <sstream>, and user code written against it
- * uses std::cout / std::ostringstream without including them (cpp.md section 1: each header
+ * uses std::cout / std::ostringstream without including them (docs/cpp.md §1: each header
  * provides what it provides transitively upstream).  Keep that source compatibility by
  * default; a kernel that includes what it uses can define TVM_FFI_NO_IOSTREAM to skip the two
  * headers and compile faster (nothing in these headers needs them). */

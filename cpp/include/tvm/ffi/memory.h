@@ -2,7 +2,7 @@
  * tvm/ffi/memory.h -- make_object and friends.
  *
  * Objects made here are freed by a deleter that lives in the binary that
- * created them (ABI §4.5): keep that library loaded while its objects live.
+ * created them (docs/abi.md §4.5): keep that library loaded while its objects live.
  */
 #ifndef TVM_FFI_MEMORY_H_
 #define TVM_FFI_MEMORY_H_

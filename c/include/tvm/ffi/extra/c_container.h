@@ -6,12 +6,12 @@
  * runtime only through public entry points (TVMFFIGetTypeAttrColumn,
  * TVMFFIFunctionCall, TVMFFIObjectDecRef, TVMFFIErrorSetRaisedFromCStr), so
  * the same algorithms run in libtvm_ffi.so and, inlined, in every C or C++
- * binary that reads or mutates Array/List/Map/Dict objects (abi.md §5.6,
+ * binary that reads or mutates Array/List/Map/Dict objects (docs/abi.md §5.6,
  * §6.3, §7.6-§7.8).  Maps built by one party are mutated in place by another,
  * so the table algorithms below reproduce the reference ones exactly.
  *
  * Contents
- *   Hashing (abi.md §5.6):
+ *   Hashing (docs/abi.md §5.6):
  *     TVMFFIContainerHashCombine, TVMFFIContainerHashBytes,
  *     TVMFFIContainerAnyHash (0/-1), TVMFFIContainerAnyEqual (1/0/-1).
  *   Sequences (Array, List; TVMFFISeqCell of c_api.h):
@@ -73,7 +73,7 @@ extern "C" {
 /* Section: AnyHash / AnyEqual                                           */
 /* ===================================================================== */
 
-/* combine(key, value) of abi.md §5.6. */
+/* combine(key, value) of docs/abi.md §5.6. */
 TVMFFI_CONTAINER_INLINE uint64_t TVMFFIContainerHashCombine(uint64_t key, uint64_t value) {
   return key ^ (value + UINT64_C(0x9e3779b9) + (key << 6) + (key >> 2));
 }
@@ -125,7 +125,7 @@ TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainerImplBytes(const TVMFFIAny
 }
 
 /*
- * AnyHash of abi.md §5.6 into *out.  `a` must be in owned form (no view-only
+ * AnyHash of docs/abi.md §5.6 into *out.  `a` must be in owned form (no view-only
  * kinds 7..10).  Returns 0/-1; -1 only when a "__any_hash__" hook fails or
  * an ffi.Function hook returns something other than an int (TypeError).
  */
@@ -180,7 +180,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyHash(const TVMFFIAny* a, uint64_t*
 }
 
 /*
- * AnyEqual of abi.md §5.6.  Returns 1 (equal), 0 (not equal) or -1 when an
+ * AnyEqual of docs/abi.md §5.6.  Returns 1 (equal), 0 (not equal) or -1 when an
  * "__any_equal__" hook fails.  Both values must be in owned form.
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
@@ -269,7 +269,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFISeqCellReleaseItems(TVMFFISeqCell* cell) {
 }
 
 /*
- * Grows a List buffer to hold at least `capacity` elements (abi.md §7.7):
+ * Grows a List buffer to hold at least `capacity` elements (docs/abi.md §7.7):
  * a new malloc'd buffer receives the elements, the old buffer goes to the
  * *existing* data_deleter, which stays in place (installing `free` when it
  * is NULL).  Never shrinks.  Returns 0/-1 (MemoryError).
@@ -296,7 +296,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIListCellReserve(TVMFFISeqCell* cell, int64_t c
 /* ===================================================================== */
 
 /*
- * The map cell at handle + 24 (abi.md §7.8).  The last three fields exist
+ * The map cell at handle + 24 (docs/abi.md §7.8).  The last three fields exist
  * only in the dense layout: a small-layout object may end right after
  * data_deleter (or hold its pairs inline at handle + 56), so touch them only
  * when the cell is dense.
@@ -351,7 +351,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellNumSlots(const TVMFFIMapCell* cell
   return cell->slots & ~TVMFFI_MAP_SMALL_TAG;
 }
 
-/* Probe distance P[j] of abi.md §7.8 (0 <= j < 126). */
+/* Probe distance P[j] of docs/abi.md §7.8 (0 <= j < 126). */
 TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapJump(unsigned j) {
   static const uint64_t kP[TVMFFI_MAP_NUM_JUMPS] = {
       UINT64_C(0), UINT64_C(1), UINT64_C(2), UINT64_C(3), UINT64_C(4), UINT64_C(5), UINT64_C(6),
@@ -416,7 +416,7 @@ TVMFFI_CONTAINER_INLINE void TVMFFIMapCellInitSmall(TVMFFIMapCell* cell, void* d
   cell->data_deleter = data_deleter;
 }
 
-/* Dense sizing of abi.md §7.8: smallest power of two above `count`, doubled
+/* Dense sizing of docs/abi.md §7.8: smallest power of two above `count`, doubled
  * once more when below 2*count; at least 8 slots. */
 TVMFFI_CONTAINER_INLINE void TVMFFIMapImplDenseSize(uint64_t count, uint64_t* slots,
                                                     uint32_t* fib_shift) {
@@ -916,7 +916,7 @@ grow:
 /*
  * Erases the entry at a valid position, releasing its key and value.
  * Small: the tail shifts left.  Dense: the chain's last element fills the
- * hole (abi.md §7.8).  Never fails.
+ * hole (docs/abi.md §7.8).  Never fails.
  */
 TVMFFI_CONTAINER_INLINE void TVMFFIMapCellErase(TVMFFIMapCell* cell, uint64_t pos) {
   TVMFFIAny old_key, old_value;

@@ -2,7 +2,7 @@
  * tvm/ffi/container/list.h -- List<T>: a shared mutable sequence (no
  * copy-on-write; every handle sees every mutation).  Payload: ListObj =
  * header + TVMFFISeqCell with a separately malloc'd buffer, so growing keeps
- * the object address (ABI §7.7).
+ * the object address (docs/abi.md §7.7).
  */
 #ifndef TVM_FFI_CONTAINER_LIST_H_
 #define TVM_FFI_CONTAINER_LIST_H_

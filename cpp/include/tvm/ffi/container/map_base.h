@@ -1,6 +1,6 @@
 /*
  * tvm/ffi/container/map_base.h -- what Map and Dict share: the map cell
- * (ABI §7.8, algorithms in <tvm/ffi/extra/c_container.h>), iteration and the
+ * (docs/abi.md §7.8, algorithms in <tvm/ffi/extra/c_container.h>), iteration and the
  * conversion rules used when a map arrives through Any.
  *
  * Objects made here always carry the whole 56-byte cell and keep small

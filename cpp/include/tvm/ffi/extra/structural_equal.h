@@ -1,5 +1,5 @@
 /*
- * tvm/ffi/extra/structural_equal.h -- StructuralEqual (cpp.md section 16).
+ * tvm/ffi/extra/structural_equal.h -- StructuralEqual (docs/cpp.md §16).
  *
  * Header-only: calls the runtime globals ffi.StructuralEqual and
  * ffi.GetFirstStructuralMismatch (upstream exports these as C++ symbols of

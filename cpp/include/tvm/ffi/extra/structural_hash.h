@@ -1,5 +1,5 @@
 /*
- * tvm/ffi/extra/structural_hash.h -- StructuralHash (cpp.md section 16).
+ * tvm/ffi/extra/structural_hash.h -- StructuralHash (docs/cpp.md §16).
  *
  * Header-only: calls the runtime global ffi.StructuralHash (which returns the
  * 64-bit hash bit-cast to int64).
