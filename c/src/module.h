@@ -110,7 +110,7 @@ TVMFFIObject* tvmffi__module_imports(tvmffi__module* m);
 int tvmffi__module_clear_imports(tvmffi__module* m);
 
 /* library_bin.c: rebuilds the import tree of a __tvm_ffi__library_bin blob
- * (§13.5) whose readable size is at most `limit` bytes (UINT64_MAX when
+ * (docs/abi.md §13.5) whose readable size is at most `limit` bytes (UINT64_MAX when
  * unknown); `lib` (borrowed) stands for "_lib" entries.  Returns module 0
  * (new reference), or NULL after raising RuntimeError/TypeError. */
 tvmffi__module* tvmffi__library_bin_load(const void* bin, uint64_t limit, tvmffi__module* lib);
