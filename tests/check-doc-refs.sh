@@ -5,14 +5,14 @@
 #   - a bare contract name (abi.md, python.md, cpp.md, dlpack-and-addons.md) where the
 #     in-repo docs/ file is meant;
 #   - docs/NAME.md that does not exist, or docs/NAME.md §N / Part X without that heading.
-# Files: git's tracked files in a checkout, every text file of the tree otherwise (tarball).
+# Files: git's tracked files in a checkout, the tree's source files otherwise (tarball).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top_srcdir" || exit 1
 self=tests/check-doc-refs.sh
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  files=$(git ls-files)
-else
+# (a tarball unpacked inside some checkout has no tracked files of its own: use find there)
+files=$(git ls-files 2> /dev/null)
+if [ -z "$files" ]; then
   # sources only: a distcheck build tree (_build) and logs sit inside this directory
   files=$(find . -path ./_build -prune -o -type f \( -name '*.[ch]' -o -name '*.cc' -o \
     -name '*.py' -o -name '*.md' -o -name '*.sh' -o -name '*.inc' -o -name '*.am' -o \
