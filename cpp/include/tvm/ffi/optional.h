@@ -179,6 +179,15 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
     return *this;
   }
 
+  /*! \brief The value as exactly a U (TypeError otherwise, also when absent). */
+  template <typename U>
+  U as_or_throw() const& {
+    return data_.template as_or_throw<U>();
+  }
+  template <typename U>
+  U as_or_throw() && {
+    return std::move(data_).template as_or_throw<U>();
+  }
   bool has_value() const noexcept { return data_ != nullptr; }
   explicit operator bool() const noexcept { return has_value(); }
   T value() const& {

@@ -32,6 +32,8 @@ class MapBaseObj : public Object {
   bool empty() const { return cell_.size == 0; }
   TVMFFIMapCell* cell() { return &cell_; }
   const TVMFFIMapCell* cell() const { return &cell_; }
+  /* The stored value of `key`; KeyError when absent (defined below, after the lookup). */
+  const Any& at(const Any& key) const;
 
  protected:
   TVMFFIMapCell cell_;
@@ -210,6 +212,12 @@ inline std::string MapMismatch(const TVMFFIAny* s, const char* kind) {
   TVM_FFI_UNREACHABLE();
 }
 }  // namespace details
+
+inline const Any& MapBaseObj::at(const Any& key) const {
+  uint64_t pos = details::MapFind(&cell_, key);
+  if (pos == TVMFFI_MAP_ITER_END) details::ThrowKeyMissing("Map");
+  return *reinterpret_cast<const Any*>(TVMFFIMapCellValue(&cell_, pos));
+}
 
 TVM_FFI_NS_END
 #endif  // TVM_FFI_CONTAINER_MAP_BASE_H_
