@@ -48,9 +48,10 @@ if { [ "${CI:-}" = true ] || [ "${FUZZ:-0}" = 1 ]; } && grep -q '^fuzz:' Makefil
   else extra_fail=$((extra_fail + 1)); status=1; fi
 fi
 
-# The sanitizer leg (CI, or SANITIZERS=1): the release tree (make distdir) built with ASan and
-# UBSan in $BUILD_DIR/sanitizers, then its C and C++ test programs and the Python suites of
-# the C boundary (conversion, errors, tensors, hostile input) with the runtimes preloaded;
+# The sanitizer leg (CI, or SANITIZERS=1): the release tree (make distdir) configured with
+# ASan and UBSan in $BUILD_DIR/sanitizers; only what the tests below need is built (not the
+# add-ons or examples), then its C and C++ test programs and the Python suites of the C
+# boundary (conversion, errors, tensors, hostile input) run with the runtimes preloaded;
 # bounded by SAN_TIMEOUT seconds (900).  One test in the summary.  The whole suite under the
 # sanitizers is `./configure --enable-sanitizers && make check` (README: Sanitizers).
 SAN_PYTEST=${SAN_PYTEST:-"test_hostile test_function test_error test_container test_tensor
@@ -61,10 +62,11 @@ if [ "${CI:-}" = true ] || [ "${SANITIZERS:-0}" = 1 ]; then
   rm -rf "$san" && mkdir -p "$san"
   if make distdir distdir="$san/src" > "$BUILD_DIR/sanitizers.log" 2>&1 &&
      timeout "$SAN_TIMEOUT" sh -c '
-       cd "$1/src" && ./configure -q --enable-sanitizers && make -j"$2" &&
-       tests=$(printf "print-tests:\n\t@echo \$(C_TESTS) \$(CPP_TESTS)\n" |
-               make -s -f Makefile -f - print-tests) &&
-       PYTEST_ONLY="$3" make -j"$2" check TESTS="$tests tests/python/run_pytest.sh"
+       cd "$1/src" && ./configure -q --enable-sanitizers &&
+       vars=$(printf "v:\n\t@echo \"\$(C_TESTS) \$(CPP_TESTS)|\$(check_LTLIBRARIES)\"\n" |
+              make -s -f Makefile -f - v) &&
+       tests=${vars%%|*} && make -j"$2" $tests ${vars#*|} python/.ffi-stamp &&
+       PYTEST_ONLY="$3" make check-TESTS TESTS="$tests tests/python/run_pytest.sh"
      ' sh "$san" "$MAKE_JOBS" "$SAN_PYTEST" >> "$BUILD_DIR/sanitizers.log" 2>&1; then
     extra_pass=$((extra_pass + 1)); echo "run-tests: sanitizers ok"
   else
