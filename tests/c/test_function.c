@@ -431,15 +431,16 @@ static void test_type_keys_and_sentinels(void) {
   CHECK_OK(check_call_global("ffi.GetRegisteredTypeKeys", NULL, 0, &r));
   CHECK_EQ_INT(r.type_index, kTVMFFIArray);
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(r.v_obj);
-  CHECK(cell->size >= 13 + 13);
+  CHECK(cell->size >= 14 + 14);
   const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
-  /* Index order: POD kinds first, then ffi.Object, ffi.String, ... */
+  /* Index order: POD kinds (ffi.Unchanged, 13, last) first, then ffi.Object, ffi.String, ... */
   CHECK_EQ_INT(items[0].type_index, kTVMFFISmallStr);
   CHECK_EQ_BYTES(TVMFFISmallBytesGetContentByteArray(&items[0]), "None");
   CHECK_EQ_BYTES(TVMFFISmallBytesGetContentByteArray(&items[1]), "int");
-  CHECK_EQ_INT(items[13].type_index, kTVMFFIStr);
-  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(items[13].v_obj)->data, "ffi.Object");
-  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(items[14].v_obj)->data, "ffi.String");
+  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(items[13].v_obj)->data, "ffi.Unchanged");
+  CHECK_EQ_INT(items[14].type_index, kTVMFFIStr);
+  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(items[14].v_obj)->data, "ffi.Object");
+  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(items[15].v_obj)->data, "ffi.String");
   check_any_release(&r);
 
   TVMFFIAny a, b, k;
