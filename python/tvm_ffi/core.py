@@ -201,6 +201,41 @@ def _check(rc):
 # object wrappers
 
 
+class FFIProperty(property):
+    # The class attribute of a reflected field: a ``property`` whose ``set(obj, value)`` writes
+    # through the field's setter even where plain assignment is refused (a frozen field, whose
+    # ``fset`` is None), e.g. to finish building an immutable object.
+
+    def __init__(self, fget=None, fset=None, fdel=None, doc=None, raw_set=None):
+        property.__init__(self, fget, fset, fdel, doc)
+        # a property subclass does not keep doc by itself (nor fall back to fget's)
+        self.__doc__ = doc if doc is not None else getattr(fget, "__doc__", None)
+        self._raw_set = raw_set if raw_set is not None else fset
+
+    def set(self, obj, value):
+        """Store value in obj's field, frozen or not."""
+        if self._raw_set is None:
+            raise AttributeError("field `%s` of %s has no setter"
+                                 % (getattr(self.fget, "__name__", "?"), type(obj).__name__))
+        self._raw_set(obj, value)
+
+
+class _RefusingFFIProperty(FFIProperty):
+    # An FFIProperty without ``fset`` whose assignment and deletion raise ``refusal(message)``
+    # (read-only C++ fields, frozen dataclass fields) instead of property's generic error.
+
+    def __init__(self, fget, doc, raw_set, refusal, name):
+        FFIProperty.__init__(self, fget, None, None, doc, raw_set)
+        self._refusal = refusal
+        self._name = name
+
+    def __set__(self, obj, value):
+        raise self._refusal("cannot assign to field '%s' of %s" % (self._name, type(obj).__name__))
+
+    def __delete__(self, obj):
+        raise self._refusal("cannot delete field '%s' of %s" % (self._name, type(obj).__name__))
+
+
 class CObject:
     """Owner of one strong reference to an FFI object handle (slot ``_h``; 0 when empty)."""
 
@@ -566,6 +601,14 @@ class Error(CObject):
     def _cell(self):
         return ffi.cast("TVMFFIErrorCell*", self._h + _OBJ_HEADER)
 
+    def __reduce__(self):
+        # by value (an ffi.Error has no JSON-graph form), so an exception that crossed an FFI
+        # call pickles and deep-copies with the Error in its __dict__; extra_context is native
+        # and dropped
+        if not self._h:
+            return (_restore_error, ())
+        return (_restore_error, (self.kind, self.message, self.backtrace))
+
     @property
     def kind(self):
         return _unpack_bytes(self._cell().kind).decode("utf-8", "replace")
@@ -603,6 +646,11 @@ class Error(CObject):
         from .error import _traceback_from_backtrace  # noqa: PLC0415
 
         return exc.with_traceback(_traceback_from_backtrace(self.backtrace))
+
+
+def _restore_error(*state):
+    """Unpickles an Error: a new one from (kind, message, backtrace), or an empty handle."""
+    return Error(*state) if state else Error.__new__(Error)
 
 
 def _exc_to_error(exc, append_native=True):
@@ -1604,6 +1652,12 @@ _TYPEINFO_NAMES = frozenset((
 ))
 
 
+def _print_debug_info():
+    """Print the binding's dispatch state (benchmark scripts call it after a run)."""
+    print("tvm_ffi binding: %s mode, %d Python classes bound to FFI type indices"
+          % ("API" if API_MODE else "ABI", len(_CLS_TYPE)))
+
+
 def __getattr__(name):
     if name in _TYPEINFO_NAMES:
         from . import _typeinfo  # noqa: PLC0415
@@ -1611,4 +1665,9 @@ def __getattr__(name):
         value = getattr(_typeinfo, name)
         globals()[name] = value
         return value
+    if name == "ObjectConvertible":  # defined with convert(), which imports core
+        from ._convert import ObjectConvertible  # noqa: PLC0415
+
+        globals()[name] = ObjectConvertible
+        return ObjectConvertible
     raise AttributeError("module %r has no attribute %r" % (__name__, name))

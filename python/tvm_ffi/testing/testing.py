@@ -1,17 +1,24 @@
-"""tvm_ffi.testing: the testing.* global functions and small helpers."""
+"""tvm_ffi.testing.testing: the fixture classes over the C test types, helpers and pytest marks.
+
+``tvm_ffi.testing`` re-exports all of it together with the ``testing.*`` global functions.
+"""
 
 import os
+import sys
 import tempfile
 from typing import ClassVar
 
-import pytest  # noqa: F401 - the upstream module requires pytest too
+import pytest
 
-from . import core
-from .core import Object
-from .dataclasses import c_class
-from .registry import get_global_func, init_ffi_api
+from .. import core
+from ..core import Object
+from ..dataclasses import c_class
+from ..registry import get_global_func
 
-init_ffi_api("testing", __name__)
+# skip marks for tests that need a newer interpreter (upstream's tests import them from here)
+requires_py310 = pytest.mark.skipif(sys.version_info < (3, 10), reason="requires Python 3.10+")
+requires_py312 = pytest.mark.skipif(sys.version_info < (3, 12), reason="requires Python 3.12+")
+requires_py313 = pytest.mark.skipif(sys.version_info < (3, 13), reason="requires Python 3.13+")
 
 
 def _c_class(type_key, **params):
@@ -222,7 +229,7 @@ def add_one(x):
 
 def run_with_gpu_lock(func, /, *args, **kwargs):
     """Run func while holding the inter-process GPU lock (<lock dir>/gpu.lock)."""
-    from .utils.lockfile import FileLock  # noqa: PLC0415
+    from ..utils.lockfile import FileLock  # noqa: PLC0415
 
     lock_dir = os.environ.get("TVM_FFI_TEST_LOCK_DIR") or os.path.join(
         tempfile.gettempdir(), "tvm-ffi-test-locks-%s" % os.environ.get("USER", "user")
