@@ -1,6 +1,6 @@
 # Version of the tvm_ffi CMake package: the ABI line it implements (kept equal to
 # AC_INIT in configure.ac; tests/python/test_config.py checks).  Any 0.1.x request matches.
-set(PACKAGE_VERSION "0.1.14")
+set(PACKAGE_VERSION "0.1.16")
 if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
   set(PACKAGE_VERSION_COMPATIBLE FALSE)
 elseif(PACKAGE_FIND_VERSION_MAJOR STREQUAL "0" AND NOT PACKAGE_FIND_VERSION_MINOR STREQUAL "1")

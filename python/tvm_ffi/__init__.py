@@ -6,15 +6,16 @@ anything; torch support wakes up on the first torch argument.
 
 from .libinfo import config_mode as _config_mode
 
-if _config_mode():
-    # `python -m tvm_ffi.config` / `tvm-ffi-config`: the CLI needs libinfo only, so the
-    # runtime is not loaded (fast, works without a built runtime, nothing on stderr).
-    try:
-        from ._version import __version__, __version_tuple__  # noqa: F401
-    except ImportError:
-        __version__ = "0.1.14.dev0"
-        __version_tuple__ = (0, 1, 14, "dev0")
-else:
+# A wheel writes _version.py; a source checkout reports the upstream release it matches.
+try:
+    from ._version import __version__, __version_tuple__  # noqa: F401
+except ImportError:
+    __version__ = "0.1.15.post2"
+    __version_tuple__ = (0, 1, 15, "post2")
+
+if not _config_mode():
+    # (`python -m tvm_ffi.config` / `tvm-ffi-config` needs libinfo only, so the runtime is not
+    # loaded there: fast, works without a built runtime, nothing on stderr.)
     # Eager: what the first call needs (runtime, core, the classes returned objects bind to).
     # Everything else is imported on first access by __getattr__ below (_LAZY): `import
     # tvm_ffi` must stay within a few milliseconds.  To export a new name, add it to _LAZY
@@ -34,12 +35,6 @@ else:
         from . import _optional_torch_c_dlpack
 
         _optional_torch_c_dlpack.patch_torch_cuda_stream_protocol()
-
-    try:
-        from ._version import __version__, __version_tuple__  # noqa: F401
-    except ImportError:
-        __version__ = "0.1.14.dev0"
-        __version_tuple__ = (0, 1, 14, "dev0")
 
     # name -> (submodule, attribute); attribute None: the submodule itself
     _LAZY = {"LIB": ("_loader", "LIB")}

@@ -27,7 +27,7 @@
 
 #define TVM_FFI_VERSION_MAJOR 0
 #define TVM_FFI_VERSION_MINOR 1
-#define TVM_FFI_VERSION_PATCH 14
+#define TVM_FFI_VERSION_PATCH 16
 
 #ifdef __cplusplus
 #define TVM_FFI_EXTERN_C extern "C"
