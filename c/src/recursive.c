@@ -1,33 +1,39 @@
 /*
  * recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash (docs/abi.md §14.4): value
- * comparison that descends into containers and reflected fields.  Python's
- * container ==, != and hash go through here (docs/python.md §13).
+ * comparison that descends into containers and reflected fields.  Python's container ==, !=
+ * and hash, and the dataclass eq/order/hash, go through here.
  *
- * Rules (chosen to match Python's own semantics, since that is where users
- * meet them):
- *  - int, bool and float compare by numeric value (1 == 1.0 == True) and
- *    hash alike; NaN equals nothing and is unordered (every order test false);
+ * Rules (those of the apache-tvm-ffi runtime, so that values compare the same
+ * on either implementation):
+ *  - strict about kinds: int, bool and float are three kinds, so 1 != True
+ *    and 1 != 1.0, and they hash apart; values of different kinds are unequal
+ *    and ordering them raises TypeError;
+ *  - None equals None and orders before every other value;
+ *  - floats: NaN equals NaN (whatever its payload) and -0.0 equals 0.0, for
+ *    equality and hash alike; ordering a NaN raises TypeError;
  *  - strings compare by content whatever their form (small, heap, raw view);
  *    bytes likewise; strings never equal bytes;
+ *  - DataType orders by (code, bits, lanes), Device by (type, id), opaque
+ *    pointers by address;
  *  - Array and List compare element-wise, lexicographically for the order
- *    tests; an Array never equals a List; Map/Dict compare as unordered
- *    key -> value sets (keys matched by the map's own key equality);
- *  - Shape compares its extents lexicographically;
+ *    tests; an Array never equals a List; Shape compares its extents the same
+ *    way; Map/Dict compare as unordered key -> value sets (keys matched by the
+ *    map's own key equality); under an order test equal maps are equal and
+ *    unequal ones raise TypeError;
  *  - reflected objects of the same type compare field by field (ancestors
  *    first), skipping CompareOff fields; hashing also skips HashOff fields;
- *    a type without fields, tensors, functions and modules compare by
- *    identity;
- *  - a type's hooks replace the field walk (docs/cpp.md kEq/kCompare/kHash):
+ *    objects with no reflected fields (functions, tensors, modules, ...) are
+ *    all equal to the others of their type and hash by type alone;
+ *  - a type's hooks replace the field walk (kEq/kCompare/kHash type attrs):
  *    equality uses __ffi_eq__(a, b, eq) -> bool, else __ffi_compare__(a, b,
  *    cmp) == 0; the order tests use __ffi_compare__ -> int (its sign); the
  *    hash is __ffi_hash__(a, hash) -> int as returned.  The callbacks passed
  *    in recurse with the caller's depth and cycle state.  A type with an eq
- *    or compare hook but no hash hook cannot hash consistently: ValueError;
- *  - the order tests raise TypeError for kinds without an order (None, maps,
- *    devices, mismatched kinds, ...); equality never raises for those.
- * The same object on both sides is equal without descending, so a List that
- * contains itself equals itself; two distinct cyclic structures raise
- * RuntimeError once the depth limit is hit.
+ *    or compare hook but no hash hook cannot hash consistently: ValueError.
+ * The same object on both sides is equal without descending.  Cycles: the
+ * pairs being compared are kept on a stack; meeting a pair again counts as
+ * equal for equality (two distinct but alike cyclic graphs are equal) and
+ * raises ValueError for the order tests, which would have no answer.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,21 +43,26 @@
 
 #define RECURSIVE_MAX_DEPTH 1000
 
-/* Three-way outcome; CMP_UNORDERED makes every order test false (NaN). */
-enum { CMP_LT = -1, CMP_EQ = 0, CMP_GT = 1, CMP_NE = 2, CMP_UNORDERED = 3 };
+/* Three-way outcome; CMP_NE: unequal without an order (equality only). */
+enum { CMP_LT = -1, CMP_EQ = 0, CMP_GT = 1, CMP_NE = 2 };
+
+/* The object pairs under comparison, outermost first (cycle detection). */
+typedef struct {
+  const TVMFFIObject* a[RECURSIVE_MAX_DEPTH + 1];
+  const TVMFFIObject* b[RECURSIVE_MAX_DEPTH + 1];
+  int n;
+} pair_stack;
 
 /* order: 0 equality (never raises for kinds), 1 an order test (TypeError on
- * unorderable pairs, even equal ones such as None, None), 2 the three-way
- * callback of a __ffi_compare__ hook (equal values give 0 whatever their
- * kind; unequal unorderable ones raise). */
+ * unorderable pairs), 2 the three-way callback of a __ffi_compare__ hook
+ * (like 1).  pairs: NULL in a hook callback kept beyond its hook's call. */
 typedef struct {
   int order;
   const char* name; /* global name for messages */
+  pair_stack* pairs;
 } cmp_ctx;
 
 static int cmp_any(cmp_ctx* c, const TVMFFIAny* a, const TVMFFIAny* b, int depth, int* out);
-
-static int is_num(int32_t t) { return t == kTVMFFIInt || t == kTVMFFIBool || t == kTVMFFIFloat; }
 
 static int unorderable(cmp_ctx* c, const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
   if (!c->order) {
@@ -64,36 +75,24 @@ static int unorderable(cmp_ctx* c, const TVMFFIAny* a, const TVMFFIAny* b, int* 
 
 static int sign3(int x) { return x < 0 ? CMP_LT : x > 0 ? CMP_GT : CMP_EQ; }
 
+#define CMP3(x, y) ((x) < (y) ? CMP_LT : (x) > (y) ? CMP_GT : CMP_EQ)
+
 static int cmp_bytes(TVMFFIByteArray x, TVMFFIByteArray y) {
   size_t n = x.size < y.size ? x.size : y.size;
   int r = n ? memcmp(x.data, y.data, n) : 0;
   if (r != 0) return sign3(r);
-  return x.size < y.size ? CMP_LT : x.size > y.size ? CMP_GT : CMP_EQ;
+  return CMP3(x.size, y.size);
 }
 
-/* int64 vs double without rounding the int (2**53 + 1 != 2.0**53). */
-static int cmp_int_float(int64_t i, double d) {
-  if (isnan(d)) return CMP_UNORDERED;
-  if (d >= 9223372036854775808.0) return CMP_LT;
-  if (d < -9223372036854775808.0) return CMP_GT;
-  int64_t t = (int64_t)d; /* truncates toward zero, exact in this range */
-  if (i != t) return i < t ? CMP_LT : CMP_GT;
-  double frac = d - (double)t;
-  return frac > 0 ? CMP_LT : frac < 0 ? CMP_GT : CMP_EQ;
-}
-
-static int cmp_num(const TVMFFIAny* a, const TVMFFIAny* b) {
-  int af = a->type_index == kTVMFFIFloat, bf = b->type_index == kTVMFFIFloat;
-  if (!af && !bf)
-    return a->v_int64 < b->v_int64 ? CMP_LT : a->v_int64 > b->v_int64 ? CMP_GT : CMP_EQ;
-  if (!af) return cmp_int_float(a->v_int64, b->v_float64);
-  if (!bf) {
-    int r = cmp_int_float(b->v_int64, a->v_float64);
-    return r == CMP_LT ? CMP_GT : r == CMP_GT ? CMP_LT : r;
+static int cmp_float(cmp_ctx* c, double x, double y, int* out) {
+  if (isnan(x) || isnan(y)) {
+    if (c->order)
+      return tvmffi__raise("TypeError", "%s: cannot order NaN values", c->name);
+    *out = isnan(x) && isnan(y) ? CMP_EQ : CMP_NE;
+    return 0;
   }
-  double x = a->v_float64, y = b->v_float64;
-  if (isnan(x) || isnan(y)) return CMP_UNORDERED;
-  return x < y ? CMP_LT : x > y ? CMP_GT : CMP_EQ;
+  *out = CMP3(x, y); /* -0.0 == 0.0 */
+  return 0;
 }
 
 static int cmp_seq(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int* out) {
@@ -113,7 +112,7 @@ static int cmp_seq(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int*
       return 0;
     }
   }
-  *out = ca->size < cb->size ? CMP_LT : ca->size > cb->size ? CMP_GT : CMP_EQ;
+  *out = CMP3(ca->size, cb->size);
   return 0;
 }
 
@@ -177,9 +176,6 @@ static int hook_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
     tvmffi__any_set_bool(result, r == CMP_EQ);
     return 0;
   }
-  if (r == CMP_UNORDERED)
-    return tvmffi__raise("TypeError", "%s: __ffi_compare__ callback: cannot order NaN values",
-                         cb->c.name);
   tvmffi__any_set_int(result, r);
   return 0;
 }
@@ -202,7 +198,8 @@ static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* glob
   tvmffi__any_set_obj(&args[n++], (TVMFFIObject*)f);
   tvmffi__any_set_none(&res);
   int rc = TVMFFIFunctionCall(hook, args, n, &res);
-  cb->st = NULL; /* the state dies with this frame */
+  cb->st = NULL; /* the states die with this frame */
+  cb->c.pairs = NULL;
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;
   if (res.type_index != kTVMFFIInt && res.type_index != kTVMFFIBool) {
@@ -226,7 +223,7 @@ static int cmp_hooked(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, i
   if (eq == NULL && cmp == NULL) return 1;
   /* The callback keeps equality as equality and gives the compare hook a
    * three-way order. */
-  hook_cb cb = {eq ? CB_EQ : CB_CMP, {eq ? 0 : 2, c->name}, depth, NULL};
+  hook_cb cb = {eq ? CB_EQ : CB_CMP, {eq ? 0 : 2, c->name, c->pairs}, depth, NULL};
   int64_t r;
   if (call_hook(eq ? eq : cmp, eq ? "__ffi_eq__" : "__ffi_compare__", c->name, a, b, &cb, &r) !=
       0)
@@ -268,15 +265,11 @@ static int cmp_fields(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, i
   return 0;
 }
 
-static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
+static int cmp_obj_body(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth,
+                        int* out) {
   TVMFFIObject* a = av->v_obj;
   TVMFFIObject* b = bv->v_obj;
   int32_t t = a->type_index;
-  if (t != b->type_index) return unorderable(c, av, bv, out);
-  if (a == b) { /* also what ends the walk of a self-containing List */
-    *out = CMP_EQ;
-    return 0;
-  }
   if (t == kTVMFFIArray || t == kTVMFFIList) return cmp_seq(c, a, b, depth, out);
   if (t == kTVMFFIBigInt) {
     int r = tvmffi__big_int_compare(av, bv);
@@ -288,38 +281,66 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     TVMFFIShapeCell* y = TVMFFIShapeGetCellPtr(b);
     for (size_t i = 0; i < x->size && i < y->size; ++i)
       if (x->data[i] != y->data[i]) {
-        *out = x->data[i] < y->data[i] ? CMP_LT : CMP_GT;
+        *out = CMP3(x->data[i], y->data[i]);
         return 0;
       }
-    *out = x->size < y->size ? CMP_LT : x->size > y->size ? CMP_GT : CMP_EQ;
+    *out = CMP3(x->size, y->size);
     return 0;
   }
   if (t == kTVMFFIMap || t == kTVMFFIDict) {
-    if (c->order == 0) return cmp_map(c, a, b, depth, out);
-    if (c->order == 2) { /* equal maps are 0 to a compare hook; others have no order */
-      cmp_ctx e = {0, c->name};
-      if (cmp_map(&e, a, b, depth, out) != 0) return -1;
-      if (*out == CMP_EQ) return 0;
-    }
-    return unorderable(c, av, bv, out);
+    if (cmp_map(c, a, b, depth, out) != 0) return -1;
+    if (*out == CMP_EQ || c->order == 0) return 0;
+    return unorderable(c, av, bv, out); /* maps have no order beyond equality */
   }
   int r = cmp_hooked(c, a, b, depth, out);
   if (r != 1) return r;
   if (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0)
     return cmp_fields(c, a, b, depth, out);
-  /* Identity types: distinct objects are different and have no order. */
-  return unorderable(c, av, bv, out);
+  *out = CMP_EQ; /* nothing reflected to tell them apart */
+  return 0;
+}
+
+static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
+  TVMFFIObject* a = av->v_obj;
+  TVMFFIObject* b = bv->v_obj;
+  if (a->type_index != b->type_index) return unorderable(c, av, bv, out);
+  if (a == b) { /* also what ends the walk of a self-containing List */
+    *out = CMP_EQ;
+    return 0;
+  }
+  pair_stack* ps = c->pairs;
+  if (ps != NULL) {
+    for (int i = 0; i < ps->n; ++i)
+      if (ps->a[i] == a && ps->b[i] == b) {
+        if (c->order)
+          return tvmffi__raise("ValueError",
+                               "%s: cyclic reference: the values contain themselves, so they "
+                               "have no order", c->name);
+        *out = CMP_EQ; /* assumed equal while being compared: the rest decides */
+        return 0;
+      }
+    if (ps->n > RECURSIVE_MAX_DEPTH)
+      return tvmffi__raise("RuntimeError", "%s: maximum recursion depth %d exceeded", c->name,
+                           RECURSIVE_MAX_DEPTH);
+    ps->a[ps->n] = a;
+    ps->b[ps->n] = b;
+    ps->n++;
+  }
+  int rc = cmp_obj_body(c, av, bv, depth, out);
+  if (ps != NULL) ps->n--;
+  return rc;
 }
 
 static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
   if (depth > RECURSIVE_MAX_DEPTH)
-    return tvmffi__raise("RuntimeError",
-                         "%s: maximum recursion depth %d exceeded (cyclic structure?)", c->name,
+    return tvmffi__raise("RuntimeError", "%s: maximum recursion depth %d exceeded", c->name,
                          RECURSIVE_MAX_DEPTH);
   TVMFFIAny a = tvmffi__ext_peek(av), b = tvmffi__ext_peek(bv);
   TVMFFIByteArray x, y;
-  if (is_num(a.type_index) && is_num(b.type_index)) {
-    *out = cmp_num(&a, &b);
+  if (a.type_index == kTVMFFINone || b.type_index == kTVMFFINone) {
+    if (a.type_index == b.type_index) *out = CMP_EQ;
+    else if (!c->order) *out = CMP_NE;
+    else *out = a.type_index == kTVMFFINone ? CMP_LT : CMP_GT; /* None first */
     return 0;
   }
   if (tvmffi__any_as_str(&a, &x) && tvmffi__any_as_str(&b, &y)) {
@@ -332,34 +353,50 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   }
   if (a.type_index != b.type_index) return unorderable(c, &a, &b, out);
   switch (a.type_index) {
-    case kTVMFFINone:
-      if (c->order == 1) return unorderable(c, &a, &b, out);
-      *out = CMP_EQ;
+    case kTVMFFIInt:
+    case kTVMFFIBool:
+      *out = CMP3(a.v_int64, b.v_int64);
       return 0;
+    case kTVMFFIFloat:
+      return cmp_float(c, a.v_float64, b.v_float64, out);
     case kTVMFFIOpaquePtr:
     case kTVMFFIDLTensorPtr:
-      if (a.v_ptr == b.v_ptr && c->order != 1) {
-        *out = CMP_EQ;
-        return 0;
-      }
-      return unorderable(c, &a, &b, out);
-    case kTVMFFIDataType:
-    case kTVMFFIDevice:
-      if (a.v_uint64 == b.v_uint64 && c->order != 1) {
-        *out = CMP_EQ;
-        return 0;
-      }
-      return unorderable(c, &a, &b, out);
+      *out = CMP3((uintptr_t)a.v_ptr, (uintptr_t)b.v_ptr);
+      return 0;
+    case kTVMFFIDataType: {
+      DLDataType p = a.v_dtype, q = b.v_dtype;
+      *out = p.code != q.code ? CMP3(p.code, q.code)
+             : p.bits != q.bits ? CMP3(p.bits, q.bits)
+                                : CMP3(p.lanes, q.lanes);
+      return 0;
+    }
+    case kTVMFFIDevice: {
+      DLDevice p = a.v_device, q = b.v_device;
+      *out = p.device_type != q.device_type ? CMP3(p.device_type, q.device_type)
+                                            : CMP3(p.device_id, q.device_id);
+      return 0;
+    }
     default:
       if (a.type_index >= kTVMFFIStaticObjectBegin) return cmp_obj(c, &a, &b, depth + 1, out);
-      return unorderable(c, &a, &b, out);
+      *out = a.v_uint64 == b.v_uint64 ? CMP_EQ : CMP_NE;
+      return *out == CMP_EQ || !c->order ? 0 : unorderable(c, &a, &b, out);
   }
 }
 
+static int compare(int order, const char* name, const TVMFFIAny* a, const TVMFFIAny* b,
+                   int* out) {
+  pair_stack* ps = (pair_stack*)malloc(sizeof(pair_stack));
+  if (ps == NULL) return tvmffi__raise_oom();
+  ps->n = 0;
+  cmp_ctx c = {order, name, ps};
+  int rc = cmp_any(&c, a, b, 0, out);
+  free(ps);
+  return rc;
+}
+
 int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
-  cmp_ctx c = {0, "ffi.RecursiveEq"};
   int r;
-  if (cmp_any(&c, a, b, 0, &r) != 0) return -1;
+  if (compare(0, "ffi.RecursiveEq", a, b, &r) != 0) return -1;
   *out = r == CMP_EQ;
   return 0;
 }
@@ -375,6 +412,8 @@ int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
 #define HASH_SEED_DICT UINT64_C(0x44696374)
 #define HASH_SEED_SHAPE UINT64_C(0x53686170)
 #define HASH_CYCLE UINT64_C(0x6379636c)
+#define HASH_SEED_BOOL UINT64_C(0x626f6f6c)
+#define HASH_SEED_FLOAT UINT64_C(0x666c74)
 
 struct hash_state {
   TVMFFIObject* stack[RECURSIVE_MAX_DEPTH + 1];
@@ -415,7 +454,7 @@ static int hash_hooked(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
                          "b) implies RecursiveHash(a) == RecursiveHash(b)",
                          tvmffi__type_key(t));
   }
-  hook_cb cb = {CB_HASH, {0, "ffi.RecursiveHash"}, 0, st};
+  hook_cb cb = {CB_HASH, {0, "ffi.RecursiveHash", NULL}, 0, st};
   int64_t h;
   if (call_hook(hook, "__ffi_hash__", "ffi.RecursiveHash", obj, NULL, &cb, &h) != 0) return -1;
   *out = (uint64_t)h;
@@ -476,9 +515,10 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
           obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field,
           &fc);
       h = fc.h;
-    } else if (rc == 1) {
+    } else if (rc == 1) { /* no reflected fields: equal to every other of its type */
       rc = 0;
-      h = TVMFFIContainerHashCombine((uint64_t)t, (uint64_t)(uintptr_t)obj);
+      const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
+      h = TVMFFIContainerHashCombine((uint64_t)t, info ? info->type_key_hash : 0);
     }
   }
   st->depth--;
@@ -502,21 +542,20 @@ static int hash_any(hash_state* st, const TVMFFIAny* view, uint64_t* out) {
       *out = HASH_NONE;
       return 0;
     case kTVMFFIInt:
-    case kTVMFFIBool:
       *out = hash_i64(v.v_int64);
+      return 0;
+    case kTVMFFIBool:
+      *out = TVMFFIContainerHashCombine(HASH_SEED_BOOL, (uint64_t)(v.v_int64 != 0));
       return 0;
     case kTVMFFIFloat: {
       double x = v.v_float64;
-      /* Integral floats hash as the int they equal (1.0 like 1). */
-      if (isnan(x)) {
+      if (isnan(x)) { /* every NaN equals every other */
         *out = HASH_NAN;
-      } else if (x >= -9223372036854775808.0 && x < 9223372036854775808.0 &&
-                 (double)(int64_t)x == x) {
-        *out = hash_i64((int64_t)x);
       } else {
+        if (x == 0) x = 0.0; /* -0.0 equals 0.0 */
         uint64_t bits;
         memcpy(&bits, &x, sizeof(bits));
-        *out = TVMFFIContainerHashCombine(UINT64_C(0x666c74), bits);
+        *out = TVMFFIContainerHashCombine(HASH_SEED_FLOAT, bits);
       }
       return 0;
     }
@@ -551,9 +590,8 @@ static int recursive_hash(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
 static int compare_global(const char* sig, const char* name, int which, const TVMFFIAny* args,
                           int32_t n, TVMFFIAny* result) {
   if (tvmffi__args_count(sig, n, 2) != 0) return -1;
-  cmp_ctx c = {which != 0, name};
   int r;
-  if (cmp_any(&c, &args[0], &args[1], 0, &r) != 0) return -1;
+  if (compare(which != 0, name, &args[0], &args[1], &r) != 0) return -1;
   int v = 0;
   switch (which) {
     case 0: v = r == CMP_EQ; break;

@@ -4,9 +4,11 @@
  *
  * Output follows the reference examples: Array (1, 2, 3) / (42,), List
  * [1, 2, 3], Map and Dict {"a": 1}, tensors float32[3, 4]@cpu:0, reflected
- * objects type_key(a=1, b=2).  A List, Dict or object that contains itself
- * prints "..." inside its brackets at the point of recursion instead of
- * looping.  TVM_FFI_REPR_WITH_ADDR=1 adds "@0x..." after object type keys.
+ * objects type_key(a=1, b=2).  A value reached again inside itself (a
+ * cycle) prints "..." where it recurs instead of looping.
+ * TVM_FFI_REPR_WITH_ADDR=1 adds "@0x...": after an object's type key, after
+ * a container's closing bracket, after a tensor's device, and after the
+ * "..." of a cycle (the address of the object it points back to).
  */
 #include <math.h>
 #include <stdio.h>
@@ -168,11 +170,15 @@ static int push(repr_state* st, TVMFFIObject* obj) {
   return 0;
 }
 
-static int type_head(repr_state* st, TVMFFIObject* obj) {
-  if (PUTS(st->out, tvmffi__type_key(obj->type_index)) != 0) return -1;
+static int addr_suffix(repr_state* st, TVMFFIObject* obj) {
   if (st->with_addr && tvmffi__buf_printf(st->out, "@%p", (void*)obj) != 0)
     return tvmffi__raise_oom();
   return 0;
+}
+
+static int type_head(repr_state* st, TVMFFIObject* obj) {
+  if (PUTS(st->out, tvmffi__type_key(obj->type_index)) != 0) return -1;
+  return addr_suffix(st, obj);
 }
 
 static int repr_seq(repr_state* st, TVMFFIObject* obj, int is_array) {
@@ -335,7 +341,7 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
       return PUTS(st->out, ")");
     }
     case kTVMFFITensor:
-      return repr_tensor(st, obj);
+      return repr_tensor(st, obj) != 0 ? -1 : addr_suffix(st, obj);
     case kTVMFFIError: {
       TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(obj);
       if (put(st->out, c->kind.data, c->kind.size) != 0 || PUTS(st->out, "(") != 0 ||
@@ -348,18 +354,15 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
   }
   int is_seq = obj->type_index == kTVMFFIArray || obj->type_index == kTVMFFIList;
   int is_map = obj->type_index == kTVMFFIMap || obj->type_index == kTVMFFIDict;
-  if (on_stack(st, obj)) {
-    if (is_seq) return PUTS(st->out, obj->type_index == kTVMFFIArray ? "(...)" : "[...]");
-    if (is_map) return PUTS(st->out, "{...}");
-    if (type_head(st, obj) != 0) return -1;
-    return PUTS(st->out, "(...)");
-  }
+  if (on_stack(st, obj)) return PUTS(st->out, "...") != 0 ? -1 : addr_suffix(st, obj);
   if (push(st, obj) != 0) return -1;
   int rc;
   if (is_seq) {
     rc = repr_seq(st, obj, obj->type_index == kTVMFFIArray);
+    if (rc == 0) rc = addr_suffix(st, obj);
   } else if (is_map) {
     rc = repr_map(st, obj);
+    if (rc == 0) rc = addr_suffix(st, obj);
   } else if ((rc = repr_hooked(st, obj)) != 1) {
     /* the type's __ffi_repr__ printed it (or failed) */
   } else {

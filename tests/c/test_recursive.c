@@ -1,10 +1,11 @@
 /*
- * test_recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash and ffi.DeepCopy
- * (docs/abi.md §14.4, docs/python.md §13): numbers across int/bool/float, string
- * forms, containers (element-wise, lexicographic, maps order-free), Shape,
- * reflected objects (CompareOff/HashOff fields ignored), equal => same hash,
- * TypeError for unorderable pairs, self-containing Lists, deep copies that
- * preserve sharing and cycles, argument errors, refcounts.
+ * test_recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash and ffi.DeepCopy:
+ * kinds kept apart (int, bool, float), NaN, None first, string forms,
+ * DataType/Device order, containers (element-wise, lexicographic, maps
+ * order-free), Shape, reflected objects (CompareOff/HashOff fields ignored),
+ * equal => same hash, TypeError for unorderable pairs, cyclic graphs (equal
+ * for equality, ValueError for order), deep copies that preserve sharing and
+ * cycles, argument errors, refcounts.
  */
 #include <tvm/ffi/extra/c_container.h>
 
@@ -46,20 +47,51 @@ static void check_less(TVMFFIAny a, TVMFFIAny b) {
   CHECK(cmp("ffi.RecursiveGe", b, a));
 }
 
+static void check_unorderable(TVMFFIAny a, TVMFFIAny b, const char* what) {
+  TVMFFIAny args[2] = {a, b}, r;
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", what);
+  CHECK_RAISED(check_call_global("ffi.RecursiveGe", args, 2, &r), "TypeError", what);
+}
+
 static void test_pod(void) {
-  check_same_ordered(ext_int(1), ext_float(1.0));
-  check_same(ext_int(1), ext_bool(1));
-  check_same(ext_bool(0), ext_float(0.0));
-  check_same(ext_float(-0.0), ext_float(0.0));
-  check_same(ext_none(), ext_none());
-  check_less(ext_int(1), ext_float(1.5));
-  check_less(ext_bool(0), ext_int(1));
+  /* int, bool and float are three kinds: never equal, hashed apart, not ordered. */
+  CHECK(!eq(ext_int(1), ext_float(1.0)));
+  CHECK(!eq(ext_int(1), ext_bool(1)));
+  CHECK(!eq(ext_bool(0), ext_float(0.0)));
+  CHECK(hash(ext_int(1)) != hash(ext_float(1.0)));
+  CHECK(hash(ext_int(1)) != hash(ext_bool(1)));
+  check_unorderable(ext_int(1), ext_float(1.5), "float");
+  check_unorderable(ext_bool(0), ext_int(1), "bool");
+  check_same_ordered(ext_int(7), ext_int(7));
+  check_less(ext_int(1), ext_int(2));
+  check_less(ext_bool(0), ext_bool(1));
+  check_less(ext_float(1.0), ext_float(1.5));
+  check_same_ordered(ext_float(-0.0), ext_float(0.0));
   check_less(ext_int(INT64_MAX - 1), ext_int(INT64_MAX));
-  CHECK(!eq(ext_int(INT64_C(9007199254740993)), ext_float(9007199254740992.0)));
-  /* NaN equals nothing and has no order. */
-  TVMFFIAny nan = ext_float(__builtin_nan(""));
-  CHECK(!eq(nan, nan));
-  CHECK(!cmp("ffi.RecursiveLt", nan, ext_int(1)) && !cmp("ffi.RecursiveGe", nan, ext_int(1)));
+  /* None equals None and orders first. */
+  check_same_ordered(ext_none(), ext_none());
+  check_less(ext_none(), ext_int(0));
+  check_less(ext_none(), ext_str(""));
+  /* NaN equals NaN whatever its payload, hashes alike, and has no order. */
+  TVMFFIAny nan = ext_float(__builtin_nan("")), nan5 = ext_float(__builtin_nan("5"));
+  check_same(nan, nan5);
+  CHECK(!eq(nan, ext_float(1.0)));
+  check_unorderable(nan, ext_float(1.0), "NaN");
+  check_unorderable(nan, nan, "NaN");
+  /* DataType orders by (code, bits, lanes), Device by (type, id). */
+  TVMFFIAny f16 = {.type_index = kTVMFFIDataType}, f32 = f16, i64 = f16;
+  f16.v_dtype = (DLDataType){kDLFloat, 16, 1};
+  f32.v_dtype = (DLDataType){kDLFloat, 32, 1};
+  i64.v_dtype = (DLDataType){kDLInt, 64, 1};
+  check_less(f16, f32);
+  check_less(i64, f16);
+  TVMFFIAny cpu0 = {.type_index = kTVMFFIDevice}, cpu1 = cpu0, cuda0 = cpu0;
+  cpu0.v_device = (DLDevice){kDLCPU, 0};
+  cpu1.v_device = (DLDevice){kDLCPU, 1};
+  cuda0.v_device = (DLDevice){kDLCUDA, 0};
+  check_less(cpu0, cpu1);
+  check_less(cpu1, cuda0);
+  check_same_ordered(cpu0, cpu0);
   /* Strings: every form compares by content. */
   TVMFFIAny heap = ext_owned_str("a long heap string");
   TVMFFIAny small = ext_owned_str("abc");
@@ -83,11 +115,14 @@ static void test_containers(void) {
   TVMFFIAny v[4] = {ext_int(1), ext_int(2), ext_int(3), ext_float(2.0)};
   TVMFFIAny a123 = ext_make("ffi.Array", v, 3);
   TVMFFIAny a12 = ext_make("ffi.Array", v, 2);
-  TVMFFIAny a1f = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(1), ext_float(2.0), ext_int(3)}, 3);
+  TVMFFIAny a1f = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(1), ext_int(2), ext_int(3)}, 3);
+  TVMFFIAny af = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(1), ext_float(2.0), ext_int(3)}, 3);
   TVMFFIAny a124 = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(1), ext_int(2), ext_int(4)}, 3);
   TVMFFIAny l123 = ext_make("ffi.List", v, 3);
   TVMFFIAny l123b = ext_make("ffi.List", v, 3);
   check_same_ordered(a123, a1f);
+  CHECK(!eq(a123, af)); /* 2 and 2.0 differ */
+  check_unorderable(a123, af, "float");
   check_same_ordered(l123, l123b);
   check_less(a12, a123);
   check_less(a123, a124);
@@ -99,7 +134,7 @@ static void test_containers(void) {
 
   /* Maps: same entries in another order are equal and hash alike. */
   TVMFFIAny kv1[6] = {ext_str("a"), ext_int(1), ext_str("b"), a123, ext_int(7), ext_none()};
-  TVMFFIAny kv2[6] = {ext_int(7), ext_none(), ext_str("b"), a1f, ext_str("a"), ext_float(1.0)};
+  TVMFFIAny kv2[6] = {ext_int(7), ext_none(), ext_str("b"), a1f, ext_str("a"), ext_int(1)};
   TVMFFIAny m1 = ext_make("ffi.Map", kv1, 6), m2 = ext_make("ffi.Map", kv2, 6);
   TVMFFIAny d1 = ext_make("ffi.Dict", kv1, 6), d2 = ext_make("ffi.Dict", kv2, 6);
   TVMFFIAny m3 = ext_make("ffi.Map", kv1, 4);
@@ -116,15 +151,14 @@ static void test_containers(void) {
   check_same_ordered(s1, s2);
   check_less(s3, s1);
 
-  /* Order tests on unorderable kinds are TypeErrors; equality is not. */
-  TVMFFIAny args[2] = {m1, m2}, r;
-  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "ffi.Map");
+  /* Order tests on unorderable kinds are TypeErrors; equality is not.  Equal
+   * maps are equal to the order tests too; unequal ones have no order. */
+  check_same_ordered(m1, m2);
+  check_unorderable(m1, m4, "ffi.Map");
+  TVMFFIAny args[2], r;
   args[0] = a123;
   args[1] = ext_str("x");
   CHECK_RAISED(check_call_global("ffi.RecursiveGe", args, 2, &r), "TypeError", "ffi.Array");
-  args[0] = ext_none();
-  args[1] = ext_none();
-  CHECK_RAISED(check_call_global("ffi.RecursiveLe", args, 2, &r), "TypeError", "None");
   args[0] = a123;
   args[1] = l123;
   CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "ffi.List");
@@ -132,7 +166,7 @@ static void test_containers(void) {
   CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 2, &r), "TypeError", "Expected 1");
 
   CHECK_EQ_INT(check_use_count(a123.v_obj), 6); /* self, nested1, m1, d1, m3, m4 */
-  TVMFFIAny* all[] = {&a123, &a12, &a1f, &a124, &l123, &l123b, &nested1, &nested2, &m1,
+  TVMFFIAny* all[] = {&a123, &a12, &a1f, &af, &a124, &l123, &l123b, &nested1, &nested2, &m1,
                       &m2,   &d1,  &d2,  &m3,   &m4,   &s1,    &s2,     &s3};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
 }
@@ -162,9 +196,13 @@ static void test_cycles(void) {
   CHECK_OK(check_call_global("ffi.ListAppend", args, 2, &r));
   CHECK(eq(l1, l1));
   CHECK_EQ_INT(hash(l1), hash(l1));
+  /* Two distinct lists of the same cyclic shape: equal (a pair met again counts
+   * as equal), with no order. */
+  CHECK(eq(l1, l2));
+  CHECK_EQ_INT(hash(l1), hash(l2));
   args[0] = l1;
   args[1] = l2;
-  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "RuntimeError", "recursion");
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "ValueError", "cyclic");
 
   /* A deep copy of a self-containing List contains the copy. */
   TVMFFIAny c;
@@ -397,7 +435,7 @@ static void test_hooks(void) {
   /* Equal keys: equal and same hash whatever the labels; the hash is the
    * callback's hash of the key, as the hook returns it. */
   TVMFFIAny a1 = keyed_new(all, ext_int(1), ext_str("x"));
-  TVMFFIAny a1b = keyed_new(all, ext_float(1.0), ext_str("y"));
+  TVMFFIAny a1b = keyed_new(all, ext_int(1), ext_str("y"));
   TVMFFIAny a2 = keyed_new(all, ext_int(2), ext_str("a"));
   check_same_ordered(a1, a1b);
   check_less(a1, a2);
@@ -423,25 +461,29 @@ static void test_hooks(void) {
 
   /* Compare hook alone serves equality (== 0) and the order; still no hash. */
   TVMFFIAny c1 = keyed_new(cmp_only, ext_int(1), ext_str("b"));
-  TVMFFIAny c1b = keyed_new(cmp_only, ext_bool(1), ext_str("a"));
+  TVMFFIAny c1b = keyed_new(cmp_only, ext_int(1), ext_str("a"));
   TVMFFIAny c2 = keyed_new(cmp_only, ext_int(2), ext_str("a"));
   CHECK(eq(c1, c1b));
   check_less(c1, c2);
   CHECK_RAISED(check_call_global("ffi.RecursiveHash", &c1, 1, &r), "ValueError", "KeyedCmp");
-  /* The three-way callback: equal None or maps are 0; NaN and mixed kinds raise. */
+  /* The three-way callback: equal None or maps are 0; None orders first; NaN
+   * and mixed kinds raise. */
   TVMFFIAny n1 = keyed_new(cmp_only, ext_none(), ext_none());
   TVMFFIAny n2 = keyed_new(cmp_only, ext_none(), ext_int(3));
   CHECK(eq(n1, n2) && cmp("ffi.RecursiveLe", n1, n2));
   TVMFFIAny m = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_int(1)}, 2);
-  TVMFFIAny mc = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_float(1.0)}, 2);
+  TVMFFIAny mc = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_int(1)}, 2);
   TVMFFIAny m1 = keyed_new(cmp_only, m, ext_none()), m2 = keyed_new(cmp_only, mc, ext_none());
   CHECK(cmp("ffi.RecursiveGe", m1, m2));
   TVMFFIAny nan1 = keyed_new(cmp_only, ext_float(__builtin_nan("")), ext_none());
+  TVMFFIAny f1 = keyed_new(cmp_only, ext_float(1.0), ext_none());
   args[0] = nan1;
-  args[1] = c1;
+  args[1] = f1;
   CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "NaN");
-  args[0] = n1;
-  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "TypeError", "None");
+  args[1] = c1;
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "TypeError", "float");
+  CHECK(!eq(n1, c1));
+  check_less(n1, c1);
 
   /* Hash hook alone: hash by key, equality and order by fields. */
   TVMFFIAny h1 = keyed_new(hash_only, ext_int(1), ext_str("b"));
@@ -470,9 +512,14 @@ static void test_hooks(void) {
 
   /* __s_equal__ / __s_hash__: structural equality by key, the mismatch path
    * names the field the hook passed; hash consistent. */
-  TVMFFIAny sargs[4] = {w1, w2, ext_bool(0), ext_bool(0)};
+  TVMFFIAny a1f = keyed_new(all, ext_float(1.0), ext_str("y"));
+  TVMFFIAny w3 = ext_make("ffi.Array", (TVMFFIAny[]){a1f, ext_str("s")}, 2);
+  TVMFFIAny sargs[4] = {w1, w3, ext_bool(0), ext_bool(0)};
   CHECK_OK(check_call_global("ffi.StructuralEqual", sargs, 4, &r));
   CHECK(r.v_int64 == 0); /* keys 1 and 1.0 differ structurally */
+  sargs[1] = w2;
+  CHECK_OK(check_call_global("ffi.StructuralEqual", sargs, 4, &r));
+  CHECK(r.v_int64 == 1);
   TVMFFIAny sk = keyed_new(all, ext_int(1), ext_str("other label"));
   sargs[0] = a1;
   sargs[1] = sk;
@@ -531,7 +578,7 @@ static void test_hooks(void) {
   g_kept = NULL;
 
   /* The callbacks carry the walk's state: objects reaching themselves
-   * through their keys hash finitely and hit the depth limit when compared. */
+   * through their keys hash finitely and compare as cyclic graphs. */
   TVMFFIAny l1 = ext_make("ffi.List", NULL, 0), l2 = ext_make("ffi.List", NULL, 0);
   TVMFFIAny k1 = keyed_new(all, l1, ext_none()), k2 = keyed_new(all, l2, ext_none());
   TVMFFIAny app[2] = {l1, k1};
@@ -541,17 +588,19 @@ static void test_hooks(void) {
   CHECK_OK(check_call_global("ffi.ListAppend", app, 2, &r));
   CHECK_EQ_INT(hash(k1), hash(k1));
   CHECK_EQ_INT(hash(k1), hash(k2)); /* same shape, cycle cut at the same point */
+  CHECK(eq(k1, k2));
   args[0] = k1;
   args[1] = k2;
-  CHECK_RAISED(check_call_global("ffi.RecursiveEq", args, 2, &r), "RuntimeError", "recursion");
-  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", k1, buf, sizeof(buf)), "K<[exttest.KeyedAll(...)]>");
+  CHECK_RAISED(check_call_global("ffi.RecursiveLt", args, 2, &r), "ValueError", "cyclic");
+  CHECK_EQ_STR(ext_call_str("ffi.ReprPrint", k1, buf, sizeof(buf)), "K<[...]>");
   CHECK_OK(check_call_global("ffi.ListClear", &l1, 1, &r));
   CHECK_OK(check_call_global("ffi.ListClear", &l2, 1, &r));
   CHECK_EQ_INT(check_use_count(k1.v_obj), 1);
 
   CHECK_EQ_INT(check_use_count(a1.v_obj), 2); /* self, w1 */
   TVMFFIAny* objs[] = {&a1, &a1b, &a2, &w1, &w2, &e1, &e2, &c1, &c1b, &c2, &n1, &n2, &m, &mc,
-                       &m1, &m2, &nan1, &h1, &h1b, &p,  &q,  &lk, &sk, &h_a1, &h_sk,
+                       &m1, &m2, &nan1, &f1, &h1, &h1b, &p,  &q,  &lk, &sk, &h_a1, &h_sk,
+                       &a1f, &w3,
                        &l1, &l2, &k1,   &k2};
   for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) check_any_release(objs[i]);
 }
