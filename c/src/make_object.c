@@ -198,18 +198,19 @@ TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
   return obj;
 }
 
-/* Re-raises the pending error with "<prefix>: " before its message, keeping
- * kind and backtrace, so a setter's complaint names the field.  Returns -1. */
-static int prefix_error(const char* who, const TVMFFIByteArray* field) {
+/* Re-raises the pending error with "<who>: <what> '<field>': " before its message, keeping
+ * kind and backtrace, so a setter's complaint names the field (what: "field", or "default for
+ * field" when the field's own default is refused).  Returns -1. */
+static int prefix_error(const char* who, const char* what, const TVMFFIByteArray* field) {
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
   if (err == NULL)
-    return tvmffi__raise("RuntimeError", "%s: field `%.*s`: the setter failed without raising",
-                         who, (int)field->size, field->data);
+    return tvmffi__raise("RuntimeError", "%s: %s '%.*s': the setter failed without raising",
+                         who, what, (int)field->size, field->data);
   TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
   tvmffi__buf msg = {NULL, 0, 0};
   TVMFFIObjectHandle wrapped = NULL;
-  if (tvmffi__buf_printf(&msg, "%s: field `%.*s`: %.*s", who, (int)field->size, field->data,
+  if (tvmffi__buf_printf(&msg, "%s: %s '%.*s': %.*s", who, what, (int)field->size, field->data,
                          (int)c->message.size, c->message.data) == 0) {
     TVMFFIByteArray m = {msg.data, msg.size};
     if (TVMFFIErrorCreate(&c->kind, &m, &c->backtrace, &wrapped) != 0) wrapped = NULL;
@@ -239,19 +240,19 @@ int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFF
   return ((TVMFFIFieldSetter)f->setter)(addr, v);
 }
 
-static int set_field(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj,
-                     const TVMFFIAny* v) {
+static int set_field(const char* who, const char* what, const TVMFFIFieldInfo* f,
+                     TVMFFIObject* obj, const TVMFFIAny* v) {
   if (f->setter == NULL)
     return tvmffi__raise("TypeError", "%s: field `%.*s` of `%s` has no setter", who,
                          (int)f->name.size, f->name.data, tvmffi__type_key(obj->type_index));
-  return tvmffi__field_store(f, obj, v) == 0 ? 0 : prefix_error(who, &f->name);
+  return tvmffi__field_store(f, obj, v) == 0 ? 0 : prefix_error(who, what, &f->name);
 }
 
 /* Assigns a field its default, if it has one. */
 static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj) {
   if (!(f->flags & kTVMFFIFieldFlagBitMaskHasDefault) || f->setter == NULL) return 0;
   if (!(f->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory))
-    return set_field(who, f, obj, &f->default_value_or_factory);
+    return set_field(who, "default for field", f, obj, &f->default_value_or_factory);
   if (f->default_value_or_factory.type_index != kTVMFFIFunction)
     return tvmffi__raise("TypeError", "%s: the default factory of field `%.*s` is `%s`, not a function",
                          who, (int)f->name.size, f->name.data,
@@ -259,8 +260,8 @@ static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* 
   TVMFFIAny v;
   tvmffi__any_set_none(&v);
   if (TVMFFIFunctionCall(f->default_value_or_factory.v_obj, NULL, 0, &v) != 0)
-    return prefix_error(who, &f->name);
-  int rc = set_field(who, f, obj, &v);
+    return prefix_error(who, "default factory of field", &f->name);
+  int rc = set_field(who, "default for field", f, obj, &v);
   tvmffi__any_release(&v);
   return rc;
 }
@@ -271,7 +272,8 @@ static int plan_run(const plan* p, const char* who, TVMFFIAny* result) {
   if (obj == NULL) return -1;
   for (int32_t i = 0; i < p->n; ++i) {
     const slot* s = &p->slots[i];
-    int rc = s->value ? set_field(who, s->field, obj, s->value) : set_default(who, s->field, obj);
+    int rc = s->value ? set_field(who, "field", s->field, obj, s->value)
+                      : set_default(who, s->field, obj);
     if (rc != 0) {
       tvmffi__decref(obj);
       return -1;

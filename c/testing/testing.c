@@ -314,8 +314,11 @@ static void register_unregistered_types(void) {
   TVMFFITypeRegisterMetadata(g_unreg_index, &md);
   register_int_field(g_unreg_base_index, "v1", "Field v1", offsetof(unreg_obj, v1));
   register_int_field(g_unreg_index, "v2", "Field v2", offsetof(unreg_obj, v2));
-  register_method(g_unreg_base_index, "get_v1_plus_one", "Returns v1 + 1", get_v1_plus_one);
-  register_method(g_unreg_index, "get_v2_plus_two", "Returns v2 + 2", get_v2_plus_two);
+  /* the docs upstream's fallback-class test reads */
+  register_method(g_unreg_base_index, "get_v1_plus_one",
+                  "Get (v1 + 1) from TestUnregisteredBaseObject", get_v1_plus_one);
+  register_method(g_unreg_index, "get_v2_plus_two", "Get (v2 + 2) from TestUnregisteredObject",
+                  get_v2_plus_two);
   /* A constructor must not leave an error behind in the loading thread. */
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);

@@ -233,6 +233,13 @@ class FieldSetter:
                 val.type_index = 0
 
 
+class _ReadOnlyError(AttributeError):
+    """Assignment to a field the C++ type declares read-only."""
+
+    def __init__(self, message):
+        AttributeError.__init__(self, message + ": it is read-only")
+
+
 @dataclasses.dataclass(eq=False)
 class TypeField:
     """One reflected field of a type (``TVMFFIFieldInfo``)."""
@@ -278,20 +285,14 @@ class TypeField:
 
             getter.__name__, getter.__qualname__, getter.__module__ = name, qual, cls.__module__
 
-        if self.frozen:
-
-            def setter(obj, value):
-                raise AttributeError(
-                    "cannot assign to field `%s` of %s: it is read-only" % (name, type(obj).__name__)
-                )
-
-        else:
-
-            def setter(obj, value):
-                fset(obj, value)
+        def setter(obj, value):
+            fset(obj, value)
 
         setter.__name__, setter.__qualname__, setter.__module__ = name, qual, cls.__module__
-        return property(getter, setter, None, self.doc or None)
+        if self.frozen:  # read-only in C++: no assignment, and no escape hatch either
+            return core._RefusingFFIProperty(getter, self.doc or None, None, _ReadOnlyError,
+                                             name)
+        return core.FFIProperty(getter, setter, None, self.doc or None)
 
 
 @dataclasses.dataclass(eq=False)

@@ -129,7 +129,7 @@ def _attach_init(cls, info, init):
             if core._CLS_TYPE.get(type(self), tidx) != tidx:
                 # a parent's constructor would build an object of the wrong type
                 raise TypeError(
-                    "%s.__ffi_init__ cannot construct %s: it builds `%s` objects"
+                    "%s.__ffi_init__ on a %s is not supported: it builds `%s` objects"
                     % (cls.__name__, type(self).__name__, info.type_key)
                 )
             if kwargs:

@@ -329,7 +329,7 @@ static void test_make_refcounts(void) {
   CHECK_EQ_INT(check_use_count(arr.v_obj), 1);
   /* A failing construction releases what earlier fields took. */
   CHECK_RAISED(MAKE(&r, str("mo.Point"), str("x"), i64(1), str("label"), arr, str("z"), str("no")),
-               "TypeError", "field `z`");
+               "TypeError", "field 'z'");
   CHECK_EQ_INT(check_use_count(arr.v_obj), 1);
   check_any_release(&arr);
   CHECK_EQ_INT(g_alive, 0);
@@ -382,11 +382,11 @@ static void test_make_errors(void) {
                "Required field `w` not set in type `mo.Point3`");
   /* The setter's error keeps its kind and gains the field's name. */
   CHECK_RAISED(MAKE(&r, str("mo.Point"), str("x"), str("one")), "TypeError",
-               "ffi.MakeObjectFromPackedArgs: field `x`: an int is needed here");
+               "ffi.MakeObjectFromPackedArgs: field 'x': an int is needed here");
   CHECK_RAISED(MAKE(&r, str("mo.Point3"), str("x"), i64(1), str("k"), i64(1), str("w"), str("s")),
-               "TypeError", "field `w`: an int is needed here");
+               "TypeError", "field 'w': an int is needed here");
   CHECK_RAISED(MAKE(&r, str("mo.Silent"), str("x"), i64(1)), "RuntimeError",
-               "field `x`: the setter failed without raising");
+               "field 'x': the setter failed without raising");
   CHECK_EQ_INT(g_alive, 0);
 }
 
@@ -447,7 +447,7 @@ static void test_init_positional(void) {
   CHECK_RAISED(INIT(g_point3, &r, i64(1), i64(4)), "TypeError",
                "mo.Point3.__ffi_init__() missing required keyword-only argument: 'k'");
   CHECK_RAISED(INIT(g_point, &r, str("x")), "TypeError",
-               "mo.Point.__ffi_init__(): field `x`: an int is needed here");
+               "mo.Point.__ffi_init__(): field 'x': an int is needed here");
   CHECK_EQ_INT(g_alive, 0);
 }
 

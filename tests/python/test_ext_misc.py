@@ -142,13 +142,14 @@ def test_make_kwargs_wrapper_over_ffi_function_and_prototype():
     (dict(arg_names=["a", "a"]), ValueError, "Duplicate"),
     (dict(arg_names=["a"], kwonly_names=["a"]), ValueError, "both positional and keyword-only"),
     (dict(arg_names=["a b"]), ValueError, "not a valid"),
-    (dict(arg_names=["class"]), ValueError, "not a valid"),
+    (dict(arg_names=["class"]), ValueError, "is a Python keyword"),
     (dict(arg_names=[1]), TypeError, "str"),
     (dict(arg_names=["a"], arg_defaults=[1]), TypeError, "tuple"),
     (dict(arg_names=["a"], arg_defaults=(1, 2)), ValueError, "arg_defaults"),
     (dict(arg_names=["a"], kwonly_names=["k"], kwonly_defaults={"z": 1}), ValueError, "z"),
     (dict(arg_names=["a"], map_dataclass_to_tuple=["q"]), ValueError, "q"),
-    (dict(arg_names=["_tvm_ffi_target"]), ValueError, "reserved"),
+    (dict(arg_names=["_tvm_ffi_target"]), ValueError, "conflict with internal names"),
+    (dict(arg_names=["__i_x"]), ValueError, "conflict with internal names"),
 ])
 def test_make_kwargs_wrapper_rejects_bad_specs(kwargs, exc, text):
     with pytest.raises(exc, match=text):

@@ -26,7 +26,7 @@ def test_create_object_errors():
         create_object("testing.TestObjectDerived")
     with pytest.raises(TypeError, match="does not have field `nope`"):
         create_object("testing.TestObjectBase", nope=1)
-    with pytest.raises(TypeError, match="field `v_i64`"):
+    with pytest.raises(TypeError, match="field 'v_i64'"):
         create_object("testing.TestObjectBase", v_i64="x")
     with pytest.raises(ValueError, match="cannot find type `testing.NoSuchType`"):
         create_object("testing.NoSuchType")
@@ -103,7 +103,7 @@ def test_generated_init_kw_only_and_init_off(bind):
         C(1, p_required=2, k_required=3)
     with pytest.raises(TypeError, match="takes at most 2 positional argument"):
         C(1, 2, 3)
-    with pytest.raises(TypeError, match="field `p_default`"):
+    with pytest.raises(TypeError, match="field 'p_default'"):
         C(1, "two", k_required=3)
     # a failed construction leaves an empty wrapper, never a half-built object
     x = C.__new__(C)

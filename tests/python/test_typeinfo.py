@@ -109,8 +109,10 @@ def test_field_as_property_on_a_plain_subclass():
     assert prop.fget(o) == 10
     prop.fset(o, 42)
     assert o.v_i64 == 42
+    read_only = f["v_f64"].as_property(View)
+    assert read_only.fset is None and isinstance(read_only, core.FFIProperty)
     with pytest.raises(AttributeError, match="read-only"):
-        f["v_f64"].as_property(View).fset(o, 1.0)
+        read_only.__set__(o, 1.0)
     with pytest.raises(TypeError):
         prop.fget(3)  # not an FFI object
 

@@ -26,14 +26,15 @@ def fields(class_or_instance):
     """The tuple of ``Field`` records, ancestors' fields first."""
     fs = _fields_of(class_or_instance)
     if fs is None:
-        raise TypeError("must be called with a dataclass type or instance, got %r"
-                        % (class_or_instance,))
+        raise TypeError("fields() must be called with a c_class or py_class type or instance, "
+                        "got %r" % (class_or_instance,))
     return fs
 
 
 def _require_instance(obj, fn):
     if isinstance(obj, type) or not is_dataclass(obj):
-        raise TypeError("%s() should be called on dataclass instances, got %r" % (fn, obj))
+        raise TypeError("%s() should be called on c_class / py_class instances, got %r"
+                        % (fn, obj))
 
 
 def asdict(obj, *, dict_factory=dict):

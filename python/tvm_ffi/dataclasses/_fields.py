@@ -47,10 +47,10 @@ class Field:
     """Description of one dataclass field (what ``fields()`` returns)."""
 
     __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
-                 "kw_only", "metadata", "doc", "_c", "_py", "_kw")
+                 "kw_only", "metadata", "doc", "frozen", "structural_eq", "_c", "_py", "_kw")
 
     def __init__(self, default, default_factory, init, repr, hash, compare, kw_only, metadata,
-                 doc):
+                 doc, frozen=False, structural_eq=None):
         self.name = None
         self.type = None
         self.default = default
@@ -62,6 +62,8 @@ class Field:
         self.kw_only = kw_only
         self.metadata = types.MappingProxyType(dict(metadata or {}))
         self.doc = doc
+        self.frozen = frozen  # assignment refused even when the class is not frozen
+        self.structural_eq = structural_eq  # a key of FIELD_STRUCTURAL_EQ
         self._c = None  # the reflected field this one describes (a _typeinfo.TypeField)
         self._py = None  # the class body's field() this one was merged from (inherited by subclasses)
         self._kw = False  # whether a KW_ONLY marker / class-level kw_only applied
@@ -81,9 +83,19 @@ class Field:
         return not _is_missing(self.default) or not _is_missing(self.default_factory)
 
 
+#: field(structural_eq=...) -> the field flag bits for structural equality and hashing:
+#: "ignore" leaves the field out; "def"/"def-pattern" make it a definition region whose free
+#: variables bind (recursively); "def-simple" binds only the variables it holds directly.
+FIELD_STRUCTURAL_EQ = {None: 0, "ignore": 1 << 3, "def": 1 << 4, "def-pattern": 1 << 4,
+                       "def-simple": 1 << 12}
+
+
 def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None,
-          compare=True, kw_only=MISSING, metadata=None, doc=None):
-    """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``).
+          compare=True, kw_only=MISSING, metadata=None, doc=None, frozen=False,
+          structural_eq=None):
+    """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``, and
+    ``frozen``: assignment raises ``FrozenInstanceError`` as in a frozen class; the
+    ``set(obj, value)`` of the class attribute still writes).
 
     On a ``c_class`` the field must exist in the C++ type; ``default``/``default_factory``
     replace the C++ default, and ``init``/``repr``/``compare``/``hash`` can only switch off
@@ -95,7 +107,11 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
         raise TypeError("default_factory must be callable, got %r" % (default_factory,))
     if hash is not None and not isinstance(hash, bool):
         raise TypeError("hash must be None, True or False, got %r" % (hash,))
-    return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata, doc)
+    if not isinstance(structural_eq, (str, type(None))) or structural_eq not in FIELD_STRUCTURAL_EQ:
+        raise ValueError("field(structural_eq=...) must be one of %s, got %r"
+                         % (", ".join("%r" % (k,) for k in FIELD_STRUCTURAL_EQ), structural_eq))
+    return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata, doc,
+                 bool(frozen), structural_eq)
 
 
 def merge(cf, pyf, kw_only_default):
@@ -108,9 +124,10 @@ def merge(cf, pyf, kw_only_default):
     pyf = pyf if pyf is not None else Field(MISSING, MISSING, True, True, None, True, MISSING,
                                             None, None)
     f = Field(pyf.default, pyf.default_factory, pyf.init, pyf.repr, pyf.hash, pyf.compare,
-              pyf.kw_only, pyf.metadata or cf.metadata, pyf.doc if pyf.doc is not None else cf.doc)
+              pyf.kw_only, pyf.metadata or cf.metadata, pyf.doc if pyf.doc is not None else cf.doc,
+              pyf.frozen, pyf.structural_eq)
     f.name = cf.name
-    f.type = pyf.type if pyf.type is not None else (str(cf.ty) if cf.ty is not None else None)
+    f.type = pyf.type if pyf.type is not None else _python_type(cf.ty)
     f._c = cf
     f._py = given
     f._kw = bool(kw_only_default)
@@ -127,6 +144,32 @@ def merge(cf, pyf, kw_only_default):
     if _is_missing(f.kw_only):
         f.kw_only = bool(kw_only_default or cf.c_kw_only)
     return f
+
+
+def _python_type(ts):
+    """The Python annotation a reflected field's TypeSchema stands for (``int``, a registered
+    class, ``Optional[...]``...); its text when nothing closer exists; None without schema."""
+    import typing  # noqa: PLC0415
+
+    if ts is None:
+        return None
+    from .. import container  # noqa: PLC0415 - container imports this package
+    from .._dtype import dtype  # noqa: PLC0415
+
+    simple = {"int": int, "float": float, "bool": bool, "str": str, "bytes": bytes,
+              "None": type(None), "Any": typing.Any, "Array": container.Array,
+              "List": container.List, "Map": container.Map, "Dict": container.Dict,
+              "Device": core.Device, "dtype": dtype}
+    if ts.origin in simple:
+        return simple[ts.origin]
+    if ts.origin in ("Optional", "Union") and ts.args:
+        args = tuple(_python_type(a) for a in ts.args)
+        if ts.origin == "Optional":
+            args += (type(None),)
+        return typing.Union[args]
+    tidx = core._type_key_to_index(ts.origin) if "." in ts.origin else None
+    cls = core._class_for_index(tidx) if tidx is not None else None
+    return cls if cls is not None else str(ts)
 
 
 def c_default_of(f):

@@ -64,13 +64,20 @@ def _builder(cls, info, fields):
     # a C++ factory left to the runtime (it calls it) unless values go positionally
     c_factory = [mode != "positional" and f.default_factory is F.c_default_of(f)[1]
                  for f in init_fields]
+    # a py_class registered its class-body defaults with the runtime: an unchanged default is
+    # left to it, so one the annotation refuses fails as "default for field 'x'" (as upstream)
+    py_defaults = cls.__dict__.get("__tvm_ffi_py_class__", False) and mode != "positional"
+    c_value = [py_defaults and f.has_default and not F._is_missing(f.default)
+               and f._c.c_has_default for f in init_fields]
 
     def build(self, values):
         _check_type(self, cls, tidx)
         vals = []
-        for f, v, by_c in zip(init_fields, values, c_factory):
+        for f, v, by_c, own in zip(init_fields, values, c_factory, c_value):
             if v is FACTORY:
                 v = MISSING if by_c else f.default_factory()
+            elif own and v is f.default:
+                v = MISSING
             vals.append(v)
         if mode == "keyword":
             flat = [core.KWARGS]

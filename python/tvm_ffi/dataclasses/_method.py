@@ -1,6 +1,16 @@
 """``tvm_ffi.method``: mark a ``py_class`` method for registration in the type table."""
 
 METHOD_ATTR = "__tvm_ffi_method__"
+#: upstream's marker (``fn.__ffi_method__ = True``), honoured too
+UPSTREAM_MARKER = "__ffi_method__"
+
+
+def method_spec(func):
+    """The registration record of a marked function (name, doc), or None when unmarked."""
+    spec = getattr(func, METHOD_ATTR, None)
+    if spec is None and getattr(func, UPSTREAM_MARKER, False) is True:
+        spec = {"name": func.__name__, "doc": func.__doc__}
+    return spec
 
 
 def method(func=None, *, name=None, doc=None):
@@ -14,9 +24,10 @@ def method(func=None, *, name=None, doc=None):
     def mark(f):
         target = f.__func__ if isinstance(f, (staticmethod, classmethod)) else f
         if not callable(target):
-            raise TypeError("method() expects a function, got %r" % (f,))
+            raise TypeError("method() expected a callable, got %r" % (f,))
         if isinstance(f, classmethod):
-            raise TypeError("method() does not support classmethod: use staticmethod")
+            raise TypeError("method(): @classmethod is not supported (FFI calls pass the "
+                            "instance first); use @staticmethod")
         setattr(target, METHOD_ATTR, {"name": name or target.__name__,
                                       "doc": doc if doc is not None else target.__doc__})
         return f

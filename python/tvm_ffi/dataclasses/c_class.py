@@ -115,14 +115,6 @@ def _class_body_fields(cls):
 # decoration
 
 
-def _dataclass_params(cls):
-    for base in cls.__mro__[1:]:
-        p = base.__dict__.get(PARAMS_ATTR)
-        if p is not None:
-            return p
-    return None
-
-
 def _process(cls, type_key, params, body=None):
     """Register cls for type_key and install the dunders; ``body`` = pre-read class body."""
     if not (isinstance(cls, type) and issubclass(cls, core.Object)):
@@ -171,8 +163,7 @@ def _process(cls, type_key, params, body=None):
         _install_order(cls, fields)
     _install_hash(cls, fields, params)
     install_copy(cls)
-    if params["frozen"]:
-        _freeze(cls, fields)
+    _freeze(cls, [f for f in fields if id(f._c) in own_fields and (params["frozen"] or f.frozen)])
     if params["match_args"] and "__match_args__" not in own:
         cls.__match_args__ = tuple(f.name for f in fields if f.init and not f.kw_only)
     return cls
@@ -197,11 +188,8 @@ def _has_explicit_hash(cls):
 
 def precheck(cls, params):
     """The stdlib's refusals, checked before anything is registered."""
-    parent = _dataclass_params(cls)
-    if parent is not None and parent["frozen"] != params["frozen"]:
-        raise TypeError("cannot inherit %s dataclass from a %s one"
-                        % (("frozen", "non-frozen") if params["frozen"] else
-                           ("non-frozen", "frozen")))
+    # (unlike the stdlib, frozen and non-frozen classes may extend each other: each class
+    # freezes only the fields it declares)
     if params["order"]:
         for attr, _ in _ORDER_OPS:
             if attr in cls.__dict__:
@@ -219,26 +207,14 @@ def _attach_missing_properties(cls, fields):
 
 
 def _freeze(cls, fields):
+    """Assignment to these fields raises FrozenInstanceError; Class.field.set() still writes."""
     for f in fields:
         prop = inspect.getattr_static(cls, f.name, None)
         if not isinstance(prop, property) or prop.fget is None:
             continue  # the class body replaced the field accessor: leave it alone
-        setattr(cls, f.name, property(prop.fget, _frozen_setter(f.name), _frozen_deleter(f.name),
-                                      prop.__doc__))
-
-
-def _frozen_setter(name):
-    def fset(self, value):
-        raise FrozenInstanceError("cannot assign to field '%s'" % name)
-
-    return fset
-
-
-def _frozen_deleter(name):
-    def fdel(self):
-        raise FrozenInstanceError("cannot delete field '%s'" % name)
-
-    return fdel
+        raw_set = prop.set if isinstance(prop, core.FFIProperty) else prop.fset
+        setattr(cls, f.name, core._RefusingFFIProperty(prop.fget, prop.__doc__, raw_set,
+                                                       FrozenInstanceError, f.name))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import typing
 
 from .. import core
 from . import _fields as F
-from ._method import METHOD_ATTR
+from ._method import method_spec
 from .c_class import _class_body_fields, _process, precheck
 
 PY_CLASS_ATTR = "__tvm_ffi_py_class__"
@@ -30,21 +30,34 @@ _SETTER_IS_FUNCTION = 1 << 11
 _FLAG_BITS = (("init", 1 << 9, False), ("repr", 1 << 6, False), ("compare", 1 << 7, False))
 
 
+#: py_class(structural_eq=...) -> the type's structural equality/hash kind (TVMFFISEqHashKind):
+#: "tree" compares by fields (the default), "var" is a free variable (equal only to itself
+#: unless bound), "dag" also compares the sharing, "const-tree" is a tree that may be
+#: shortcut by pointer equality, "singleton" compares by pointer only, and None refuses
+#: structural comparison (TypeError).
+STRUCTURAL_EQ_KINDS = {None: 0, "tree": 1, "var": 2, "dag": 3, "const-tree": 4, "singleton": 5}
+
+
 def py_class(type_key=None, *, init=True, repr=True, eq=False, order=False, unsafe_hash=False,
-             frozen=False, match_args=True, kw_only=False):
+             frozen=False, match_args=True, kw_only=False, structural_eq="tree"):
     """Decorator: register ``cls`` as a new FFI type (``@py_class``, ``@py_class("ns.Name")``).
 
-    The default type key is ``<module>.<qualname>``. Options are those of ``c_class``.
+    The default type key is ``<module>.<qualname>``. Options are those of ``c_class``, plus
+    ``structural_eq`` (a key of ``STRUCTURAL_EQ_KINDS``).
     """
+    if not isinstance(structural_eq, (str, type(None))) or structural_eq not in STRUCTURAL_EQ_KINDS:
+        raise ValueError("py_class(structural_eq=...) must be one of %s, got %r"
+                         % (", ".join("%r" % (k,) for k in STRUCTURAL_EQ_KINDS), structural_eq))
     params = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash,
                   frozen=frozen, match_args=match_args, kw_only=kw_only)
+    seq_kind = STRUCTURAL_EQ_KINDS[structural_eq]
     if order and not eq:
         raise ValueError("eq must be true if order is true")
     if isinstance(type_key, type):  # bare @py_class
-        return _define(type_key, None, params)
+        return _define(type_key, None, params, seq_kind)
     if type_key is not None and not isinstance(type_key, str):
         raise TypeError("py_class: type_key must be a string, got %s" % type(type_key).__name__)
-    return lambda cls: _define(cls, type_key, params)
+    return lambda cls: _define(cls, type_key, params, seq_kind)
 
 
 def _as_object_class(cls):
@@ -72,7 +85,7 @@ def _parent_index(cls):
     return 64
 
 
-def _define(cls, type_key, params):
+def _define(cls, type_key, params, seq_kind=1):
     if not isinstance(cls, type):
         raise TypeError("py_class must decorate a class, got %r" % (cls,))
     cls = _as_object_class(cls)
@@ -94,12 +107,13 @@ def _define(cls, type_key, params):
     md_doc = core.ffi.new("char[]", doc)
     md.doc.data, md.doc.size = md_doc, len(doc)
     md.total_size = total
-    md.structural_eq_hash_kind = 1  # TreeNode: compare by fields
+    md.structural_eq_hash_kind = seq_kind
     core._check(core.lib.TVMFFITypeRegisterMetadata(tidx, md))
     for i, (name, f) in enumerate(body.items()):
         kw = params["kw_only"] or name in after_marker
         _register_field(tidx, key, name, f, parent_size + _SLOT * i, kw, rules[name])
     _register_methods(tidx, cls)
+    _register_hooks(tidx, cls)
     core._global("ffi._PyClassRegisterTypeAttrColumns")(tidx, total)
     setattr(cls, PY_CLASS_ATTR, True)
     return _process(cls, key, params, body=(body, after_marker))
@@ -113,20 +127,20 @@ def _check_body(cls, parent, body):
     """Annotation rules per field; TypeError for shadowed fields and ill-typed defaults."""
     from .. import _typeinfo  # noqa: PLC0415
 
+    for attr, value in cls.__dict__.items():
+        if isinstance(value, classmethod) and method_spec(value.__func__) is not None:
+            raise TypeError("py_class %s: method `%s` is marked for the FFI but wrapped by "
+                            "@classmethod (FFI calls pass the instance first); use "
+                            "@staticmethod" % (cls.__name__, attr))
     inherited = {f.name for f in _typeinfo._type_info_of_index(parent).all_fields()}
     rules = {}
     for name, f in body.items():
         if name in inherited:
             raise TypeError("py_class %s: field `%s` is already defined by a parent type"
                             % (cls.__name__, name))
+        # a default the annotation refuses is not an error yet: like upstream, construction
+        # converts it through the field's setter and raises there
         rules[name] = _annotation_rules(f.type)
-        check = rules[name][2]
-        if check is not None and not F._is_missing(f.default):
-            try:
-                check(f.default)
-            except TypeError as e:
-                raise TypeError("py_class %s: default of field `%s`: %s"
-                                % (cls.__name__, name, e)) from None
     return rules
 
 
@@ -139,6 +153,7 @@ def _register_field(tidx, key, name, f, offset, kw_only_default, rules):
     hashed = f.hash if f.hash is not None else f.compare
     if not hashed:
         flags |= 1 << 8
+    flags |= F.FIELD_STRUCTURAL_EQ[f.structural_eq]
     kw = f.kw_only if not F._is_missing(f.kw_only) else kw_only_default
     if kw:
         flags |= 1 << 10
@@ -164,7 +179,12 @@ def _register_field(tidx, key, name, f, offset, kw_only_default, rules):
             fi.flags |= 32  # DefaultFromFactory: the runtime calls it per object
             value = core.convert_func(f.default_factory)
         else:
-            value = check(f.default) if check is not None else f.default
+            value = f.default
+            if check is not None:
+                try:
+                    value = check(value)
+                except TypeError:
+                    pass  # stored as given; the setter refuses it when an object is built
         core._to_owned_any(value, core.ffi.addressof(fi, "default_value_or_factory"))
     try:
         core._check(core.lib.TVMFFITypeRegisterField(tidx, fi))
@@ -181,7 +201,7 @@ def _converter(key, name, check):
         try:
             return check(value)
         except TypeError as e:
-            raise TypeError("field `%s` of `%s`: %s" % (name, key, e)) from None
+            raise TypeError("field '%s' of `%s`: %s" % (name, key, e)) from None
 
     convert.__name__ = "convert_%s" % name
     return convert
@@ -272,13 +292,35 @@ def _annotation_rules(ann):
 # ---------------------------------------------------------------------------------------------
 # methods
 
+# Methods of these names in a class body become the type's hooks (type attributes) that
+# ffi.RecursiveEq/Hash/Lt..., ffi.ReprPrint and the dataclass dunders consult, with the
+# signatures (self, other, fn_eq) -> bool, (self, fn_hash) -> int, (self, other, fn_cmp) -> int
+# and (self, fn_repr) -> str.
+_HOOK_NAMES = ("__ffi_eq__", "__ffi_hash__", "__ffi_compare__", "__ffi_repr__")
+
+
+def _register_hooks(tidx, cls):
+    for name in _HOOK_NAMES:
+        func = cls.__dict__.get(name)
+        if func is None:
+            continue
+        if not callable(func):
+            raise TypeError("py_class %s: %s must be a function, got %r"
+                            % (cls.__name__, name, func))
+        fobj = core.convert_func(func)
+        ba, buf = core._bytearray(name.encode())
+        value = core.ffi.new("TVMFFIAny*")
+        value.type_index = 68
+        value.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
+        core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value))
+
 
 def _register_methods(tidx, cls):
     for attr, value in list(cls.__dict__.items()):
         func = value.__func__ if isinstance(value, staticmethod) else value
-        spec = getattr(func, METHOD_ATTR, None)
-        if spec is None:
-            continue
+        spec = method_spec(func) if callable(func) else None
+        if spec is None or spec["name"] in _HOOK_NAMES:
+            continue  # (hooks become type attributes, see _register_hooks)
         fobj = core.convert_func(func)
         mi = core.ffi.new("TVMFFIMethodInfo*")
         keep = []

@@ -20,28 +20,37 @@ _UNPACK = "_tvm_ffi_unpack"
 _DEFAULT = "_tvm_ffi_default_"
 
 
-def _check_names(names, what):
+# prefixes of the generated wrapper's own names (ours, and upstream's, so that names valid
+# there are exactly the names valid here)
+_RESERVED_PREFIXES = ("_tvm_ffi_", "__i_")
+
+
+def _check_names(names, what, kind):
     if not isinstance(names, (list, tuple)):
         raise TypeError("%s must be a list of str, got %s" % (what, type(names).__name__))
     for n in names:
         if not isinstance(n, str):
-            raise TypeError("%s must contain str, got %r" % (what, n))
-        if not n.isidentifier() or keyword.iskeyword(n):
-            raise ValueError("%s: %r is not a valid Python parameter name" % (what, n))
-        if n.startswith("_tvm_ffi_"):
-            raise ValueError("%s: %r uses the reserved prefix _tvm_ffi_" % (what, n))
+            raise TypeError("Argument name must be a string, got %r (in %s)" % (n, what))
+        if not n.isidentifier():
+            raise ValueError("%s: %r is not a valid Python identifier" % (what, n))
+        if keyword.iskeyword(n):
+            raise ValueError("%s: %r is a Python keyword and cannot be used as a parameter name"
+                             % (what, n))
+        if n.startswith(_RESERVED_PREFIXES):
+            raise ValueError("%s: %r: names starting with %s conflict with internal names"
+                             % (what, n, " or ".join(_RESERVED_PREFIXES)))
     dup = sorted({n for n in names if list(names).count(n) > 1})
     if dup:
-        raise ValueError("Duplicate %s: %s" % (what, ", ".join(dup)))
+        raise ValueError("Duplicate %s names found: %s" % (kind, ", ".join(dup)))
 
 
 def _validate(arg_names, arg_defaults, kwonly_names, kwonly_defaults, dc_names):
-    _check_names(arg_names, "arg_names")
-    _check_names(kwonly_names, "kwonly_names")
+    _check_names(arg_names, "arg_names", "argument")
+    _check_names(kwonly_names, "kwonly_names", "keyword-only argument")
     if not isinstance(arg_defaults, tuple):
         raise TypeError("arg_defaults must be a tuple, got %s" % type(arg_defaults).__name__)
     if len(arg_defaults) > len(arg_names):
-        raise ValueError("arg_defaults has %d values but there are only %d positional arguments"
+        raise ValueError("arg_defaults has %d values but only %d positional arguments"
                          % (len(arg_defaults), len(arg_names)))
     both = sorted(set(arg_names) & set(kwonly_names))
     if both:
@@ -50,7 +59,7 @@ def _validate(arg_names, arg_defaults, kwonly_names, kwonly_defaults, dc_names):
         raise TypeError("kwonly_defaults must be a dict, got %s" % type(kwonly_defaults).__name__)
     extra = sorted(set(kwonly_defaults) - set(kwonly_names))
     if extra:
-        raise ValueError("kwonly_defaults names unknown keyword-only arguments: %s" % ", ".join(extra))
+        raise ValueError("kwonly_defaults keys not in kwonly_names: %s" % ", ".join(extra))
     unknown = sorted(set(dc_names) - set(arg_names) - set(kwonly_names))
     if unknown:
         raise ValueError("map_dataclass_to_tuple names unknown arguments: %s" % ", ".join(unknown))
@@ -125,9 +134,9 @@ def make_kwargs_wrapper_from_signature(target_func, signature, prototype=None,
         if name in skip:
             continue
         if p.kind is inspect.Parameter.VAR_POSITIONAL:
-            raise ValueError("*%s is not supported in wrapper generation" % name)
+            raise ValueError("*%s not supported in wrapper generation" % name)
         if p.kind is inspect.Parameter.VAR_KEYWORD:
-            raise ValueError("**%s is not supported in wrapper generation" % name)
+            raise ValueError("**%s not supported in wrapper generation" % name)
         if p.kind is inspect.Parameter.KEYWORD_ONLY:
             kwonly_names.append(name)
             if p.default is not inspect.Parameter.empty:
