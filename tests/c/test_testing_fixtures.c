@@ -113,9 +113,9 @@ static void test_object_base(void) {
   CHECK_EQ_INT(sum.v_int64, 13);
   check_any_release(&r);
   CHECK_RAISED(MAKE(&r, str("testing.TestObjectBase"), str("v_str"), i64(1)), "TypeError",
-               "field `v_str`");
+               "field 'v_str'");
   CHECK_RAISED(MAKE(&r, str("testing.TestObjectBase"), str("v_i64"), str("hello")),
-               "TypeError", "field `v_i64`");
+               "TypeError", "field 'v_i64'");
 }
 
 static void test_object_derived(void) {
@@ -241,7 +241,7 @@ static void test_non_copyable_and_holder(void) {
   none.type_index = kTVMFFINone;
   CHECK_RAISED(CALL_ATTR(th, "__ffi_init__", &r, none), "TypeError",
                "Cannot convert from type `None` to `testing.TestObjectBase`");
-  CHECK_RAISED(CALL_ATTR(th, "__ffi_init__", &r, i64(1)), "TypeError", "field `value`");
+  CHECK_RAISED(CALL_ATTR(th, "__ffi_init__", &r, i64(1)), "TypeError", "field 'value'");
   /* The optional field, by keyword. */
   CHECK_OK(CALL_ATTR(th, "__ffi_init__", &r, base, g_kwargs, str("optional_value"), base));
   o = get(&r, "optional_value");
