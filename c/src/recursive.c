@@ -1,7 +1,7 @@
 /*
  * recursive.c -- ffi.RecursiveEq/Lt/Le/Gt/Ge/Hash (docs/abi.md §14.4): value
- * comparison that descends into containers and reflected fields.  Python's container ==, !=
- * and hash, and the dataclass eq/order/hash, go through here.
+ * comparison that descends into containers and reflected fields.  Python's
+ * container ==, != and hash, and the dataclass eq/order/hash, go through here.
  *
  * Rules (those of the apache-tvm-ffi runtime, so that values compare the same
  * on either implementation):
