@@ -49,6 +49,12 @@ class Variant {
   }
   std::string GetTypeKey() const { return data_.GetTypeKey(); }
   bool same_as(const Variant& o) const { return data_.same_as(o.data_); }
+  /// A Variant of object references is an object reference (ObjectPtrHash, ObjectPtrEqual, ...).
+  template <bool kAllObjects = (std::is_base_of_v<ObjectRef, V> && ...),
+            typename = std::enable_if_t<kAllObjects>>
+  operator ObjectRef() const {  // NOLINT(*)
+    return data_.cast<ObjectRef>();
+  }
 
  private:
   Variant() = default;
