@@ -12,6 +12,29 @@
 TVM_FFI_NS_BEGIN
 
 template <typename... Types>
+class Tuple;
+
+namespace details {
+/* Whether every element type of B can be stored as the one of A (same length). */
+template <typename A, typename B>
+struct TupleSubsumes : std::false_type {};
+template <typename... T, typename... U>
+struct TupleSubsumes<std::tuple<T...>, std::tuple<U...>> {
+  static constexpr bool value = [] {
+    if constexpr (sizeof...(T) == sizeof...(U)) {
+      return (type_subsumes_v<T, U> && ...);
+    } else {
+      return false;
+    }
+  }();
+};
+}  // namespace details
+
+template <typename... T, typename... U>
+struct type_subsumes<Tuple<T...>, Tuple<U...>>
+    : std::bool_constant<details::TupleSubsumes<std::tuple<T...>, std::tuple<U...>>::value> {};
+
+template <typename... Types>
 class Tuple : public ObjectRef {
  public:
   static constexpr size_t kSize = sizeof...(Types);
@@ -24,6 +47,13 @@ class Tuple : public ObjectRef {
     data_ = std::move(p);
   }
   explicit Tuple(UnsafeInit tag) : ObjectRef(tag) {}
+  /// A tuple whose elements are all storable as Types... shares the same object.
+  template <typename... U,
+            typename = std::enable_if_t<!std::is_same_v<Tuple<U...>, Tuple> &&
+                                        details::TupleSubsumes<std::tuple<Types...>,
+                                                               std::tuple<U...>>::value>>
+  Tuple(const Tuple<U...>& other)  // NOLINT(*)
+      : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}
   Tuple(const Tuple&) = default;
   Tuple(Tuple&&) = default;
   Tuple& operator=(const Tuple&) = default;
