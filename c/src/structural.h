@@ -52,6 +52,8 @@ void tvmffi__access_path_globals_init(void);
 void tvmffi__structural_visit_globals_init(void);
 void tvmffi__structural_mutate_globals_init(void);
 void tvmffi__enum_globals_init(void); /* enum.c: ffi.EnumState, ffi.Enum family */
+/* visit_error_context.c: ffi.VisitErrorContext and its FindAccessPaths global */
+void tvmffi__visit_error_context_globals_init(void);
 
 /* Does a value of type index t match a callback registered for `want`?  -1 (Any)
  * matches everything, ffi.Object every object, an object type its subclasses, and

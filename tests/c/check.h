@@ -174,4 +174,30 @@ static inline void check_any_release(TVMFFIAny* v) {
   v->v_int64 = 0;
 }
 
+/* Registers `key` (parent ffi.Object, a TreeNode of total_size bytes) with
+ * read-only Any fields names[0..n) at offsets 24, 40, ... read by getter. */
+static inline int32_t check_type_with_any_fields(const char* key, int32_t total_size,
+                                                 const char* const* names, int n,
+                                                 TVMFFIFieldGetter getter) {
+  TVMFFIByteArray k = check_ba(key);
+  int32_t t = TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.total_size = total_size;
+  md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
+  CHECK_OK(TVMFFITypeRegisterMetadata(t, &md));
+  for (int i = 0; i < n; ++i) {
+    TVMFFIFieldInfo f;
+    memset(&f, 0, sizeof(f));
+    f.name = check_ba(names[i]);
+    f.size = 16;
+    f.alignment = 8;
+    f.offset = 24 + 16 * i;
+    f.getter = getter;
+    f.field_static_type_index = kTVMFFIAny;
+    CHECK_OK(TVMFFITypeRegisterField(t, &f));
+  }
+  return t;
+}
+
 #endif /* TVMFFI_TESTS_C_CHECK_H_ */

@@ -387,25 +387,8 @@ static void add_hook(int32_t t, const char* name, TVMFFISafeCallType fn) {
 /* A keyed type with fields key and label and the hooks named in `hooks`
  * ("eq", "cmp", "hash", "repr"). */
 static int32_t keyed_type(const char* key, const char* hooks) {
-  TVMFFIByteArray k = check_ba(key);
-  int32_t t = TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 1, kTVMFFIObject);
-  TVMFFITypeMetadata md;
-  memset(&md, 0, sizeof(md));
-  md.total_size = (int32_t)sizeof(keyed);
-  md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
-  CHECK_OK(TVMFFITypeRegisterMetadata(t, &md));
-  const char* names[2] = {"key", "label"};
-  for (int i = 0; i < 2; ++i) {
-    TVMFFIFieldInfo f;
-    memset(&f, 0, sizeof(f));
-    f.name = check_ba(names[i]);
-    f.size = 16;
-    f.alignment = 8;
-    f.offset = 24 + 16 * i;
-    f.getter = ext_get_any;
-    f.field_static_type_index = kTVMFFIAny;
-    CHECK_OK(TVMFFITypeRegisterField(t, &f));
-  }
+  static const char* const names[2] = {"key", "label"};
+  int32_t t = check_type_with_any_fields(key, (int32_t)sizeof(keyed), names, 2, ext_get_any);
   if (strstr(hooks, "eq")) add_hook(t, "__ffi_eq__", eq_hook);
   if (strstr(hooks, "cmp")) add_hook(t, "__ffi_compare__", cmp_hook);
   if (strstr(hooks, "hash")) add_hook(t, "__ffi_hash__", hash_hook);

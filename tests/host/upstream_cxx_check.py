@@ -9,6 +9,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(here)), "python"))
 import tvm_ffi  # noqa: E402
+import tvm_ffi.access_path  # noqa: E402
 
 failures = []
 
@@ -83,6 +84,28 @@ check(not g("upstream_ext.structural_equal")([1, 2], [1, 3]), "StructuralEqual::
 check(g("upstream_ext.structural_hash")([1, 2]) == g("upstream_ext.structural_hash")([1, 2]),
       "StructuralHash::Hash")
 check(g("upstream_ext.json_roundtrip")('{"a": [1, 2]}') == '{"a":[1,2]}', "json Parse/Stringify")
+
+# VisitErrorContext::FindAccessPaths over a graph of AccessPath objects (their
+# reflected fields, an Array and a Map); results as (kind, key) step lists.
+find = g("upstream_ext.find_access_paths")
+R = tvm_ffi.access_path.AccessPath.root
+x, y = R().attr("x"), R().attr("y")
+q = R().map_item([x, {"k": y}])
+
+
+def found(pattern, prefix=False):
+    return [[(int(s.kind), s.key) for s in p.to_steps()] for p in find(q, pattern, prefix)]
+
+
+to_y = [(0, "step"), (0, "key"), (1, 1), (2, "k")]
+check(found([x]) == [[(0, "step"), (0, "key"), (1, 0)]], "FindAccessPaths: through an Array")
+check(found([y.parent, y]) == [to_y + [(0, "parent")]], "FindAccessPaths: through a Map")
+check(found([y.parent, y.parent, y, y]) == [to_y + [(0, "parent")]],
+      "FindAccessPaths: repeated entries collapse")
+check(found([x, y]) == [], "FindAccessPaths: no match")
+check(found([x, y], True) == [to_y + [(0, "parent")], to_y + [(0, "step")]],
+      "FindAccessPaths: prefix matches")
+check(found([q]) == [[]], "FindAccessPaths: the root itself")
 
 with open("/proc/self/maps") as maps:
     runtimes = {line.split()[-1] for line in maps if line.rstrip().endswith("/libtvm_ffi.so")}

@@ -7,6 +7,7 @@
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/extra/structural_hash.h>
+#include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/registry.h>
 
@@ -71,7 +72,14 @@ TVM_FFI_STATIC_INIT_BLOCK() {
            [](ffi::Any a, ffi::Any b) { return ffi::StructuralEqual::Equal(a, b); })
       .def("upstream_ext.structural_hash",
            [](ffi::Any a) { return static_cast<int64_t>(ffi::StructuralHash::Hash(a)); })
-      .def("upstream_ext.json_roundtrip", [](ffi::String text) {
-        return ffi::json::Stringify(ffi::json::Parse(text));
-      });
+      .def("upstream_ext.json_roundtrip",
+           [](ffi::String text) { return ffi::json::Stringify(ffi::json::Parse(text)); })
+      // a context as a failing visit records it (innermost object first)
+      .def("upstream_ext.find_access_paths",
+           [](ffi::ObjectRef root, ffi::Array<ffi::ObjectRef> pattern, bool allow_prefix) {
+             auto obj = ffi::make_object<ffi::VisitErrorContextObj>();
+             for (const ffi::ObjectRef& node : pattern) obj->reverse_visit_pattern.push_back(node);
+             ffi::VisitErrorContext ctx(std::move(obj));
+             return ffi::VisitErrorContext::FindAccessPaths(root, ctx, allow_prefix);
+           });
 }
