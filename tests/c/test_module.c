@@ -308,10 +308,20 @@ static void test_foreign_module(void) {
   fake->type_index = kTVMFFIModule;
   fake->deleter = foreign_deleter;
   TVMFFIAny a[3] = {check_any_obj(fake), check_any_cstr("f"), v_bool(0)}, r;
-  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "RuntimeError",
-               "libtvm_ffi_cxx.so");
-  CHECK_RAISED(check_call_global("ffi.ModuleGetKind", a, 1, &r), "RuntimeError",
-               "libtvm_ffi_cxx.so");
+  /* Under ASan libstdc++ is in the process from the start, so an earlier load
+   * already brought the C++ library in; this fake has no C++ vtable and must
+   * not reach it then. */
+  void* cxx = dlopen("libtvm_ffi_cxx.so", RTLD_LAZY | RTLD_NOLOAD);
+  if (cxx != NULL) {
+    dlclose(cxx);
+    fprintf(stderr, "test_foreign_module: C++ ABI library already loaded, "
+                    "not-found checks skipped\n");
+  } else {
+    CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "RuntimeError",
+                 "libtvm_ffi_cxx.so");
+    CHECK_RAISED(check_call_global("ffi.ModuleGetKind", a, 1, &r), "RuntimeError",
+                 "libtvm_ffi_cxx.so");
+  }
   TVMFFIObjectHandle out = NULL;
   CHECK_RAISED(TVMFFIEnvModLookupFromImports(fake, "f", &out), "ValueError", "");
   /* importing needs only the header and imports_, but this one has none */
