@@ -174,6 +174,19 @@ static inline void check_any_release(TVMFFIAny* v) {
   v->v_int64 = 0;
 }
 
+/* Field getter and setter for an Any stored in place: what the test types'
+ * reflected Any fields use (the setter owns a copy and releases the old value). */
+static inline int check_field_get_any(void* addr, TVMFFIAny* out) {
+  return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, out);
+}
+static inline int check_field_set_any(void* addr, const TVMFFIAny* v) {
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(v, &owned) != 0) return -1;
+  check_any_release((TVMFFIAny*)addr);
+  *(TVMFFIAny*)addr = owned;
+  return 0;
+}
+
 /* Registers `key` (parent ffi.Object, a TreeNode of total_size bytes) with
  * read-only Any fields names[0..n) at offsets 24, 40, ... read by getter. */
 static inline int32_t check_type_with_any_fields(const char* key, int32_t total_size,

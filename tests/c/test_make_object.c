@@ -87,14 +87,6 @@ static int set_i64(void* addr, const TVMFFIAny* v) {
   *(int64_t*)addr = v->v_int64;
   return 0;
 }
-static int get_any(void* addr, TVMFFIAny* r) { return TVMFFIAnyViewToOwnedAny(addr, r); }
-static int set_any(void* addr, const TVMFFIAny* v) {
-  TVMFFIAny owned;
-  if (TVMFFIAnyViewToOwnedAny(v, &owned) != 0) return -1;
-  check_any_release((TVMFFIAny*)addr);
-  *(TVMFFIAny*)addr = owned;
-  return 0;
-}
 
 /* Logging setters record the assignment order. */
 #define LOGGED(letter, base)                                                     \
@@ -104,7 +96,7 @@ static int set_any(void* addr, const TVMFFIAny* v) {
   }
 LOGGED(x, set_i64)
 LOGGED(y, set_i64)
-LOGGED(l, set_any)
+LOGGED(l, check_field_set_any)
 LOGGED(z, set_i64)
 LOGGED(h, set_i64)
 LOGGED(k, set_i64)
@@ -167,7 +159,7 @@ static void add_field(int32_t t, const char* name, int64_t offset, int64_t flags
   memset(&f, 0, sizeof(f));
   f.name = check_ba(name);
   f.flags = flags;
-  f.size = get == get_any ? 16 : 8;
+  f.size = get == check_field_get_any ? 16 : 8;
   f.alignment = 8;
   f.offset = offset;
   f.getter = get;
@@ -197,7 +189,7 @@ static void setup_types(void) {
   add_field(g_point, "x", 24, W, get_i64, (void*)set_x, none);
   add_field(g_point, "y", 32, W | D, get_i64, (void*)set_y, check_any_int(7));
   TVMFFIObjectHandle factory = make_fn(label_factory);
-  add_field(g_point, "label", 40, W | D | kTVMFFIFieldFlagBitMaskDefaultFromFactory, get_any,
+  add_field(g_point, "label", 40, W | D | kTVMFFIFieldFlagBitMaskDefaultFromFactory, check_field_get_any,
             (void*)set_l, check_any_obj(factory));
   TVMFFIObjectDecRef(factory); /* the field keeps it */
   add_field(g_point, "z", 56, W | D | kTVMFFIFieldFlagBitMaskKwOnly, get_i64, (void*)set_z,

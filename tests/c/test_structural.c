@@ -33,9 +33,6 @@ static void node_deleter(void* self, int flags) {
   }
 }
 
-static int get_any(void* addr, TVMFFIAny* out) {
-  return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, out);
-}
 
 static int32_t new_type(const char* key, TVMFFISEqHashKind kind, int nfields, const char** names,
                         const int64_t* flags) {
@@ -54,7 +51,7 @@ static int32_t new_type(const char* key, TVMFFISEqHashKind kind, int nfields, co
     f.size = 16;
     f.alignment = 8;
     f.offset = 24 + 16 * i;
-    f.getter = get_any;
+    f.getter = check_field_get_any;
     f.field_static_type_index = kTVMFFIAny;
     CHECK_OK(TVMFFITypeRegisterField(idx, &f));
   }

@@ -146,16 +146,6 @@ static void node_deleter(void* self, int flags) {
   }
 }
 
-static int get_any(void* addr, TVMFFIAny* out) {
-  return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, out);
-}
-static int set_any(void* addr, const TVMFFIAny* v) {
-  TVMFFIAny owned;
-  if (TVMFFIAnyViewToOwnedAny(v, &owned) != 0) return -1;
-  check_any_release((TVMFFIAny*)addr);
-  *(TVMFFIAny*)addr = owned;
-  return 0;
-}
 
 static TVMFFIAny mk(int32_t t, TVMFFIAny a, TVMFFIAny b) {
   node* n = (node*)calloc(1, sizeof(node));
@@ -195,8 +185,8 @@ static int32_t new_type(const char* key, TVMFFISEqHashKind kind, int64_t flags0,
     f.size = 16;
     f.alignment = 8;
     f.offset = 24 + 16 * i;
-    f.getter = get_any;
-    f.setter = writable ? (void*)set_any : NULL;
+    f.getter = check_field_get_any;
+    f.setter = writable ? (void*)check_field_set_any : NULL;
     f.field_static_type_index = kTVMFFIAny;
     CHECK_OK(TVMFFITypeRegisterField(idx, &f));
   }

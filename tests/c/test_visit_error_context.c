@@ -45,13 +45,10 @@ static void context_deleter(void* self, int flags) {
   }
 }
 
-static int get_any(void* addr, TVMFFIAny* out) {
-  return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)addr, out);
-}
 
 static void register_node(void) {
   static const char* const names[2] = {"a", "b"};
-  t_node = check_type_with_any_fields("vectest.Node", (int32_t)sizeof(node), names, 2, get_any);
+  t_node = check_type_with_any_fields("vectest.Node", (int32_t)sizeof(node), names, 2, check_field_get_any);
 }
 
 static TVMFFIAny none(void) {
