@@ -167,6 +167,12 @@ int tvmffi__type_is_instance(int32_t t, int32_t T);
 const char* tvmffi__any_type_key(const TVMFFIAny* v);
 /* The entry of a registered index, or NULL (no raise, no init). Lock-free. */
 const TVMFFITypeInfo* tvmffi__type_info_lookup(int32_t type_index);
+/* TVMFFITypeGetOrAllocIndex for callers that can handle an error (types defined
+ * from Python): a refused registration raises and returns -1 instead of ending
+ * the process. */
+int32_t tvmffi__type_alloc_or_raise(const char* key, size_t len, int32_t type_depth,
+                                    int32_t num_child_slots, int32_t can_overflow,
+                                    int32_t parent_type_index);
 /* Highest registered type index so far (-1 before init). */
 int32_t tvmffi__type_max_index(void);
 /* libstdc++ std::_Hash_bytes with its default seed: upstream's type_key_hash. */

@@ -8,6 +8,10 @@
  *       setter Function (called with (OpaquePtr field_addr, value)); when
  *       f_convert is a Function the stored value is f_convert(value), so the
  *       binding's type rules apply to every writer, C and C++ ones included
+ *   ffi._PyClassAllocTypeIndex(type_key, parent_type_index) -> int
+ *       allocates the index of a new type under a parent; a parent that takes
+ *       no more children (a final type) is a TypeError, not the process exit
+ *       of TVMFFITypeGetOrAllocIndex
  *   ffi._PyClassRegisterTypeAttrColumns(type_index, total_size) -> None
  *       registers `__ffi_new__`, `__ffi_shallow_copy__` and (unless present) a
  *       generated `__ffi_init__` for the type
@@ -26,6 +30,7 @@
 #define GETTER_SIG "ffi.MakeFieldGetter(0: int) -> int"
 #define SETTER_SIG "ffi.MakeFieldSetter(0: int, 1: int, 2: Optional[ffi.Function]) -> ffi.Function"
 #define COLUMNS_SIG "ffi._PyClassRegisterTypeAttrColumns(0: int, 1: int) -> None"
+#define ALLOC_SIG "ffi._PyClassAllocTypeIndex(0: str, 1: int) -> int"
 
 /* ---- fields ----------------------------------------------------------------- */
 
@@ -231,6 +236,31 @@ static int register_columns(void* self, const TVMFFIAny* args, int32_t num_args,
   return 0;
 }
 
+/* ---- type index --------------------------------------------------------------- */
+
+static int alloc_type_index(void* self, const TVMFFIAny* args, int32_t num_args,
+                            TVMFFIAny* result) {
+  (void)self;
+  TVMFFIByteArray key;
+  int64_t parent;
+  if (tvmffi__args_count(ALLOC_SIG, num_args, 2) || tvmffi__arg_str(ALLOC_SIG, args, 0, &key) ||
+      tvmffi__arg_int(ALLOC_SIG, args, 1, &parent))
+    return -1;
+  const TVMFFITypeInfo* pinfo = (parent >= kTVMFFIStaticObjectBegin && parent <= INT32_MAX)
+                                    ? tvmffi__type_info_lookup((int32_t)parent)
+                                    : NULL;
+  if (pinfo == NULL)
+    return tvmffi__raise("ValueError", "%s: parent %lld is not a registered object type index",
+                         ALLOC_SIG, (long long)parent);
+  /* Children may overflow their parent's block: a Python class hierarchy has
+   * no fixed size. */
+  int32_t t = tvmffi__type_alloc_or_raise(key.data, key.size, pinfo->type_depth + 1, 0, 1,
+                                          (int32_t)parent);
+  if (t < 0) return -1;
+  tvmffi__any_set_int(result, t);
+  return 0;
+}
+
 void tvmffi__pyclass_globals_init(void) {
   tvmffi__register_global("ffi.MakeFieldGetter", make_field_getter,
                           "Address of the getter of a field of a Python-defined type (every "
@@ -242,6 +272,11 @@ void tvmffi__pyclass_globals_init(void) {
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Function\"},"
                           "{\"type\":\"int\"},{\"type\":\"int\"},{\"type\":\"Optional\","
                           "\"args\":[{\"type\":\"ffi.Function\"}]}]}");
+  tvmffi__register_global("ffi._PyClassAllocTypeIndex", alloc_type_index,
+                          "Allocates the type index of a Python-defined type under a parent; "
+                          "raises when the parent takes no more children.",
+                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},"
+                          "{\"type\":\"str\"},{\"type\":\"int\"}]}");
   tvmffi__register_global("ffi._PyClassRegisterTypeAttrColumns", register_columns,
                           "Registers __ffi_new__, __ffi_shallow_copy__ and a generated "
                           "__ffi_init__ for a Python-defined type.",

@@ -57,6 +57,24 @@ static TVMFFI__NORETURN TVMFFI__PRINTF(1, 2) void fatal_locked(const char* fmt, 
   tvmffi__fatal("%s", msg);
 }
 
+/* Why an allocation request was refused.  The ABI entry point ends the
+ * process on it, as the reference runtime does (its callers, static
+ * initialisers, cannot handle an error); tvmffi__type_alloc_or_raise, which
+ * Python-defined types go through, raises it instead. */
+typedef struct {
+  const char* kind; /* error kind to raise: TypeError, ValueError, RuntimeError */
+  char msg[400];
+} refusal;
+
+static TVMFFI__PRINTF(3, 4) int32_t refuse(refusal* why, const char* kind, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
+  va_end(ap);
+  why->kind = kind;
+  return -1;
+}
+
 /* libstdc++ std::_Hash_bytes (64-bit MurmurHash2 variant), seed 0xc70f6907:
  * the value upstream stores in type_key_hash. */
 uint64_t tvmffi__hash_bytes(const void* data, size_t len) {
@@ -165,30 +183,31 @@ static int range_free(int32_t begin, int32_t n) {
 static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
                                  int32_t static_type_index, int32_t type_depth,
                                  int32_t num_child_slots, int32_t can_overflow,
-                                 int32_t parent_type_index) {
+                                 int32_t parent_type_index, refusal* why) {
   if (num_child_slots < 0)
-    fatal_locked("type `%.*s`: num_child_slots must be >= 0, got %d", (int)len, key,
+    return refuse(why, "ValueError", "type `%.*s`: num_child_slots must be >= 0, got %d", (int)len, key,
                   num_child_slots);
   type_entry* parent = NULL;
   if (parent_type_index == -1) {
     if (type_depth != 0)
-      fatal_locked("type `%.*s` has no parent but type_depth=%d (expected 0)", (int)len, key,
+      return refuse(why, "ValueError", "type `%.*s` has no parent but type_depth=%d (expected 0)", (int)len, key,
                     type_depth);
   } else {
     parent = entry_get(parent_type_index);
     if (parent == NULL)
-      fatal_locked("type `%.*s`: parent type_index=%d is not registered", (int)len, key,
+      return refuse(why, "ValueError", "type `%.*s`: parent type_index=%d is not registered", (int)len, key,
                     parent_type_index);
     if (type_depth != parent->info.type_depth + 1)
-      fatal_locked("type `%.*s`: type_depth=%d but parent `%s` has depth %d", (int)len, key,
+      return refuse(why, "ValueError", "type `%.*s`: type_depth=%d but parent `%s` has depth %d", (int)len, key,
                     type_depth, parent->key, parent->info.type_depth);
   }
   int32_t n = num_child_slots + 1;
-  if (n <= 0 || n > MAX_TYPES) fatal_locked("type `%.*s`: too many child slots", (int)len, key);
+  if (n <= 0 || n > MAX_TYPES)
+    return refuse(why, "ValueError", "type `%.*s`: too many child slots", (int)len, key);
   int32_t index;
   if (static_type_index >= 0) {
     if (static_type_index >= MAX_TYPES || entry_get(static_type_index))
-      fatal_locked("type `%.*s`: static type_index=%d is already taken or out of range",
+      return refuse(why, "ValueError", "type `%.*s`: static type_index=%d is already taken or out of range",
                     (int)len, key, static_type_index);
     index = static_type_index;
   } else if (parent && parent->allocated_slots + n <= parent->num_slots) {
@@ -196,11 +215,13 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
     parent->allocated_slots += n;
   } else {
     if (parent && !parent->can_overflow)
-      fatal_locked("Reach maximum number of sub-classes for type `%s` while registering `%.*s`",
-                    parent->key, (int)len, key);
+      return refuse(why, "TypeError",
+                    "Reach maximum number of sub-classes for type `%s` while registering `%.*s`: "
+                    "`%s` was registered final or with a fixed number of child slots",
+                    parent->key, (int)len, key, parent->key);
     while (g_next_dynamic <= MAX_TYPES - n && !range_free(g_next_dynamic, n)) ++g_next_dynamic;
     if (g_next_dynamic > MAX_TYPES - n)
-      fatal_locked("type table is full while registering `%.*s`", (int)len, key);
+      return refuse(why, "RuntimeError", "type table is full while registering `%.*s`", (int)len, key);
     index = g_next_dynamic;
     g_next_dynamic += n;
   }
@@ -233,7 +254,7 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
 
 static int32_t type_get_or_alloc(const char* key, size_t len, int32_t static_type_index,
                                  int32_t type_depth, int32_t num_child_slots,
-                                 int32_t can_overflow, int32_t parent_type_index) {
+                                 int32_t can_overflow, int32_t parent_type_index, refusal* why) {
   uint64_t hash = tvmffi__hash_bytes(key, len);
   type_entry* e = key_find(key, len, hash);
   if (e) return e->info.type_index;
@@ -242,7 +263,7 @@ static int32_t type_get_or_alloc(const char* key, size_t len, int32_t static_typ
   e = key_find(key, len, hash); /* another thread may have won */
   int32_t index = e ? e->info.type_index
                     : type_alloc_locked(key, len, hash, static_type_index, type_depth,
-                                        num_child_slots, can_overflow, parent_type_index);
+                                        num_child_slots, can_overflow, parent_type_index, why);
   pthread_mutex_unlock(&g_lock);
   return index;
 }
@@ -264,9 +285,24 @@ int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t stati
   ensure_init();
   if (type_key == NULL || (type_key->data == NULL && type_key->size != 0))
     tvmffi__fatal("TVMFFITypeGetOrAllocIndex: type_key must not be NULL");
-  return type_get_or_alloc(type_key->data ? type_key->data : "", type_key->size,
-                           static_type_index, type_depth, num_child_slots,
-                           child_slots_can_overflow, parent_type_index);
+  refusal why;
+  int32_t index = type_get_or_alloc(type_key->data ? type_key->data : "", type_key->size,
+                                    static_type_index, type_depth, num_child_slots,
+                                    child_slots_can_overflow, parent_type_index, &why);
+  if (index == -1) tvmffi__fatal("%s", why.msg);
+  return index;
+}
+
+int32_t tvmffi__type_alloc_or_raise(const char* key, size_t len, int32_t type_depth,
+                                    int32_t num_child_slots, int32_t can_overflow,
+                                    int32_t parent_type_index) {
+  ensure_init();
+  refusal why;
+  if (parent_type_index < 0) parent_type_index = -1; /* never the query-only mode */
+  int32_t index = type_get_or_alloc(key, len, -1, type_depth, num_child_slots, can_overflow,
+                                    parent_type_index, &why);
+  if (index == -1) tvmffi__raise(why.kind, "%s", why.msg);
+  return index;
 }
 
 int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* out_tindex) {
@@ -334,8 +370,9 @@ int32_t tvmffi__type_max_index(void) { return __atomic_load_n(&g_max_index, __AT
 
 static void reg_static(const char* key, int32_t index, int32_t depth, int32_t slots,
                        int32_t overflow, int32_t parent) {
-  int32_t got =
-      type_get_or_alloc(key, strlen(key), index, depth, slots, overflow, parent);
+  refusal why;
+  int32_t got = type_get_or_alloc(key, strlen(key), index, depth, slots, overflow, parent, &why);
+  if (got == -1) tvmffi__fatal("%s", why.msg);
   if (got != index) tvmffi__fatal("static type `%s` got index %d, expected %d", key, got, index);
 }
 

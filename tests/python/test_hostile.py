@@ -122,6 +122,40 @@ def test_get_type_info_of_unknown_index_returns_null():
     assert "type_index=123456" in err.message
 
 
+_ALLOC = "ffi._PyClassAllocTypeIndex"
+
+
+@pytest.mark.parametrize("parent", ["ffi.String", "ffi.Function", "ffi.Tensor"])
+def test_subtype_of_final_type_is_a_type_error(parent):
+    # TVMFFITypeGetOrAllocIndex ends the process here (as the reference runtime does); the path
+    # Python-defined types take must raise instead, and register nothing.
+    key = "hostile.%s.Sub" % parent
+    with pytest.raises(TypeError, match="maximum number of sub-classes for type `%s`" % parent):
+        tvm_ffi.get_global_func(_ALLOC)(key, core._type_key_to_index(parent))
+    assert core._type_key_to_index(key) is None
+    assert core._move_raised_error() is None
+
+
+@pytest.mark.parametrize("parent", [-1, 5, 123456])
+def test_subtype_of_unknown_parent_is_a_value_error(parent):
+    with pytest.raises(ValueError, match="not a registered object type index"):
+        tvm_ffi.get_global_func(_ALLOC)("hostile.Orphan", parent)
+
+
+def test_py_class_type_index_comes_from_the_raising_path():
+    @tvm_ffi.dataclasses.py_class("hostile.PyClassParent")
+    class Parent(tvm_ffi.Object):
+        x: int
+
+    @tvm_ffi.dataclasses.py_class("hostile.PyClassChild")
+    class Child(Parent):
+        y: int
+
+    info = core.lib.TVMFFIGetTypeInfo(core._type_key_to_index("hostile.PyClassChild"))
+    assert info.type_depth == 2
+    assert Child(1, 2).y == 2
+
+
 # ---------------------------------------------------------------------------------------------
 # exceptions raised in callbacks
 

@@ -99,8 +99,7 @@ def _define(cls, type_key, params, seq_kind=1):
     rules = _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     pinfo = core.lib.TVMFFIGetTypeInfo(parent)
     parent_size = _HEADER if parent == 64 else int(pinfo.metadata.total_size)
-    ba, buf = core._bytearray(key.encode())
-    tidx = core.lib.TVMFFITypeGetOrAllocIndex(ba, -1, pinfo.type_depth + 1, 0, 1, parent)
+    tidx = core._global("ffi._PyClassAllocTypeIndex")(key, parent)
     total = parent_size + _SLOT * len(body)
     md = core.ffi.new("TVMFFITypeMetadata*")
     doc = (cls.__doc__ or "").encode()
