@@ -253,8 +253,10 @@ void tvmffi__function_globals_init(void); /* function.c: ffi.Function*, ffi.Stri
 void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */
 void tvmffi__container_globals_init(void); /* array.c/list.c/map.c globals */
 void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
-void tvmffi__ext_globals_init(void);       /* repr.c: ReprPrint, Recursive*, DeepCopy, json, JSON graph */
-void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Hash/Walk, AccessPath */
+/* extra/registry.c: every extra's globals (repr, json, serialization, structural
+ * eq/hash/visit/mutate, access paths, enums), from one table; the core's only
+ * reference to c/src/extra. */
+void tvmffi__extra_globals_init(void);
 void tvmffi__make_object_globals_init(void); /* make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
 /* make_object.c: a new object of type t from its creator or `__ffi_new__` attribute (NULL
  * after raising TypeError "<who>: type `K` cannot be created by reflection ..." or the

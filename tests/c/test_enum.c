@@ -1,5 +1,5 @@
 /*
- * test_enum.c -- the runtime's enum types (c/src/enum.c): ffi.EnumState with
+ * test_enum.c -- the runtime's enum types (c/src/extra/enum.c): ffi.EnumState with
  * its List/Dict fields at the offsets C++ code reads, ffi.Enum / IntEnum /
  * StrEnum allocated through __ffi_new__ and filled through their setters
  * (`value` aliasing the indices), the __ffi_enum__ column, shallow copies,

@@ -457,12 +457,3 @@ void tvmffi__repr_globals_init(void) {
                           "Generic repr of any value (TVM_FFI_REPR_WITH_ADDR=1 adds addresses).",
                           SCHEMA_FN("str", ARG("Any")));
 }
-
-/* The one hook init.c calls for all [ext] structural globals. */
-void tvmffi__ext_globals_init(void) {
-  tvmffi__repr_globals_init();
-  tvmffi__recursive_globals_init();
-  tvmffi__deepcopy_globals_init();
-  tvmffi__json_globals_init();
-  tvmffi__serialization_globals_init();
-}

@@ -47,8 +47,9 @@ TVMFFIObject* tvmffi__access_path_root(void);
 TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
                                          const TVMFFIAny* key);
 
-/* Registration hooks (called from structural.c's tvmffi__structural_globals_init). */
+/* Registration hooks (listed in registry.c's table). */
 void tvmffi__access_path_globals_init(void);
+void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Hash/Key */
 void tvmffi__structural_visit_globals_init(void);
 void tvmffi__structural_mutate_globals_init(void);
 void tvmffi__enum_globals_init(void); /* enum.c: ffi.EnumState, ffi.Enum family */

@@ -988,8 +988,6 @@ static int key_any_equal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
 }
 
 void tvmffi__structural_globals_init(void) {
-  tvmffi__access_path_globals_init();
-  tvmffi__visit_error_context_globals_init();
   g_key_index = tvmffi__structural_new_type("ffi.StructuralKey", -1, (int32_t)sizeof(structural_key),
                                             kTVMFFISEqHashKindTreeNode,
                                             "A value that hashes and compares structurally.");
@@ -1020,7 +1018,4 @@ void tvmffi__structural_globals_init(void) {
   tvmffi__register_global("ffi.StructuralKeyEqual", g_key_equal,
                           "Equality of two structural keys.",
                           SCHEMA_FN("bool", ARG("ffi.StructuralKey") ARG("ffi.StructuralKey")));
-  tvmffi__structural_visit_globals_init();
-  tvmffi__enum_globals_init();
-  tvmffi__structural_mutate_globals_init();
 }

@@ -1,6 +1,7 @@
 /*
- * ext.h -- internals shared by the [ext] structural globals: repr.c,
- * recursive.c, deepcopy.c, json.c, serialization.c.  Never installed.
+ * ext.h -- internals shared by the extras in c/src/extra: repr.c, recursive.c,
+ * deepcopy.c, json.c, serialization.c (and, through structural.h, the
+ * structural files).  Never installed; the core never includes it.
  */
 #ifndef TVMFFI_SRC_EXT_H_
 #define TVMFFI_SRC_EXT_H_
@@ -57,8 +58,7 @@ int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style);
 int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out);
 int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out);
 
-/* Registration hooks of the files above (called from repr.c's
- * tvmffi__ext_globals_init). */
+/* Registration hooks of the files above (listed in registry.c's table). */
 void tvmffi__repr_globals_init(void);
 void tvmffi__recursive_globals_init(void);
 void tvmffi__deepcopy_globals_init(void);

@@ -1,0 +1,37 @@
+#!/bin/sh
+# tests/check-extra-layering.sh -- the runtime's extras (c/src/extra) build on the core,
+# never the reverse (HACKING.md "C conventions"): no core source includes a header of
+# c/src/extra, and the core's objects reference exactly one symbol the extras define,
+# the registration table's tvmffi__extra_globals_init.  Run by make check.
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${top_builddir:-.}
+NM=${NM:-nm}
+command -v "$NM" > /dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
+fail=0
+
+inc=$(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(extra/|ext\.h|structural\.h)' \
+  "$srcdir"/c/src/*.c "$srcdir"/c/src/*.h)
+if [ -n "$inc" ]; then
+  echo "FAIL: core sources include extra headers:"; echo "$inc"; fail=1
+fi
+
+# libtool keeps the PIC objects in .libs; a static-only build has them beside the sources
+objs() { ls "$1"/.libs/*.o 2> /dev/null || ls "$1"/*.o 2> /dev/null; }
+core=$(objs "$builddir"/c/src)
+extra=$(objs "$builddir"/c/src/extra)
+if [ -z "$core" ] || [ -z "$extra" ]; then
+  echo "FAIL: runtime objects not built under $builddir/c/src"; exit 1
+fi
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2086
+$NM --defined-only $extra | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u > "$tmp/def"
+# shellcheck disable=SC2086
+$NM --undefined-only $core | awk '{ print $NF }' | sort -u > "$tmp/undef"
+comm -12 "$tmp/def" "$tmp/undef" > "$tmp/used"
+if [ "$(cat "$tmp/used")" != tvmffi__extra_globals_init ]; then
+  echo "FAIL: the core must reach c/src/extra only through tvmffi__extra_globals_init; it uses:"
+  cat "$tmp/used"; fail=1
+fi
+[ "$fail" = 0 ] && echo "ok: core -> extra only through tvmffi__extra_globals_init ($(echo "$extra" | wc -l) extra objects)"
+exit "$fail"
