@@ -1,7 +1,7 @@
 /*
  * test_structural.c -- ffi.StructuralEqual / StructuralHash /
  * GetFirstStructuralMismatch / StructuralKey / StructuralWalk and the
- * AccessPath type methods (docs/abi.md §14.4): exact kinds, string forms, NaN,
+ * AccessPath type methods and repr (docs/abi.md §14.4): exact kinds, string forms, NaN,
  * containers, mismatch paths (missing items and keys), free variables bound
  * one-to-one (map_free_vars, def fields), SEqHashIgnore, Unsupported kinds,
  * structural keys as Map keys, walk order / SKIP / VisitInterrupt / def-region
@@ -355,6 +355,20 @@ static void test_key(void) {
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(&all[i]);
 }
 
+/* ReprPrint(v) compared with `expect`. */
+static void check_repr(TVMFFIAny v, const char* expect) {
+  TVMFFIAny r;
+  CHECK_OK(check_call_global("ffi.ReprPrint", &v, 1, &r));
+  TVMFFIByteArray ba = r.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&r)
+                                                       : *TVMFFIBytesGetByteArrayPtr(r.v_obj);
+  char got[256];
+  CHECK(ba.size < sizeof(got));
+  memcpy(got, ba.data, ba.size);
+  got[ba.size] = '\0';
+  check_any_release(&r);
+  CHECK_EQ_STR(got, expect);
+}
+
 static void test_access_path(void) {
   TVMFFIAny root, p1, p2, p3, r;
   CHECK_OK(path_method("_root", NULL, 0, &root));
@@ -392,6 +406,19 @@ static void test_access_path(void) {
   pre[1] = q2;
   CHECK_OK(path_method("_path_equal", pre, 2, &r));
   CHECK(r.v_int64 == 1);
+  /* ReprPrint: attributes as .name, items [key], keys printed by ReprPrint */
+  check_repr(root, "<root>");
+  check_repr(p3, "<root>.body[<missing:\"key\">]");
+  TVMFFIAny p4, p5;
+  args[0] = p2;
+  args[1] = check_any_cstr("k");
+  CHECK_OK(path_method("_map_item", args, 2, &p4));
+  args[0] = p4;
+  args[1] = check_any_int(7);
+  CHECK_OK(path_method("_array_item_missing", args, 2, &p5));
+  check_repr(p5, "<root>.body[3][\"k\"][<missing:7>]");
+  check_any_release(&p4);
+  check_any_release(&p5);
   args[0] = root;
   args[1] = check_any_int(1);
   CHECK_RAISED(path_method("_attr", args, 2, &r), "TypeError", "Expected `str`");

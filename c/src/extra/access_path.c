@@ -6,8 +6,9 @@
  *
  * Type methods (the Python AccessPath wraps them): _root (static), _extend,
  * _attr, _array_item, _map_item, the *_missing forms, _is_prefix_of,
- * _to_steps, _path_equal.  Also the small registration helpers the other
- * structural files share.
+ * _to_steps, _path_equal; and __ffi_repr__ hooks printing paths as
+ * `<root>.a[0]["k"][<missing:3>]`.  Also the small registration helpers the
+ * other structural files share.
  */
 #include <string.h>
 
@@ -322,6 +323,69 @@ static int m_to_steps(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* resu
   return 0;
 }
 
+/* ---- __ffi_repr__: `<root>.attr[0]["key"][<missing:3>]` ------------------------ */
+
+/* Appends one step: `.name` for an attribute, `[key]` for an item (the key
+ * printed by the ReprPrint callback `repr_fn`, so strings come quoted), and
+ * `[<missing:key>]` for the *_MISSING kinds. */
+static int repr_step(tvmffi__buf* out, const tvmffi__access_step* s, TVMFFIObject* repr_fn) {
+  TVMFFIByteArray name;
+  if (s->kind == TVMFFI__ACCESS_ATTR && tvmffi__any_as_str(&s->key, &name))
+    return tvmffi__buf_append(out, ".", 1) || tvmffi__buf_append(out, name.data, name.size);
+  TVMFFIAny key = s->key, text; /* a borrowed view of the key is the argument */
+  tvmffi__any_set_none(&text);
+  if (TVMFFIFunctionCall(repr_fn, &key, 1, &text) != 0) return -1;
+  int missing = s->kind >= TVMFFI__ACCESS_ATTR_MISSING;
+  int rc = tvmffi__any_as_str(&text, &name) ? 0 : tvmffi__raise("TypeError", "ffi.ReprPrint: the "
+                                                                "callback did not return a str");
+  if (rc == 0)
+    rc = tvmffi__buf_printf(out, missing ? "[<missing:%.*s>]" : "[%.*s]", (int)name.size,
+                            name.data);
+  tvmffi__any_release(&text);
+  return rc;
+}
+
+static int repr_to_result(tvmffi__buf* out, int rc, TVMFFIAny* result) {
+  if (rc == 0) rc = tvmffi__str_to_any(kTVMFFIStr, out->data ? out->data : "", out->size, result);
+  tvmffi__buf_free(out);
+  return rc;
+}
+
+static int m_step_repr(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  static const char sig[] = "ffi.reflection.AccessStep.__ffi_repr__(0: ffi.reflection.AccessStep, "
+                            "1: ffi.Function) -> str";
+  TVMFFIObject *self, *repr_fn;
+  if (tvmffi__args_count(sig, n, 2) != 0 ||
+      tvmffi__arg_obj(sig, args, 0, tvmffi__access_step_index, &self) != 0 ||
+      tvmffi__arg_obj(sig, args, 1, kTVMFFIFunction, &repr_fn) != 0)
+    return -1;
+  tvmffi__buf out = {NULL, 0, 0};
+  return repr_to_result(&out, repr_step(&out, (tvmffi__access_step*)self, repr_fn), result);
+}
+
+static int m_path_repr(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  static const char sig[] = SIG_PATH ".__ffi_repr__(0: " SIG_PATH ", 1: ffi.Function) -> str";
+  TVMFFIObject *self, *repr_fn;
+  if (self_arg(sig, args, n, 2, &self) != 0 ||
+      tvmffi__arg_obj(sig, args, 1, kTVMFFIFunction, &repr_fn) != 0)
+    return -1;
+  /* The chain runs leaf to root: collect the steps, then print from the root. */
+  int32_t depth = ((tvmffi__access_path*)self)->depth;
+  const tvmffi__access_step** steps = NULL;
+  if (depth > 0 && (steps = malloc(sizeof(*steps) * (size_t)depth)) == NULL)
+    return tvmffi__raise_oom();
+  int32_t i = depth;
+  for (TVMFFIObject* p = self; p != NULL && i > 0; p = ((tvmffi__access_path*)p)->parent)
+    steps[--i] = (const tvmffi__access_step*)((tvmffi__access_path*)p)->step;
+  tvmffi__buf out = {NULL, 0, 0};
+  int rc = tvmffi__buf_append(&out, "<root>", 6);
+  for (i = 0; rc == 0 && i < depth; ++i) rc = repr_step(&out, steps[i], repr_fn);
+  free(steps);
+  return repr_to_result(&out, rc, result);
+}
+
 /* ---- registration ------------------------------------------------------------- */
 
 void tvmffi__access_path_globals_init(void) {
@@ -366,4 +430,6 @@ void tvmffi__access_path_globals_init(void) {
                                 m_to_steps);
   tvmffi__structural_add_method(p, "_path_equal", "Step-wise equality of two paths.", 0,
                                 m_path_equal);
+  tvmffi__structural_add_attr_fn(s, "__ffi_repr__", m_step_repr);
+  tvmffi__structural_add_attr_fn(p, "__ffi_repr__", m_path_repr);
 }

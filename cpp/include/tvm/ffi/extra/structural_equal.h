@@ -13,6 +13,7 @@
 #include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/access_path.h>
 #include <tvm/ffi/reflection/accessor.h>
 
 TVM_FFI_NS_BEGIN
@@ -27,9 +28,9 @@ class StructuralEqual {
   TVM_FFI_EXTRA_CXX_API static bool Equal(const Any& lhs, const Any& rhs,
                                           bool map_free_vars = false,
                                           bool skip_tensor_content = false);
-  /* The (lhs, rhs) pair of ffi.reflection.AccessPath objects locating the
-   * first difference, or nullopt when the values are equal. */
-  TVM_FFI_EXTRA_CXX_API static Optional<Array<ObjectRef>> GetFirstMismatch(
+  /* The (lhs, rhs) paths locating the first difference, or nullopt when the
+   * values are equal. */
+  TVM_FFI_EXTRA_CXX_API static Optional<reflection::AccessPathPair> GetFirstMismatch(
       const Any& lhs, const Any& rhs, bool map_free_vars = false,
       bool skip_tensor_content = false);
   bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
@@ -48,12 +49,12 @@ TVM_FFI_EXTRA_CXX_API bool StructuralEqual::Equal(const Any& lhs, const Any& rhs
   return equal(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
 }
 
-TVM_FFI_EXTRA_CXX_API Optional<Array<ObjectRef>> StructuralEqual::GetFirstMismatch(
+TVM_FFI_EXTRA_CXX_API Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(
     const Any& lhs, const Any& rhs, bool map_free_vars, bool skip_tensor_content) {
   static const Function mismatch = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch");
   Any r = mismatch(lhs, rhs, map_free_vars, skip_tensor_content);
-  if (r == nullptr) return Optional<Array<ObjectRef>>();
-  return r.cast<Array<ObjectRef>>();
+  if (r == nullptr) return std::nullopt;
+  return r.cast<reflection::AccessPathPair>();
 }
 #endif
 
