@@ -19,7 +19,9 @@
  * Layout: a Python-defined object is the header followed by one owned
  * 16-byte Any per field, ancestors' fields first, `total_size` bytes in all
  * (the type's metadata records it; the deleter reads it back), so every slot
- * after the header is an Any and a zeroed block is all None.
+ * after the header is an Any and a zeroed block is all None.  An enum class
+ * (tvm_ffi.dataclasses.Enum) starts with the ffi.Enum fields instead of the
+ * bare header; enum.c handles that part.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -125,12 +127,11 @@ static int32_t registered_size(int32_t type_index) {
 static void pyobj_deleter(void* self, int flags) {
   TVMFFIObject* o = (TVMFFIObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    int32_t size = registered_size(o->type_index);
-    TVMFFIAny* slots = (TVMFFIAny*)(o + 1);
-    int64_t n = size > (int32_t)sizeof(TVMFFIObject)
-                    ? (size - (int64_t)sizeof(TVMFFIObject)) / (int64_t)sizeof(TVMFFIAny)
-                    : 0;
+    int64_t size = registered_size(o->type_index), first = tvmffi__enum_prefix_size(o->type_index);
+    TVMFFIAny* slots = (TVMFFIAny*)((char*)o + first);
+    int64_t n = size > first ? (size - first) / (int64_t)sizeof(TVMFFIAny) : 0;
     for (int64_t i = 0; i < n; ++i) tvmffi__any_release(&slots[i]);
+    tvmffi__enum_prefix_release(o);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
@@ -157,9 +158,11 @@ static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVM
   size_t size = (size_t)registered_size(t);
   TVMFFIObject* o = tvmffi__object_alloc(size, t, pyobj_deleter);
   if (o == NULL) return -1;
-  const TVMFFIAny* from = (const TVMFFIAny*)(src + 1);
-  TVMFFIAny* to = (TVMFFIAny*)(o + 1);
-  for (size_t i = 0; i < (size - sizeof(TVMFFIObject)) / sizeof(TVMFFIAny); ++i)
+  size_t first = (size_t)tvmffi__enum_prefix_size(t);
+  tvmffi__enum_prefix_copy(src, o);
+  const TVMFFIAny* from = (const TVMFFIAny*)((const char*)src + first);
+  TVMFFIAny* to = (TVMFFIAny*)((char*)o + first);
+  for (size_t i = 0; i < (size - first) / sizeof(TVMFFIAny); ++i)
     tvmffi__any_copy(&from[i], &to[i]);
   tvmffi__any_set_obj(result, o);
   return 0;
@@ -209,7 +212,7 @@ static int register_columns(void* self, const TVMFFIAny* args, int32_t num_args,
   if (t < kTVMFFIStaticObjectBegin || t > INT32_MAX || tvmffi__type_info_lookup((int32_t)t) == NULL)
     return tvmffi__raise("ValueError", "%s: %lld is not a registered object type index",
                          COLUMNS_SIG, (long long)t);
-  int64_t header = (int64_t)sizeof(TVMFFIObject), slot = (int64_t)sizeof(TVMFFIAny);
+  int64_t header = tvmffi__enum_prefix_size((int32_t)t), slot = (int64_t)sizeof(TVMFFIAny);
   if (size < header || size > INT32_MAX || (size - header) % slot != 0)
     return tvmffi__raise("ValueError",
                          "%s: total_size must be %lld plus a multiple of %lld (one Any per "

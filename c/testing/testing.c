@@ -4,8 +4,7 @@
  * when the library is loaded (docs/python.md §20).  Pure C over the public API.
  *
  * The schema_* fixtures live in schema.c, the reflected object fixtures in
- * objects.c and fixtures.c.  Left out (enum machinery): enum_variant_get and
- * the enum fixture types.
+ * objects.c and fixtures.c, the enum fixtures and enum_variant_get in enums.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -581,6 +580,7 @@ __attribute__((constructor)) static void testing_init(void) {
   tvmffi_testing__schema_init();
   tvmffi_testing__objects_init();
   tvmffi_testing__fixtures_init();
+  tvmffi_testing__enums_init();
   register_unregistered_types();
   TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_testing.add_one", (void*)add_one_c);
 }

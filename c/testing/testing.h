@@ -147,6 +147,9 @@ TVMFFI_TESTING_HIDDEN void tvmffi_testing__objects_init(void);
 /* fixtures.c: the table-driven fixture types (TestCompare, TestCxx*, ...);
  * runs after objects.c (their object fields hold testing.TestObjectBase). */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__fixtures_init(void);
+
+/* enums.c: the enum fixture types and testing.enum_variant_get. */
+TVMFFI_TESTING_HIDDEN void tvmffi_testing__enums_init(void);
 /* schema.c: registers the testing.schema_* fixtures. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__schema_init(void);
 /* schema.c: the typed identity on int (also behind the dll export). */

@@ -503,6 +503,18 @@ def _register_type_info(tidx, cls):
     return info
 
 
+def _register_type_attr(type_index, name, value):
+    """Set type attribute ``name`` of a type (once: the runtime refuses a second value)."""
+    ba, buf = core._bytearray(name.encode())
+    any_ = ffi.new("TVMFFIAny*")
+    core._to_owned_any(value, any_)
+    try:
+        core._check(lib.TVMFFITypeRegisterAttr(type_index, ba, any_))
+    finally:
+        if any_.type_index >= 64:
+            core._decref(core._addr(any_.v_obj))
+
+
 def _lookup_type_attr(type_index, name, ancestor=False):
     """Value of type attribute ``name`` for a type (walking up ancestors if asked), or None."""
     ba, buf = core._bytearray(name.encode())

@@ -199,8 +199,9 @@ static int copy_any(copy_state* st, const TVMFFIAny* view, TVMFFIAny* out) {
   TVMFFIObject* obj = v.v_obj;
   int32_t t = obj->type_index;
   int copyable = t == kTVMFFIArray || t == kTVMFFIList || t == kTVMFFIMap || t == kTVMFFIDict ||
-                 (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0);
-  if (!copyable) {
+                 (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0 &&
+                  !tvmffi__enum_is_instance_type(t));
+  if (!copyable) { /* immutable leaves, enum singletons included: shared, not copied */
     tvmffi__incref(obj);
     tvmffi__any_set_obj(out, obj);
     return 0;

@@ -365,6 +365,14 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
     if (rc == 0) rc = addr_suffix(st, obj);
   } else if ((rc = repr_hooked(st, obj)) != 1) {
     /* the type's __ffi_repr__ printed it (or failed) */
+  } else if (tvmffi__enum_is_instance_type(obj->type_index)) {
+    /* an enum member prints as its type key and string index: `my.Op.add` */
+    TVMFFIByteArray name = {"", 0};
+    tvmffi__any_as_str(tvmffi__enum_str_index(obj), &name);
+    rc = PUTS(st->out, tvmffi__type_key(obj->type_index)) != 0 || PUTS(st->out, ".") != 0 ||
+                 put(st->out, name.data, name.size) != 0
+             ? -1
+             : 0;
   } else {
     field_ctx fc = {st, 0};
     rc = type_head(st, obj) != 0 ||

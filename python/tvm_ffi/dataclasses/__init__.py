@@ -2,7 +2,9 @@
 
 ``c_class`` gives a C++-defined type the dunders of a ``dataclasses.dataclass``, derived
 from its reflected fields; ``py_class`` defines a new FFI type from a Python class body; ``field``, ``KW_ONLY``, ``fields``, ``asdict``, ``astuple``,
-``replace`` and ``is_dataclass`` follow the stdlib module of the same name.
+``replace`` and ``is_dataclass`` follow the stdlib module of the same name. ``Enum``,
+``IntEnum`` and ``StrEnum`` (with ``auto``, ``entry``, ``EnumAttrMap`` and the runtime's
+``EnumState``) define enums whose members are FFI singletons shared with C++.
 """
 
 from ..core import Object
@@ -11,8 +13,10 @@ from ._api import asdict, astuple, fields, is_dataclass, replace
 from ._method import method
 from .c_class import c_class
 from .py_class import py_class
+from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum, auto, entry
 
 __all__ = [
-    "Field", "FrozenInstanceError", "KW_ONLY", "MISSING", "Object", "asdict", "astuple",
-    "c_class", "field", "fields", "is_dataclass", "method", "py_class", "replace",
+    "Enum", "EnumAttrMap", "EnumState", "Field", "FrozenInstanceError", "IntEnum", "KW_ONLY",
+    "MISSING", "Object", "StrEnum", "asdict", "astuple", "auto", "c_class", "entry", "field",
+    "fields", "is_dataclass", "method", "py_class", "replace",
 ]

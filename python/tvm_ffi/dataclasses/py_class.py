@@ -72,12 +72,17 @@ def _as_object_class(cls):
     return type(cls.__name__, (core.Object,), ns)
 
 
+def _is_enum_base(tidx):
+    # the runtime's Enum bases are the C types a Python class may extend (enum.py)
+    return core._type_key(tidx) in ("ffi.Enum", "ffi.IntEnum", "ffi.StrEnum")
+
+
 def _parent_index(cls):
     for base in cls.__mro__[1:]:
         tidx = core._CLS_TYPE.get(base)
         if tidx is None:
             continue
-        if tidx != 64 and PY_CLASS_ATTR not in base.__dict__:
+        if tidx != 64 and PY_CLASS_ATTR not in base.__dict__ and not _is_enum_base(tidx):
             raise TypeError("py_class %s: cannot extend `%s`, a type defined in C/C++; extend "
                             "tvm_ffi.Object or another py_class"
                             % (cls.__name__, core._type_key(tidx)))

@@ -12,7 +12,7 @@ import pytest
 
 from .. import core
 from ..core import Object
-from ..dataclasses import c_class
+from ..dataclasses import IntEnum, StrEnum, c_class, entry
 from ..registry import get_global_func
 
 # skip marks for tests that need a newer interpreter (upstream's tests import them from here)
@@ -38,8 +38,6 @@ def _c_class(type_key, **params):
 # Fields, defaults and constructors all come from the C fixtures (c/testing/objects.c and
 # fixtures.c) through reflection; the class bodies only add what reflection cannot say.
 # `__test__ = False` keeps pytest from collecting the Test* names as test classes.
-# Not provided: upstream's enum fixtures (_TestCxxIntEnum, _TestCxxStrEnum,
-# _TestCxxEnumHolder) -- tvm_ffi.dataclasses has no Enum support yet.
 
 
 @_c_class("testing.TestObjectBase")
@@ -204,6 +202,30 @@ class _TestCxxAutoInitParent(Object):
 @_c_class("testing.TestCxxAutoInitChild")
 class _TestCxxAutoInitChild(_TestCxxAutoInitParent):
     """Adds child_required and keyword-only child_kw_only."""
+
+    __test__ = False
+
+
+# The enum fixtures (c/testing/enums.c registers the types, without members): the members
+# are declared here, allocated through the types' __ffi_new__.
+if core._type_key_to_index("testing.TestCxxIntEnum") is not None:
+
+    class _TestCxxIntEnum(IntEnum, type_key="testing.TestCxxIntEnum"):
+        """C-registered IntEnum: low (10) and high (20)."""
+
+        low = entry(value=10)
+        high = entry(value=20)
+
+    class _TestCxxStrEnum(StrEnum, type_key="testing.TestCxxStrEnum"):
+        """C-registered StrEnum: add ("+") and mul ("*")."""
+
+        add = entry(value="+")
+        mul = entry(value="*")
+
+
+@_c_class("testing.TestCxxEnumHolder")
+class _TestCxxEnumHolder(Object):
+    """priority: _TestCxxIntEnum and opcode: _TestCxxStrEnum (payloads convert to members)."""
 
     __test__ = False
 
