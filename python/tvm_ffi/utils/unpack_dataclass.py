@@ -3,35 +3,113 @@
 FFI functions receive tuples as ``Array``s, not Python dataclasses; this turns a (nested)
 dataclass into the tuple of its field values in declaration order, recursing into fields that
 are dataclasses, lists/tuples (element-wise, keeping the container type) and dict values (the
-result is a plain dict).  Other
-values are passed through unchanged (shallow: no copies of leaves).
+result is a plain dict).  Other values are passed through unchanged (shallow: no copies of
+leaves).
+
+Speed: the first value of each type picks that type's converter, kept in ``_BY_TYPE``: the
+identity for leaves, and for a dataclass a generated function, one tuple expression that reads
+every field.  The field annotations decide what the expression does with a field: a field
+declared as a leaf type (``int``, ``str``, ``Optional[float]``, ``tuple[int, ...]``, ...) is
+read as it is, one declared as a dataclass is unpacked inline, anything else (``Any``, ``list``,
+unknown classes, unresolvable annotations) goes through ``unpack_dataclass_to_tuple`` again.
+The annotations are trusted as upstream's package trusts them: an ``int`` field holding a
+dataclass is passed through as it is.
 """
 
-_FIELD_NAMES = {}  # dataclass type -> tuple of field names (fields() is slow)
+_BY_TYPE = {}  # type -> converter of its instances
 
 
-def _names(cls):
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        import dataclasses  # noqa: PLC0415
+def _identity(x):
+    return x
 
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
+
+_LEAF_TYPES = frozenset((int, float, str, bool, bytes, complex, type(None)))
+
+
+def _is_leaf_type(tp, typing):
+    """Whether values declared as ``tp`` can hold nothing to unpack."""
+    if isinstance(tp, type):
+        return tp in _LEAF_TYPES
+    if tp is Ellipsis:
+        return True
+    import types  # noqa: PLC0415
+
+    # containers whose arguments say everything they hold (list is not one: it becomes a list
+    # of converted elements), and unions (typing.Union, `int | None`)
+    if typing.get_origin(tp) in (tuple, dict, set, frozenset, typing.Union,
+                                 getattr(types, "UnionType", typing.Union)):
+        args = typing.get_args(tp)
+        return bool(args) and all(_is_leaf_type(a, typing) for a in args)
+    return False
+
+
+def _field_expr(expr, tp, seen, dataclasses, typing):
+    """Python source that converts ``expr``, a field declared as ``tp``."""
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and tp not in seen:
+        return _tuple_expr(expr, tp, seen | {tp}, dataclasses, typing)
+    if _is_leaf_type(tp, typing):
+        return expr
+    return "_unpack(%s)" % expr
+
+
+def _tuple_expr(expr, cls, seen, dataclasses, typing):
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: every field is dynamic
+        hints = {}
+    parts = []
+    for f in dataclasses.fields(cls):
+        if not f.name.isidentifier():  # only identifiers reach the generated source
+            raise ValueError("dataclass field name %r is not an identifier" % (f.name,))
+        parts.append(_field_expr("%s.%s" % (expr, f.name), hints.get(f.name), seen,
+                                 dataclasses, typing))
+    return "(%s)" % "".join(p + ", " for p in parts)
+
+
+def _compile(cls):
+    """The converter of a dataclass type's instances: one generated tuple expression."""
+    import dataclasses  # noqa: PLC0415 - not needed by import tvm_ffi
+    import typing  # noqa: PLC0415
+
+    src = "def unpack(x):\n    return %s\n" % _tuple_expr("x", cls, {cls}, dataclasses, typing)
+    namespace = {}
+    exec(compile(src, "<unpack %s>" % cls.__qualname__, "exec"),  # noqa: S102
+         {"_unpack": unpack_dataclass_to_tuple}, namespace)
+    return namespace["unpack"]
+
+
+def _unpack_list(x):
+    return [unpack_dataclass_to_tuple(v) for v in x]
+
+
+def _unpack_tuple(x):
+    return tuple([unpack_dataclass_to_tuple(v) for v in x])
+
+
+def _unpack_dict(x):
+    return {k: unpack_dataclass_to_tuple(v) for k, v in x.items()}
+
+
+_BY_TYPE.update({list: _unpack_list, tuple: _unpack_tuple, dict: _unpack_dict})
+for _tp in _LEAF_TYPES:
+    _BY_TYPE[_tp] = _identity
+
+
+def _converter(tp):
+    if hasattr(tp, "__dataclass_fields__") and isinstance(tp, type):
+        return _compile(tp)
+    if issubclass(tp, (list, tuple)):  # subclasses keep their type; NamedTuples take fields
+        if hasattr(tp, "_fields"):
+            return lambda x: tp(*[unpack_dataclass_to_tuple(v) for v in x])
+        return lambda x: tp([unpack_dataclass_to_tuple(v) for v in x])
+    if issubclass(tp, dict):
+        return _unpack_dict
+    return _identity
 
 
 def unpack_dataclass_to_tuple(x):
     """``Point(1, Size(2, 3))`` -> ``(1, (2, 3))``; non-dataclass values come back as they are."""
-    tp = type(x)
-    # a dataclass instance (dataclasses.is_dataclass without importing dataclasses)
-    if tp in _FIELD_NAMES or hasattr(tp, "__dataclass_fields__"):
-        return tuple(unpack_dataclass_to_tuple(getattr(x, n)) for n in _names(tp))
-    if tp is list:
-        return [unpack_dataclass_to_tuple(v) for v in x]
-    if tp is tuple:
-        return tuple(unpack_dataclass_to_tuple(v) for v in x)
-    if isinstance(x, (list, tuple)):  # subclasses keep their type; NamedTuples take fields
-        items = (unpack_dataclass_to_tuple(v) for v in x)
-        return tp(*items) if hasattr(tp, "_fields") else tp(items)
-    if isinstance(x, dict):
-        return {k: unpack_dataclass_to_tuple(v) for k, v in x.items()}
-    return x
+    fn = _BY_TYPE.get(type(x))
+    if fn is None:
+        fn = _BY_TYPE[type(x)] = _converter(type(x))
+    return fn(x)
