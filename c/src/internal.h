@@ -256,6 +256,10 @@ void tvmffi__enum_prefix_release(TVMFFIObject* obj);
 void tvmffi__enum_prefix_copy(const TVMFFIObject* src, TVMFFIObject* dst);
 /* enum.c: the string index (an owned String Any) of an enum member */
 const TVMFFIAny* tvmffi__enum_str_index(const TVMFFIObject* obj);
+/* enum.c: a member's canonical index for the JSON graph (an IntEnum's integer, else its
+ * string) and the member of a type at such an index (ValueError when it has none) */
+int tvmffi__enum_index_of(const TVMFFIObject* obj, TVMFFIAny* out);
+int tvmffi__enum_member_at(int32_t type_index, const TVMFFIAny* index, TVMFFIAny* out);
 void tvmffi__big_int_globals_init(void);  /* big_int.c: ffi.BigInt metadata and hooks */
 void tvmffi__function_globals_init(void); /* function.c: ffi.Function*, ffi.String, ... */
 void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */

@@ -253,3 +253,55 @@ void tvmffi__enum_prefix_copy(const TVMFFIObject* src, TVMFFIObject* dst) {
 const TVMFFIAny* tvmffi__enum_str_index(const TVMFFIObject* obj) {
   return &((const enum_obj*)obj)->str_index;
 }
+
+/* ---- JSON graph: a member is written as its canonical index ---------------------- */
+
+static int derives_from(int32_t type_index, int32_t base) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
+  const TVMFFITypeInfo* b = tvmffi__type_info_lookup(base);
+  return type_index == base || (info != NULL && b != NULL && info->type_depth > b->type_depth &&
+                                info->type_ancestors[b->type_depth]->type_index == base);
+}
+
+int tvmffi__enum_index_of(const TVMFFIObject* obj, TVMFFIAny* out) {
+  const enum_obj* e = (const enum_obj*)obj;
+  if (derives_from(obj->type_index, g_int_enum_index)) {
+    tvmffi__any_set_int(out, e->int_index);
+    return 0;
+  }
+  tvmffi__any_copy(&e->str_index, out);
+  return 0;
+}
+
+int tvmffi__enum_member_at(int32_t type_index, const TVMFFIAny* index, TVMFFIAny* out) {
+  static const TVMFFITypeAttrColumn* col = NULL;
+  TVMFFIByteArray name = {"__ffi_enum__", 12};
+  if (col == NULL) col = TVMFFIGetTypeAttrColumn(&name);
+  const TVMFFIAny* state = NULL;
+  if (col != NULL && type_index >= col->begin_index &&
+      type_index < col->begin_index + col->size &&
+      col->data[type_index - col->begin_index].type_index == g_state_index)
+    state = &col->data[type_index - col->begin_index];
+  TVMFFIByteArray s;
+  int is_int = index->type_index == kTVMFFIInt, is_str = tvmffi__any_as_str(index, &s);
+  if (!is_int && !is_str)
+    return tvmffi__raise("TypeError", "an index of enum `%s` must be an int or a str, got `%s`",
+                         tvmffi__type_key(type_index), tvmffi__any_type_key(index));
+  if (state != NULL) {
+    TVMFFIAny key;
+    if (tvmffi__container_key_acquire(index, &key) != 0) return -1;
+    TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(((enum_state*)state->v_obj)->indexes);
+    uint64_t pos;
+    int rc = TVMFFIMapCellFind(cell, &key, &pos);
+    tvmffi__any_release(&key);
+    if (rc == 0 && pos != TVMFFI_MAP_ITER_END) {
+      tvmffi__any_copy(TVMFFIMapCellValue(cell, pos), out);
+      return 0;
+    }
+  }
+  if (is_int)
+    return tvmffi__raise("ValueError", "enum `%s` has no member at integer index %lld",
+                         tvmffi__type_key(type_index), (long long)index->v_int64);
+  return tvmffi__raise("ValueError", "enum `%s` has no member at string index \"%.*s\"",
+                       tvmffi__type_key(type_index), (int)s.size, s.data);
+}

@@ -247,6 +247,8 @@ static int object_data(graph_writer* w, TVMFFIObject* obj, TVMFFIAny* data) {
   } else if (t == kTVMFFIShape) {
     TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
     for (size_t i = 0; rc == 0 && i < c->size; ++i) rc = push_i64(&idx, c->data[i]);
+  } else if (tvmffi__enum_is_instance_type(t)) {
+    return tvmffi__enum_index_of(obj, data); /* a singleton: read back by its index */
   } else {
     field_write_ctx fc = {w, tvmffi__map_new(kTVMFFIMap)};
     if (fc.fields == NULL) return -1;
@@ -471,6 +473,10 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
     return bad(i, "unknown type key");
   }
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
+  if (tvmffi__enum_is_instance_type(t)) {
+    if (data == NULL) return bad(i, "\"data\" of an enum member must be its index");
+    return tvmffi__enum_member_at(t, data, out);
+  }
   if (data == NULL || (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict))
     return bad(i, "\"data\" of an object must be a map of field -> node index");
   /* rebuilt like ffi.MakeObjectFromPackedArgs builds: creator or __ffi_new__ */

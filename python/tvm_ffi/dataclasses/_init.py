@@ -55,6 +55,18 @@ def _check_type(self, cls, tidx):
                         "define %s.__init__" % (cls.__name__, t.__name__, t.__name__))
 
 
+_DYN_OBJECT_BEGIN = 128
+
+
+def _enum_member_of(f, value):
+    """The member an IntEnum/StrEnum-typed field means by a plain int or str, else value."""
+    from ._enum_define import payload_member  # noqa: PLC0415 - enum imports c_class
+
+    target = core._TYPE_CLS.get(f._c.static_type_index)
+    member = payload_member(target, value) if target is not None else None
+    return value if member is None else member
+
+
 def _builder(cls, info, fields):
     """build(self, values): construct self from the init fields' values (FACTORY = not given)."""
     tidx, key = info.type_index, info.type_key
@@ -70,14 +82,19 @@ def _builder(cls, info, fields):
     c_value = [py_defaults and f.has_default and not F._is_missing(f.default)
                and f._c.c_has_default for f in init_fields]
 
+    # fields of a user-defined object type: an IntEnum/StrEnum one takes its members' values
+    object_typed = [f._c.static_type_index >= _DYN_OBJECT_BEGIN for f in init_fields]
+
     def build(self, values):
         _check_type(self, cls, tidx)
         vals = []
-        for f, v, by_c, own in zip(init_fields, values, c_factory, c_value):
+        for f, v, by_c, own, obj in zip(init_fields, values, c_factory, c_value, object_typed):
             if v is FACTORY:
                 v = MISSING if by_c else f.default_factory()
             elif own and v is f.default:
                 v = MISSING
+            elif obj and isinstance(v, (int, str)):
+                v = _enum_member_of(f, v)
             vals.append(v)
         if mode == "keyword":
             flat = [core.KWARGS]

@@ -18,6 +18,7 @@ from .. import core
 from .. import _typeinfo
 from ..registry import register_object
 from . import _fields as F
+from . import _local_names
 from ._fields import MISSING, FrozenInstanceError
 from ._init import make_init
 from ._copy import install_copy
@@ -63,11 +64,13 @@ def _is_kw_only_marker(ann):
 def _annotations(cls):
     """The class body's own annotations; ones written as strings (PEP 563) are evaluated as
     ``inspect.get_annotations(eval_str=True)`` would, one by one, keeping the text of those
-    that do not resolve (forward references)."""
+    that do not resolve (forward references); names of the module's py_class types resolve
+    even when defined in a function (see _local_names)."""
     anns = dict(inspect.get_annotations(cls) if hasattr(inspect, "get_annotations")
                 else cls.__dict__.get("__annotations__", {}))
     module = sys.modules.get(cls.__module__)
     env = dict(vars(module)) if module is not None else {}
+    env.update(_local_names.classes_of(cls.__module__))
     for name, ann in anns.items():
         if isinstance(ann, str):
             try:

@@ -19,6 +19,8 @@ import typing
 
 from .. import core
 from . import _fields as F
+from . import _local_names
+from ._enum_define import payload_member
 from ._method import method_spec
 from .c_class import _class_body_fields, _process, precheck
 
@@ -120,6 +122,7 @@ def _define(cls, type_key, params, seq_kind=1):
     _register_hooks(tidx, cls)
     core._global("ffi._PyClassRegisterTypeAttrColumns")(tidx, total)
     setattr(cls, PY_CLASS_ATTR, True)
+    _local_names.remember(cls)
     return _process(cls, key, params, body=(body, after_marker))
 
 
@@ -287,6 +290,9 @@ def _annotation_rules(ann):
         def check_obj(v):
             if isinstance(v, base):
                 return v
+            member = payload_member(base, v)  # an IntEnum/StrEnum member named by its value
+            if member is not None:
+                return member
             raise TypeError("expected %s, got %s" % (tkey, type(v).__name__))
 
         return tidx, {"type": tkey}, check_obj

@@ -1,0 +1,19 @@
+"""The py_class types of each module by class name, for annotations written as strings.
+
+With ``from __future__ import annotations`` a field annotated ``priority: Priority`` is the
+text "Priority"; when ``Priority`` was defined inside a function it is in no module namespace.
+As upstream does, such a name resolves to the FFI class of that name most recently defined
+in the same module (enum classes included, they are py_class types too).
+"""
+
+_BY_MODULE = {}
+
+
+def remember(cls):
+    """Record a newly defined py_class type under its module and name."""
+    _BY_MODULE.setdefault(cls.__module__, {})[cls.__name__] = cls
+
+
+def classes_of(module_name):
+    """{class name: class} of the py_class types defined in a module so far."""
+    return _BY_MODULE.get(module_name, {})
