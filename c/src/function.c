@@ -442,13 +442,58 @@ static int json_escape(tvmffi__buf* b, const char* s) {
   return 0;
 }
 
+/* The runtime writes its schemas compactly as {"type":"ffi.Function","args":[R,P...]}
+ * (the 0.1.14 form); what it registers is the 0.1.15 form
+ * {"type":"ffi.Function","named_args":{"return":[R],"params":[P...]}} (docs/abi.md §12.5.1).
+ * Appends the schema node starting at s (a '{', no whitespace) converted; returns the
+ * text after it, or NULL when the literal is malformed or memory runs out. */
+static const char* schema_named(tvmffi__buf* b, const char* s) {
+  static const char kOld[] = "{\"type\":\"ffi.Function\",\"args\":[";
+  static const char kNew[] = "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[";
+  if (strncmp(s, kOld, sizeof(kOld) - 1) == 0) {
+    s += sizeof(kOld) - 1;
+    if (tvmffi__buf_append(b, kNew, sizeof(kNew) - 1) != 0 || *s != '{') return NULL;
+    if ((s = schema_named(b, s)) == NULL || tvmffi__buf_append(b, "],\"params\":[", 12) != 0)
+      return NULL;
+    for (const char* sep = ""; *s == ','; sep = ",") {
+      if (tvmffi__buf_append(b, sep, strlen(sep)) != 0) return NULL;
+      if ((s = schema_named(b, s + 1)) == NULL) return NULL;
+    }
+    if (s[0] != ']' || s[1] != '}' || tvmffi__buf_append(b, "]}}", 3) != 0) return NULL;
+    return s + 2;
+  }
+  if (*s != '{' || tvmffi__buf_append(b, s++, 1) != 0) return NULL;
+  while (*s != '}') {
+    if (*s == '{') {
+      if ((s = schema_named(b, s)) == NULL) return NULL;
+      continue;
+    }
+    const char* end = s + 1;
+    if (*s == '"') {
+      end = strchr(s + 1, '"');
+      if (end == NULL) return NULL;
+      ++end;
+    } else if (*s == '\0') {
+      return NULL;
+    }
+    if (tvmffi__buf_append(b, s, (size_t)(end - s)) != 0) return NULL;
+    s = end;
+  }
+  return tvmffi__buf_append(b, "}", 1) == 0 ? s + 1 : NULL;
+}
+
 void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
                              const char* schema) {
-  tvmffi__buf meta = {NULL, 0, 0};
-  if (schema != NULL &&
-      (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
-       json_escape(&meta, schema) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0))
-    tvmffi__fatal("out of memory registering global function %s", name);
+  tvmffi__buf meta = {NULL, 0, 0}, named = {NULL, 0, 0};
+  if (schema != NULL) {
+    const char* end = schema_named(&named, schema);
+    if (end == NULL || *end != '\0' || tvmffi__buf_append(&named, "", 1) != 0)
+      tvmffi__fatal("malformed type schema of global function %s: %s", name, schema);
+    if (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
+        json_escape(&meta, named.data) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0)
+      tvmffi__fatal("out of memory registering global function %s", name);
+    tvmffi__buf_free(&named);
+  }
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0)
     tvmffi__fatal("cannot create global function %s", name);

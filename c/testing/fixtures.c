@@ -560,11 +560,13 @@ static void build_init_sig(tdesc* d) {
 static void register_positional_init(tdesc* d) {
   char schema[512];
   size_t k = (size_t)snprintf(schema, sizeof(schema),
-                              "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"%s\"}", d->key);
+                              "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":"
+                              "[{\"type\":\"%s\"}],\"params\":[",
+                              d->key);
   for (int32_t i = 0; i < d->nfields && k < sizeof(schema); ++i)
-    k += (size_t)snprintf(schema + k, sizeof(schema) - k, ",{\"type\":\"%s\"}",
+    k += (size_t)snprintf(schema + k, sizeof(schema) - k, "%s{\"type\":\"%s\"}", i ? "," : "",
                           d->fields[i].kind == F_STR ? "ffi.String" : kind_name(d->fields[i].kind));
-  if (k < sizeof(schema)) snprintf(schema + k, sizeof(schema) - k, "]}");
+  if (k < sizeof(schema)) snprintf(schema + k, sizeof(schema) - k, "]}}");
   tt_add_method(d->index, "__ffi_init__", "Constructs from every field, in order.", 1,
                 positional_init, (void*)d, schema);
 }
@@ -1285,19 +1287,21 @@ static void register_schema_all_types(void) {
   }
 #define Q "\\\""
 #define T(x) "{" Q "type" Q ":" Q x Q "}"
-#define FN(...) "{\"type_schema\":\"{" Q "type" Q ":" Q "ffi.Function" Q "," Q "args" Q ":[" __VA_ARGS__ "]}\""
+#define FN(ret, ...)                                                                      \
+  "{\"type_schema\":\"{" Q "type" Q ":" Q "ffi.Function" Q "," Q "named_args" Q ":{" Q "return" Q \
+  ":[" ret "]," Q "params" Q ":[" __VA_ARGS__ "]}}\""
 #define ARR_INT "{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[" T("int") "]}"
 #define OPT_STR "{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[" T("ffi.String") "]}"
 #define MAP_SAI "{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[" T("ffi.String") "," ARR_INT "]}"
   saf_add_method("add_int", "add int method", 0, saf_add_int,
-                 FN(T("int") "," T("testing.SchemaAllTypes") "," T("int"))
+                 FN(T("int"), T("testing.SchemaAllTypes") "," T("int"))
                  ",\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"}");
   saf_add_method("append_int", "append int to array", 0, saf_append_int,
-                 FN(ARR_INT "," T("testing.SchemaAllTypes") "," ARR_INT "," T("int")) "}");
+                 FN(ARR_INT, T("testing.SchemaAllTypes") "," ARR_INT "," T("int")) "}");
   saf_add_method("maybe_concat", "optional concat", 0, saf_maybe_concat,
-                 FN(OPT_STR "," T("testing.SchemaAllTypes") "," OPT_STR "," OPT_STR) "}");
+                 FN(OPT_STR, T("testing.SchemaAllTypes") "," OPT_STR "," OPT_STR) "}");
   saf_add_method("merge_map", "merge maps", 0, saf_merge_map,
-                 FN(MAP_SAI "," T("testing.SchemaAllTypes") "," MAP_SAI "," MAP_SAI) "}");
+                 FN(MAP_SAI, T("testing.SchemaAllTypes") "," MAP_SAI "," MAP_SAI) "}");
   TVMFFIObjectHandle copy = NULL;
   if (TVMFFIFunctionCreate(NULL, saf_shallow_copy, NULL, &copy) == 0) {
     TVMFFIAny v;
@@ -1309,7 +1313,7 @@ static void register_schema_all_types(void) {
     TVMFFIObjectDecRef(copy);
   }
   saf_add_method("make_with", "Constructor with subset of fields", 1, saf_make_with,
-                 FN(T("testing.SchemaAllTypes") "," T("int") "," T("float") "," T("ffi.String")) "}");
+                 FN(T("testing.SchemaAllTypes"), T("int") "," T("float") "," T("ffi.String")) "}");
 #undef Q
 #undef T
 #undef FN

@@ -350,7 +350,9 @@ static void set_metadata(int32_t tindex, const char* doc, TVMFFIObjectCreator cr
   TVMFFITypeRegisterMetadata(tindex, &md);
 }
 
-#define FN_SCHEMA(ret, args) "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"" ret "\"}" args "]}"
+#define FN_SCHEMA(ret, params)                                                          \
+  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret "\"}],\"params\":[" \
+  params "]}}"
 
 void tvmffi_testing__objects_init(void) {
   g_pair_index = alloc_type("testing.TestIntPair", 1, kTVMFFIObject);
@@ -366,7 +368,7 @@ void tvmffi_testing__objects_init(void) {
     add_field(g_pair_index, &a);
     add_field(g_pair_index, &b);
     tt_add_method(g_pair_index, "__ffi_init__", "Constructs from a and b.", 1, pair_init, NULL,
-                  FN_SCHEMA("testing.TestIntPair", ",{\"type\":\"int\"},{\"type\":\"int\"}"));
+                  FN_SCHEMA("testing.TestIntPair", "{\"type\":\"int\"},{\"type\":\"int\"}"));
     tt_add_method(g_pair_index, "sum", "Method to compute sum of a and b", 0, pair_sum, NULL,
                   FN_SCHEMA("int", ""));
     register_shallow_copy(g_pair_index); /* copyable, as upstream's */
@@ -390,7 +392,7 @@ void tvmffi_testing__objects_init(void) {
     };
     for (int i = 0; i < 3; ++i) add_field(g_base_index, &fs[i]);
     tt_add_method(g_base_index, "add_i64", "add_i64 method", 0, base_add_i64, NULL,
-                  FN_SCHEMA("int", ",{\"type\":\"int\"}"));
+                  FN_SCHEMA("int", "{\"type\":\"int\"}"));
     set_metadata(g_derived_index, "Derived object with required container fields.",
                  create_derived, sizeof(obj_derived));
     field_spec ds[2] = {
@@ -411,7 +413,7 @@ void tvmffi_testing__objects_init(void) {
     if (call_global("ffi._RegisterFFIInit", &idx, 1, &r) == 0) release(&r);
   }
   tt_reg("testing.TestIntPairSum", pair_sum_global, NULL, "pair.a + pair.b",
-         FN_SCHEMA("int", ",{\"type\":\"testing.TestIntPair\"}"));
+         FN_SCHEMA("int", "{\"type\":\"testing.TestIntPair\"}"));
   /* Registration problems are reported, never left in the loading thread. */
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);

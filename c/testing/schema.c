@@ -26,6 +26,9 @@ typedef struct {
 #define J(t) "{\"type\":\"" t "\"}"
 #define J1(t, a) "{\"type\":\"" t "\",\"args\":[" a "]}"
 #define J2(t, a, b) "{\"type\":\"" t "\",\"args\":[" a "," b "]}"
+/* A typed function: FN(return, "param,param,..."). */
+#define FN(ret, params) \
+  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[" ret "],\"params\":[" params "]}}"
 
 static const fixture kFixtures[] = {
     {"testing.schema_id_int", K_INT, K_ANY, K_ANY, "int", J("int")},
@@ -37,7 +40,7 @@ static const fixture kFixtures[] = {
     {"testing.schema_id_bytes", K_BYTES, K_ANY, K_ANY, "bytes", J("ffi.Bytes")},
     {"testing.schema_id_func", K_FUNC, K_ANY, K_ANY, "ffi.Function", J("ffi.Function")},
     {"testing.schema_id_func_typed", K_FUNC, K_ANY, K_ANY, "ffi.Function",
-     J2("ffi.Function", J("int"), J("int"))},
+     FN(J("None"), J("int") "," J("float") "," J("ffi.Function"))},
     {"testing.schema_id_any", K_ANY, K_ANY, K_ANY, "Any", J("Any")},
     {"testing.schema_id_object", K_OBJ, K_ANY, K_ANY, "ffi.Object", J("ffi.Object")},
     {"testing.schema_id_dltensor", K_DLTENSOR, K_ANY, K_ANY, "DLTensor*", J("DLTensor*")},
@@ -54,7 +57,7 @@ static const fixture kFixtures[] = {
      J1("ffi.Array", J("ffi.String"))},
     {"testing.schema_id_arr_obj", K_ARRAY, K_OBJ, K_ANY, "Array<ffi.Object>",
      J1("ffi.Array", J("ffi.Object"))},
-    {"testing.schema_id_arr", K_ARRAY, K_ANY, K_ANY, "Array<Any>", J1("ffi.Array", J("Any"))},
+    {"testing.schema_id_arr", K_ARRAY, K_ANY, K_ANY, "Array<Any>", J("ffi.Array")},
     {"testing.schema_id_list_int", K_LIST, K_INT, K_ANY, "List<int>", J1("ffi.List", J("int"))},
     {"testing.schema_id_list_str", K_LIST, K_STR, K_ANY, "List<str>",
      J1("ffi.List", J("ffi.String"))},
@@ -67,7 +70,7 @@ static const fixture kFixtures[] = {
     {"testing.schema_id_map_str_obj", K_MAP, K_OBJ, K_STR, "Map<str, ffi.Object>",
      J2("ffi.Map", J("ffi.String"), J("ffi.Object"))},
     {"testing.schema_id_map", K_MAP, K_ANY, K_ANY, "Map<Any, Any>",
-     J2("ffi.Map", J("Any"), J("Any"))},
+     J("ffi.Map")},
     {"testing.schema_id_dict_str_int", K_DICT, K_INT, K_STR, "Dict<str, int>",
      J2("ffi.Dict", J("ffi.String"), J("int"))},
     {"testing.schema_id_dict_str_str", K_DICT, K_STR, K_STR, "Dict<str, str>",
@@ -375,18 +378,51 @@ static int schema_tensor_view_input(void* h, const TVMFFIAny* args, int32_t n, T
              : arg_mismatch(sig, 0, "ffi.Tensor", &args[0]);
 }
 
-/* (Array<int>, Map<str, int>, Optional<str>) -> None, argument checks only. */
+/* (arr: Array<Optional<int>>, mp: Map<str, Array<int>>, os: Optional<str>) ->
+ * Map<str, Array<int>>: mp, plus os -> the ints of arr when os is given. */
 static int schema_arr_map_opt(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   static const char* sig =
-      "testing.schema_arr_map_opt(0: Array<int>, 1: Map<str, int>, 2: Optional<str>) -> None";
+      "testing.schema_arr_map_opt(0: Array<Optional<int>>, 1: Map<str, Array<int>>, 2: "
+      "Optional<str>) -> Map<str, Array<int>>";
+  static const fixture kMap = {"testing.schema_arr_map_opt", K_MAP, K_ANY, K_STR,
+                               "Map<str, Array<int>>", ""};
   (void)h;
-  (void)r;
   if (arg_count(sig, n, 3) != 0) return -1;
-  if (args[0].type_index != kTVMFFIArray) return arg_mismatch(sig, 0, "Array<int>", &args[0]);
-  if (args[1].type_index != kTVMFFIMap) return arg_mismatch(sig, 1, "Map<str, int>", &args[1]);
+  if (args[0].type_index != kTVMFFIArray && args[0].type_index != kTVMFFIList)
+    return arg_mismatch(sig, 0, "Array<Optional<int>>", &args[0]);
+  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(args[0].v_obj);
+  const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
+  for (int64_t i = 0; i < cell->size; ++i)
+    if (items[i].type_index != kTVMFFINone && !is_int(&items[i]))
+      return arg_mismatch(sig, 0, "Array<Optional<int>>", &args[0]);
   if (args[2].type_index != kTVMFFINone && !is_str(&args[2]))
     return arg_mismatch(sig, 2, "Optional<str>", &args[2]);
-  return 0;
+  if (args[2].type_index == kTVMFFINone) return convert_map(sig, &kMap, &args[1], kTVMFFIMap, r);
+  /* A Dict copy takes the new entry; the result is a Map again. */
+  TVMFFIAny dict, extra, set[3], ignored;
+  if (convert_map(sig, &kMap, &args[1], kTVMFFIDict, &dict) != 0) return -1;
+  TVMFFIAny* ints = (TVMFFIAny*)calloc((size_t)cell->size + 1, sizeof(TVMFFIAny));
+  int64_t k = 0;
+  if (ints == NULL) {
+    release(&dict);
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "schema fixture: out of memory");
+    return -1;
+  }
+  for (int64_t i = 0; i < cell->size; ++i)
+    if (items[i].type_index != kTVMFFINone) set_int(&ints[k++], items[i].v_int64);
+  int rc = call_global("ffi.Array", ints, (int32_t)k, &extra);
+  free(ints);
+  if (rc == 0) {
+    set[0] = dict;
+    set[1] = args[2];
+    set[2] = extra;
+    set_none(&ignored);
+    rc = call_global("ffi.DictSetItem", set, 3, &ignored);
+    release(&extra);
+  }
+  if (rc == 0) rc = convert_map(sig, &kMap, &dict, kTVMFFIMap, r);
+  release(&dict);
+  return rc;
 }
 
 /* Variant<int, str, Array<int>> -> same. */
@@ -406,31 +442,34 @@ static int schema_variant_mix(void* h, const TVMFFIAny* args, int32_t n, TVMFFIA
   return TVMFFIAnyViewToOwnedAny(a, r);
 }
 
-#define FN(ret, args) "{\"type\":\"ffi.Function\",\"args\":[" ret args "]}"
 #define J3V \
   "{\"type\":\"Variant\",\"args\":[" J("int") "," J("ffi.String") "," J1("ffi.Array", J("int")) "]}"
 
 void tvmffi_testing__schema_init(void) {
   for (size_t i = 0; i < sizeof(kFixtures) / sizeof(kFixtures[0]); ++i) {
-    char schema[512];
-    snprintf(schema, sizeof(schema), "{\"type\":\"ffi.Function\",\"args\":[%s,%s]}",
-             kFixtures[i].schema, kFixtures[i].schema);
-    tt_reg(kFixtures[i].name, schema_id, (void*)&kFixtures[i],
-           "Returns its argument after the typed conversion.", schema);
+    char schema[1024];
+    snprintf(schema, sizeof(schema), FN("%s", "%s"), kFixtures[i].schema, kFixtures[i].schema);
+    tt_reg_meta(kFixtures[i].name, schema_id, (void*)&kFixtures[i],
+           "Returns its argument after the typed conversion.", schema,
+           i == 0 ? "\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"" : NULL);
   }
-  tt_reg("testing.schema_packed", schema_packed, NULL,
-         "Packed arguments; returns their count.", "{\"type\":\"ffi.Function\"}");
-  tt_reg("testing.schema_no_args", schema_no_args, NULL, "No arguments.", FN(J("int"), ""));
-  tt_reg("testing.schema_no_return", schema_no_return, NULL, "No result.",
-         FN(J("None"), "," J("int")));
-  tt_reg("testing.schema_no_args_no_return", schema_no_args_no_return, NULL,
-         "Nothing at all.", FN(J("None"), ""));
-  tt_reg("testing.schema_tensor_view_input", schema_tensor_view_input, NULL,
-         "Takes a tensor view.", FN(J("None"), "," J("ffi.Tensor")));
-  tt_reg("testing.schema_arr_map_opt", schema_arr_map_opt, NULL,
-         "Array, Map and Optional parameters.",
-         FN(J("None"), "," J1("ffi.Array", J("int")) "," J2("ffi.Map", J("ffi.String"), J("int"))
-                           "," J1("Optional", J("ffi.String"))));
-  tt_reg("testing.schema_variant_mix", schema_variant_mix, NULL, "Variant parameter.",
-         FN(J3V, "," J3V));
+  tt_reg_meta("testing.schema_packed", schema_packed, NULL,
+              "Packed arguments; returns their count.", "{\"type\":\"ffi.Function\"}", NULL);
+  tt_reg_meta("testing.schema_no_args", schema_no_args, NULL, "No arguments.", FN(J("int"), ""),
+              NULL);
+  tt_reg_meta("testing.schema_no_return", schema_no_return, NULL, "No result.",
+              FN(J("None"), J("int")), NULL);
+  tt_reg_meta("testing.schema_no_args_no_return", schema_no_args_no_return, NULL,
+              "Nothing at all.", FN(J("None"), ""), NULL);
+  tt_reg_meta("testing.schema_tensor_view_input", schema_tensor_view_input, NULL,
+              "Takes a tensor view.", FN(J("None"), J("DLTensor*")), NULL);
+#define MAP_STR_ARR_INT J2("ffi.Map", J("ffi.String"), J1("ffi.Array", J("int")))
+  tt_reg_meta("testing.schema_arr_map_opt", schema_arr_map_opt, NULL,
+              "Array, Map and Optional parameters.",
+              FN(MAP_STR_ARR_INT, J1("ffi.Array", J1("Optional", J("int"))) "," MAP_STR_ARR_INT
+                                      "," J1("Optional", J("ffi.String"))),
+              NULL);
+#undef MAP_STR_ARR_INT
+  tt_reg_meta("testing.schema_variant_mix", schema_variant_mix, NULL, "Variant parameter.",
+              FN(J3V, J3V), NULL);
 }

@@ -287,8 +287,8 @@ static void register_method(int32_t tindex, const char* name, const char* doc,
   m.name = ba(name);
   m.doc = ba(doc);
   m.metadata = ba(
-      "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type\\\":"
-      "\\\"int\\\"}]}\"}");
+      "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":"
+      "[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[]}}\"}");
   m.flags = 0;
   m.method.type_index = kTVMFFIFunction;
   m.method.v_obj = (TVMFFIObject*)f;
@@ -448,8 +448,9 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h,
   (void)args;
   (void)n;
   return ret_str(r,
-                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type"
-                 "\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}");
+                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{"
+                 "\\\"return\\\":[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[{\\\"type\\\":"
+                 "\\\"int\\\"}]}}\"}");
 }
 
 TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_test_add_with_docstring(void* h,
@@ -471,8 +472,9 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_test_add_with_docstring(
   (void)args;
   (void)n;
   return ret_str(r,
-                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":[{\\\"type"
-                 "\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}");
+                 "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{"
+                 "\\\"return\\\":[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[{\\\"type\\\":"
+                 "\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}}\"}");
 }
 
 TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
@@ -481,9 +483,9 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
   (void)args;
   (void)n;
   return ret_str(r,
-                 "Add two integers.\n\n"
-                 "Parameters\n----------\na : int\n    First operand.\nb : int\n"
-                 "    Second operand.\n\nReturns\n-------\nint\n    The sum a + b.");
+                 "Add two integers and return the sum.\n\n"
+                 "Parameters\n----------\na : int\n    First integer\nb : int\n"
+                 "    Second integer\n\nReturns\n-------\nresult : int\n    Sum of a and b");
 }
 
 /* ---- registration ---------------------------------------------------------- */
@@ -493,7 +495,12 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
  * second copy of the library must not abort the process. */
 void tt_reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
             const char* schema) {
-  char meta[1024];
+  tt_reg_meta(name, fn, self, doc, schema, NULL);
+}
+
+void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
+                 const char* schema, const char* extra) {
+  char meta[2048];
   size_t k = 0;
   const char* head = "{\"type_schema\":\"";
   memcpy(meta, head, strlen(head));
@@ -502,7 +509,7 @@ void tt_reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc
     if (*p == '"' || *p == '\\') meta[k++] = '\\';
     meta[k++] = *p;
   }
-  memcpy(meta + k, "\"}", 3);
+  snprintf(meta + k, sizeof(meta) - k, "\"%s%s}", extra ? "," : "", extra ? extra : "");
   TVMFFIObjectHandle f = NULL;
   /* With self non-NULL the function receives self (a fixture entry). */
   if (TVMFFIFunctionCreate(self, fn, NULL, &f) != 0) goto fail;
@@ -527,8 +534,13 @@ fail:;
   }
 }
 
-#define SCHEMA(ret, args) "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"" ret "\"}" args "]}"
-#define ARG(t) ",{\"type\":\"" t "\"}"
+/* {"type":"ffi.Function","named_args":{"return":[ret],"params":[...]}}: the first
+ * parameter is P(t), the others ARG(t). */
+#define SCHEMA(ret, params)                                                         \
+  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret "\"}]," \
+  "\"params\":[" params "]}}"
+#define P(t) "{\"type\":\"" t "\"}"
+#define ARG(t) "," P(t)
 #define PACKED_SCHEMA "{\"type\":\"ffi.Function\"}"
 
 __attribute__((constructor)) static void testing_init(void) {
@@ -542,16 +554,16 @@ __attribute__((constructor)) static void testing_init(void) {
     return;
   }
   tt_reg("testing.test_raise_error", TestRaiseError, NULL, "Raises an error of the given kind.",
-         SCHEMA("None", ARG("ffi.String") ARG("ffi.String")));
-  tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", ARG("int")));
+         SCHEMA("None", P("ffi.String") ARG("ffi.String")));
+  tt_reg("testing.add_one", add_one, NULL, "Returns x + 1.", SCHEMA("int", P("int")));
   /* packed (any arguments): a schema without "args", as C++ def_packed registers them */
   tt_reg("testing.nop", nop, NULL, "Ignores its arguments.", PACKED_SCHEMA);
   tt_reg("testing.echo", echo, NULL, "Returns its first argument.", PACKED_SCHEMA);
   tt_reg("testing.apply", TestApply, NULL, "Calls f(*args).", PACKED_SCHEMA);
   tt_reg("testing.run_check_signal", run_check_signal, NULL,
-         "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", ARG("int")));
+         "Sleeps nsec seconds, checking for signals every second.", SCHEMA("None", P("int")));
   tt_reg("testing.object_use_count", object_use_count, NULL, "Strong count of an object.",
-         SCHEMA("int", ARG("ffi.Object")));
+         SCHEMA("int", P("ffi.Object")));
   tt_reg("testing.make_unregistered_object", make_unregistered_object, NULL,
          "An object whose type has no Python class.", SCHEMA("ffi.Object", ""));
   tt_reg("testing.get_add_one_c_symbol", get_add_one_c_symbol, NULL,
@@ -559,24 +571,24 @@ __attribute__((constructor)) static void testing_init(void) {
   tt_reg("testing.get_mlir_add_one_c_symbol", get_mlir_add_one_c_symbol, NULL,
          "Address of an MLIR-packed wrapper computing x + 1.", SCHEMA("int", ""));
   tt_reg("testing.optional_tensor_view_has_value", optional_tensor_view_has_value, NULL,
-         "Whether an optional tensor argument was given.", SCHEMA("bool", ARG("Any")));
+         "Whether an optional tensor argument was given.", SCHEMA("bool", P("Any")));
   tt_reg("testing.make_array_with_tensor", make_array_with_tensor, NULL, "Array[t]",
-         SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         SCHEMA("ffi.Array", P("ffi.Tensor")));
   tt_reg("testing.make_array_with_mixed", make_array_with_mixed, NULL, "Array[t, x, \"hello\"]",
-         SCHEMA("ffi.Array", ARG("ffi.Tensor") ARG("Any")));
+         SCHEMA("ffi.Array", P("ffi.Tensor") ARG("Any")));
   tt_reg("testing.make_nested_array_with_tensor", make_nested_array_with_tensor, NULL,
-         "Array[Array[t, 42], t]", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         "Array[Array[t, 42], t]", SCHEMA("ffi.Array", P("ffi.Tensor")));
   tt_reg("testing.make_list_with_tensor", make_list_with_tensor, NULL, "List[t, x]",
-         SCHEMA("ffi.List", ARG("ffi.Tensor") ARG("Any")));
+         SCHEMA("ffi.List", P("ffi.Tensor") ARG("Any")));
   tt_reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
-         "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", ARG("ffi.Tensor")));
+         "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", P("ffi.Tensor")));
   tt_reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
-         "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", ARG("ffi.Tensor")));
+         "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", P("ffi.Tensor")));
   tt_reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
-         "An empty Array.", SCHEMA("ffi.Array", ARG("ffi.Tensor")));
+         "An empty Array.", SCHEMA("ffi.Array", P("ffi.Tensor")));
   tt_reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,
          "Map{array: Array[t1, t2], map: Map{t: t1}, scalar: 99}",
-         SCHEMA("ffi.Map", ARG("ffi.Tensor") ARG("ffi.Tensor")));
+         SCHEMA("ffi.Map", P("ffi.Tensor") ARG("ffi.Tensor")));
   tvmffi_testing__schema_init();
   tvmffi_testing__objects_init();
   tvmffi_testing__fixtures_init();

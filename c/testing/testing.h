@@ -133,6 +133,9 @@ static inline TVMFFIByteArray ba(const char* s) {
  * {"type_schema": <schema>}; failures are reported on stderr. */
 TVMFFI_TESTING_HIDDEN void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
                                   const char* doc, const char* schema);
+/* tt_reg with more metadata entries: `extra` is JSON members ("k":v,...) or NULL. */
+TVMFFI_TESTING_HIDDEN void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self,
+                                       const char* doc, const char* schema, const char* extra);
 
 /* objects.c: registers method `name` of a type (with `self` when non-NULL)
  * with metadata {"type_schema": <schema>}; `__ffi_init__` is also stored as

@@ -92,15 +92,31 @@ _ORIGIN_NAMES = {
 }
 
 
+# Schema keys whose printed origin loses them (``ffi.BigInt`` prints as ``int``): the key is
+# kept in ``TypeSchema.type_key``.
+_KEPT_TYPE_KEYS = frozenset(["ffi.BigInt"])
+_CONTAINER_ARITY = {"ffi.Array": 1, "ffi.List": 1, "ffi.Map": 2, "ffi.Dict": 2}
+
+
+def _schema_list(obj, what):
+    if not isinstance(obj, (list, tuple)):
+        raise ValueError("%s of a type schema must be a list, got %r" % (what, obj))
+    return tuple(TypeSchema.from_json_obj(a) for a in obj)
+
+
 @dataclasses.dataclass(frozen=True, repr=False)
 class TypeSchema:
     """A parsed ``type_schema``: ``origin`` (Python-facing name) and argument schemas.
 
-    For ``Callable`` the first argument is the return type, as in the JSON.
+    A typed ``Callable`` has no ``args``; its ``named_args`` maps ``"return"`` to a
+    one-element tuple and ``"params"`` to the parameter schemas (``None`` for a packed
+    function).  ``type_key`` keeps a schema key the origin does not show (``ffi.BigInt``).
     """
 
     origin: str
     args: tuple = ()
+    named_args: Optional[dict] = None
+    type_key: Optional[str] = None
 
     def __post_init__(self):
         if not isinstance(self.origin, str):
@@ -110,20 +126,36 @@ class TypeSchema:
         if self.origin == "Union" and len(self.args) < 2:
             raise ValueError("Union takes at least two arguments, got %d" % len(self.args))
 
+    def __hash__(self):
+        named = None if self.named_args is None else tuple(sorted(self.named_args.items()))
+        return hash((self.origin, self.args, named, self.type_key))
+
     @staticmethod
     def from_json_obj(obj):
-        """TypeSchema of a decoded schema ``{"type": key, "args": [...]}``."""
+        """TypeSchema of a decoded schema ``{"type": key, "args": [...]}``.
+
+        Functions come as ``{"type": "ffi.Function", "named_args": {"return": [R], "params":
+        [...]}}``, or in the older spelling ``"args": [R, params...]``.
+        """
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise ValueError('a type schema is a JSON object with a string "type", got %r' % (obj,))
-        args = obj.get("args", ())
+        key = obj["type"]
+        args = _schema_list(obj.get("args", ()), '"args"')
         named = obj.get("named_args")
-        if not args and isinstance(named, dict):
-            # newer upstream builds spell functions {"return": [R], "params": [A1, ...]}
-            args = list(named.get("return") or [{"type": "None"}])[:1] + list(named.get("params") or [])
-        if not isinstance(args, (list, tuple)):
-            raise ValueError('"args" of a type schema must be a list, got %r' % (args,))
-        origin = _ORIGIN_NAMES.get(obj["type"], obj["type"])
-        return TypeSchema(origin, tuple(TypeSchema.from_json_obj(a) for a in args))
+        origin = _ORIGIN_NAMES.get(key, key)
+        type_key = key if key in _KEPT_TYPE_KEYS else None
+        if named is not None:
+            if not isinstance(named, dict):
+                raise ValueError('"named_args" of a type schema must be an object, got %r'
+                                 % (named,))
+            ret = _schema_list(named.get("return") or [{"type": "None"}], '"return"')
+            return TypeSchema(origin, args, {"return": ret[:1], "params": _schema_list(
+                named.get("params") or [], '"params"')}, type_key)
+        if not args and key in _CONTAINER_ARITY:  # `const ArrayObj*` and kin: untyped elements
+            args = (TypeSchema("Any"),) * _CONTAINER_ARITY[key]
+        if origin == "Callable" and args:
+            return TypeSchema(origin, (), {"return": args[:1], "params": args[1:]}, type_key)
+        return TypeSchema(origin, args, None, type_key)
 
     @staticmethod
     def from_json_str(text):
@@ -139,9 +171,12 @@ class TypeSchema:
         if origin == "Optional":
             return "%s | None" % args[0]
         if origin == "Callable":
-            if not args:
+            if self.named_args is None:
                 return "Callable[..., Any]"
-            return "Callable[[%s], %s]" % (", ".join(args[1:]), args[0])
+            ret = self.named_args.get("return") or (TypeSchema("None"),)
+            params = self.named_args.get("params") or ()
+            return "Callable[[%s], %s]" % (", ".join(p.repr(ty_map) for p in params),
+                                           ret[0].repr(ty_map))
         if not args:
             return origin
         return "%s[%s]" % (origin, ", ".join(args))

@@ -352,6 +352,24 @@ static void test_core_metadata(void) {
   check_any_release(&r);
 }
 
+/* Function schemas are registered in the 0.1.15 form (docs/abi.md §12.5.1), nested ones too. */
+static void test_core_schema_named_args(void) {
+  TVMFFIAny r, nm = str_any("ffi.ModuleGetFunction");
+  CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r));
+  CHECK_EQ_STR(TVMFFIBytesGetByteArrayPtr(r.v_obj)->data,
+               "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{"
+               "\\\"return\\\":[{\\\"type\\\":\\\"Optional\\\",\\\"args\\\":[{\\\"type\\\":"
+               "\\\"ffi.Function\\\"}]}],\\\"params\\\":[{\\\"type\\\":\\\"ffi.Module\\\"},{"
+               "\\\"type\\\":\\\"ffi.String\\\"},{\\\"type\\\":\\\"bool\\\"}]}}\"}");
+  check_any_release(&r);
+  nm = str_any("ffi.MakeFieldSetter");
+  CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r));
+  const char* m = TVMFFIBytesGetByteArrayPtr(r.v_obj)->data;
+  CHECK(strstr(m, "\\\"args\\\":[{\\\"type\\\":\\\"ffi.Function\\\"}]") != NULL);
+  CHECK(strstr(m, "\\\"ffi.Function\\\",\\\"args\\\"") == NULL);
+  check_any_release(&r);
+}
+
 static void test_from_extern_c(void) {
   TVMFFIAny args[3], r;
   deleter_calls = 0;
@@ -465,6 +483,7 @@ int main(void) {
   test_method_info();
   test_list_names();
   test_core_metadata();
+  test_core_schema_named_args();
   test_from_extern_c();
   test_string_bytes();
   test_type_keys_and_sentinels();

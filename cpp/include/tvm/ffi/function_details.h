@@ -67,10 +67,15 @@ struct FuncSig {
     s += Type2Str<R>::v();
     return s;
   }
-  static std::string Schema() {
-    std::string s = "{\"type\":\"ffi.Function\",\"args\":[" + Type2Schema<R>::v();
-    ((s += "," + Type2Schema<Args>::v()), ...);
-    return s + "]}";
+  /* {"type":KEY,"named_args":{"return":[R],"params":[A...]}} (the 0.1.15 form; readers
+   * still accept the older "args":[R, A...]). */
+  static std::string Schema(const char* key = "ffi.Function") {
+    std::string s = std::string("{\"type\":\"") + key + "\",\"named_args\":{\"return\":[" +
+                    Type2Schema<R>::v() + "],\"params\":[";
+    const char* sep = "";
+    ((s += sep, s += Type2Schema<Args>::v(), sep = ","), ...);
+    (void)sep;
+    return s + "]}}";
   }
 };
 

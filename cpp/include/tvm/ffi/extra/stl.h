@@ -230,13 +230,7 @@ struct TypeTraits<std::function<R(Args...)>> : public details::STLTraitsBase {
     return std::function<R(Args...)>(TypedFunction<R(Args...)>(*std::move(f)));
   }
   static std::string TypeStr() { return "std::function" + details::FuncSig<R, Args...>::Sig(); }
-  static std::string TypeSchema() {
-    std::string s = "{\"type\":\"std::function\",\"named_args\":{\"return\":[" +
-                    details::Type2Schema<R>::v() + "],\"params\":[";
-    size_t i = 0;
-    ((s += (i++ ? "," : "") + details::Type2Schema<Args>::v()), ...);
-    return s + "]}}";
-  }
+  static std::string TypeSchema() { return details::FuncSig<R, Args...>::Schema("std::function"); }
 };
 
 namespace details {
