@@ -175,9 +175,9 @@ static int is_hidden(const char* func, const char* file) {
       "TVMFFIErrorSetRaisedFromCStr", "__libc_", "ffi_call_",
       /* our own raise plumbing, the C counterpart of the C++ entries above */
       "tvmffi__raise", "tvmffi__vraise",
-      /* Python binding plumbing: cffi's generated wrappers, and the binding's
-       * own C helpers, named TVMFFIPy* / TVMFFICy* as upstream's are */
-      "_cffi_f_", "TVMFFIPy", "TVMFFICy",
+      /* Python binding plumbing: cffi's generated wrappers, our binding's C
+       * helpers (ffipy_*), and upstream's (TVMFFIPy* / TVMFFICy*) */
+      "_cffi_f_", "ffipy_", "TVMFFIPy", "TVMFFICy",
       /* cffi's ABI-mode call and callback trampolines (_cffi_backend, libffi) */
       "cffistatic_", "cdata_call", "cffi_call_python", "general_invoke_callback",
       "ffi_closure_"};

@@ -1,7 +1,7 @@
 """ABI-mode fallback of the call path (no compiled cffi module: PyPy, no compiler).
 
-Implements in Python what ``_ffi_src/helpers.c`` does in C, with the same hooks of core.py:
-argument packing into ``TVMFFIAny`` arrays, result conversion, Python callbacks, opaque
+Implements in Python what the compiled fast path (``_ffi_src/``) does in C, with the same
+hooks of core.py: argument packing into ``TVMFFIAny`` arrays, result conversion, Python callbacks, opaque
 Python objects and DLPack capsules (through ``ctypes.pythonapi``).  Correct but slow; the
 DLPack C exchange API is not used here (its functions need the GIL, which cffi releases
 around ABI-mode calls), so framework tensors go through ``__dlpack__``.
@@ -229,7 +229,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             if owned:
                 core._decref(addr(a.v_obj))
             return obj
-        if t >= 64:  # with identity tying, as helpers.c
+        if t >= 64:  # with identity tying, as _ffi_src/results.c
             return core._ret_object(t, addr(a.v_obj), owned, api_obj)
         return core._ret_obj(t, a.v_uint64, api_obj)
 
@@ -247,7 +247,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             self.owned = []
             self.keep = []
 
-    def pack(v, a, ctx, depth=0):  # noqa: C901 - mirrors helpers.c:pack
+    def pack(v, a, ctx, depth=0):  # noqa: C901 - mirrors _ffi_src/pack.c
         tp = type(v)
         a.zero_padding = 0
         if v is None:
@@ -435,7 +435,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core._from_any_view = from_any_view
     core._to_owned_any = to_owned_any
     core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
-    # spec 14.6: long C++ loops poll signals through these (helpers.c does the same in C)
+    # spec 14.6: long C++ loops poll signals through these (_ffi_src/state.c does the same in C)
     for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release"):
         fn_addr = ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
         lib.TVMFFIEnvRegisterCAPI(name.encode(), ffi.cast("void*", fn_addr))

@@ -10,11 +10,13 @@ fallback (``_loader.py``) reads when no compiled module can be used.
 Design notes:
 - Declarations come from the public headers through ``_cdef.generate`` (one source of truth);
   the helper entry points come from ``_ffi_src/helpers.h``, which the C source includes too.
+  The C sources (``_ffi_src/*.c``, one concern each, see ``binding.h``) are one translation
+  unit, ``module.c``, so that the hot path inlines across files.
 - The module is not linked against ``libtvm_ffi``: the package loads the runtime with
   ``RTLD_GLOBAL`` first, so the module binds to whichever runtime was found (build tree,
   bundled copy, or the environment) without rpath games.
 - cffi releases the GIL around every API-mode call.  Our calls are short or manage the GIL
-  themselves (helpers.c releases it around the foreign call), so the release is compiled out:
+  themselves (call.c releases it around the foreign call), so the release is compiled out:
   it would cost two GIL hand-overs per call and the helpers need the GIL anyway.
 """
 
@@ -61,11 +63,9 @@ def make_ffi(include_dir, abi3):
     cdef = _cdef.generate(include_dir, [helpers_h])
     ffi = cffi.FFI()
     ffi.cdef(cdef)
-    with open(os.path.join(HERE, "_ffi_src", "helpers.c"), encoding="utf-8") as f:
-        helpers_c = f.read()
     with open(helpers_h, encoding="utf-8") as f:
         helpers_decl = f.read()
-    source = _PRELUDE + helpers_decl + helpers_c
+    source = _PRELUDE + helpers_decl + '#include "module.c"\n'
     kwargs = {}
     if abi3:
         kwargs["py_limited_api"] = True
@@ -76,7 +76,7 @@ def make_ffi(include_dir, abi3):
     ffi.set_source(
         MODULE,
         source,
-        include_dirs=[include_dir],
+        include_dirs=[include_dir, os.path.join(HERE, "_ffi_src")],
         extra_compile_args=["-O2", "-fvisibility=hidden", "-std=gnu11"],
         **kwargs,
     )

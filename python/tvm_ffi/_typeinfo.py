@@ -214,10 +214,10 @@ class FieldGetter:
         """The same read as a builtin of the compiled module (API mode), else self."""
         if self._c_fget is None:
             self._c_fget = self
-            make = getattr(lib, "TVMFFIPyMakeFieldGetter", None) if core.API_MODE else None
+            make = getattr(lib, "ffipy_make_field_getter", None) if core.API_MODE else None
             if make is not None:
                 box = [None, _raised_exception]
-                if make(int(ffi.cast("intptr_t", self._getter)), self.offset, id(box)) == 0:
+                if make(int(ffi.cast("intptr_t", self._getter)), self.offset, id(box)) == core._OK:
                     self._c_fget = box[0]
                 else:
                     core._take_exception()  # keep the Python reader

@@ -1,7 +1,7 @@
 """Core of the tvm_ffi package: object wrappers, the call path, conversions and errors.
 
 The hot path (argument packing, the call, result conversion) is C code inside the cffi module
-(``_ffi_src/helpers.c``); this module installs the Python hooks it delegates the rare cases
+(``_ffi_src/``, entry points in ``helpers.h``); this module installs the Python hooks it delegates the rare cases
 to.  In ABI mode (no compiled module) ``_abi.py`` implements the same protocol in Python.
 """
 
@@ -42,7 +42,7 @@ def _unpack_bytes(ba):
 
 
 if API_MODE:
-    _decref = lib.TVMFFIPyDecRef
+    _decref = lib.ffipy_dec_ref
 else:
 
     def _decref(h, _decref=lib.TVMFFIObjectDecRef, _cast=ffi.cast):
@@ -60,23 +60,23 @@ def _incref(h):
 
 if API_MODE:
 
-    def _tie(w, h, _f=lib.TVMFFIPyTie, _id=id):
+    def _tie(w, h, _f=lib.ffipy_tie, _id=id):
         _f(_id(w), h)
 
-    def _untie(w, h, _f=lib.TVMFFIPyUntie, _id=id):
+    def _untie(w, h, _f=lib.ffipy_untie, _id=id):
         _f(_id(w), h)
 
-    def _drop(w, h, _f=lib.TVMFFIPyDropHandle, _id=id):
+    def _drop(w, h, _f=lib.ffipy_drop_handle, _id=id):
         _f(_id(w), h)
 
     def _tied(h):
         """The live wrapper tied to handle h, or None."""
         box = [None]
-        lib.TVMFFIPyTiedWrapper(h, id(box))
+        lib.ffipy_tied_wrapper(h, id(box))
         return box[0]
 
     def _tied_count():
-        return lib.TVMFFIPyTiedCount()
+        return lib.ffipy_tied_count()
 
 else:  # ABI mode: handle -> id(wrapper); reading an object back by address is CPython-only
     _TIES = {}
@@ -124,7 +124,7 @@ def _new_tied(cls, h):
 
 
 def _ret_object(tidx, h, owned, api_obj):
-    """Object result with identity (ABI mode; helpers.c from_any does the same in C).
+    """Object result with identity (ABI mode; _ffi_src/results.c does the same in C).
 
     Only owned results are tied: a callback's argument view gets a wrapper of its own.
     """
@@ -166,9 +166,17 @@ def _call_error(pending):
     return exc.with_traceback(types.TracebackType(exc.__traceback__, frame, 0, line))
 
 
+# What the compiled entry points return (ffipy_status, _ffi_src/helpers.h).
+_OK = lib.FFIPY_OK
+_FFI_ERROR = lib.FFIPY_FFI_ERROR
+_PY_ERROR = lib.FFIPY_PY_ERROR
+_BOTH_ERRORS = lib.FFIPY_BOTH_ERRORS
+_SHARED_BOX = lib.FFIPY_SHARED_BOX
+
+
 def _take_exception():
     box = [None]
-    if lib.TVMFFIPyTakeException(id(box)) != 0:
+    if lib.ffipy_take_exception(id(box)) != _OK:
         return RuntimeError("tvm_ffi: lost a Python exception")
     return box[0]
 
@@ -484,9 +492,9 @@ class Function(CObject):
 
     _call_line = sys._getframe().f_lineno + 2  # the line that names the call in tracebacks
 
-    def __call__(*args, _call=lib.TVMFFIPyCall if API_MODE else None, _id=id):
+    def __call__(*args, _call=lib.ffipy_call if API_MODE else None, _id=id):
         rc = _call(_id(args))
-        if rc == 0:
+        if rc == 0:  # FFIPY_OK
             return args[0]
         ok, value = _call_failed(rc, args)
         if ok:
@@ -500,7 +508,7 @@ class Function(CObject):
     def __from_extern_c__(c_symbol, *, keep_alive_object=None):
         out = ffi.new("void**")
         box = [keep_alive_object]
-        if lib.TVMFFIPyFunctionFromExternC(_ptr(c_symbol), id(box), out) != 0:
+        if lib.ffipy_function_from_extern_c(_ptr(c_symbol), id(box), out) != _OK:
             _raise_ffi_error()
         return _new_wrapper(Function, _addr(out[0]))
 
@@ -508,7 +516,7 @@ class Function(CObject):
     def __from_mlir_packed_safe_call__(addr, *, keep_alive_object=None):
         out = ffi.new("void**")
         box = [keep_alive_object]
-        if lib.TVMFFIPyFunctionFromMLIRPacked(_ptr(addr), id(box), out) != 0:
+        if lib.ffipy_function_from_mlir_packed(_ptr(addr), id(box), out) != _OK:
             _raise_ffi_error()
         return _new_wrapper(Function, _addr(out[0]))
 
@@ -517,16 +525,16 @@ _RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT",
 
 
 def _call_failed(rc, box):
-    """(True, result) or (False, exception) for a non-zero TVMFFIPyCall code."""
-    if rc == -1:  # the *args tuple is shared: retry with a private list
+    """(True, result) or (False, exception) for a failed ffipy_call status."""
+    if rc == _SHARED_BOX:  # the *args tuple is shared: retry with a private list
         box = list(box)
-        rc = lib.TVMFFIPyCall(id(box))
-        if rc == 0:
+        rc = lib.ffipy_call(id(box))
+        if rc == _OK:
             return True, box[0]
-    if rc == 2:
+    if rc == _PY_ERROR:
         return False, _take_exception()
     err = _move_raised_error()
-    if rc == 3:
+    if rc == _BOTH_ERRORS:
         pending = _take_exception()
         if err is None or err.kind == "EnvErrorAlreadySet":
             return False, pending
@@ -951,7 +959,7 @@ def _class_for_index(tidx):
 
 
 def _wrapper_kind(cls):
-    """How helpers.c may build result wrappers of cls without calling Python (asked once per
+    """How the C fast path (_ffi_src/results.c) may build result wrappers of cls without calling Python (asked once per
     class): (1, 0) only `_h` to set, (2, offset of `_tvm_api`) a plain container, (0, 0) never
     (a class with its own __new__ goes through _ret_obj)."""
     if not issubclass(cls, Object):
@@ -1063,8 +1071,7 @@ def _ret_obj(tidx, payload, api_obj):
 def _from_owned_any(any_ptr):
     """Convert an owned TVMFFIAny* (reference moved) to Python."""
     box = [None]
-    rc = lib.TVMFFIPyFromAny(any_ptr, 1, id(box))
-    if rc != 0:
+    if lib.ffipy_from_any(any_ptr, 1, id(box)) != _OK:
         raise _take_exception()
     return box[0]
 
@@ -1075,18 +1082,17 @@ def _from_any_view(tidx, payload):
     any_.type_index = tidx
     any_.v_uint64 = payload
     box = [None]
-    rc = lib.TVMFFIPyFromAny(any_, 0, id(box))
-    if rc != 0:
+    if lib.ffipy_from_any(any_, 0, id(box)) != _OK:
         raise _take_exception()
     return box[0]
 
 
 def _to_owned_any(value, out):
     box = [value]
-    rc = lib.TVMFFIPyToAny(id(box), out)
-    if rc == 1:
+    rc = lib.ffipy_to_any(id(box), out)
+    if rc == _FFI_ERROR:
         _raise_ffi_error()
-    if rc == 2:
+    if rc == _PY_ERROR:
         raise _take_exception()
 
 
@@ -1288,7 +1294,7 @@ def _torch_fallback(torch, v):
 def _make_opaque(v):
     box = [v]
     out = ffi.new("void**")
-    if lib.TVMFFIPyOpaqueCreate(id(box), out) != 0:
+    if lib.ffipy_opaque_create(id(box), out) != _OK:
         _raise_ffi_error()
     return _new_wrapper(OpaquePyObject, _addr(out[0]))
 
@@ -1314,7 +1320,7 @@ def convert_func(pyfunc, tensor_cls=None):
 def _make_callback(pyfunc):
     box = [pyfunc]
     out = ffi.new("void**")
-    if lib.TVMFFIPyCallbackCreate(id(box), out) != 0:
+    if lib.ffipy_callback_create(id(box), out) != _OK:
         _raise_ffi_error()
     return _new_tied(Function, _addr(out[0]))
 
@@ -1442,10 +1448,10 @@ class Tensor(CObject):
         if not self._h:
             raise BufferError("cannot export a tensor view without a handle")
         box = [None]
-        rc = lib.TVMFFIPyTensorToCapsule(_ptr(self._h), versioned, id(box))
-        if rc == 1:
+        rc = lib.ffipy_tensor_to_capsule(_ptr(self._h), versioned, id(box))
+        if rc == _FFI_ERROR:
             _raise_ffi_error()
-        if rc == 2:
+        if rc == _PY_ERROR:
             raise _take_exception()
         return box[0]
 
@@ -1492,10 +1498,10 @@ def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
     __dlpack__() with no arguments, then the object itself as a capsule.
     """
     box = [ext_tensor]
-    rc = lib.TVMFFIPyFromDLPack(id(box), require_alignment, 1 if require_contiguous else 0)
-    if rc == 0:
+    rc = lib.ffipy_from_dlpack(id(box), require_alignment, 1 if require_contiguous else 0)
+    if rc == _OK:
         return box[0]
-    if rc == 1:
+    if rc == _FFI_ERROR:
         _raise_ffi_error()
     raise _take_exception()
 
@@ -1598,27 +1604,38 @@ def _init():
         return
     fa = _global_handle("ffi.Array")
     fm = _global_handle("ffi.Map")
-    cfg = (CObject, _classify, _convert_slow, _ret_obj, _exc_to_error, DLTensorTestWrapper, fa, fm,
-           _slot_offset(CObject, "_h"), _slot_offset(Function, "release_gil"), Function,
-           Tensor, _CLASS_TENSOR_BOX, _slot_offset(Tensor, "_view"), _RELEASE_GIL_DEFAULT)
-    if lib.TVMFFIPyInit(id(cfg)) != 0:
-        raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
-    box = (_TYPE_CLS, _wrapper_kind)  # (named: the id must stay valid during the call)
-    if lib.TVMFFIPyInitObjects(id(box)) != 0:  # result wrappers built in C
-        raise RuntimeError("tvm_ffi: failed to initialise object wrapping")
+    cfg = ffi.new("ffipy_config*")  # every object named here is a global of this module
+    cfg.cobject_cls, cfg.function_cls, cfg.tensor_cls = id(CObject), id(Function), id(Tensor)
+    cfg.tensor_cls_box = id(_CLASS_TENSOR_BOX)
+    cfg.type_cls = id(_TYPE_CLS)
+    cfg.test_wrapper = id(DLTensorTestWrapper)
+    cfg.classify = id(_classify)
+    cfg.convert_slow = id(_convert_slow)
+    cfg.ret_obj = id(_ret_obj)
+    cfg.exc_to_error = id(_exc_to_error)
+    cfg.wrapper_kind = id(_wrapper_kind)
+    cfg.call_error = id(_call_error)
+    cfg.fn_array, cfg.fn_map = _ptr(fa), _ptr(fm)
+    cfg.off_h = _slot_offset(CObject, "_h")
+    cfg.off_release_gil = _slot_offset(Function, "release_gil")
+    cfg.off_view = _slot_offset(Tensor, "_view")
+    cfg.release_gil_default = _RELEASE_GIL_DEFAULT
+    rc = lib.ffipy_init(cfg)
     for h in (fa, fm):
         if h:
             _decref(h)
-    # (TVMFFIPyInit also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)
+    if rc != 0:
+        raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
+    # (ffipy_init also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)
     if os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
-        box = [Function, _call_error]
-        if lib.TVMFFIPyMakeCallDescriptor(id(box)) == 0:
+        box = [Function]
+        if lib.ffipy_make_call_descriptor(id(box)) == _OK:
             Function.__call__ = box[0]
-            lib.TVMFFIPyInstallCallSlot(id(Function))  # calls skip the generic dispatch
+            lib.ffipy_install_call_slot(id(Function))  # calls skip the generic dispatch
         else:
             _take_exception()
         box = [CObject]
-        if lib.TVMFFIPyMakeBuiltins(id(box)) == 0:
+        if lib.ffipy_make_builtins(id(box)) == _OK:
             global from_dlpack
             from_dlpack = box[0]
             CObject.__del__ = box[1]
@@ -1626,7 +1643,7 @@ def _init():
             _take_exception()
     import atexit  # noqa: PLC0415
 
-    atexit.register(lib.TVMFFIPySetFinalizing)
+    atexit.register(lib.ffipy_set_finalizing)
 
 
 _init()

@@ -88,7 +88,7 @@ def _synthetic_frame(filename, lineno, func):
         # keep the caller's locals alive; the helper thread's frames hold nothing of them.
         if core.API_MODE and sys.version_info >= (3, 11):
             box = [code, _FRAME_GLOBALS]
-            if core.lib.TVMFFIPyFrameNew(id(box)) != 0:
+            if core.lib.ffipy_frame_new(id(box)) != core._OK:
                 raise core._take_exception()
             frame = box[0]
         else:  # ABI mode: a frame from a real (finished) execution of the raiser code

@@ -1,81 +1,103 @@
 /*
- * helpers.h -- entry points of the C fast path compiled into the cffi module
- * (API mode only; helpers.c is the implementation).  Declared here once: the
- * build feeds this file to both cffi's cdef and the C compiler.
+ * helpers.h -- entry points of the C fast path compiled into the cffi module (API mode
+ * only; binding.h maps the files that implement them).  Declared here once: the build
+ * feeds this file to both cffi's cdef and the C compiler, so core.py reads the same names.
  *
- * A "box" is the id() of a tuple or list whose item 0 is replaced by the
- * result; box protocol return codes:
- *   0  success, box[0] is the result
- *   1  an FFI error waits in this thread's raised-error slot
- *   2  a Python exception waits in this thread's slot (TVMFFIPyTakeException)
- *   3  an FFI error waits in the raised-error slot and the Python exception
- *      that was pending in the interpreter (EnvErrorAlreadySet) in ours
- *  -1  the box is shared (refcount > 1): retry with a fresh list
+ * A "box" is the id() of a tuple or list whose item 0 is replaced by the result.
  */
 #ifndef TVM_FFI_PY_HELPERS_H_
 #define TVM_FFI_PY_HELPERS_H_
 
-/* Hands the Python-side hooks (a tuple, see core.py) to C. Returns 0/-1. */
-int TVMFFIPyInit(intptr_t config);
-/* box = (function_wrapper, arg0, arg1, ...): converts, calls, converts back. */
-int TVMFFIPyCall(intptr_t box);
-/* box = [Function class, call_error hook]: box[0] = a METH_FASTCALL method descriptor
- * usable as Function.__call__ (call_error(pending_exc_or_None) -> exception to raise). */
-int TVMFFIPyMakeCallDescriptor(intptr_t box);
+/* What an entry point returning ffipy_status left behind. */
+typedef enum {
+  FFIPY_OK = 0,           /* success, box[0] is the result */
+  FFIPY_FFI_ERROR = 1,    /* an FFI error waits in this thread's raised-error slot */
+  FFIPY_PY_ERROR = 2,     /* a Python exception waits for ffipy_take_exception */
+  FFIPY_BOTH_ERRORS = 3,  /* an FFI error in the slot and the Python exception that was
+                             pending in the interpreter (EnvErrorAlreadySet) in ours */
+  FFIPY_SHARED_BOX = -1,  /* the box is shared (refcount > 1): retry with a fresh list */
+} ffipy_status;
+
+/* What core.py hands to C once (ffipy_init).  Python objects travel as id(): they are module
+ * globals of core.py, and C takes its own references. */
+typedef struct {
+  intptr_t cobject_cls, function_cls, tensor_cls;
+  intptr_t tensor_cls_box;  /* core._CLASS_TENSOR_BOX: [current tensor class] */
+  intptr_t type_cls;        /* core._TYPE_CLS: type index -> class */
+  intptr_t test_wrapper;    /* core.DLTensorTestWrapper (gets its exchange API capsule) */
+  /* hooks for the rare cases */
+  intptr_t classify;        /* classify(type) -> rule */
+  intptr_t convert_slow;    /* convert_slow(value) -> simpler value */
+  intptr_t ret_obj;         /* ret_obj(type_index, payload, api_obj) -> object */
+  intptr_t exc_to_error;    /* exc_to_error(exc, native_backtrace) -> core.Error */
+  intptr_t wrapper_kind;    /* wrapper_kind(cls) -> (kind, slot offset) */
+  intptr_t call_error;      /* call_error(pending_exc_or_None) -> exception to raise */
+  /* ffi.Array and ffi.Map (borrowed: C takes its own reference), or NULL */
+  void* fn_array;
+  void* fn_map;
+  /* byte offsets of the __slots__ members CObject._h, Function.release_gil, Tensor._view */
+  int64_t off_h, off_release_gil, off_view;
+  int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
+} ffipy_config;
+
+/* Takes the configuration; -1 when it is unusable. */
+int ffipy_init(const ffipy_config* config);
+/* box = (function_wrapper, arg0, arg1, ...): converts, calls, converts back (ffipy_status). */
+int ffipy_call(intptr_t box);
+/* box = [Function class]: box[0] = a METH_FASTCALL method descriptor usable as
+ * Function.__call__ (errors through the call_error hook). */
+int ffipy_make_call_descriptor(intptr_t box);
 /* After `cls.__call__ = <that descriptor>`: points cls's call slot straight at the C call
  * (skipping CPython's generic __call__ dispatch). Returns 0, or 1 when left as it was. */
-int TVMFFIPyInstallCallSlot(intptr_t cls);
+int ffipy_install_call_slot(intptr_t cls);
 /* box = [CObject class]: becomes [from_dlpack builtin, CObject.__del__ descriptor]. */
-int TVMFFIPyMakeBuiltins(intptr_t box);
+int ffipy_make_builtins(intptr_t box);
 /* Converts box[0] (Python value) into an owned Any in *out. */
-int TVMFFIPyToAny(intptr_t box, TVMFFIAny* out);
+int ffipy_to_any(intptr_t box, TVMFFIAny* out);
 /* Converts *value to Python into box[0]; owned != 0 moves value's reference. */
-int TVMFFIPyFromAny(TVMFFIAny* value, int32_t owned, intptr_t box);
+int ffipy_from_any(TVMFFIAny* value, int32_t owned, intptr_t box);
 /* New ffi.Function calling the Python callable box[0]. */
-int TVMFFIPyCallbackCreate(intptr_t box, TVMFFIObjectHandle* out);
+int ffipy_callback_create(intptr_t box, TVMFFIObjectHandle* out);
 /* New ffi.OpaquePyObject holding a strong reference to box[0]. */
-int TVMFFIPyOpaqueCreate(intptr_t box, TVMFFIObjectHandle* out);
+int ffipy_opaque_create(intptr_t box, TVMFFIObjectHandle* out);
 /* box[0] = new DLPack capsule ("dltensor" or "dltensor_versioned") of a tensor. */
-int TVMFFIPyTensorToCapsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box);
+int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box);
 /* Consumes the capsule box[0] (renamed to "used_..."), making a new tensor. */
-int TVMFFIPyTensorFromCapsule(intptr_t box, int32_t require_alignment,
-                              int32_t require_contiguous, TVMFFIObjectHandle* out);
+int ffipy_tensor_from_capsule(intptr_t box, int32_t require_alignment, int32_t require_contiguous,
+                              TVMFFIObjectHandle* out);
 /* from_dlpack(box[0]) (exchange API, __dlpack__ or a capsule); box[0] = the Tensor. */
-int TVMFFIPyFromDLPack(intptr_t box, int32_t require_alignment, int32_t require_contiguous);
+int ffipy_from_dlpack(intptr_t box, int32_t require_alignment, int32_t require_contiguous);
 /* Imports box[0] through the exchange API at address api. */
-int TVMFFIPyTensorFromExchangeAPI(intptr_t box, void* api, int32_t require_alignment,
-                                  int32_t require_contiguous, TVMFFIObjectHandle* out);
+int ffipy_tensor_from_exchange_api(intptr_t box, void* api, int32_t require_alignment,
+                                   int32_t require_contiguous, TVMFFIObjectHandle* out);
 /* Function calling the C safe-call fn (self ignored); box[0] is kept alive unless None. */
-int TVMFFIPyFunctionFromExternC(void* fn, intptr_t box, TVMFFIObjectHandle* out);
+int ffipy_function_from_extern_c(void* fn, intptr_t box, TVMFFIObjectHandle* out);
 /* Function calling an MLIR packed entry void(void** packed); box[0] kept alive as above. */
-int TVMFFIPyFunctionFromMLIRPacked(void* entry, intptr_t box, TVMFFIObjectHandle* out);
+int ffipy_function_from_mlir_packed(void* entry, intptr_t box, TVMFFIObjectHandle* out);
 /* box[0] = the Python exception left by an entry point (returns 1 when none). */
-int TVMFFIPyTakeException(intptr_t box);
+int ffipy_take_exception(intptr_t box);
 /* box = [code, globals]: box[0] = a new frame with no f_back (synthetic traceback frames). */
-int TVMFFIPyFrameNew(intptr_t box);
+int ffipy_frame_new(intptr_t box);
 /* TVMFFIObjectDecRef on an integer handle (wrapper finalisers). */
-void TVMFFIPyDecRef(intptr_t handle);
-/* Wrapper identity table (docs/python.md §4.3): handle -> live wrapper (borrowed; see helpers.c).
+void ffipy_dec_ref(intptr_t handle);
+/* Wrapper identity table (docs/python.md §4.3): handle -> live wrapper (borrowed; identity.c).
  * Tie keeps an existing entry; Untie removes the entry only if it is this wrapper. */
-void TVMFFIPyTie(intptr_t wrapper, intptr_t handle);
-void TVMFFIPyUntie(intptr_t wrapper, intptr_t handle);
+void ffipy_tie(intptr_t wrapper, intptr_t handle);
+void ffipy_untie(intptr_t wrapper, intptr_t handle);
 /* Untie, then TVMFFIObjectDecRef (a wrapper's finaliser). */
-void TVMFFIPyDropHandle(intptr_t wrapper, intptr_t handle);
+void ffipy_drop_handle(intptr_t wrapper, intptr_t handle);
 /* box[0] = the live wrapper tied to handle, or None. Returns 0. */
-int TVMFFIPyTiedWrapper(intptr_t handle, intptr_t box);
+int ffipy_tied_wrapper(intptr_t handle, intptr_t box);
 /* Number of tied wrappers (tests). */
-int64_t TVMFFIPyTiedCount(void);
+int64_t ffipy_tied_count(void);
 /* box = [None, raised_exception hook]: box[0] = a builtin fget(obj) reading the reflected
  * field at handle + offset through the TVMFFIFieldGetter at address getter. */
-int TVMFFIPyMakeFieldGetter(intptr_t getter, int64_t offset, intptr_t box);
-/* box = (core._TYPE_CLS, core._wrapper_kind): lets C build wrappers of registered object
- * types whose class allows it (see helpers.c). Returns 0/-1. */
-int TVMFFIPyInitObjects(intptr_t box);
-/* Drops the cached _wrapper_kind answer for a class (address of the class object). */
-void TVMFFIPyForgetWrapperKind(intptr_t cls);
+int ffipy_make_field_getter(intptr_t getter, int64_t offset, intptr_t box);
+/* Drops the cached wrapper_kind answer for a class (address of the class object). */
+void ffipy_forget_wrapper_kind(intptr_t cls);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
-void TVMFFIPySetFinalizing(void);
+void ffipy_set_finalizing(void);
 /* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */
-void* TVMFFIPyTestExchangeAPI(void);
+void* ffipy_test_exchange_api(void);
 
 #endif /* TVM_FFI_PY_HELPERS_H_ */

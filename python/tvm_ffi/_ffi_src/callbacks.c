@@ -1,0 +1,138 @@
+/* callbacks.c -- Python callables and C functions as FFI functions. */
+
+static void py_decref_deleter(void* obj) {
+  if (g.finalizing || !Py_IsInitialized()) return; /* leak rather than touch a dying interpreter */
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF((PyObject*)obj);
+  PyGILState_Release(gil);
+}
+
+/* Raises the pending Python exception as an FFI error (kind from the registry). */
+static void ffipy_raise_as_ffi_error(void) {
+  /* The native frames between here and the FFI boundary (e.g. the C function that called the
+   * callback), captured before any Python runs: a capture from Python would stop at the
+   * interpreter's frames.  Both names are hidden by the backtrace's "ffipy_" rule. */
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(NULL, 0, NULL, 0);
+  PyObject* e = fetch_exception();
+  PyObject* native = PyUnicode_DecodeUTF8(bt ? bt->data : "", bt ? (Py_ssize_t)bt->size : 0,
+                                          "replace");
+  PyObject* err = e && native ? PyObject_CallFunctionObjArgs(g.exc_to_error, e, native, NULL) : NULL;
+  Py_XDECREF(native);
+  TVMFFIObjectHandle h = NULL;
+  if (err != NULL && get_handle(err, &h) == 0 && h != NULL) {
+    TVMFFIErrorSetRaised(h);
+  } else {
+    PyErr_Clear();
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: failed to convert a Python exception");
+  }
+  Py_XDECREF(err);
+  Py_XDECREF(e);
+}
+
+static int ffipy_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  if (g.finalizing || !Py_IsInitialized()) {
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: Python interpreter is finalizing");
+    return -1;
+  }
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int rc = 0;
+  PyObject* r = NULL;
+  PyObject* tuple = PyTuple_New(n);
+  if (tuple == NULL) goto pyerr;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject* o = from_any((TVMFFIAny*)&args[i], 0, NULL, NULL);
+    if (o == NULL) goto pyerr;
+    PyTuple_SetItem(tuple, i, o);
+  }
+  r = PyObject_Call((PyObject*)self, tuple, NULL);
+  if (r == NULL) goto pyerr;
+  {
+    int prc = pack_to_owned(r, result);
+    if (prc == CONV_PY_ERROR) goto pyerr;
+    if (prc == CONV_FFI_ERROR) rc = -1;
+  }
+  goto done;
+pyerr:
+  ffipy_raise_as_ffi_error();
+  rc = -1;
+done:
+  Py_XDECREF(r);
+  Py_XDECREF(tuple);
+  PyGILState_Release(gil);
+  return rc;
+}
+
+int ffipy_callback_create(intptr_t box_id, TVMFFIObjectHandle* out) {
+  PyObject* f = box_get((PyObject*)box_id);
+  Py_INCREF(f);
+  if (TVMFFIFunctionCreate(f, ffipy_safe_call, py_decref_deleter, out) != 0) {
+    Py_DECREF(f);
+    return FFIPY_FFI_ERROR;
+  }
+  return FFIPY_OK;
+}
+
+int ffipy_opaque_create(intptr_t box_id, TVMFFIObjectHandle* out) {
+  PyObject* o = box_get((PyObject*)box_id);
+  Py_INCREF(o);
+  if (TVMFFIObjectCreateOpaque(o, kTVMFFIOpaquePyObject, py_decref_deleter, out) != 0) {
+    Py_DECREF(o);
+    return FFIPY_FFI_ERROR;
+  }
+  return FFIPY_OK;
+}
+
+
+/* ---- C functions as FFI functions ---------------------------------- */
+
+typedef struct {
+  TVMFFISafeCallType fn;         /* extern C safe call, or NULL */
+  void (*entry)(void** packed);  /* MLIR packed entry, or NULL */
+  PyObject* keep;                /* keep-alive object or NULL */
+} extern_ctx;
+
+static int extern_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  extern_ctx* x = (extern_ctx*)self;
+  if (x->fn != NULL) return x->fn(NULL, args, n, result);
+  void* handle = NULL;
+  int rc = 0;
+  const TVMFFIAny* a = args;
+  void* packed[5] = {&handle, (void*)&a, &n, &result, &rc};
+  x->entry(packed);
+  return rc;
+}
+
+static void extern_deleter(void* self) {
+  extern_ctx* x = (extern_ctx*)self;
+  if (x->keep != NULL) py_decref_deleter(x->keep);
+  free(x);
+}
+
+static int make_extern(TVMFFISafeCallType fn, void (*entry)(void**), intptr_t box_id,
+                       TVMFFIObjectHandle* out) {
+  PyObject* keep = box_get((PyObject*)box_id);
+  extern_ctx* x = (extern_ctx*)malloc(sizeof(extern_ctx));
+  if (x == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "out of memory");
+    return FFIPY_FFI_ERROR;
+  }
+  x->fn = fn;
+  x->entry = entry;
+  x->keep = keep == Py_None ? NULL : keep;
+  Py_XINCREF(x->keep);
+  if (TVMFFIFunctionCreate(x, extern_safe_call, extern_deleter, out) != 0) {
+    Py_XDECREF(x->keep);
+    free(x);
+    return FFIPY_FFI_ERROR;
+  }
+  return FFIPY_OK;
+}
+
+int ffipy_function_from_extern_c(void* fn, intptr_t box, TVMFFIObjectHandle* out) {
+  return make_extern((TVMFFISafeCallType)fn, NULL, box, out);
+}
+
+int ffipy_function_from_mlir_packed(void* entry, intptr_t box, TVMFFIObjectHandle* out) {
+  return make_extern(NULL, (void (*)(void**))entry, box, out);
+}
+

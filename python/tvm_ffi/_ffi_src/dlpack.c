@@ -1,0 +1,198 @@
+/* dlpack.c -- DLPack capsules, __dlpack__ producers and from_dlpack. */
+
+/* Imports a "dltensor"/"dltensor_versioned" capsule into a new tensor and marks it used.
+ * Returns CONV_* (on CONV_FFI_ERROR the capsule is left unconsumed). */
+static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIObjectHandle* out) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t =
+        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (t->version.major != DLPACK_MAJOR_VERSION) {
+      /* only the deleter may be touched on a major mismatch */
+      unsigned major = t->version.major;
+      if (t->deleter) t->deleter(t);
+      PyCapsule_SetName(cap, "used_dltensor_versioned");
+      PyCapsule_SetDestructor(cap, NULL);
+      PyErr_Format(PyExc_BufferError, "unsupported DLPack major version %u (expected %d)", major,
+                   DLPACK_MAJOR_VERSION);
+      return CONV_PY_ERROR;
+    }
+    if (TVMFFITensorFromDLPackVersioned(t, align, contig, out) != 0) return CONV_FFI_ERROR;
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+    PyCapsule_SetDestructor(cap, NULL);
+    return CONV_OK;
+  }
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
+    if (TVMFFITensorFromDLPack(t, align, contig, out) != 0) return CONV_FFI_ERROR;
+    PyCapsule_SetName(cap, "used_dltensor");
+    PyCapsule_SetDestructor(cap, NULL);
+    return CONV_OK;
+  }
+  if (PyCapsule_CheckExact(cap)) {
+    PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+    return CONV_PY_ERROR;
+  }
+  /* only a producer's __dlpack__() hands us anything else */
+  PyObject* tname = PyObject_GetAttrString((PyObject*)Py_TYPE(cap), "__name__");
+  if (tname != NULL)
+    PyErr_Format(PyExc_ValueError, "Expect a dltensor field: __dlpack__() returned %S, not a PyCapsule",
+                 tname);
+  Py_XDECREF(tname);
+  return CONV_PY_ERROR;
+}
+
+/* Rule 11: any other __dlpack__ producer (NumPy, CuPy, ...), called with no arguments. */
+static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out) {
+  PyObject* cap = PyObject_CallMethodObjArgs(v, g.str_dlpack, NULL);
+  if (cap == NULL) return CONV_PY_ERROR;
+  TVMFFIObjectHandle h = NULL;
+  int rc = consume_capsule(cap, 0, 0, &h);
+  Py_DECREF(cap);
+  if (rc != 0) return rc;
+  if (ctx_own(c, h) != 0) return CONV_PY_ERROR;
+  out->type_index = kTVMFFITensor;
+  out->zero_padding = 0;
+  out->v_obj = (TVMFFIObject*)h;
+  return CONV_OK;
+}
+
+/* tvm_ffi.from_dlpack(x, *, require_alignment=0, require_contiguous=False) in C. */
+static PyObject* py_from_dlpack(PyObject* unused, PyObject* const* args, Py_ssize_t nargs,
+                                PyObject* kwnames) {
+  (void)unused;
+  long align = 0;
+  int contig = 0;
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "from_dlpack() takes 1 positional argument (%zd given)", nargs);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    const char* k = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, i), NULL);
+    PyObject* val = args[nargs + i];
+    if (k != NULL && strcmp(k, "require_alignment") == 0) {
+      align = PyLong_AsLong(val);
+      if (align == -1 && PyErr_Occurred()) return NULL;
+    } else if (k != NULL && strcmp(k, "require_contiguous") == 0) {
+      contig = PyObject_IsTrue(val);
+      if (contig < 0) return NULL;
+    } else {
+      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%s'", k ? k : "?");
+      return NULL;
+    }
+  }
+  PyObject* out = NULL;
+  int rc = from_dlpack_impl(args[0], (int32_t)align, contig, &out);
+  if (rc == CONV_OK) return out;
+  if (rc == CONV_FFI_ERROR) raise_hook_exception(g.call_error, Py_None);
+  return NULL;
+}
+
+static PyMethodDef from_dlpack_def = {
+    "from_dlpack", (PyCFunction)(void (*)(void))py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+    "from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False)\n--\n\n"
+    "Import a DLPack producer (exchange API, __dlpack__ or a capsule) as a Tensor without copying."};
+
+static void capsule_dtor_legacy(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(cap, "dltensor");
+    if (t != NULL && t->deleter != NULL) t->deleter(t);
+  }
+}
+
+static void capsule_dtor_versioned(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t =
+        (DLManagedTensorVersioned*)PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (t != NULL && t->deleter != NULL) t->deleter(t);
+  }
+}
+
+int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* cap;
+  if (versioned) {
+    DLManagedTensorVersioned* t = NULL;
+    if (TVMFFITensorToDLPackVersioned(tensor, &t) != 0) return FFIPY_FFI_ERROR;
+    cap = PyCapsule_New(t, "dltensor_versioned", capsule_dtor_versioned);
+    if (cap == NULL && t->deleter) t->deleter(t);
+  } else {
+    DLManagedTensor* t = NULL;
+    if (TVMFFITensorToDLPack(tensor, &t) != 0) return FFIPY_FFI_ERROR;
+    cap = PyCapsule_New(t, "dltensor", capsule_dtor_legacy);
+    if (cap == NULL && t->deleter) t->deleter(t);
+  }
+  if (cap == NULL) return box_exception(box, FFIPY_PY_ERROR);
+  box_set(box, cap);
+  return FFIPY_OK;
+}
+
+int ffipy_tensor_from_capsule(intptr_t box_id, int32_t require_alignment,
+                              int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  PyObject* box = (PyObject*)box_id;
+  int rc = consume_capsule(box_get(box), require_alignment, require_contiguous, out);
+  return entry_status(box, rc);
+}
+
+/* from_dlpack core: CONV_OK with *out = the Tensor, or an error CONV_*. */
+static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject** out) {
+  TVMFFIObjectHandle h = NULL;
+  RuleEntry rule;
+  if (type_rule(Py_TYPE(v), &rule) != 0) return CONV_PY_ERROR;
+  int has_dlpack = rule.has_dlpack;
+  if (rule.code == RULE_EXCHANGE) {
+    const DLPackExchangeAPI* api = rule.api;
+    DLManagedTensorVersioned* t = NULL;
+    if (api->managed_tensor_from_py_object_no_sync((void*)v, &t) != 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+      if (!(has_dlpack && PyErr_ExceptionMatches(PyExc_BufferError))) return CONV_PY_ERROR;
+      PyErr_Clear(); /* a BufferError falls through to __dlpack__ */
+    } else if (TVMFFITensorFromDLPackVersioned(t, align, contig, &h) != 0) {
+      if (t->deleter) t->deleter(t);
+      return CONV_FFI_ERROR;
+    }
+  }
+  if (h == NULL) {
+    int rc;
+    if (has_dlpack) {
+      PyObject* cap = PyObject_CallMethodObjArgs(v, g.str_dlpack, NULL);
+      if (cap == NULL) return CONV_PY_ERROR;
+      rc = consume_capsule(cap, align, contig, &h);
+      Py_DECREF(cap);
+    } else if (PyCapsule_CheckExact(v)) {
+      rc = consume_capsule(v, align, contig, &h);
+    } else {
+      PyErr_SetString(PyExc_TypeError,
+                      "Expect from_dlpack to take either a compatible tensor or PyCapsule");
+      rc = CONV_PY_ERROR;
+    }
+    if (rc != CONV_OK) return rc;
+  }
+  *out = tensor_result(h);
+  return *out == NULL ? CONV_PY_ERROR : CONV_OK;
+}
+
+int ffipy_from_dlpack(intptr_t box_id, int32_t align, int32_t contig) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* out = NULL;
+  int rc = from_dlpack_impl(box_get(box), align, contig, &out);
+  if (rc == CONV_OK) box_set(box, out);
+  return entry_status(box, rc);
+}
+
+int ffipy_tensor_from_exchange_api(intptr_t box_id, void* api_ptr, int32_t require_alignment,
+                                   int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  PyObject* box = (PyObject*)box_id;
+  const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)api_ptr;
+  DLManagedTensorVersioned* t = NULL;
+  if (api->managed_tensor_from_py_object_no_sync((void*)box_get(box), &t) != 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+    return box_exception(box, FFIPY_PY_ERROR);
+  }
+  if (TVMFFITensorFromDLPackVersioned(t, require_alignment, require_contiguous, out) != 0) {
+    if (t->deleter) t->deleter(t);
+    return FFIPY_FFI_ERROR;
+  }
+  return FFIPY_OK;
+}
+

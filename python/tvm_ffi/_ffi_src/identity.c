@@ -1,0 +1,175 @@
+/* identity.c -- the wrapper identity table ("tying", docs/python.md §4.3).
+ *
+ *At most one live wrapper per object handle: an open-addressing table maps a
+ * handle to its wrapper (a borrowed reference), consulted only when an object
+ * is converted to Python.  A wrapper leaves the table in its __del__, before
+ * dropping its reference, so an entry never outlives its wrapper (code that
+ * rewrites a wrapper's `_h` must untie first: core._untie).  Only touched with
+ * the GIL held.  Value-like kinds (Str, Bytes, Shape), tensors and opaque
+ * Python objects are never tied.  Only owned results (call results, field
+ * values, elements) are tied: a callback's argument view gets a wrapper of its
+ * own, so a callback moving its argument (`x._move()`) cannot empty the
+ * caller's wrapper. */
+typedef struct {
+  void* h;
+  PyObject* w;
+} tie_slot;
+static tie_slot* ties;
+static size_t ties_mask; /* capacity - 1 (capacity a power of two, 0 before first use) */
+static size_t ties_n;
+
+/* Object kinds whose wrappers have identity (core._tieable says the same for ABI mode). */
+static int has_identity(int32_t t) {
+  return t >= kTVMFFIStaticObjectBegin && t != kTVMFFIStr && t != kTVMFFIBytes &&
+         t != kTVMFFIShape && t != kTVMFFITensor && t != kTVMFFIOpaquePyObject &&
+         t != kTVMFFIBigInt;
+}
+
+static int tieable(int32_t t) { return has_identity(t) && g.off_h > 0; }
+
+static size_t tie_home(const void* h) {
+  return (size_t)(((uint64_t)(uintptr_t)h * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & ties_mask;
+}
+
+static PyObject* tie_get(const void* h) {
+  if (ties_n == 0) return NULL;
+  for (size_t i = tie_home(h);; i = (i + 1) & ties_mask) {
+    if (ties[i].h == h) return ties[i].w;
+    if (ties[i].h == NULL) return NULL;
+  }
+}
+
+static int tie_grow(void) {
+  size_t old_cap = ties != NULL ? ties_mask + 1 : 0;
+  size_t cap = old_cap ? old_cap * 2 : 256;
+  tie_slot* t = (tie_slot*)calloc(cap, sizeof(tie_slot));
+  if (t == NULL) return -1;
+  tie_slot* old = ties;
+  ties = t;
+  ties_mask = cap - 1;
+  for (size_t i = 0; i < old_cap; ++i) {
+    if (old[i].h == NULL) continue;
+    size_t j = tie_home(old[i].h);
+    while (t[j].h != NULL) j = (j + 1) & ties_mask;
+    t[j] = old[i];
+  }
+  free(old);
+  return 0;
+}
+
+/* Ties w to h unless h has a wrapper already (out of memory only loses identity). */
+static void tie_put(void* h, PyObject* w) {
+  size_t cap = ties != NULL ? ties_mask + 1 : 0;
+  if ((ties_n + 1) * 2 > cap && tie_grow() != 0) return;
+  size_t i = tie_home(h);
+  for (; ties[i].h != NULL; i = (i + 1) & ties_mask)
+    if (ties[i].h == h) return;
+  ties[i].h = h;
+  ties[i].w = w;
+  ++ties_n;
+}
+
+/* Unties h if its wrapper is w; backward-shift deletion keeps probe chains whole. */
+static void tie_drop(const void* h, PyObject* w) {
+  if (ties_n == 0) return;
+  size_t i = tie_home(h);
+  for (;; i = (i + 1) & ties_mask) {
+    if (ties[i].h == NULL) return;
+    if (ties[i].h == h) break;
+  }
+  if (ties[i].w != w) return;
+  --ties_n;
+  for (size_t j = (i + 1) & ties_mask; ties[j].h != NULL; j = (j + 1) & ties_mask) {
+    size_t k = tie_home(ties[j].h);
+    int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j); /* home in (i, j] */
+    if (!stays) {
+      ties[i] = ties[j];
+      i = j;
+    }
+  }
+  ties[i].h = NULL;
+  ties[i].w = NULL;
+}
+
+/* The live wrapper of h as a new reference (dropping the owned reference of h), or NULL. */
+static PyObject* tie_take(TVMFFIObject* h, int owned) {
+  PyObject* w = tie_get(h);
+  if (w == NULL) return NULL;
+  PyObject* slot = *(PyObject**)((char*)w + g.off_h);
+  if (slot == NULL || PyLong_AsVoidPtr(slot) != (void*)h) { /* stale: the wrapper moved on */
+    PyErr_Clear();
+    tie_drop(h, w);
+    return NULL;
+  }
+  Py_INCREF(w);
+  if (owned) TVMFFIObjectDecRef(h);
+  return w;
+}
+
+/* Ties a freshly converted result r to h when r is a wrapper holding h. */
+static void tie_result(TVMFFIObject* h, PyObject* r) {
+  if (!PyObject_TypeCheck(r, (PyTypeObject*)g.cobject_cls)) return;
+  PyObject* slot = *(PyObject**)((char*)r + g.off_h);
+  if (slot != NULL && PyLong_AsVoidPtr(slot) == (void*)h) tie_put(h, r);
+  PyErr_Clear();
+}
+
+/* A container met again in a call with framework tensors keeps converting them lazily. */
+static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
+  if (api_obj == NULL || !(tidx == kTVMFFIArray || tidx == kTVMFFIMap || tidx == kTVMFFIList ||
+                           tidx == kTVMFFIDict))
+    return w;
+  PyObject* cur = PyObject_GetAttr(w, g.str_api);
+  if (cur == Py_None) PyObject_SetAttr(w, g.str_api, api_obj);
+  Py_XDECREF(cur);
+  PyErr_Clear();
+  return w;
+}
+
+/* CObject.__del__ in C: drop the wrapper's reference without a Python frame. */
+static PyObject* cobject_del(PyObject* self, PyObject* unused) {
+  (void)unused;
+  PyObject** slot = (PyObject**)((char*)self + g.off_h);
+  PyObject* hv = *slot;
+  if (hv == NULL) Py_RETURN_NONE;
+  void* h = PyLong_AsVoidPtr(hv);
+  if (h == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  Py_INCREF(g.zero);
+  *slot = g.zero;
+  Py_DECREF(hv);
+  tie_drop(h, self);
+  TVMFFIObjectDecRef(h);
+  Py_RETURN_NONE;
+}
+
+/* made a method of CObject by ffipy_make_builtins (call.c) */
+static PyMethodDef del_method_def = {"__del__", cobject_del, METH_NOARGS,
+                                     "Drop the reference this wrapper owns."};
+
+/* ---- entry points (core.py) ---- */
+
+void ffipy_tie(intptr_t wrapper, intptr_t handle) {
+  if (handle != 0 && g.off_h > 0) tie_put((void*)handle, (PyObject*)wrapper);
+}
+
+void ffipy_untie(intptr_t wrapper, intptr_t handle) {
+  tie_drop((void*)handle, (PyObject*)wrapper);
+}
+
+void ffipy_drop_handle(intptr_t wrapper, intptr_t handle) {
+  tie_drop((void*)handle, (PyObject*)wrapper);
+  TVMFFIObjectDecRef((TVMFFIObjectHandle)handle);
+}
+
+int ffipy_tied_wrapper(intptr_t handle, intptr_t box_id) {
+  PyObject* w = tie_get((void*)handle);
+  if (w == NULL) w = Py_None;
+  Py_INCREF(w);
+  box_set((PyObject*)box_id, w);
+  return FFIPY_OK;
+}
+
+int64_t ffipy_tied_count(void) { return (int64_t)ties_n; }

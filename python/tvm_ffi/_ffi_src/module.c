@@ -1,0 +1,15 @@
+/* module.c -- the C fast path of tvm_ffi._ffi_cffi, one translation unit (see binding.h). */
+#include "binding.h"
+
+#include "state.c"
+#include "pyint.c"
+#include "errors.c"
+#include "identity.c"
+#include "pack.c"
+#include "exchange.c"
+#include "dlpack.c"
+#include "results.c"
+#include "call.c"
+#include "callbacks.c"
+#include "fields.c"
+#include "test_api.c"

@@ -1,0 +1,401 @@
+/* pack.c -- Python value -> TVMFFIAny: call arguments and callback results. */
+
+static void ctx_init(CallCtx* c) {
+  c->owned = c->owned_stack;
+  c->n_owned = 0;
+  c->n_views = 0;
+  c->cap_owned = 8;
+  c->temps = NULL;
+  c->has_device = 0;
+  c->dev_type = c->dev_id = 0;
+  c->stream = NULL;
+  c->api = NULL;
+  c->api_obj = NULL;
+}
+
+static void ctx_release(CallCtx* c) {
+  /* A view tensor the callee (or the result) still references needs its Python object
+   * alive from now on; one only we reference dies below without touching Python. */
+  for (int i = 0; i < c->n_views; ++i)
+    if (__atomic_load_n(&((TVMFFIObject*)c->view_h[i])->combined_ref_count, __ATOMIC_ACQUIRE) !=
+        UINT64_C(0x0000000100000001))
+      view_keep_alive(c->view_b[i]);
+  c->n_views = 0;
+  for (int i = 0; i < c->n_owned; ++i) TVMFFIObjectDecRef(c->owned[i]);
+  if (c->owned != c->owned_stack) free(c->owned);
+  c->owned = c->owned_stack;
+  c->n_owned = 0;
+  Py_XDECREF(c->temps);
+  c->temps = NULL;
+}
+
+static int ctx_own(CallCtx* c, TVMFFIObjectHandle h) {
+  if (c->n_owned == c->cap_owned) {
+    int cap = c->cap_owned * 2;
+    TVMFFIObjectHandle* p = (TVMFFIObjectHandle*)malloc(sizeof(*p) * (size_t)cap);
+    if (p == NULL) {
+      TVMFFIObjectDecRef(h);
+      PyErr_NoMemory();
+      return CONV_PY_ERROR;
+    }
+    memcpy(p, c->owned, sizeof(*p) * (size_t)c->n_owned);
+    if (c->owned != c->owned_stack) free(c->owned);
+    c->owned = p;
+    c->cap_owned = cap;
+  }
+  c->owned[c->n_owned++] = h;
+  return CONV_OK;
+}
+
+static int ctx_keep(CallCtx* c, PyObject* o) { /* steals o */
+  if (c->temps == NULL && (c->temps = PyList_New(0)) == NULL) {
+    Py_DECREF(o);
+    return CONV_PY_ERROR;
+  }
+  int rc = PyList_Append(c->temps, o);
+  Py_DECREF(o);
+  return rc;
+}
+
+/* The handle of a CObject (or anything with `_h`); NULL for an empty wrapper. CONV_*. */
+static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
+  if (g.off_h > 0 && (Py_TYPE(obj) == g.function_cls ||
+                      PyObject_TypeCheck(obj, (PyTypeObject*)g.cobject_cls))) {
+    PyObject* slot = *(PyObject**)((char*)obj + g.off_h);
+    if (slot == NULL) {
+      *out = NULL;
+      return CONV_OK;
+    }
+    *out = slot_handle(slot);
+    return (*out == NULL && PyErr_Occurred()) ? CONV_PY_ERROR : CONV_OK;
+  }
+  PyObject* h = PyObject_GetAttr(obj, g.str_h);
+  if (h == NULL) return CONV_PY_ERROR;
+  *out = PyLong_AsVoidPtr(h);
+  Py_DECREF(h);
+  if (*out == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
+  return CONV_OK;
+}
+
+static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
+  out->type_index = tidx;
+  out->zero_padding = 0;
+  out->v_int64 = payload;
+}
+
+
+/* Direct-mapped front of g.type_rules. */
+#define RULE_CACHE_SIZE 64
+static RuleEntry rule_cache[RULE_CACHE_SIZE];
+
+/* Copies the cached rule of a type into *out, classifying the type on first sight.
+ * Copied, not pointed to: a nested conversion may evict the slot. Returns CONV_OK/CONV_PY_ERROR. */
+static int type_rule(PyTypeObject* tp, RuleEntry* out) {
+  RuleEntry* e = &rule_cache[((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1)];
+  if (e->tp == tp) {
+    *out = *e;
+    return CONV_OK;
+  }
+  PyObject* rule = PyDict_GetItemWithError(g.type_rules, (PyObject*)tp); /* borrowed */
+  if (rule == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
+  if (rule == NULL) {
+    rule = PyObject_CallFunctionObjArgs(g.classify, (PyObject*)tp, NULL);
+    if (rule == NULL) return CONV_PY_ERROR;
+    int rc = PyDict_SetItem(g.type_rules, (PyObject*)tp, rule);
+    Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
+    if (rc != 0) return CONV_PY_ERROR;
+  }
+  RuleEntry n;
+  n.tp = tp;
+  n.rule = rule;
+  n.extra = NULL;
+  n.api = NULL;
+  if (PyTuple_CheckExact(rule) && PyTuple_Size(rule) == 2) {
+    n.code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
+    n.extra = PyTuple_GetItem(rule, 1);
+  } else {
+    n.code = PyLong_AsLong(rule);
+  }
+  if (n.code == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
+  if (n.code == RULE_EXCHANGE) {
+    n.api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(n.extra);
+    if (n.api == NULL) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
+      return CONV_PY_ERROR;
+    }
+  }
+  n.has_dlpack = PyObject_HasAttr((PyObject*)tp, g.str_dlpack);
+  *e = n;
+  *out = n;
+  return CONV_OK;
+}
+
+static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s, Py_ssize_t n,
+                           TVMFFIAny* out) {
+  if (n <= 7) {
+    out->type_index = small;
+    out->small_str_len = (uint32_t)n;
+    out->v_int64 = 0;
+    memcpy(out->v_bytes, s, (size_t)n);
+    return CONV_OK;
+  }
+  TVMFFIByteArray ba;
+  ba.data = s;
+  ba.size = (size_t)n;
+  int rc = big == kTVMFFIStr ? TVMFFIStringFromByteArray(&ba, out) : TVMFFIBytesFromByteArray(&ba, out);
+  if (rc != 0) return CONV_FFI_ERROR;
+  return ctx_own(c, out->v_obj);
+}
+
+/* list/tuple -> ffi.Array, dict -> ffi.Map, built by calling the global constructors. */
+static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, int depth) {
+  PyObject* seq = NULL;
+  Py_ssize_t n;
+  if ((is_map ? g.fn_map : g.fn_array) == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "tvm_ffi: the runtime has no ffi.Array/ffi.Map");
+    return CONV_PY_ERROR;
+  }
+  if (is_map) {
+    seq = PyObject_CallMethod(v, "items", NULL);
+    if (seq == NULL) return CONV_PY_ERROR;
+    PyObject* lst = PySequence_List(seq);
+    Py_DECREF(seq);
+    if (lst == NULL) return CONV_PY_ERROR;
+    seq = lst;
+    n = PyList_Size(seq) * 2;
+  } else {
+    Py_INCREF(v);
+    seq = v;
+    n = PySequence_Size(v);
+    if (n < 0) {
+      Py_DECREF(seq);
+      return CONV_PY_ERROR;
+    }
+  }
+  TVMFFIAny stack[16];
+  TVMFFIAny* items = n <= 16 ? stack : (TVMFFIAny*)malloc(sizeof(TVMFFIAny) * (size_t)n);
+  int rc = 0;
+  if (items == NULL) {
+    Py_DECREF(seq);
+    PyErr_NoMemory();
+    return CONV_PY_ERROR;
+  }
+  for (Py_ssize_t i = 0; i < (is_map ? n / 2 : n) && rc == CONV_OK; ++i) {
+    PyObject* item = PySequence_GetItem(seq, i);
+    if (item == NULL) {
+      rc = CONV_PY_ERROR;
+      break;
+    }
+    if (is_map) {
+      PyObject* k = PySequence_GetItem(item, 0);
+      PyObject* val = PySequence_GetItem(item, 1);
+      if (k == NULL || val == NULL) {
+        rc = CONV_PY_ERROR;
+      } else {
+        rc = pack(c, k, &items[2 * i], depth + 1);
+        if (rc == CONV_OK) rc = pack(c, val, &items[2 * i + 1], depth + 1);
+      }
+      Py_XDECREF(k);
+      Py_XDECREF(val);
+    } else {
+      rc = pack(c, item, &items[i], depth + 1);
+    }
+    /* elements stay alive: the container keeps them, temporaries live in c */
+    if (rc == CONV_OK && (PyTuple_CheckExact(item) || PyList_CheckExact(item))) {
+      Py_INCREF(item);
+      rc = ctx_keep(c, item);
+    }
+    Py_DECREF(item);
+  }
+  if (rc == CONV_OK) {
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    if (TVMFFIFunctionCall(is_map ? g.fn_map : g.fn_array, items, (int32_t)n, &result) != 0) {
+      rc = CONV_FFI_ERROR;
+    } else {
+      *out = result;
+      rc = ctx_own(c, result.v_obj);
+    }
+  }
+  if (items != stack) free(items);
+  Py_DECREF(seq);
+  return rc;
+}
+
+/* Applies a slow-path result: a value, (type_index, payload) or
+ * (value, (dev_type, dev_id) | None, stream, api_obj | None). */
+static int pack_slow_result(CallCtx* c, PyObject* r, TVMFFIAny* out, int depth) {
+  if (PyTuple_CheckExact(r) && PyTuple_Size(r) == 2) {
+    long long tidx = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
+    unsigned long long payload = PyLong_AsUnsignedLongLongMask(PyTuple_GetItem(r, 1));
+    if (PyErr_Occurred()) return CONV_PY_ERROR;
+    set_pod(out, (int32_t)tidx, (int64_t)payload);
+    return CONV_OK;
+  }
+  if (PyTuple_CheckExact(r) && PyTuple_Size(r) == 4) {
+    PyObject* dev = PyTuple_GetItem(r, 1);
+    PyObject* api_obj = PyTuple_GetItem(r, 3);
+    if (dev != Py_None && !c->has_device) {
+      c->has_device = 1;
+      c->dev_type = (int32_t)PyLong_AsLong(PyTuple_GetItem(dev, 0));
+      c->dev_id = (int32_t)PyLong_AsLong(PyTuple_GetItem(dev, 1));
+      c->stream = PyLong_AsVoidPtr(PyTuple_GetItem(r, 2));
+      if (PyErr_Occurred()) return CONV_PY_ERROR;
+    }
+    if (api_obj != Py_None) {
+      c->api_obj = api_obj;
+      c->api = PyLong_Check(api_obj) ? (const DLPackExchangeAPI*)PyLong_AsVoidPtr(api_obj) : NULL;
+    }
+    return pack(c, PyTuple_GetItem(r, 0), out, depth + 1);
+  }
+  return pack(c, r, out, depth + 1);
+}
+
+/* Converts v through the Python hook core._convert_slow. */
+static int pack_slow(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
+  PyObject* r = PyObject_CallFunctionObjArgs(g.convert_slow, v, NULL);
+  if (r == NULL) return CONV_PY_ERROR;
+  if (ctx_keep(c, r) != 0) return CONV_PY_ERROR; /* r stays alive in temps until the call ends */
+  return pack_slow_result(c, r, out, depth);
+}
+
+static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
+  PyTypeObject* tp = Py_TYPE(v);
+  if (v == Py_None) {
+    set_pod(out, kTVMFFINone, 0);
+    return CONV_OK;
+  }
+  if (tp == &PyLong_Type) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (!overflow) {
+      if (x == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
+      set_pod(out, kTVMFFIInt, x);
+      return CONV_OK;
+    }
+    return pack_slow(c, v, out, depth); /* beyond int64: the slow path makes an ffi.BigInt */
+  }
+  if (tp == &PyFloat_Type) {
+    out->type_index = kTVMFFIFloat;
+    out->zero_padding = 0;
+    out->v_float64 = PyFloat_AsDouble(v);
+    return CONV_OK;
+  }
+  if (tp == &PyBool_Type) {
+    set_pod(out, kTVMFFIBool, v == Py_True);
+    return CONV_OK;
+  }
+  if (tp == &PyUnicode_Type) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(v, &n);
+    if (s == NULL) return CONV_PY_ERROR;
+    return pack_bytes_like(c, kTVMFFIStr, kTVMFFISmallStr, s, n, out);
+  }
+  if (tp == &PyBytes_Type) {
+    char* s;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(v, &s, &n) != 0) return CONV_PY_ERROR;
+    return pack_bytes_like(c, kTVMFFIBytes, kTVMFFISmallBytes, s, n, out);
+  }
+  if (depth > 64) {
+    PyErr_SetString(PyExc_RecursionError, "tvm_ffi: argument nesting is too deep");
+    return CONV_PY_ERROR;
+  }
+  if (tp == g.tensor_cls) { /* the hottest object argument: no rule lookup */
+    PyObject* slot = *(PyObject**)((char*)v + g.off_h);
+    TVMFFIObject* h = slot != NULL ? (TVMFFIObject*)slot_handle(slot) : NULL;
+    if (h != NULL) {
+      out->type_index = h->type_index;
+      out->zero_padding = 0;
+      out->v_obj = h;
+      return CONV_OK;
+    }
+    if (PyErr_Occurred()) return CONV_PY_ERROR; /* else a view or empty wrapper: the rule decides */
+  }
+  if (tp == &PyTuple_Type || tp == &PyList_Type) return pack_container(c, v, 0, out, depth);
+  if (tp == &PyDict_Type) return pack_container(c, v, 1, out, depth);
+
+  RuleEntry rule;
+  if (type_rule(tp, &rule) != 0) return CONV_PY_ERROR;
+  long code = rule.code;
+  switch (code) {
+    case RULE_OBJECT:
+    case RULE_CONTAINER: {
+      TVMFFIObjectHandle h;
+      if (g.off_h > 0) { /* a CObject subclass: `_h` sits at the base class's offset */
+        PyObject* slot = *(PyObject**)((char*)v + g.off_h);
+        h = slot == NULL ? NULL : slot_handle(slot);
+        if (h == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
+      } else if (get_handle(v, &h) != 0) {
+        return CONV_PY_ERROR;
+      }
+      if (h == NULL) break; /* empty wrapper or tensor view: slow path decides */
+      out->type_index = ((TVMFFIObject*)h)->type_index;
+      out->zero_padding = 0;
+      out->v_obj = (TVMFFIObject*)h;
+      if (code == RULE_CONTAINER && c->api_obj == NULL) {
+        PyObject* tag = PyObject_GetAttr(v, g.str_api);
+        if (tag == NULL) return CONV_PY_ERROR;
+        if (tag != Py_None) {
+          c->api_obj = tag;
+          c->api = PyLong_Check(tag) ? (const DLPackExchangeAPI*)PyLong_AsVoidPtr(tag) : NULL;
+        }
+        return ctx_keep(c, tag);
+      }
+      return CONV_OK;
+    }
+    case RULE_EXCHANGE:
+      return pack_exchange(c, v, rule.extra, rule.api, out);
+    case RULE_DLPACK:
+      return pack_dlpack(c, v, out);
+    case RULE_POD: {
+      PyObject* pod = PyObject_GetAttr(v, g.str_pod);
+      if (pod == NULL) return CONV_PY_ERROR;
+      int rc = pack_slow_result(c, pod, out, depth);
+      Py_DECREF(pod);
+      return rc;
+    }
+    default:
+      break;
+  }
+  return pack_slow(c, v, out, depth);
+}
+
+/* pack() with the commonest arguments (exact tvm_ffi.Tensor wrappers, non-negative ints)
+ * inlined into the call loop: a type check and a handle or digit read. */
+static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
+  PyTypeObject* tp = Py_TYPE(v);
+  uintptr_t x;
+  if (tp == g.tensor_cls) {
+    PyObject* slot = *(PyObject**)((char*)v + g.off_h);
+    if (slot != NULL && g.long_layout != 0 && Py_TYPE(slot) == &PyLong_Type &&
+        long_fast(slot, g.long_layout, &x) && x != 0) {
+      out->type_index = ((TVMFFIObject*)x)->type_index;
+      out->zero_padding = 0;
+      out->v_obj = (TVMFFIObject*)x;
+      return CONV_OK;
+    }
+  } else if (tp == &PyLong_Type && g.long_layout != 0 && long_fast(v, g.long_layout, &x)) {
+    set_pod(out, kTVMFFIInt, (int64_t)x);
+    return CONV_OK;
+  }
+  return pack(c, v, out, 0);
+}
+
+/* v as an owned Any (a callback's result, a value stored by core.py): CONV_*. */
+static int pack_to_owned(PyObject* v, TVMFFIAny* out) {
+  CallCtx c;
+  ctx_init(&c);
+  TVMFFIAny view;
+  int rc = pack(&c, v, &view, 0);
+  if (rc == CONV_OK && TVMFFIAnyViewToOwnedAny(&view, out) != 0) rc = CONV_FFI_ERROR;
+  ctx_release(&c);
+  return rc;
+}
+
+int ffipy_to_any(intptr_t box_id, TVMFFIAny* out) {
+  PyObject* box = (PyObject*)box_id;
+  return entry_status(box, pack_to_owned(box_get(box), out));
+}

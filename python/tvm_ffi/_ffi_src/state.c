@@ -1,0 +1,74 @@
+/* state.c -- ffipy_init: the configuration core.py hands over once, kept in `g`. */
+
+/* Replaces *slot by a new reference to the object whose id() is addr. */
+static void keep_object(PyObject** slot, intptr_t addr) {
+  PyObject* o = (PyObject*)addr;
+  PyObject* old = *slot;
+  Py_XINCREF(o);
+  *slot = o;
+  Py_XDECREF(old);
+}
+
+static void keep_handle(TVMFFIObjectHandle* slot, void* h) {
+  if (h != NULL) TVMFFIObjectIncRef(h);
+  if (*slot != NULL) TVMFFIObjectDecRef(*slot);
+  *slot = h;
+}
+
+int ffipy_init(const ffipy_config* cfg) {
+  if (cfg->cobject_cls == 0 || cfg->function_cls == 0 || cfg->tensor_cls == 0 ||
+      cfg->tensor_cls_box == 0 || cfg->classify == 0 || cfg->convert_slow == 0 ||
+      cfg->ret_obj == 0 || cfg->exc_to_error == 0 || cfg->call_error == 0)
+    return -1;
+  keep_object(&g.cobject_cls, cfg->cobject_cls);
+  keep_object((PyObject**)&g.function_cls, cfg->function_cls);
+  keep_object((PyObject**)&g.tensor_cls, cfg->tensor_cls);
+  keep_object(&g.tensor_cls_box, cfg->tensor_cls_box);
+  keep_object(&g.type_cls, cfg->type_cls);
+  keep_object(&g.test_wrapper, cfg->test_wrapper);
+  keep_object(&g.classify, cfg->classify);
+  keep_object(&g.convert_slow, cfg->convert_slow);
+  keep_object(&g.ret_obj, cfg->ret_obj);
+  keep_object(&g.exc_to_error, cfg->exc_to_error);
+  keep_object(&g.wrapper_kind, cfg->wrapper_kind);
+  keep_object(&g.call_error, cfg->call_error);
+  keep_handle(&g.fn_array, cfg->fn_array);
+  keep_handle(&g.fn_map, cfg->fn_map);
+  g.release_default = cfg->release_gil_default ? Py_True : Py_False;
+  g.off_h = (Py_ssize_t)cfg->off_h;
+  g.off_release_gil = (Py_ssize_t)cfg->off_release_gil;
+  g.off_view = (Py_ssize_t)cfg->off_view;
+  /* a class whose slots could not be located is wrapped through Python */
+  if (g.off_view <= 0 || g.off_h <= 0) g.tensor_cls = NULL;
+  if (g.off_release_gil <= 0 || g.off_h <= 0) g.function_cls = NULL;
+  if (g.type_cls != NULL && !PyDict_Check(g.type_cls)) return -1;
+  if (g.zero == NULL) g.zero = PyLong_FromLong(0);
+  if (g.type_rules == NULL) g.type_rules = PyDict_New();
+  g.long_layout = probe_long_layout();
+  if (g.str_h == NULL) {
+    g.str_h = PyUnicode_InternFromString("_h");
+    g.str_release_gil = PyUnicode_InternFromString("release_gil");
+    g.str_pod = PyUnicode_InternFromString("__tvm_ffi_pod__");
+    g.str_api = PyUnicode_InternFromString("_tvm_api");
+    g.str_tensor = PyUnicode_InternFromString("_tensor");
+    g.str_dlpack = PyUnicode_InternFromString("__dlpack__");
+  }
+  /* DLTensorTestWrapper's class attribute, made here so that core.py needs no ctypes */
+  PyObject* cap = PyCapsule_New((void*)&test_exchange_api, "dlpack_exchange_api", NULL);
+  if (cap != NULL && g.test_wrapper != NULL) {
+    PyObject_SetAttrString(g.test_wrapper, "__dlpack_c_exchange_api__", cap);
+  }
+  Py_XDECREF(cap);
+  TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)PyErr_CheckSignals);
+  TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)PyGILState_Ensure);
+  TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)PyGILState_Release);
+  if (PyErr_Occurred() || g.zero == NULL || g.type_rules == NULL || g.str_dlpack == NULL) {
+    PyErr_Clear();
+    return -1;
+  }
+  return 0;
+}
+
+void ffipy_set_finalizing(void) { g.finalizing = 1; }
+
+void ffipy_dec_ref(intptr_t handle) { TVMFFIObjectDecRef((TVMFFIObjectHandle)handle); }
