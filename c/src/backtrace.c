@@ -166,6 +166,95 @@ static int is_boundary(const char* func) {
          starts_with(func, "cfunction_call") || starts_with(func, "cfunction_vectorcall");
 }
 
+/* ---- call sites of TVMFFIFunctionCall -------------------------------------
+ * On x86-64 TVMFFIFunctionCall tail-jumps to the callee (function.c), so no
+ * frame of it marks the boundary.  The frame beyond the boundary is instead
+ * the one whose pending call instruction (the bytes before its return
+ * address) targets TVMFFIFunctionCall: directly (`call rel32`), through a
+ * pointer slot (`call *slot(%rip)`, -fno-plt or a function pointer variable)
+ * or through a PLT stub (`jmp *slot(%rip)`, after an optional endbr64 and
+ * bnd prefix).  Register-indirect calls cannot be decoded; the Python-side
+ * boundary names still stop the walk there.  Every read is first checked to
+ * lie in a readable segment of a loaded object. */
+#if defined(__x86_64__)
+typedef struct {
+  uintptr_t lo, hi;
+  int ok;
+} span_query;
+
+static int span_in_segment(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  span_query* q = (span_query*)data;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R)) continue;
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (q->lo >= start && q->hi <= start + ph->p_memsz) {
+      q->ok = 1;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int readable(uintptr_t addr, size_t n) {
+  span_query q = {addr, addr + n, 0};
+  if (addr == 0 || q.hi < addr) return 0;
+  dl_iterate_phdr(span_in_segment, &q);
+  return q.ok;
+}
+
+/* The pointer stored at slot, or 0. */
+static uintptr_t load_slot(uintptr_t slot) {
+  uintptr_t v = 0;
+  if (readable(slot, sizeof(v))) memcpy(&v, (const void*)slot, sizeof(v));
+  return v;
+}
+
+static int32_t read_i32(const unsigned char* p) {
+  int32_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/* Where the call instruction ending at ret goes, or 0 when not decodable. */
+static uintptr_t call_target(uintptr_t ret) {
+  if (!readable(ret - 6, 6)) return 0;
+  const unsigned char* p = (const unsigned char*)ret;
+  if (p[-5] == 0xe8) return ret + (uintptr_t)(intptr_t)read_i32(p - 4);
+  if (p[-6] == 0xff && p[-5] == 0x15) return load_slot(ret + (uintptr_t)(intptr_t)read_i32(p - 4));
+  return 0;
+}
+
+/* The function a PLT stub at t jumps to, or t itself when it is no stub. */
+static uintptr_t through_plt(uintptr_t t) {
+  if (!readable(t, 12)) return t;
+  const unsigned char* p = (const unsigned char*)t;
+  uintptr_t at = t;
+  if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) at += 4; /* endbr64 */
+  p = (const unsigned char*)at;
+  size_t len = 6;
+  if (p[0] == 0xf2) { /* bnd */
+    ++p;
+    len = 7;
+  }
+  if (p[0] != 0xff || p[1] != 0x25) return t;
+  uintptr_t target = load_slot(at + len + (uintptr_t)(intptr_t)read_i32(p + 2));
+  return target ? target : t;
+}
+
+static int calls_function_call(uintptr_t ret) {
+  uintptr_t self = (uintptr_t)&TVMFFIFunctionCall;
+  uintptr_t t = call_target(ret);
+  return t != 0 && (t == self || through_plt(t) == self);
+}
+#else
+static int calls_function_call(uintptr_t ret) {
+  (void)ret;
+  return 0; /* the frame of TVMFFIFunctionCall is kept and named */
+}
+#endif
+
 static int is_hidden(const char* func, const char* file) {
   if (func == NULL && file == NULL) return 1;
   static const char* const func_prefixes[] = {
@@ -321,7 +410,8 @@ static void symbolize_name(uintptr_t addr, frame_info* f) {
   const char* raw = raw_symbol(addr);
   f->name = demangle(raw);
   if (raw != NULL && f->name == NULL) copy_failed = 1;
-  f->name_boundary = (unsigned char)is_boundary(f->name);
+  /* addr is the return address minus one (the call itself) */
+  f->name_boundary = (unsigned char)(is_boundary(f->name) || calls_function_call(addr + 1));
   /* Hidden plumbing (e.g. __libc_start_call_main) never needs its lines,
    * whose lookup would load and decompress that module's DWARF (~100 ms for
    * libc when its debug package is installed). */
