@@ -300,6 +300,14 @@ class TypeField:
     c_hash: bool = True
     dataclass_field: Any = None  # free for tvm_ffi.dataclasses
 
+    # the factory of a DefaultFromFactory field (MISSING otherwise)
+    c_default_factory = property(
+        lambda self: self.c_default if self.c_default_from_factory else core.MISSING)
+    # the field's structural-equality role from its flags: None, "ignore" or "def"
+    c_structural_eq = property(
+        lambda self: "ignore" if self.flags & (1 << 3) else "def" if self.flags & (1 << 4)
+        else None)
+
     # flag spellings without the c_ prefix
     init = property(lambda self: self.c_init)
     kw_only = property(lambda self: self.c_kw_only)

@@ -173,6 +173,20 @@ def _check_resize(tidx, cls, key):
         )
 
 
+def _warn_missing_field_annotations(cls, type_info, stacklevel=2):
+    """Warn (UserWarning) when ``cls`` does not annotate every field ``type_info`` itself
+    reflects (inherited fields are the parent class's business); returns the missing names."""
+    import warnings  # noqa: PLC0415 - rarely needed
+
+    annotated = cls.__dict__.get("__annotations__", {})
+    missing = [f.name for f in type_info.fields if f.name not in annotated]
+    if missing:
+        warnings.warn("%s does not annotate the reflected field(s) %s of `%s`"
+                      % (cls.__name__, ", ".join(missing), type_info.type_key),
+                      UserWarning, stacklevel=stacklevel + 1)
+    return missing
+
+
 def register_object(type_key=None, *, init=True):
     """Bind a Python class to a type registered in the C type table (see docs/python.md §4.6)."""
 

@@ -243,7 +243,7 @@ def _install_payload_dunders(cls, payload, own_repr):
 def payload_member(cls, value):
     """The member of IntEnum/StrEnum class ``cls`` whose value is ``value``, or None when
     ``value`` is not such a payload; TypeError for an unknown or out-of-range one."""
-    payload = payload_type(cls) if isinstance(cls, type) and _BASES else None
+    payload = payload_type_or_none(cls)
     if payload is None or isinstance(value, cls):
         return None
     if payload is int and isinstance(value, int) and not isinstance(value, bool):
@@ -257,3 +257,38 @@ def payload_member(cls, value):
         raise TypeError("expected %s, got %s %r (no member has that value)"
                         % (cls.__name__, type(value).__name__, value))
     return state.indexes[value]
+
+
+def install_payload_setters(cls, fields):
+    """Assignment to a c_class field typed with an IntEnum/StrEnum class takes the member's
+    value too (``holder.priority = 20``), as construction does."""
+    for f in fields:
+        target = core._TYPE_CLS.get(f._c.static_type_index)
+        if target is None or payload_type_or_none(target) is None:
+            continue
+        prop = cls.__dict__.get(f.name)
+        if not isinstance(prop, core.FFIProperty) or prop.fset is None:
+            continue  # frozen or replaced by the class body: leave it alone
+        setattr(cls, f.name, _payload_property(prop, target))
+
+
+def payload_type_or_none(cls):
+    return payload_type(cls) if isinstance(cls, type) and _BASES else None
+
+
+def _payload_property(prop, target):
+    fset, raw_set = prop.fset, prop._raw_set
+
+    def to_member(value):
+        member = payload_member(target, value)
+        return value if member is None else member
+
+    def setter(obj, value):
+        fset(obj, to_member(value))
+
+    def raw(obj, value):
+        raw_set(obj, to_member(value))
+
+    setter.__name__ = setter.__qualname__ = getattr(fset, "__name__", "setter")
+    return core.FFIProperty(prop.fget, setter, None, prop.__doc__, raw_set=raw)
+

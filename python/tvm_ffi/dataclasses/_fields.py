@@ -47,10 +47,11 @@ class Field:
     """Description of one dataclass field (what ``fields()`` returns)."""
 
     __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
-                 "kw_only", "metadata", "doc", "frozen", "structural_eq", "_c", "_py", "_kw")
+                 "kw_only", "metadata", "doc", "frozen", "structural_eq", "converter", "_c",
+                 "_py", "_kw", "_ty_schema")
 
     def __init__(self, default, default_factory, init, repr, hash, compare, kw_only, metadata,
-                 doc, frozen=False, structural_eq=None):
+                 doc, frozen=False, structural_eq=None, converter=None):
         self.name = None
         self.type = None
         self.default = default
@@ -64,6 +65,9 @@ class Field:
         self.doc = doc
         self.frozen = frozen  # assignment refused even when the class is not frozen
         self.structural_eq = structural_eq  # a key of FIELD_STRUCTURAL_EQ
+        # a marker for type checkers (dataclass_transform): values are converted by the FFI
+        self.converter = converter if converter is not None else _field_converter
+        self._ty_schema = None  # the reflected field's TypeSchema (TypeField.ty)
         self._c = None  # the reflected field this one describes (a _typeinfo.TypeField)
         self._py = None  # the class body's field() this one was merged from (inherited by subclasses)
         self._kw = False  # whether a KW_ONLY marker / class-level kw_only applied
@@ -90,9 +94,15 @@ FIELD_STRUCTURAL_EQ = {None: 0, "ignore": 1 << 3, "def": 1 << 4, "def-pattern": 
                        "def-simple": 1 << 12}
 
 
+def _field_converter(value):
+    """The ``converter`` of every field: identity, since the FFI converts the values (it
+    tells type checkers, through ``dataclass_transform``, that fields accept such values)."""
+    return value
+
+
 def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None,
           compare=True, kw_only=MISSING, metadata=None, doc=None, frozen=False,
-          structural_eq=None):
+          structural_eq=None, converter=_field_converter):
     """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``, and
     ``frozen``: assignment raises ``FrozenInstanceError`` as in a frozen class; the
     ``set(obj, value)`` of the class attribute still writes).
@@ -111,7 +121,7 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
         raise ValueError("field(structural_eq=...) must be one of %s, got %r"
                          % (", ".join("%r" % (k,) for k in FIELD_STRUCTURAL_EQ), structural_eq))
     return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata, doc,
-                 bool(frozen), structural_eq)
+                 bool(frozen), structural_eq, converter)
 
 
 def merge(cf, pyf, kw_only_default):
@@ -125,8 +135,10 @@ def merge(cf, pyf, kw_only_default):
                                             None, None)
     f = Field(pyf.default, pyf.default_factory, pyf.init, pyf.repr, pyf.hash, pyf.compare,
               pyf.kw_only, pyf.metadata or cf.metadata, pyf.doc if pyf.doc is not None else cf.doc,
-              pyf.frozen, pyf.structural_eq)
+              pyf.frozen or cf.frozen,
+              pyf.structural_eq if given is not None else cf.c_structural_eq, pyf.converter)
     f.name = cf.name
+    f._ty_schema = cf.ty
     f.type = pyf.type if pyf.type is not None else _python_type(cf.ty)
     f._c = cf
     f._py = given
@@ -141,6 +153,8 @@ def merge(cf, pyf, kw_only_default):
     f.compare = bool(f.compare) and cf.c_compare
     if not cf.c_hash or not cf.c_compare:
         f.hash = False
+    elif given is None:  # a reflected field on its own hashes as it compares
+        f.hash = f.compare
     if _is_missing(f.kw_only):
         f.kw_only = bool(kw_only_default or cf.c_kw_only)
     return f

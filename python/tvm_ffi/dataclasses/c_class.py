@@ -166,10 +166,47 @@ def _process(cls, type_key, params, body=None):
         _install_order(cls, fields)
     _install_hash(cls, fields, params)
     install_copy(cls)
-    _freeze(cls, [f for f in fields if id(f._c) in own_fields and (params["frozen"] or f.frozen)])
+    _install_type_hooks(cls, info)
+    from ._enum_define import install_payload_setters  # noqa: PLC0415 - it imports this module
+    install_payload_setters(cls, [f for f in fields if id(f._c) in own_fields])
+    # (a read-only C++ field is frozen already: its own refusal stays unless the class is)
+    _freeze(cls, [f for f in fields if id(f._c) in own_fields
+                  and (params["frozen"] or (f.frozen and not f._c.frozen))])
     if params["match_args"] and "__match_args__" not in own:
         cls.__match_args__ = tuple(f.name for f in fields if f.init and not f.kw_only)
     return cls
+
+
+#: Type attributes through which C++ customises comparison, hashing and printing; a type that
+#: registers them shows them as class attributes (callable Functions), as upstream does.
+_TYPE_HOOKS = ("__ffi_hash__", "__ffi_eq__", "__ffi_compare__", "__ffi_repr__")
+
+
+def _install_type_hooks(cls, info):
+    for name in _TYPE_HOOKS:
+        if name not in cls.__dict__:
+            hook = _typeinfo._lookup_type_attr(info.type_index, name)
+            if hook is not None:
+                setattr(cls, name, hook)
+
+
+def _attach_field_objects(cls, type_info):
+    """Give each field ``type_info`` itself reflects a fresh ``Field`` on ``dataclass_field``,
+    typed by ``cls``'s own annotation of it (None when ``cls`` does not annotate it)."""
+    anns = _annotations(cls)
+    for tf in type_info.fields:
+        f = F.merge(tf, None, False)
+        f.type = anns.get(tf.name)
+        tf.dataclass_field = f
+    return [tf.dataclass_field for tf in type_info.fields]
+
+
+# what typing.dataclass_transform would record: type checkers treat c_class like a dataclass
+c_class.__dataclass_transform__ = {
+    "eq_default": False, "order_default": False, "kw_only_default": False,
+    "frozen_default": False, "field_specifiers": (F.Field, F.field),
+    "kwargs": {"converter": F._field_converter},
+}
 
 
 def _no_init(cls):

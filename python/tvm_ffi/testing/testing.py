@@ -128,6 +128,8 @@ class _TestCxxClassBase(Object):
     """v_i64 and v_i32 (both ReprOff).  The constructor stores v_i64 + 1 and v_i32 + 2, so
     tests can tell this hand-written __init__ from a generated one."""
 
+    v_i64: int
+    v_i32: int
     not_field_1 = 1  # class attributes, not fields: c_class must leave them alone
     not_field_2: ClassVar[int] = 2
 
@@ -141,10 +143,16 @@ class _TestCxxClassBase(Object):
 class _TestCxxClassDerived(_TestCxxClassBase):
     """Adds v_f64 and v_f32 (default 8.0); gets a generated __init__ (no +1/+2)."""
 
+    v_f64: float
+    v_f32: float
+
 
 @_c_class("testing.TestCxxClassDerivedDerived")
 class _TestCxxClassDerivedDerived(_TestCxxClassDerived):
     """Adds v_str (default "default") and the required v_bool."""
+
+    v_str: str
+    v_bool: bool
 
 
 @_c_class("testing.TestCxxInitSubset")
@@ -228,6 +236,8 @@ class _TestCxxEnumHolder(Object):
     """priority: _TestCxxIntEnum and opcode: _TestCxxStrEnum (payloads convert to members)."""
 
     __test__ = False
+    priority: "_TestCxxIntEnum"
+    opcode: "_TestCxxStrEnum"
 
 
 def create_object(type_key, **kwargs):
