@@ -131,5 +131,35 @@ TEST_SUITE("error") {
     CHECK_THROWS_FFI(TVM_FFI_CHECK_SAFE_CALL(-1), "InternalError", "oops");
     CHECK(RaisedSlotIsClean());
   }
+  TEST_CASE("Expected: strict reinterpretation and the returning check macros") {
+    ffi::Expected<ffi::Any> any_int = ffi::Any(1);
+    ffi::Error e = any_int.as_or_error<ffi::String>().error();
+    CHECK_EQ(e.kind(), "TypeError");
+    CHECK_EQ(e.message(), "Cannot treat type `int` as type `str`");
+    CHECK_EQ(any_int.as_or_error<int64_t>().value(), 1);
+    // converting Expected<int> -> Expected<double> converts the value, keeps an error as is
+    ffi::Expected<double> d = ffi::Expected<int>(2);
+    CHECK_EQ(d.value(), 2.0);
+
+    auto lt = [](int x) -> ffi::Expected<void> {
+      TVM_FFI_RET_CHECK_LT(x, 3, ValueError) << "x=" << x;
+      TVM_FFI_RET_ICHECK_NE(x, 1);
+      return {};
+    };
+    CHECK(lt(2).is_ok());
+    ffi::Error lt_err = lt(5).error();
+    CHECK_EQ(lt_err.kind(), "ValueError");
+    CHECK_EQ(lt_err.message(), "Check failed: x < 3 (5 vs. 3) : x=5");
+    CHECK_EQ(lt(1).error().kind(), "InternalError");
+    // an Expected<void> crosses a Function as None or the Error itself
+    ffi::Function f = ffi::Function::FromTyped(lt);
+    CHECK_EQ(f(2).type_index(), ffi::TypeIndex::kTVMFFINone);
+    CHECK_EQ(f(7).as<ffi::Error>()->kind(), "ValueError");
+    CHECK(f.CallExpected<void>(2).is_ok());
+    CHECK_EQ(f.CallExpected<void>(7).error().message(), "Check failed: x < 3 (7 vs. 3) : x=7");
+    CHECK_EQ(ffi::Function::FromTyped([]() { return 1; }).CallExpected<void>().error().kind(),
+             "TypeError");
+    CHECK(RaisedSlotIsClean());
+  }
 }
 }  // namespace

@@ -304,6 +304,37 @@ struct AnyUnsafe {
   static T MoveFromAny(Any&& a) {
     return std::move(a).cast<T>();
   }
+  static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& a) noexcept { return &a.data_; }
+  /* Whether the value is exactly a T, with no conversion (Any accepts everything). */
+  template <typename T>
+  static bool CheckAnyStrict(const Any& a) {
+    if constexpr (std::is_same_v<T, Any>) return true;
+    else return TypeTraitsNoCR<T>::CheckAnyStrict(&a.data_);
+  }
+  template <typename T>
+  static bool CheckAnyViewStrict(const AnyView& v) {
+    if constexpr (std::is_same_v<T, AnyView> || std::is_same_v<T, Any>) return true;
+    else return TypeTraitsNoCR<T>::CheckAnyStrict(&v.data_);
+  }
+  /* A T out of a value already known to satisfy CheckAnyStrict<T>. */
+  template <typename T>
+  static T CopyFromAnyViewAfterCheck(const Any& a) {
+    using Tr = TypeTraitsNoCR<T>;
+    if constexpr (std::is_same_v<T, Any>) return a;
+    else if constexpr (has_copy_after_check<Tr>::value) return Tr::CopyFromAnyViewAfterCheck(&a.data_);
+    else return a.cast<T>();
+  }
+  template <typename T>
+  static T MoveFromAnyAfterCheck(Any&& a) {
+    using Tr = TypeTraitsNoCR<T>;
+    if constexpr (std::is_same_v<T, Any>) return std::move(a);
+    else if constexpr (has_move_after_check<Tr>::value) return Tr::MoveFromAnyAfterCheck(&a.data_);
+    else return CopyFromAnyViewAfterCheck<T>(a);
+  }
+  template <typename T>
+  static std::string GetMismatchTypeInfo(const Any& a) {
+    return TypeTraitsNoCR<T>::GetMismatchTypeInfo(&a.data_);
+  }
 };
 
 }  // namespace details

@@ -263,6 +263,12 @@ class Function : public ObjectRef {
     if (std::optional<Error> err = rv.as<Error>()) return Unexpected<Error>(*std::move(err));
     if constexpr (std::is_same_v<T, Any>) {
       return rv;
+    } else if constexpr (std::is_void_v<T>) {
+      if (rv.type_index() == kTVMFFINone) return Expected<void>();
+      return Unexpected<Error>(Error("TypeError",
+                                     "CallExpected: result type mismatch, expected void, but got " +
+                                         rv.GetTypeKey(),
+                                     ""));
     } else {
       if (std::optional<T> v = rv.try_cast<T>()) return *std::move(v);
       return Unexpected<Error>(Error("TypeError",

@@ -103,6 +103,9 @@ struct FuncTraits<F, std::void_t<decltype(&F::operator())>> : FuncTraits<decltyp
 
 template <typename F>
 using FuncTraitsOf = FuncTraits<std::remove_cv_t<std::remove_reference_t<F>>>;
+/* The name upstream's code and tests use for the same traits (RetType, ArgsList). */
+template <typename F>
+using FunctionInfo = FuncTraitsOf<F>;
 
 /* The error paths are plain functions (emitted once per binary); the
  * per-signature parts are passed as function pointers. */

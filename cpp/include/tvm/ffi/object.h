@@ -594,6 +594,25 @@ TVM_FFI_NS_END
   static int32_t _GetOrAllocRuntimeTypeIndex() { return TypeName::_type_index; } \
   static int32_t RuntimeTypeIndex() { return TypeName::_type_index; }
 
+/*
+ * An object class whose type some other library registers (an ABI object):
+ * its index is looked up by key on first use, never allocated here, and an
+ * unknown key throws.  Expands `TypeKeyToIndex`, so include tvm/ffi/function.h
+ * (or tvm_ffi.h) first.  TypeDepth is the type's depth in the hierarchy.
+ */
+#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth)                 \
+  static constexpr const char* _type_key = RegisteredKey;                            \
+  static constexpr int32_t _type_depth = TypeDepth;                                  \
+  static constexpr bool _type_mutable = true;                                        \
+  static constexpr bool _type_final = false;                                         \
+  static constexpr uint32_t _type_child_slots = 0;                                   \
+  static constexpr bool _type_child_slots_can_overflow = true;                       \
+  static int32_t RuntimeTypeIndex() {                                                \
+    static const int32_t tindex = ::tvm::ffi::TypeKeyToIndex(RegisteredKey);         \
+    return tindex;                                                                   \
+  }                                                                                  \
+  static int32_t _GetOrAllocRuntimeTypeIndex() { return RuntimeTypeIndex(); }
+
 /* 0.1.0 spellings, with `_type_key` declared separately. */
 #define TVM_FFI_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType) \
   TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)

@@ -201,6 +201,19 @@ struct NativeHook<Fn, std::enable_if_t<std::is_invocable_r_v<Expected<UnchangedO
   if (Result.is_err()) return Result.error();                                   \
   Type Name = Result.value()
 
+/*!
+ * \brief As TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN, for a success value the caller
+ *  guarantees to be a `Type`: it is moved out with no type check.
+ */
+#define TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN(Type, Name, ResultExpr)                  \
+  TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(                                         \
+      TVM_FFI_STR_CONCAT(tvm_ffi_mutate_, __COUNTER__), Type, Name, ResultExpr)
+#define TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(Result, Type, Name, ResultExpr) \
+  auto Result = (ResultExpr);                                                          \
+  if (Result.is_err()) return std::move(Result).error();                               \
+  Type Name = ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(              \
+      ::tvm::ffi::details::ExpectedUnsafe::GetData(Result))
+
 namespace type_attr {
 /*! \brief A type's own structural mutation (a raw entry point, see above). */
 inline constexpr reflection::AttrKey<void*> kStructuralMutate{"__s_mutate__"};
