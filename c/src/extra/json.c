@@ -38,8 +38,8 @@ static int perr(const parser* p, size_t at, const char* what) {
       ++col;
     }
   }
-  return tvmffi__raise("ValueError", "ffi.json.Parse: %s at line %zu, column %zu (offset %zu)",
-                       what, line, col, at);
+  /* Python's json module wording, which upstream's parser and tests use. */
+  return tvmffi__raise("ValueError", "%s: line %zu column %zu (char %zu)", what, line, col, at);
 }
 
 static void skip_ws(parser* p) {
@@ -57,8 +57,9 @@ static int starts(const parser* p, const char* lit) {
 
 static int parse_value(parser* p, TVMFFIAny* out);
 
-static int hex4(const parser* p, size_t at, unsigned* out) {
-  if (p->n - at < 4) return perr(p, at, "truncated \\u escape");
+/* The four hex digits at `at`; a bad escape is reported at `report`. */
+static int hex4(const parser* p, size_t at, size_t report, unsigned* out) {
+  if (p->n - at < 4) return perr(p, report, "Invalid \\uXXXX escape");
   unsigned v = 0;
   for (int k = 0; k < 4; ++k) {
     char c = p->s[at + k];
@@ -66,7 +67,7 @@ static int hex4(const parser* p, size_t at, unsigned* out) {
     if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
     else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
     else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else return perr(p, at + k, "invalid hex digit in \\u escape");
+    else return perr(p, report, "Invalid \\uXXXX escape");
   }
   *out = v;
   return 0;
@@ -104,7 +105,7 @@ static int parse_string(parser* p, TVMFFIAny* out) {
   int rc = -1;
   for (;;) {
     if (p->i >= p->n) {
-      perr(p, start, "unterminated string");
+      perr(p, start, "Unterminated string starting at");
       goto done;
     }
     size_t run = p->i;
@@ -122,11 +123,11 @@ static int parse_string(parser* p, TVMFFIAny* out) {
       break;
     }
     if (c != '\\') {
-      perr(p, p->i, "unescaped control character in string");
+      perr(p, p->i, "Invalid control character at");
       goto done;
     }
     if (p->i + 1 >= p->n) {
-      perr(p, start, "unterminated string");
+      perr(p, start, "Unterminated string starting at");
       goto done;
     }
     char e = p->s[p->i + 1];
@@ -142,31 +143,31 @@ static int parse_string(parser* p, TVMFFIAny* out) {
       case 't': rep = "\t"; break;
       case 'u': {
         unsigned cp;
-        if (hex4(p, p->i + 2, &cp) != 0) goto done;
-        size_t at = p->i;
+        size_t at = p->i + 1; /* the 'u' */
+        if (hex4(p, p->i + 2, at, &cp) != 0) goto done;
         p->i += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
           unsigned lo;
           if (!(p->n - p->i >= 2 && p->s[p->i] == '\\' && p->s[p->i + 1] == 'u')) {
-            perr(p, at, "unpaired UTF-16 surrogate in \\u escape");
+            perr(p, at, "Invalid surrogate pair of \\uXXXX escapes");
             goto done;
           }
-          if (hex4(p, p->i + 2, &lo) != 0) goto done;
+          if (hex4(p, p->i + 2, p->i + 2, &lo) != 0) goto done;
           if (lo < 0xDC00 || lo > 0xDFFF) {
-            perr(p, at, "unpaired UTF-16 surrogate in \\u escape");
+            perr(p, at, "Invalid surrogate pair of \\uXXXX escapes");
             goto done;
           }
           p->i += 6;
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          perr(p, at, "unpaired UTF-16 surrogate in \\u escape");
+          perr(p, at, "Invalid surrogate pair of \\uXXXX escapes");
           goto done;
         }
         if (utf8_put(&b, cp) != 0) goto done;
         continue;
       }
       default:
-        perr(p, p->i, "invalid escape in string");
+        perr(p, p->i + 1, "Invalid \\escape");
         goto done;
     }
     if (tvmffi__buf_append(&b, rep, 1) != 0) {
@@ -183,31 +184,41 @@ done:
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int parse_number(parser* p, TVMFFIAny* out) {
-  size_t start = p->i;
-  int is_float = 0;
-  if (p->s[p->i] == '-') ++p->i;
-  if (p->i < p->n && p->s[p->i] == '0') {
-    ++p->i;
-    if (p->i < p->n && is_digit(p->s[p->i])) return perr(p, start, "leading zero in number");
-  } else if (p->i < p->n && is_digit(p->s[p->i])) {
-    while (p->i < p->n && is_digit(p->s[p->i])) ++p->i;
+/* Length of the JSON number at the start of s[0..n), or 0 when there is none. */
+static size_t number_len(const char* s, size_t n, int* is_float) {
+  size_t i = 0;
+  if (i < n && s[i] == '-') ++i;
+  if (i < n && s[i] == '0') {
+    ++i;
+  } else if (i < n && is_digit(s[i])) {
+    while (i < n && is_digit(s[i])) ++i;
   } else {
-    return perr(p, start, "invalid number");
+    return 0;
   }
-  if (p->i < p->n && p->s[p->i] == '.') {
-    is_float = 1;
-    ++p->i;
-    if (p->i >= p->n || !is_digit(p->s[p->i])) return perr(p, p->i, "expected digit after '.'");
-    while (p->i < p->n && is_digit(p->s[p->i])) ++p->i;
+  if (i < n && s[i] == '.') {
+    *is_float = 1;
+    if (++i >= n || !is_digit(s[i])) return 0;
+    while (i < n && is_digit(s[i])) ++i;
   }
-  if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
-    is_float = 1;
-    ++p->i;
-    if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-')) ++p->i;
-    if (p->i >= p->n || !is_digit(p->s[p->i])) return perr(p, p->i, "expected digit in exponent");
-    while (p->i < p->n && is_digit(p->s[p->i])) ++p->i;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    *is_float = 1;
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    if (i >= n || !is_digit(s[i])) return 0;
+    while (i < n && is_digit(s[i])) ++i;
   }
+  return i;
+}
+
+/* A number is the whole run of number characters ("1.2.3", "01" and "1e" are
+ * not numbers, reported as "Expecting value" at their start, as upstream). */
+static int parse_number(parser* p, TVMFFIAny* out) {
+  size_t start = p->i, end = p->i;
+  while (end < p->n && p->s[end] != '\0' && strchr("0123456789+-.eE", p->s[end]) != NULL) ++end;
+  int is_float = 0;
+  if (number_len(p->s + start, end - start, &is_float) != end - start)
+    return perr(p, start, "Expecting value");
+  p->i = end;
   /* strtoll/strtod need a NUL-terminated copy (the input may not be). */
   char tmp[64];
   size_t len = p->i - start;
@@ -257,7 +268,7 @@ static int parse_array(parser* p, TVMFFIAny* out) {
         ++p->i;
         break;
       }
-      perr(p, p->i, "expected ',' or ']' in array");
+      perr(p, p->i, "Expecting ',' delimiter");
       goto done;
     }
   }
@@ -288,7 +299,7 @@ static int parse_object(parser* p, TVMFFIAny* out) {
   for (;;) {
     skip_ws(p);
     if (p->i >= p->n || p->s[p->i] != '"') {
-      perr(p, p->i, "expected string key in object");
+      perr(p, p->i, "Expecting property name enclosed in double quotes");
       goto fail;
     }
     TVMFFIAny k, v;
@@ -296,7 +307,7 @@ static int parse_object(parser* p, TVMFFIAny* out) {
     skip_ws(p);
     if (p->i >= p->n || p->s[p->i] != ':') {
       tvmffi__any_release(&k);
-      perr(p, p->i, "expected ':' after object key");
+      perr(p, p->i, "Expecting ':' delimiter");
       goto fail;
     }
     ++p->i;
@@ -318,7 +329,7 @@ static int parse_object(parser* p, TVMFFIAny* out) {
       ++p->i;
       break;
     }
-    perr(p, p->i, "expected ',' or '}' in object");
+    perr(p, p->i, "Expecting ',' delimiter");
     goto fail;
   }
   tvmffi__any_set_obj(out, map);
@@ -331,10 +342,10 @@ fail:
 static int parse_value(parser* p, TVMFFIAny* out) {
   skip_ws(p);
   tvmffi__any_set_none(out);
-  if (p->i >= p->n) return perr(p, p->i, "unexpected end of input, expected a value");
+  if (p->i >= p->n) return perr(p, p->i, "Expecting value");
   char c = p->s[p->i];
   if (c == '{' || c == '[') {
-    if (p->depth >= JSON_MAX_DEPTH) return perr(p, p->i, "nesting too deep");
+    if (p->depth >= JSON_MAX_DEPTH) return perr(p, p->i, "Nesting deeper than 1000 levels");
     p->depth++;
     int rc = c == '{' ? parse_object(p, out) : parse_array(p, out);
     p->depth--;
@@ -360,7 +371,7 @@ static int parse_value(parser* p, TVMFFIAny* out) {
       return 0;
     }
   if (c == '-' || is_digit(c)) return parse_number(p, out);
-  return perr(p, p->i, "unexpected character, expected a value");
+  return perr(p, p->i, "Expecting value");
 }
 
 /* ffi.json.Parse(s: str) -> Any */
@@ -375,7 +386,7 @@ static int json_parse(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
   skip_ws(&p);
   if (p.i != p.n) {
     tvmffi__any_release(&v);
-    return perr(&p, p.i, "extra data after the JSON value");
+    return perr(&p, p.i, "Extra data");
   }
   *result = v;
   return 0;
@@ -433,7 +444,7 @@ static int write_container(writer* w, TVMFFIObject* obj) {
         break;
       }
       rc = (count++ && wput(w, ",")) || newline(w) ||
-           tvmffi__ext_quote(w->b, key.data, key.size) ||
+           tvmffi__ext_quote_json(w->b, key.data, key.size) ||
            wput(w, w->indent < 0 ? ":" : ": ") || write_value(w, TVMFFIMapCellValue(c, p));
     }
   }
@@ -446,7 +457,7 @@ static int write_container(writer* w, TVMFFIObject* obj) {
 static int write_value(writer* w, const TVMFFIAny* view) {
   TVMFFIAny v = tvmffi__ext_peek(view);
   TVMFFIByteArray ba;
-  if (tvmffi__any_as_str(&v, &ba)) return tvmffi__ext_quote(w->b, ba.data, ba.size);
+  if (tvmffi__any_as_str(&v, &ba)) return tvmffi__ext_quote_json(w->b, ba.data, ba.size);
   switch (v.type_index) {
     case kTVMFFINone:
       return wput(w, "null");

@@ -90,7 +90,7 @@ const char* tvmffi__ext_device_name(int32_t t) {
   }
 }
 
-int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) {
+static int quote(tvmffi__buf* b, const char* s, size_t n, int escape_slash) {
   if (put(b, "\"", 1) != 0) return -1;
   size_t run = 0; /* start of the pending unescaped run */
   for (size_t i = 0; i < n; ++i) {
@@ -105,6 +105,9 @@ int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) {
       case '\t': esc = "\\t"; break;
       case '\b': esc = "\\b"; break;
       case '\f': esc = "\\f"; break;
+      case '/':
+        if (escape_slash) esc = "\\/";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           snprintf(tmp, sizeof(tmp), "\\u%04x", c);
@@ -118,6 +121,10 @@ int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) {
   if (put(b, s + run, n - run) != 0) return -1;
   return put(b, "\"", 1);
 }
+
+int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) { return quote(b, s, n, 0); }
+
+int tvmffi__ext_quote_json(tvmffi__buf* b, const char* s, size_t n) { return quote(b, s, n, 1); }
 
 int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
   char tmp[40];
