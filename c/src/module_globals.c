@@ -360,7 +360,14 @@ static void register_imports_field(void) {
   info.getter = imports_getter;
   info.setter = (void*)imports_setter;
   info.field_static_type_index = kTVMFFIArray;
-  if (TVMFFITypeRegisterField(kTVMFFIModule, &info) != 0) {
+  /* sizeof the C++ ModuleObj (docs/cxx-abi.md): its vtable pointer, the header, imports_
+   * and one private pointer; tools read the layout from it (tvm-ffi-stubgen's report). */
+  TVMFFITypeMetadata meta;
+  memset(&meta, 0, sizeof(meta));
+  meta.total_size = (int32_t)(sizeof(void*) + TVMFFI_MODULE_KIND_OFFSET + sizeof(void*));
+  meta.structural_eq_hash_kind = kTVMFFISEqHashKindUnsupported;
+  if (TVMFFITypeRegisterMetadata(kTVMFFIModule, &meta) != 0 ||
+      TVMFFITypeRegisterField(kTVMFFIModule, &info) != 0) {
     TVMFFIObjectHandle err = NULL;
     TVMFFIErrorMoveFromRaised(&err);
     tvmffi__fatal("cannot register the reflection field ffi.Module.imports_");

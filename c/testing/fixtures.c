@@ -113,12 +113,44 @@ static const tspec k_specs[] = {
       FD("hidden", F_I64, W | INIT_OFF, 33)}},
     {"testing.TestCxxNoAutoInit", NULL, "No __ffi_init__.", 1, INIT_NONE,
      {F("x", F_I64, W), F("y", F_I64, W)}},
+    {"testing.TestCxxClassHiddenField", NULL, "v_i64, an unreflected int64, v_i32.", 1,
+     INIT_AUTO, {F("v_i64", F_I64, W), F("v_i32", F_I32, W)}},
+    {"testing.TestCxxClassPolymorphic", NULL, "A C++ class with a vtable pointer.", 1, INIT_AUTO,
+     {F("v_i64", F_I64, W)}},
     {"testing.TestCxxAutoInitParent", NULL, NULL, 1, INIT_AUTO,
      {F("parent_required", F_I64, W), FD("parent_default", F_I64, W, 5)}},
     {"testing.TestCxxAutoInitChild", "testing.TestCxxAutoInitParent", NULL, 1, INIT_AUTO,
      {F("child_required", F_I64, W), F("child_kw_only", F_I64, W | KW_ONLY)}},
 };
 #define NUM_TYPES ((int)(sizeof(k_specs) / sizeof(k_specs[0])))
+
+/* What the fixtures' C++ classes have beyond their reflected fields: finality
+ * (published as __ffi_type_final__), and gap_bytes unreflected bytes after the
+ * first gap_after fields -- a member the registry never sees, or (at the end)
+ * what a C++ vtable pointer adds to sizeof. */
+static const struct {
+  const char* key;
+  int final;
+  int32_t gap_after, gap_bytes;
+} k_shapes[] = {
+    {"testing.TestFrozenCxx", 1, 0, 0},         {"testing.TestCompare", 1, 0, 0},
+    {"testing.TestHash", 1, 0, 0},              {"testing.TestCustomHash", 1, 0, 0},
+    {"testing.TestCustomCompare", 1, 0, 0},     {"testing.TestEqWithoutHash", 1, 0, 0},
+    {"testing.TestCxxAutoInitChild", 1, 0, 0},  {"testing.TestCxxClassHiddenField", 1, 1, 8},
+    {"testing.TestCxxClassPolymorphic", 1, 1, 8},
+};
+
+static int shape_of(const char* key, int32_t* gap_after, int32_t* gap_bytes) {
+  for (size_t i = 0; i < sizeof(k_shapes) / sizeof(k_shapes[0]); ++i) {
+    if (strcmp(k_shapes[i].key, key) == 0) {
+      *gap_after = k_shapes[i].gap_after;
+      *gap_bytes = k_shapes[i].gap_bytes;
+      return k_shapes[i].final;
+    }
+  }
+  *gap_after = *gap_bytes = 0;
+  return 0;
+}
 static tdesc g_types[NUM_TYPES];
 
 static int32_t g_base_index = -1; /* testing.TestObjectBase: the F_BASE target */
@@ -394,11 +426,12 @@ static TVMFFIObject* new_object(const tdesc* d) {
   }
 CREATOR(0) CREATOR(1) CREATOR(2) CREATOR(3) CREATOR(4) CREATOR(5) CREATOR(6) CREATOR(7)
 CREATOR(8) CREATOR(9) CREATOR(10) CREATOR(11) CREATOR(12) CREATOR(13) CREATOR(14) CREATOR(15)
-CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19)
+CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19) CREATOR(20) CREATOR(21)
 static const TVMFFIObjectCreator k_creators[] = {
     create_0,  create_1,  create_2,  create_3,  create_4,  create_5,  create_6,
     create_7,  create_8,  create_9,  create_10, create_11, create_12, create_13,
-    create_14, create_15, create_16, create_17, create_18, create_19};
+    create_14, create_15, create_16, create_17, create_18, create_19, create_20,
+    create_21};
 _Static_assert(sizeof(k_creators) / sizeof(k_creators[0]) == sizeof(k_specs) / sizeof(k_specs[0]),
                "one creator per fixture type");
 
@@ -598,12 +631,16 @@ static void register_type(tdesc* d, int idx) {
   int32_t depth = TVMFFIGetTypeInfo(parent)->type_depth + 1;
   d->index = TVMFFITypeGetOrAllocIndex(&key, -1, depth, 0, 1, parent);
   d->nfields = 0;
+  int32_t gap_after, gap_bytes;
+  int final = shape_of(d->key, &gap_after, &gap_bytes);
   while (d->nfields < MAX_FIELDS && d->fields[d->nfields].name != NULL) {
     int64_t sz = kind_size(d->fields[d->nfields].kind), al = sz > 8 ? 8 : sz;
+    if (gap_bytes != 0 && d->nfields == gap_after) d->size += gap_bytes;
     d->size = (d->size + al - 1) / al * al;
     d->offsets[d->nfields++] = d->size;
     d->size += sz;
   }
+  if (gap_bytes != 0 && d->nfields == gap_after) d->size += gap_bytes;
   d->size = (d->size + 7) / 8 * 8;
   build_init_sig(d);
   /* Another copy of this library registered the reflection already. */
@@ -615,6 +652,7 @@ static void register_type(tdesc* d, int idx) {
   md.total_size = (int32_t)d->size;
   md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
   TVMFFITypeRegisterMetadata(d->index, &md);
+  tt_set_final(d->index, final);
   for (int32_t i = 0; i < d->nfields; ++i) register_field(d, i);
   if (sp->init == INIT_AUTO) call_register_ffi_init(d->index);
   if (sp->init == INIT_POSITIONAL) register_positional_init(d);
@@ -1256,6 +1294,7 @@ static void register_schema_all_types(void) {
   md.total_size = SAF_SIZE;
   md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
   TVMFFITypeRegisterMetadata(g_saf_index, &md);
+  tt_set_final(g_saf_index, 0);
   for (int i = 0; i < SAF_N; ++i) {
     TVMFFIFieldInfo f;
     memset(&f, 0, sizeof(f));

@@ -348,6 +348,8 @@ static void set_metadata(int32_t tindex, const char* doc, TVMFFIObjectCreator cr
   md.total_size = (int32_t)size;
   md.structural_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
   TVMFFITypeRegisterMetadata(tindex, &md);
+  /* TestObjectBase has a subclass; the other two are final in C++. */
+  tt_set_final(tindex, tindex != g_base_index);
 }
 
 #define FN_SCHEMA(ret, params)                                                          \

@@ -498,6 +498,17 @@ void tt_reg(const char* name, TVMFFISafeCallType fn, void* self, const char* doc
   tt_reg_meta(name, fn, self, doc, schema, NULL);
 }
 
+void tt_set_final(int32_t tindex, int final) {
+  TVMFFIAny v;
+  set_bool(&v, final);
+  TVMFFIByteArray n = ba("__ffi_type_final__");
+  if (TVMFFITypeRegisterAttr(tindex, &n, &v) != 0) {
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != NULL) TVMFFIObjectDecRef(err);
+  }
+}
+
 void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
                  const char* schema, const char* extra) {
   char meta[2048];

@@ -133,6 +133,9 @@ static inline TVMFFIByteArray ba(const char* s) {
  * {"type_schema": <schema>}; failures are reported on stderr. */
 TVMFFI_TESTING_HIDDEN void tt_reg(const char* name, TVMFFISafeCallType fn, void* self,
                                   const char* doc, const char* schema);
+/* Publishes whether the type's C++ class is final (type attribute
+ * __ffi_type_final__, as upstream's ObjectDef does). */
+TVMFFI_TESTING_HIDDEN void tt_set_final(int32_t tindex, int final);
 /* tt_reg with more metadata entries: `extra` is JSON members ("k":v,...) or NULL. */
 TVMFFI_TESTING_HIDDEN void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self,
                                        const char* doc, const char* schema, const char* extra);

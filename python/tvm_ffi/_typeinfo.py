@@ -298,6 +298,7 @@ class TypeField:
     c_repr: bool = True
     c_compare: bool = True
     c_hash: bool = True
+    alignment: int = 0
     dataclass_field: Any = None  # free for tvm_ffi.dataclasses
 
     # the factory of a DefaultFromFactory field (MISSING otherwise)
@@ -449,6 +450,7 @@ def _make_field(fi):
         c_repr=not flags & _REPR_OFF,
         c_compare=not flags & _COMPARE_OFF,
         c_hash=not flags & _HASH_OFF,
+        alignment=int(fi.alignment),
     )
 
 
@@ -534,6 +536,20 @@ def _type_cls_to_type_info(cls):
     if info is not None and core._TYPE_CLS.get(tidx) is cls:
         info.type_cls = cls
     return info
+
+
+def _register_py_class(parent_type_info, type_key, type_cls):
+    """Allocate a type index for a Python-defined class under ``parent_type_info`` and bind it.
+
+    The type has no metadata and no fields until ``py_class`` registers them; tools that
+    walk the registry meanwhile see it without a layout.  ValueError when ``type_key``
+    exists already.
+    """
+    if core._type_key_to_index(type_key) is not None:
+        raise ValueError("type key `%s` is already registered" % type_key)
+    tidx = core._global("ffi._PyClassAllocTypeIndex")(type_key, parent_type_info.type_index)
+    core._register_class(tidx, type_cls)
+    return _register_type_info(tidx, type_cls)
 
 
 def _register_type_info(tidx, cls):

@@ -384,3 +384,63 @@ def test_console_script_and_main_entry():
     assert callable(cli.__main__)
     r = _run("--help")
     assert r.returncode == 0 and "--init-prefix" in r.stdout and "--dry-run" in r.stdout
+
+
+# ---- the layout report (--coverage-out, tvm_ffi.stub.layout) ---------------------------------
+
+
+def _obj(key, parent, total, *fields, final=None):
+    from tvm_ffi.core import TypeSchema  # noqa: PLC0415
+    from tvm_ffi.stub.utils import NamedTypeSchema, ObjectInfo  # noqa: PLC0415
+
+    chain = {"ffi.Object": [], "a.A": ["ffi.Object"], "a.B": ["ffi.Object", "a.A"]}
+    return ObjectInfo(
+        fields=[NamedTypeSchema(n, TypeSchema("int"), offset=o, size=s, alignment=al)
+                for n, o, s, al in fields],
+        methods=[], type_key=key, parent_type_key=parent, ancestors=chain.get(key, []),
+        total_size=total, is_final=final)
+
+
+def test_layout_padding_versus_hidden_bytes():
+    from tvm_ffi.stub.layout import ByteRange, classify  # noqa: PLC0415
+
+    root = _obj("ffi.Object", None, 24)
+    # int32 then a double: [28, 32) is alignment padding; the int8 tail pads to 8
+    padded = _obj("a.A", "ffi.Object", 48, ("x", 24, 4, 4), ("d", 32, 8, 8), ("c", 40, 1, 1))
+    v = classify({"a.A": padded, "ffi.Object": root})["a.A"]
+    assert v.is_complete and v.verdict == "complete"
+    assert v.padding == [ByteRange(28, 32), ByteRange(41, 48)] and v.uncovered == []
+    # a 16-byte hole that no alignment explains, and a child that inherits the verdict
+    holed = _obj("a.A", "ffi.Object", 48, ("x", 24, 8, 8), ("y", 40, 8, 8))
+    child = _obj("a.B", "a.A", 56, ("z", 48, 8, 8))
+    vs = classify({"ffi.Object": root, "a.A": holed, "a.B": child})
+    assert vs["a.A"].reason == "uncovered-bytes" and vs["a.A"].uncovered == [ByteRange(32, 40)]
+    assert vs["a.B"].reason == "parent-opaque" and "'a.A'" in vs["a.B"].detail
+    assert vs["a.B"].own_bytes is None
+
+
+def test_layout_overlap_and_unknown():
+    from tvm_ffi.stub.layout import classify  # noqa: PLC0415
+
+    root = _obj("ffi.Object", None, 24)
+    overlap = _obj("a.A", "ffi.Object", 40, ("x", 24, 8, 8), ("y", 28, 8, 8))
+    assert classify({"ffi.Object": root, "a.A": overlap})["a.A"].reason == "field-overlap"
+    unknown = _obj("a.A", "ffi.Object", None, ("x", 24, 8, 8))
+    v = classify({"ffi.Object": root, "a.A": unknown})["a.A"]
+    assert v.reason == "layout-unknown" and v.verdict == "opaque"
+
+
+def test_coverage_out_report(tmp_path):
+    import json  # noqa: PLC0415
+
+    out = tmp_path / "cov.json"
+    r = _run("--coverage-out", out)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(out.read_text())
+    assert list(report) == sorted(report)
+    pair = report["testing.TestIntPair"]
+    assert pair["verdict"] == "complete" and pair["is_final"] is True
+    assert [f["name"] for f in pair["fields"]] == ["a", "b"]
+    hidden = report["testing.TestCxxClassHiddenField"]
+    assert hidden["reason"] == "uncovered-bytes" and hidden["uncovered"] == [[32, 40]]
+    assert report["ffi.Function"]["reason"] == "layout-unknown"

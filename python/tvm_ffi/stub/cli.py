@@ -41,6 +41,9 @@ def _parser():
     p.add_argument("--dry-run", action="store_true", help="do not write files")
     p.add_argument("--check", action="store_true",
                    help="do not write; list stale files and exit 1 if there are any")
+    p.add_argument("--coverage-out", default="", metavar="FILE",
+                   help="write a JSON report of which object types' native layout reflection "
+                        "explains completely (see tvm_ffi.stub.layout); PATHs become optional")
     return p
 
 
@@ -64,12 +67,12 @@ def _load_dlls(names):
 
 def _init_package(root, pypkg, lib, prefix):
     """Create missing _ffi_api.py / __init__.py for each namespace under prefix; return paths."""
-    from . import reflect  # noqa: PLC0415
+    from . import lib_state  # noqa: PLC0415
 
     prefix = prefix.rstrip(".")
     under = (lambda ns: ns == prefix or ns.startswith(prefix + "."))
-    namespaces = {ns for ns in reflect.global_namespaces() if under(ns)}
-    keys = [k for k in reflect.type_keys() if under(k.rpartition(".")[0])]
+    namespaces = {ns for ns in lib_state.global_namespaces() if under(ns)}
+    keys = [k for k in lib_state.type_keys() if under(k.rpartition(".")[0])]
     namespaces |= {k.rpartition(".")[0] for k in keys}
     if not namespaces:
         raise RuntimeError("nothing is registered under the prefix `%s.` (load the library with "
@@ -100,7 +103,7 @@ def _all_globals():
 
 
 def _api_template(ns, pypkg, lib, keys, has_globals):
-    from . import reflect  # noqa: PLC0415
+    from . import lib_state  # noqa: PLC0415
 
     out = ['"""FFI API bindings for `%s`."""\n\n' % ns,
            "# tvm-ffi-stubgen(begin): import-section\n# tvm-ffi-stubgen(end)\n",
@@ -108,7 +111,7 @@ def _api_template(ns, pypkg, lib, keys, has_globals):
            "LIB = _FFI_LOAD_LIB(%r, %r)\n" % (pypkg, lib)]
     if has_globals:
         out.append("\n# tvm-ffi-stubgen(begin): global/%s\n# tvm-ffi-stubgen(end)\n" % ns)
-    records = {k: reflect.TypeRecord(k) for k in keys}
+    records = {k: lib_state.TypeRecord(k) for k in keys}
     directives, classes = [], []
     # parents before children, so a base defined in this file exists when the child is declared
     for key in sorted(keys, key=lambda k: (len(records[k].ancestors), k)):
@@ -117,7 +120,7 @@ def _api_template(ns, pypkg, lib, keys, has_globals):
         if parent in records:
             base = parent.rpartition(".")[2]
         else:
-            cls = reflect.python_class(parent) if parent else None
+            cls = lib_state.python_class(parent) if parent else None
             if cls is None or cls.__name__ == "Object":
                 base, target = "_ffi_Object", "tvm_ffi.Object"
             else:
@@ -133,6 +136,15 @@ def _api_template(ns, pypkg, lib, keys, has_globals):
     return "".join(out)
 
 
+def _write_coverage(path):
+    """The layout report of every registered object type."""
+    from . import layout, lib_state  # noqa: PLC0415
+
+    infos = {key: lib_state.object_info_from_type_key(key)
+             for keys in lib_state.collect_type_keys().values() for key in keys}
+    layout.write_coverage_report(path, layout.classify(infos))
+
+
 def run(opts, out=sys.stdout, err=sys.stderr):
     """Process according to parsed options; returns the exit status."""
     from . import generate  # noqa: PLC0415 - needs the runtime, loaded by the caller
@@ -145,9 +157,11 @@ def run(opts, out=sys.stdout, err=sys.stderr):
         for c in created:
             print("created %s" % c, file=out)
         paths = pkg_dirs + paths[1:]
-    elif not paths:
-        print("tvm-ffi-stubgen: nothing to do: give files or directories (see --help)", file=err)
-        return 2
+    if opts.coverage_out:
+        _write_coverage(opts.coverage_out)
+        print("wrote %s" % opts.coverage_out, file=out)
+        if not paths:
+            return 0
     try:
         files = [SourceFile(p) for p in collect(paths)]
         files = [f for f in files if not f.skip and f.blocks]
@@ -188,6 +202,8 @@ def main(argv=None):
         p.error("--check cannot be combined with --init-*")
     if opts.indent < 0:
         p.error("--indent must be >= 0")
+    if not (opts.paths or any(init) or opts.coverage_out):
+        p.error("nothing to do: give files or directories (see --help)")
     try:
         import tvm_ffi  # noqa: F401, PLC0415 - loads the runtime (and the testing library)
 
@@ -200,8 +216,8 @@ def main(argv=None):
         return 1
 
 
-def __main__():  # console-script entry point (tvm-ffi-stubgen)
-    sys.exit(main())
+def __main__():  # console-script entry point (tvm-ffi-stubgen); the wrapper exits with it
+    return main()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 import keyword
 import sys
 
-from . import reflect
+from . import lib_state
 from .blocks import StubError
 from .schema import Namer, function_parts
 
@@ -44,14 +44,14 @@ class FileGenerator:
         if key in self.declared:
             module, name = self.declared[key]
             return (None if module == self.src.module else module), name
-        cls = reflect.python_class(key)
+        cls = lib_state.python_class(key)
         if cls is not None:
             module = cls.__module__
             # prefer the public top-level name (tvm_ffi.Shape over tvm_ffi._tensor.Shape)
             if module.startswith("tvm_ffi.") and getattr(sys.modules["tvm_ffi"], cls.__name__, None) is cls:
                 module = "tvm_ffi"
             return (None if module == self.src.module else module), cls.__name__
-        if reflect.core._type_key_to_index(key) is None:
+        if lib_state.core._type_key_to_index(key) is None:
             return "typing", "Any"  # not an object type this process knows
         return "tvm_ffi", "Object"
 
@@ -91,7 +91,7 @@ class FileGenerator:
         if not prefix:
             raise StubError("%s:%d: `global/` needs a prefix" % (self.src.path, b.lineno))
         self.registry_modules.add(registry or "tvm_ffi")
-        funcs = reflect.global_functions(prefix)
+        funcs = lib_state.global_functions(prefix)
         if not funcs:
             raise StubError("%s:%d: no global function is registered under `%s.` (load its library "
                             "with --dlls or --imports)" % (self.src.path, b.lineno, prefix))
@@ -107,7 +107,7 @@ class FileGenerator:
     def _object(self, b):
         key = b.kind[len("object/"):]
         try:
-            rec = reflect.TypeRecord(key)
+            rec = lib_state.TypeRecord(key)
         except KeyError:
             raise StubError("%s:%d: object type `%s` is not registered (load its library with "
                             "--dlls or --imports)" % (self.src.path, b.lineno, key)) from None

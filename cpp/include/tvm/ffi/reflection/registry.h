@@ -268,6 +268,8 @@ class ObjectDef {
     meta.total_size = static_cast<int32_t>(sizeof(Class));
     meta.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &meta));
+    // Finality is published for tools (tvm-ffi-stubgen's layout report), as upstream does.
+    def_type_attr("__ffi_type_final__", static_cast<bool>(Class::_type_final));
     const std::string key = Class::_type_key;
     if constexpr (std::is_copy_constructible_v<Class>) {
       // DeepCopy and copy.copy start from a copy of the C++ object

@@ -5,6 +5,7 @@ import json
 from .. import core
 from ..registry import get_global_func_metadata, list_global_func_names
 from . import schema as _schema
+from .utils import ObjectInfo
 
 _HAS_DEFAULT, _STATIC, _INIT_OFF, _KW_ONLY = 1 << 1, 1 << 2, 1 << 9, 1 << 10
 
@@ -48,6 +49,22 @@ def global_namespaces():
 
 def type_keys():
     return [k for k in core._global("ffi.GetRegisteredTypeKeys")() if "." in k]
+
+
+def collect_type_keys():
+    """``{namespace: [type keys, sorted]}`` of every registered object type (``a.b`` for
+    ``a.b.C``)."""
+    out = {}
+    for key in type_keys():
+        out.setdefault(key.rpartition(".")[0], []).append(key)
+    return {ns: sorted(keys) for ns, keys in sorted(out.items())}
+
+
+def object_info_from_type_key(type_key):
+    """The ``ObjectInfo`` of a registered type (KeyError when it is not registered)."""
+    if core._type_key_to_index(type_key) is None:
+        raise KeyError(type_key)
+    return ObjectInfo.from_type_info(core._lookup_or_register_type_info_from_type_key(type_key))
 
 
 class Field:
