@@ -42,6 +42,11 @@ TVMFFIObject* tvmffi__list_new(int64_t capacity);
  * inline.  NULL after raising. */
 TVMFFIObject* tvmffi__map_new(int32_t type_index);
 
+/* New empty ffi.Map or ffi.Dict laid out for `count` entries (small up to 4, else the
+ * dense table C++ builds for a range), so that filling it rarely replaces a Map.  NULL
+ * after raising. */
+TVMFFIObject* tvmffi__map_new_sized(int32_t type_index, uint64_t count);
+
 /* Inserts or assigns, moving *key and *value (owned) in.  For a Map the
  * object may be replaced by a larger one (*obj updated); a Dict keeps its
  * identity.  On failure nothing is moved.  Returns 0/-1. */

@@ -39,6 +39,17 @@ TVMFFIObject* tvmffi__map_new(int32_t type_index) {
   return map_alloc(type_index, TVMFFI_MAP_SMALL_INIT);
 }
 
+TVMFFIObject* tvmffi__map_new_sized(int32_t type_index, uint64_t count) {
+  if (count <= TVMFFI_MAP_SMALL_MAX)
+    return map_alloc(type_index, count > TVMFFI_MAP_SMALL_INIT ? count : TVMFFI_MAP_SMALL_INIT);
+  TVMFFIObject* obj = map_alloc(type_index, 0);
+  if (obj != NULL && TVMFFIMapCellInitDense(TVMFFIMapGetCellPtr(obj), count) != 0) {
+    tvmffi__decref(obj);
+    return NULL;
+  }
+  return obj;
+}
+
 int tvmffi__map_set(TVMFFIObject** pobj, TVMFFIAny* key, TVMFFIAny* value) {
   TVMFFIObject* obj = *pobj;
   TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);

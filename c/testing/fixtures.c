@@ -4,7 +4,8 @@
  * TestNonCopyable, TestCompare / TestHash (CompareOff / HashOff fields),
  * TestCustomHash / TestCustomCompare / TestEqWithoutHash (__ffi_hash__,
  * __ffi_eq__, __ffi_compare__ hooks) and the private TestCxx* types the
- * dataclass tests use (ReprOff, InitOff, KwOnly, defaults, inheritance).
+ * dataclass tests use (ReprOff, InitOff, KwOnly, defaults, inheritance), and
+ * TestDeepCopyEdges (an Any and a nullable ObjectRef field).
  *
  * Each type is a header followed by fields of a few kinds laid out at their
  * natural alignment after the parent's fields, so offsets and sizes are the
@@ -20,7 +21,7 @@
 
 #include "testing.h"
 
-typedef enum { F_I64, F_I32, F_F64, F_F32, F_BOOL, F_STR, F_BASE, F_OPT_BASE } fkind;
+typedef enum { F_I64, F_I32, F_F64, F_F32, F_BOOL, F_STR, F_BASE, F_OPT_BASE, F_ANY, F_OBJ } fkind;
 
 #define W kTVMFFIFieldFlagBitMaskWritable
 #define REPR_OFF kTVMFFIFieldFlagBitMaskReprOff
@@ -121,6 +122,8 @@ static const tspec k_specs[] = {
      {F("parent_required", F_I64, W), FD("parent_default", F_I64, W, 5)}},
     {"testing.TestCxxAutoInitChild", "testing.TestCxxAutoInitParent", NULL, 1, INIT_AUTO,
      {F("child_required", F_I64, W), F("child_kw_only", F_I64, W | KW_ONLY)}},
+    {"testing.TestDeepCopyEdges", NULL, "Any and ObjectRef fields holding what ffi.DeepCopy copies.",
+     1, INIT_AUTO, {F("v_any", F_ANY, W), F("v_obj", F_OBJ, W)}},
 };
 #define NUM_TYPES ((int)(sizeof(k_specs) / sizeof(k_specs[0])))
 
@@ -171,6 +174,7 @@ static int64_t kind_size(fkind k) {
     case F_BOOL:
       return 1;
     case F_STR:
+    case F_ANY:
       return 16;
     default:
       return 8;
@@ -191,6 +195,10 @@ static const char* kind_name(fkind k) {
       return "ffi.String";
     case F_BASE:
       return "testing.TestObjectBase";
+    case F_ANY:
+      return "Any";
+    case F_OBJ:
+      return "ffi.Object";
     default:
       return "Optional<testing.TestObjectBase>";
   }
@@ -210,6 +218,10 @@ static const char* kind_schema(fkind k) {
       return "{\\\"type\\\":\\\"ffi.String\\\"}";
     case F_BASE:
       return "{\\\"type\\\":\\\"testing.TestObjectBase\\\"}";
+    case F_ANY:
+      return "{\\\"type\\\":\\\"Any\\\"}";
+    case F_OBJ:
+      return "{\\\"type\\\":\\\"ffi.Object\\\"}";
     default:
       return "{\\\"type\\\":\\\"Optional\\\",\\\"args\\\":[{\\\"type\\\":\\\"testing.TestObjectBase\\\"}]}";
   }
@@ -226,6 +238,7 @@ static int32_t kind_static_type(fkind k) {
     case F_BOOL:
       return kTVMFFIBool;
     case F_STR:
+    case F_ANY:
       return kTVMFFIAny; /* Any-backed, as C++ String fields report */
     default:
       return kTVMFFIObject;
@@ -256,6 +269,10 @@ static int accepts(fkind k, const TVMFFIAny* v) {
       return is_str(v);
     case F_BASE:
       return is_base(v);
+    case F_ANY:
+      return 1;
+    case F_OBJ:
+      return t == kTVMFFINone || t >= kTVMFFIStaticObjectBegin;
     default:
       return t == kTVMFFINone || is_base(v);
   }
@@ -291,7 +308,8 @@ static int store(fkind k, void* addr, const TVMFFIAny* v) {
     case F_BOOL:
       *(uint8_t*)addr = v->v_int64 != 0;
       return 0;
-    case F_STR: {
+    case F_STR:
+    case F_ANY: {
       TVMFFIAny owned;
       int rc;
       if (v->type_index == kTVMFFIRawStr) {
@@ -334,6 +352,7 @@ static int load(fkind k, void* addr, TVMFFIAny* r) {
       set_bool(r, *(uint8_t*)addr);
       return 0;
     case F_STR:
+    case F_ANY:
       return TVMFFIAnyViewToOwnedAny((TVMFFIAny*)addr, r);
     default: {
       TVMFFIObject* obj = *(TVMFFIObject**)addr;
@@ -363,11 +382,15 @@ ACCESSORS(F_BOOL)
 ACCESSORS(F_STR)
 ACCESSORS(F_BASE)
 ACCESSORS(F_OPT_BASE)
+ACCESSORS(F_ANY)
+ACCESSORS(F_OBJ)
 
 static const TVMFFIFieldGetter k_getters[] = {get_F_I64,  get_F_I32, get_F_F64,  get_F_F32,
-                                              get_F_BOOL, get_F_STR, get_F_BASE, get_F_OPT_BASE};
+                                              get_F_BOOL, get_F_STR, get_F_BASE, get_F_OPT_BASE,
+                                              get_F_ANY,  get_F_OBJ};
 static const TVMFFIFieldSetter k_setters[] = {set_F_I64,  set_F_I32, set_F_F64,  set_F_F32,
-                                              set_F_BOOL, set_F_STR, set_F_BASE, set_F_OPT_BASE};
+                                              set_F_BOOL, set_F_STR, set_F_BASE, set_F_OPT_BASE,
+                                              set_F_ANY,  set_F_OBJ};
 
 /* ---- creator and deleter ------------------------------------------------- */
 
@@ -378,8 +401,8 @@ static void fixture_deleter(void* self, int flags) {
       for (int32_t i = 0; i < d->nfields; ++i) {
         char* addr = (char*)o + d->offsets[i];
         fkind k = d->fields[i].kind;
-        if (k == F_STR) release((TVMFFIAny*)addr);
-        if ((k == F_BASE || k == F_OPT_BASE) && *(TVMFFIObject**)addr != NULL) {
+        if (k == F_STR || k == F_ANY) release((TVMFFIAny*)addr);
+        if ((k == F_BASE || k == F_OPT_BASE || k == F_OBJ) && *(TVMFFIObject**)addr != NULL) {
           TVMFFIObjectDecRef(*(TVMFFIObject**)addr);
           *(TVMFFIObject**)addr = NULL;
         }
@@ -426,12 +449,12 @@ static TVMFFIObject* new_object(const tdesc* d) {
   }
 CREATOR(0) CREATOR(1) CREATOR(2) CREATOR(3) CREATOR(4) CREATOR(5) CREATOR(6) CREATOR(7)
 CREATOR(8) CREATOR(9) CREATOR(10) CREATOR(11) CREATOR(12) CREATOR(13) CREATOR(14) CREATOR(15)
-CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19) CREATOR(20) CREATOR(21)
+CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19) CREATOR(20) CREATOR(21) CREATOR(22)
 static const TVMFFIObjectCreator k_creators[] = {
     create_0,  create_1,  create_2,  create_3,  create_4,  create_5,  create_6,
     create_7,  create_8,  create_9,  create_10, create_11, create_12, create_13,
     create_14, create_15, create_16, create_17, create_18, create_19, create_20,
-    create_21};
+    create_21, create_22};
 _Static_assert(sizeof(k_creators) / sizeof(k_creators[0]) == sizeof(k_specs) / sizeof(k_specs[0]),
                "one creator per fixture type");
 

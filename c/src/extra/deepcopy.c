@@ -5,15 +5,15 @@
  * Lists, Dicts, Arrays, Maps and reflected objects are copied; everything
  * else is shared, because it is immutable (strings, bytes, shapes, POD
  * values) or has no meaningful copy (tensors share their data, functions,
- * modules, errors).  Map/Dict keys are kept as they are (a key's identity is
- * what the table hashed), values are copied.  A memo from original to copy
- * preserves sharing and cycles: a List that contains itself yields a copy
- * that contains the copy.
+ * modules, errors).  Map/Dict keys and values are both copied.  A memo from
+ * original to copy preserves sharing and cycles: a List that contains itself
+ * yields a copy that contains the copy, and so does a Map reached again from
+ * inside (through a List or Dict, as a value or a key).
  *
  * A reflected object is copied through its `__ffi_shallow_copy__` type
  * attribute when registered, else through its type's creator; then every
  * field with a setter receives a deep copy of the original's value.  A type
- * with neither is a TypeError.
+ * with neither is not copy-constructible: RuntimeError, as upstream.
  */
 #include <string.h>
 
@@ -43,8 +43,7 @@ static int memo_put(copy_state* st, TVMFFIObject* orig, TVMFFIObject* copy) {
   return 0;
 }
 
-/* The copy of orig: 1 found (*out, borrowed), 0 absent, -1 raised (orig is
- * a Map still being copied, i.e. it contains itself through a Dict/List). */
+/* The copy of orig: 1 found (*out, borrowed), 0 absent. */
 static int memo_get(copy_state* st, TVMFFIObject* orig, TVMFFIObject** out) {
   TVMFFIAny k;
   tvmffi__any_set_obj(&k, orig);
@@ -52,25 +51,8 @@ static int memo_get(copy_state* st, TVMFFIObject* orig, TVMFFIObject** out) {
   TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(st->memo);
   /* Object keys hash and compare by address: no hook can fail here. */
   if (TVMFFIMapCellFind(cell, &k, &pos) != 0 || pos == TVMFFI_MAP_ITER_END) return 0;
-  const TVMFFIAny* v = TVMFFIMapCellValue(cell, pos);
-  if (v->type_index == kTVMFFINone)
-    return tvmffi__raise("ValueError",
-                         "ffi.DeepCopy: an ffi.Map that contains itself cannot be copied");
-  *out = v->v_obj;
+  *out = TVMFFIMapCellValue(cell, pos)->v_obj;
   return 1;
-}
-
-/* Marks a Map as being copied (memo value None until it is complete). */
-static int memo_mark(copy_state* st, TVMFFIObject* orig) {
-  TVMFFIAny k, v;
-  tvmffi__incref(orig);
-  tvmffi__any_set_obj(&k, orig);
-  tvmffi__any_set_none(&v);
-  if (tvmffi__map_set(&st->memo, &k, &v) != 0) {
-    tvmffi__any_release(&k);
-    return -1;
-  }
-  return 0;
 }
 
 static int copy_seq(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
@@ -94,19 +76,20 @@ fail:
   return -1;
 }
 
+/* Keys are copied like values (a copied mutable key is a new object, hashed anew).  The
+ * copy is registered before its entries are, so that entries reaching back to the Map (through
+ * a List or Dict) get the copy; it is laid out for all entries at once, since a Map that grows
+ * becomes another object. */
 static int copy_map(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
-  TVMFFIObject* dst = tvmffi__map_new(obj->type_index);
-  if (dst == NULL) return -1;
-  int is_dict = obj->type_index == kTVMFFIDict;
-  /* A Map may be replaced while growing, so only a Dict is memoised before
-   * it is complete; a Map is only marked, and reaching it again (through a
-   * mutable Dict or List inside it) is an error rather than a stale copy. */
-  if ((is_dict ? memo_put(st, obj, dst) : memo_mark(st, obj)) != 0) goto fail;
   TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);
+  TVMFFIObject* first = tvmffi__map_new_sized(obj->type_index, cell->size);
+  TVMFFIObject* dst = first;
+  if (dst == NULL) return -1;
+  if (memo_put(st, obj, dst) != 0) goto fail;
   for (uint64_t p = TVMFFIMapCellIterBegin(cell); p != TVMFFI_MAP_ITER_END;
        p = TVMFFIMapCellIterNext(cell, p)) {
     TVMFFIAny k, v;
-    tvmffi__any_copy(TVMFFIMapCellKey(cell, p), &k);
+    if (copy_any(st, TVMFFIMapCellKey(cell, p), &k) != 0) goto fail;
     if (copy_any(st, TVMFFIMapCellValue(cell, p), &v) != 0) {
       tvmffi__any_release(&k);
       goto fail;
@@ -117,7 +100,19 @@ static int copy_map(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
       goto fail;
     }
   }
-  if (!is_dict && memo_put(st, obj, dst) != 0) goto fail;
+  if (dst != first) {
+    /* The table outgrew its layout into another object: fine unless an entry already
+     * points back at the first one (which the memo alone holds otherwise). */
+    uint64_t strong = __atomic_load_n(&first->combined_ref_count, __ATOMIC_RELAXED) &
+                      (TVMFFI__WEAK_ONE - 1);
+    if (strong > TVMFFI__STRONG_ONE) {
+      tvmffi__raise("ValueError",
+                    "ffi.DeepCopy: an ffi.Map that contains itself outgrew its table while "
+                    "being copied");
+      goto fail;
+    }
+    if (memo_put(st, obj, dst) != 0) goto fail;
+  }
   *out = dst;
   return 0;
 fail:
@@ -125,21 +120,33 @@ fail:
   return -1;
 }
 
+/* The Function a type registered as type attribute `name`, borrowed; NULL if none. */
+static TVMFFIObject* type_fn(int32_t t, const char* name) {
+  TVMFFIByteArray ba = {name, strlen(name)};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&ba);
+  if (col == NULL || t < col->begin_index || t >= col->begin_index + col->size) return NULL;
+  const TVMFFIAny* f = &col->data[t - col->begin_index];
+  return f->type_index == kTVMFFIFunction ? f->v_obj : NULL;
+}
+
+/* Whether ffi.DeepCopy can make an object of type t without __ffi_shallow_copy__. */
+static int creatable(int32_t t) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(t);
+  const TVMFFITypeMetadata* md =
+      info != NULL ? __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE) : NULL;
+  return (md != NULL && md->creator != NULL) || type_fn(t, "__ffi_new__") != NULL;
+}
+
 /* Calls the type's __ffi_shallow_copy__ attribute, if any: 1 found (copy in
  * *out), 0 absent, -1 failed. */
 static int shallow_copy_hook(TVMFFIObject* obj, TVMFFIObject** out) {
-  static const char name[] = "__ffi_shallow_copy__";
-  TVMFFIByteArray ba = {name, sizeof(name) - 1};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&ba);
-  if (col == NULL) return 0;
   int32_t t = obj->type_index;
-  if (t < col->begin_index || t >= col->begin_index + col->size) return 0;
-  const TVMFFIAny* f = &col->data[t - col->begin_index];
-  if (f->type_index != kTVMFFIFunction) return 0;
+  TVMFFIObject* fn = type_fn(t, "__ffi_shallow_copy__");
+  if (fn == NULL) return 0;
   TVMFFIAny arg, res;
   tvmffi__any_set_obj(&arg, obj);
   tvmffi__any_set_none(&res);
-  if (TVMFFIFunctionCall(f->v_obj, &arg, 1, &res) != 0) return -1;
+  if (TVMFFIFunctionCall(fn, &arg, 1, &res) != 0) return -1;
   if (res.type_index != t) {
     tvmffi__any_release(&res);
     return tvmffi__raise("TypeError", "ffi.DeepCopy: __ffi_shallow_copy__ of `%s` returned `%s`",
@@ -157,6 +164,12 @@ static int copy_object(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
   if (from_hook < 0) return -1;
   if (!from_hook) {
     /* no __ffi_shallow_copy__: a fresh object (creator or __ffi_new__) gets every field */
+    if (!creatable(t))
+      return tvmffi__raise("RuntimeError",
+                           "ffi.DeepCopy: cannot deep copy an object of type \"%s\" because it "
+                           "is not copy-constructible (no __ffi_shallow_copy__, creator or "
+                           "__ffi_new__)",
+                           tvmffi__type_key(t));
     dst = tvmffi__object_create("ffi.DeepCopy", t);
     if (dst == NULL) return -1;
   }
