@@ -384,9 +384,9 @@ class TypeInfo:
 
     def __repr__(self):
         cls = self.type_cls.__qualname__ if self.type_cls is not None else None
+        names = None if self.fields is None else [f.name for f in self.fields]
         return "TypeInfo(type_key=%r, type_index=%d, type_cls=%s, fields=%s, methods=%s)" % (
-            self.type_key, self.type_index, cls, [f.name for f in self.fields],
-            [m.name for m in self.methods])
+            self.type_key, self.type_index, cls, names, [m.name for m in self.methods])
 
     @property
     def doc(self):
@@ -410,7 +410,13 @@ class TypeInfo:
         while info is not None:
             chain.append(info)
             info = info.parent_type_info
-        return [f for info in reversed(chain) for f in info.fields]
+        return [f for info in reversed(chain) for f in info.fields or ()]
+
+    def _register_fields(self, fields):
+        """Register the own fields of a Python-defined type (``core._register_py_class``)."""
+        from .dataclasses import _stepwise  # noqa: PLC0415 - dataclasses imports this module
+
+        return _stepwise.register_fields(self, fields)
 
     def refresh(self):
         """Re-read fields and methods (after more were registered in C)."""

@@ -1683,6 +1683,11 @@ def __getattr__(name):
         value = getattr(_typeinfo, name)
         globals()[name] = value
         return value
+    if name == "_register_py_class":  # a step of py_class (dataclasses/_stepwise.py)
+        from .dataclasses._stepwise import register_py_class  # noqa: PLC0415
+
+        globals()[name] = register_py_class
+        return register_py_class
     if name == "ObjectConvertible":  # defined with convert(), which imports core
         from ._convert import ObjectConvertible  # noqa: PLC0415
 

@@ -98,6 +98,14 @@ def _attach_reflection(cls, info):
         setattr(cls, m.name, m.as_callable(cls))
 
 
+def _add_class_attrs(type_cls, type_info, type_attr_names=()):
+    """Bind a class to a Python-defined type and attach its fields and methods (a step of
+    ``py_class``, see dataclasses/_stepwise.py)."""
+    from .dataclasses._stepwise import add_class_attrs  # noqa: PLC0415 - it imports us
+
+    return add_class_attrs(type_cls, type_info, type_attr_names)
+
+
 def _attach_fields(cls, tidx):
     """Attach the reflected fields of type tidx that cls does not define, as properties."""
     for f in _typeinfo._type_info_of_index(tidx).fields:

@@ -47,12 +47,15 @@ class Field:
     """Description of one dataclass field (what ``fields()`` returns)."""
 
     __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
-                 "kw_only", "metadata", "doc", "frozen", "structural_eq", "converter", "_c",
-                 "_py", "_kw", "_ty_schema")
+                 "kw_only", "metadata", "doc", "frozen", "structural_eq", "converter", "_ty_schema",
+                 "_c", "_py", "_kw")
 
-    def __init__(self, default, default_factory, init, repr, hash, compare, kw_only, metadata,
-                 doc, frozen=False, structural_eq=None, converter=None):
-        self.name = None
+    def __init__(self, name=None, _ty_schema=None, *, default=MISSING, default_factory=MISSING,
+                 frozen=False, init=True, repr=True, hash=True, compare=False, kw_only=False,
+                 metadata=None, structural_eq=None, doc=None, converter=None):
+        # (the keyword defaults are those of a raw record, as upstream's; field() passes its own)
+        self.name = name
+        self._ty_schema = _ty_schema  # a TypeSchema, for fields declared without a class body
         self.type = None
         self.default = default
         self.default_factory = default_factory
@@ -65,9 +68,7 @@ class Field:
         self.doc = doc
         self.frozen = frozen  # assignment refused even when the class is not frozen
         self.structural_eq = structural_eq  # a key of FIELD_STRUCTURAL_EQ
-        # a marker for type checkers (dataclass_transform): values are converted by the FFI
         self.converter = converter if converter is not None else _field_converter
-        self._ty_schema = None  # the reflected field's TypeSchema (TypeField.ty)
         self._c = None  # the reflected field this one describes (a _typeinfo.TypeField)
         self._py = None  # the class body's field() this one was merged from (inherited by subclasses)
         self._kw = False  # whether a KW_ONLY marker / class-level kw_only applied
@@ -120,8 +121,9 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
     if not isinstance(structural_eq, (str, type(None))) or structural_eq not in FIELD_STRUCTURAL_EQ:
         raise ValueError("field(structural_eq=...) must be one of %s, got %r"
                          % (", ".join("%r" % (k,) for k in FIELD_STRUCTURAL_EQ), structural_eq))
-    return Field(default, default_factory, init, repr, hash, compare, kw_only, metadata, doc,
-                 bool(frozen), structural_eq, converter)
+    return Field(default=default, default_factory=default_factory, init=init, repr=repr,
+                 hash=hash, compare=compare, kw_only=kw_only, metadata=metadata, doc=doc,
+                 frozen=bool(frozen), structural_eq=structural_eq, converter=converter)
 
 
 def merge(cf, pyf, kw_only_default):
@@ -131,12 +133,13 @@ def merge(cf, pyf, kw_only_default):
     ``kw_only_default`` is True after a ``KW_ONLY`` marker or under ``c_class(kw_only=True)``.
     """
     given = pyf
-    pyf = pyf if pyf is not None else Field(MISSING, MISSING, True, True, None, True, MISSING,
-                                            None, None)
-    f = Field(pyf.default, pyf.default_factory, pyf.init, pyf.repr, pyf.hash, pyf.compare,
-              pyf.kw_only, pyf.metadata or cf.metadata, pyf.doc if pyf.doc is not None else cf.doc,
-              pyf.frozen or cf.frozen,
-              pyf.structural_eq if given is not None else cf.c_structural_eq, pyf.converter)
+    pyf = pyf if pyf is not None else field()
+    f = Field(default=pyf.default, default_factory=pyf.default_factory, init=pyf.init,
+              repr=pyf.repr, hash=pyf.hash, compare=pyf.compare, kw_only=pyf.kw_only,
+              metadata=pyf.metadata or cf.metadata,
+              doc=pyf.doc if pyf.doc is not None else cf.doc, frozen=pyf.frozen or cf.frozen,
+              structural_eq=pyf.structural_eq if given is not None else cf.c_structural_eq,
+              converter=pyf.converter)
     f.name = cf.name
     f._ty_schema = cf.ty
     f.type = pyf.type if pyf.type is not None else _python_type(cf.ty)

@@ -134,6 +134,15 @@ def _process(cls, type_key, params, body=None):
                          "(reflected: %s)" % (type_key, cls.__name__, ", ".join(unknown),
                                               ", ".join(cf.name for cf in cfields) or "none"))
     register_object(type_key, init=False)(cls)
+    install_dunders(cls, info, params, body, after_marker)
+    return cls
+
+
+def install_dunders(cls, info, params, body, after_marker):
+    """The dunders of a bound class: its reflected fields merged with the Python-side Field
+    records ``body`` (name -> Field; ``after_marker``: names after a KW_ONLY marker)."""
+    type_key = info.type_key
+    cfields = info.all_fields()
     inherited = {f.name: f for base in reversed(cls.__mro__[1:])
                  for f in base.__dict__.get(FIELDS_ATTR, ())}
     fields = []
@@ -174,7 +183,6 @@ def _process(cls, type_key, params, body=None):
                   and (params["frozen"] or (f.frozen and not f._c.frozen))])
     if params["match_args"] and "__match_args__" not in own:
         cls.__match_args__ = tuple(f.name for f in fields if f.init and not f.kw_only)
-    return cls
 
 
 #: Type attributes through which C++ customises comparison, hashing and printing; a type that

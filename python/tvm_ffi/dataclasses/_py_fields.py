@@ -1,0 +1,175 @@
+"""Storage of ``py_class`` fields: the rules an annotation implies, and the registration of
+one field with the runtime.
+
+Every field is a 16-byte Any slot (see ``c/src/pyclass.c``); the annotation decides the
+field's static type index, its ``type_schema`` metadata and the check its setter applies
+(``ffi.MakeFieldSetter`` calls it for every writer, C and C++ ones included).
+"""
+
+import json
+import types
+import typing
+
+from .. import core
+from . import _fields as F
+from ._enum_define import payload_member
+
+SLOT = 16
+_SETTER_IS_FUNCTION = 1 << 11
+_FLAG_BITS = (("init", 1 << 9, False), ("repr", 1 << 6, False), ("compare", 1 << 7, False))
+
+
+def rules_of(f):
+    """(static type index, JSON schema, check or None) of a Field: from its annotation, or
+    from its ``_ty_schema`` when it was declared without a class body."""
+    if f.type is None and f._ty_schema is not None:
+        return annotation_rules(F._python_type(f._ty_schema))
+    return annotation_rules(f.type)
+
+
+def register_field(tidx, key, name, f, offset, kw_only_default, rules):
+    sti, schema, check = rules
+    flags = 1 | _SETTER_IS_FUNCTION  # Writable; frozen-ness is a Python-side matter
+    for attr, bit, off_value in _FLAG_BITS:
+        if getattr(f, attr) == off_value:
+            flags |= bit
+    hashed = f.hash if f.hash is not None else f.compare
+    if not hashed:
+        flags |= 1 << 8
+    flags |= F.FIELD_STRUCTURAL_EQ[f.structural_eq]
+    kw = f.kw_only if not F._is_missing(f.kw_only) else kw_only_default
+    if kw:
+        flags |= 1 << 10
+    keep = []  # buffers and wrappers that must outlive the registration call
+    fi = core.ffi.new("TVMFFIFieldInfo*")
+    for slot, text in (("name", name), ("doc", f.doc or ""),
+                       ("metadata", json.dumps({"type_schema": json.dumps(schema)}))):
+        data = text.encode()
+        cbuf = core.ffi.new("char[]", data)
+        keep.append(cbuf)
+        getattr(fi, slot).data, getattr(fi, slot).size = cbuf, len(data)
+    fi.flags = flags
+    fi.size, fi.alignment, fi.offset = SLOT, 8, offset
+    fi.field_static_type_index = sti
+    fi.getter = core.ffi.cast("TVMFFIFieldGetter", core._global("ffi.MakeFieldGetter")(sti))
+    convert = core.convert_func(_converter(key, name, check)) if check is not None else None
+    setter = core._global("ffi.MakeFieldSetter")(sti, 0, convert)
+    fi.setter = core.ffi.cast("void*", setter._h)
+    keep.append(setter)
+    if f.has_default:
+        fi.flags |= 2
+        if F._is_missing(f.default):
+            fi.flags |= 32  # DefaultFromFactory: the runtime calls it per object
+            value = core.convert_func(f.default_factory)
+        else:
+            value = f.default
+            if check is not None:
+                try:
+                    value = check(value)
+                except TypeError:
+                    pass  # stored as given; the setter refuses it when an object is built
+        core._to_owned_any(value, core.ffi.addressof(fi, "default_value_or_factory"))
+    try:
+        core._check(core.lib.TVMFFITypeRegisterField(tidx, fi))
+    finally:
+        dv = fi.default_value_or_factory
+        if dv.type_index >= 64:
+            core._decref(core._addr(dv.v_obj))
+        dv.type_index = 0
+    del keep
+
+
+def _converter(key, name, check):
+    def convert(value):
+        try:
+            return check(value)
+        except TypeError as e:
+            raise TypeError("field '%s' of `%s`: %s" % (name, key, e)) from None
+
+    convert.__name__ = "convert_%s" % name
+    return convert
+
+
+# Annotation -> (static type index, schema type key, check) for the plain types.
+def _scalar_rules():
+    from ..container import Array, Dict, List, Map  # noqa: PLC0415 - container imports us
+
+    def exact(kind, accept, conv):
+        def check(v):
+            if isinstance(v, accept):
+                return conv(v)
+            raise TypeError("expected %s, got %s" % (kind, type(v).__name__))
+
+        return check
+
+    seq, mapping = (Array, List), (Map, Dict)
+    return {
+        int: (1, "int", exact("int", int, int)),
+        float: (3, "float", exact("float", (int, float), float)),
+        bool: (2, "bool", exact("bool", bool, bool)),
+        str: (65, "ffi.String", exact("str", str, str)),
+        bytes: (66, "ffi.Bytes", exact("bytes", (bytes, bytearray), bytes)),
+        list: (-1, "ffi.Array", exact("a sequence (Array or List)", seq, lambda v: v)),
+        tuple: (71, "ffi.Array", exact("a sequence (Array or List)", seq, lambda v: v)),
+        dict: (-1, "ffi.Map", exact("a mapping (Map or Dict)", mapping, lambda v: v)),
+        Array: (71, "ffi.Array", exact("Array", Array, lambda v: v)),
+        List: (75, "ffi.List", exact("List", List, lambda v: v)),
+        Map: (72, "ffi.Map", exact("Map", Map, lambda v: v)),
+        Dict: (76, "ffi.Dict", exact("Dict", Dict, lambda v: v)),
+    }
+
+
+def annotation_rules(ann):
+    """(static type index, JSON schema, check or None) of a field annotation."""
+    if ann is None or ann is typing.Any or ann is object or isinstance(ann, str):
+        return -1, {"type": "Any"}, None  # string annotations are not evaluated
+    origin = typing.get_origin(ann)
+    if origin is typing.Union or (hasattr(types, "UnionType") and origin is types.UnionType):
+        args = typing.get_args(ann)
+        opts = [a for a in args if a is not type(None)]
+        rules = [annotation_rules(a) for a in opts]
+        optional = len(opts) < len(args)
+        if len(rules) == 1:
+            schema = rules[0][1]
+        else:
+            schema = {"type": "Variant", "args": [r[1] for r in rules]}
+        if optional:
+            schema = {"type": "Optional", "args": [schema]}
+        checks = [r[2] for r in rules]
+        if any(c is None for c in checks):
+            return -1, schema, None
+        names = " | ".join(getattr(a, "__name__", str(a)) for a in args)
+
+        def check_union(v):
+            if v is None and optional:
+                return None
+            for c in checks:
+                try:
+                    return c(v)
+                except TypeError:
+                    pass
+            raise TypeError("expected %s, got %s" % (names, type(v).__name__))
+
+        sti = rules[0][0] if len(rules) == 1 and not optional else -1
+        return sti, schema, check_union
+    base = origin if origin is not None else ann
+    scalar = _scalar_rules().get(base)
+    if scalar is not None:
+        sti, key, check = scalar
+        return sti, {"type": key}, check
+    if isinstance(base, type) and issubclass(base, core.CObject):
+        tidx = core._CLS_TYPE.get(base)
+        if tidx is None:
+            return -1, {"type": "Any"}, None
+        tkey = core._type_key(tidx)
+
+        def check_obj(v):
+            if isinstance(v, base):
+                return v
+            member = payload_member(base, v)  # an IntEnum/StrEnum member named by its value
+            if member is not None:
+                return member
+            raise TypeError("expected %s, got %s" % (tkey, type(v).__name__))
+
+        return tidx, {"type": tkey}, check_obj
+    return -1, {"type": "Any"}, None

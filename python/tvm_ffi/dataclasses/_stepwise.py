@@ -1,0 +1,135 @@
+"""``py_class`` in four steps, each reachable on its own.
+
+``@py_class`` reads a class body and then: allocates the type (``register_py_class``),
+registers its fields (``register_fields``), binds the class and attaches the field
+properties and methods (``add_class_attrs``), and installs the dataclass dunders
+(``install_dataclass_dunders``). Code that builds a type from a list of ``Field`` records
+instead of a class body runs the same steps under the names upstream's package gives them:
+``core._register_py_class``, ``TypeInfo._register_fields``, ``registry._add_class_attrs``
+and ``_dunder._install_dataclass_dunders`` (see the README, "Python-defined types").
+"""
+
+from .. import _typeinfo, core
+from . import _fields as F
+from . import _py_fields
+
+HEADER = 24  # sizeof(TVMFFIObject): the first field slot of a root py_class
+_OBJECT = 64
+
+
+def _check_parent(parent_info):
+    """A py_class extends Object or another Python-defined type (every slot is an Any)."""
+    if not isinstance(parent_info, _typeinfo.TypeInfo):
+        raise TypeError("parent_type_info must be a TypeInfo, got %s"
+                        % type(parent_info).__name__)
+    tidx = parent_info.type_index
+    if tidx != _OBJECT and not getattr(parent_info, "_py_defined", False):
+        raise TypeError("cannot extend `%s`, a type defined in C/C++: a Python-defined type "
+                        "extends tvm_ffi.Object or another Python-defined type"
+                        % parent_info.type_key)
+
+
+def register_py_class(parent_info, type_key, type_cls):
+    """Allocate a type index for ``type_key`` under ``parent_info`` and bind ``type_cls``.
+
+    Returns the new TypeInfo, whose ``fields`` is None until ``_register_fields`` runs.
+    ValueError when the key is taken (type keys are process-wide; the first stays intact).
+    """
+    if not isinstance(type_key, str) or not type_key:
+        raise TypeError("type_key must be a non-empty str, got %r" % (type_key,))
+    _check_parent(parent_info)
+    if core._type_key_to_index(type_key) is not None:
+        raise ValueError("type key `%s` is already registered (type keys are process-wide and "
+                         "cannot be redefined)" % type_key)
+    parent = parent_info.type_index
+    # (the raising allocator: TVMFFITypeGetOrAllocIndex ends the process on a refusal)
+    tidx = core._global("ffi._PyClassAllocTypeIndex")(type_key, parent)
+    info = _typeinfo.TypeInfo(type_cls=type_cls, type_index=tidx, type_key=type_key,
+                              type_ancestors=list(parent_info.type_ancestors) + [parent],
+                              fields=None, methods=[], parent_type_info=parent_info)
+    info._py_defined = True
+    core._TYPE_INFO[tidx] = info
+    if type_cls is not None:
+        core._register_class(tidx, type_cls)
+    return info
+
+
+def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults=None,
+                    before_columns=None):
+    """Register ``fields`` (Field records with a name) as the own fields of ``info``'s type.
+
+    Each field is an Any slot after the parent's; the metadata (size, structural kind, doc),
+    the fields and then the construction attributes (``__ffi_new__``, ``__ffi_init__``) go to
+    the runtime. ``kw_defaults`` maps a name to its keyword-only default when the Field leaves
+    ``kw_only`` unset; ``before_columns(type_index)`` registers methods before ``__ffi_init__``
+    is generated.
+    """
+    if info.fields is not None:
+        raise RuntimeError("fields of `%s` are already registered" % info.type_key)
+    fields = list(fields)
+    names = set()
+    for f in fields:
+        if not isinstance(f, F.Field) or not isinstance(f.name, str) or not f.name:
+            raise TypeError("_register_fields expects Field records with a name, got %r" % (f,))
+        if f.name in names:
+            raise ValueError("field `%s` of `%s` is declared twice" % (f.name, info.type_key))
+        names.add(f.name)
+    rules = [_py_fields.rules_of(f) for f in fields]  # before anything reaches the runtime
+    tidx = info.type_index
+    parent = info.parent_type_info
+    parent_size = HEADER if parent.type_index == _OBJECT else parent.total_size
+    total = parent_size + _py_fields.SLOT * len(fields)
+    md = core.ffi.new("TVMFFITypeMetadata*")
+    text = (doc or "").encode()
+    md_doc = core.ffi.new("char[]", text)
+    md.doc.data, md.doc.size = md_doc, len(text)
+    md.total_size = total
+    md.structural_eq_hash_kind = structural_eq_kind
+    core._check(core.lib.TVMFFITypeRegisterMetadata(tidx, md))
+    kw_defaults = kw_defaults or {}
+    for i, (f, rule) in enumerate(zip(fields, rules)):
+        _py_fields.register_field(tidx, info.type_key, f.name, f,
+                                  parent_size + _py_fields.SLOT * i,
+                                  kw_defaults.get(f.name, False), rule)
+    if before_columns is not None:
+        before_columns(tidx)
+    core._global("ffi._PyClassRegisterTypeAttrColumns")(tidx, total)
+    info.fields = []
+    info.refresh()
+    for tf, f in zip(info.fields, fields):
+        tf.dataclass_field = f  # the Python-side record, read by install_dataclass_dunders
+    return info
+
+
+def add_class_attrs(type_cls, type_info, type_attr_names=()):
+    """Bind ``type_cls`` to the type and attach its field properties and methods."""
+    from ..registry import _attach_reflection  # noqa: PLC0415 - registry imports dataclasses
+
+    if type_info.fields is None:
+        raise RuntimeError("register the fields of `%s` before binding its class"
+                           % type_info.type_key)
+    core._register_class(type_info.type_index, type_cls)
+    _typeinfo._register_type_info(type_info.type_index, type_cls)
+    _attach_reflection(type_cls, type_info)
+    return type_cls
+
+
+def install_dataclass_dunders(cls, *, init, repr, eq, order, unsafe_hash, match_args=True,
+                              py_class_mode=False, frozen=False, kw_only=False):
+    """``__init__``, ``__repr__``, ``__eq__``, ordering, ``__hash__``, copying and
+    ``__match_args__`` of a bound class, from the Field records its fields were registered
+    with."""
+    from .c_class import install_dunders, precheck  # noqa: PLC0415 - c_class imports us
+
+    info = cls.__dict__.get("__tvm_ffi_type_info__")
+    if not isinstance(info, _typeinfo.TypeInfo):
+        raise TypeError("%s is not bound to a type (run _add_class_attrs first)"
+                        % getattr(cls, "__name__", cls))
+    if order and not eq:
+        raise ValueError("eq must be true if order is true")
+    params = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash,
+                  frozen=frozen, match_args=match_args, kw_only=kw_only)
+    precheck(cls, params)
+    body = {tf.name: tf.dataclass_field for tf in info.fields
+            if isinstance(tf.dataclass_field, F.Field)}
+    install_dunders(cls, info, params, body, set())
