@@ -1683,6 +1683,11 @@ def __getattr__(name):
         value = getattr(_typeinfo, name)
         globals()[name] = value
         return value
+    if name == "_to_py_class_value":  # reads a TypeSchema.convert() result
+        from ._type_convert import to_py_class_value  # noqa: PLC0415
+
+        globals()[name] = to_py_class_value
+        return to_py_class_value
     if name == "_register_py_class":  # a step of py_class (dataclasses/_stepwise.py)
         from .dataclasses._stepwise import register_py_class  # noqa: PLC0415
 

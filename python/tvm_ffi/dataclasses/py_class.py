@@ -142,7 +142,17 @@ def _check_body(cls, parent, body):
 _HOOK_NAMES = ("__ffi_eq__", "__ffi_hash__", "__ffi_compare__", "__ffi_repr__")
 
 
+# Class-body values of these names become type attributes as they are (a schema string: what
+# TypeSchema.input_repr() shows the type accepts).
+_ATTR_NAMES = ("__ffi_convert_type_schema__",)
+
+
 def _register_hooks(tidx, cls):
+    for name in _ATTR_NAMES:
+        if name in cls.__dict__:
+            ba, buf = core._bytearray(name.encode())
+            value = core.CAny(cls.__dict__[name])
+            core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value._any))
     for name in _HOOK_NAMES:
         func = cls.__dict__.get(name)
         if func is None:
