@@ -7,7 +7,8 @@ containers take Python sequences and mappings and convert their elements, ``Opti
 None, ``Union`` takes the first alternative that accepts the value, an object type takes its
 instances and whatever the binding marshals into one (a type's ``__ffi_convert__`` attribute
 may build it). Before dispatch a value is unwrapped through ``__tvm_ffi_object__``,
-``__tvm_ffi_value__`` (repeatedly, cycles refused) and ``ObjectConvertible.asobject()``.
+``__tvm_ffi_value__`` (repeatedly, cycles refused) and ``ObjectConvertible.asobject()``. An IntEnum/StrEnum type also takes the value of one of
+its members.
 
 ``build(schema)`` makes the converter once per schema (cached on it); a converter maps a value
 to the Python value to pack, raising ``Mismatch`` with the reason. Containers whose elements
@@ -396,12 +397,21 @@ def _is_instance_index(actual, target):
 
 
 def _object(tidx, hint):
+    from .dataclasses._enum_define import payload_member  # noqa: PLC0415
+
     def conv(value):
-        if isinstance(value, core.CObject) and value._h and _is_instance_index(
-                core._type_index_of(value._h), tidx):
-            return value
-        if tidx == 64 and isinstance(value, core.CObject) and value._h:
-            return value
+        if isinstance(value, core.CObject):
+            if value._h and (tidx == 64 or _is_instance_index(core._type_index_of(value._h),
+                                                              tidx)):
+                return value
+        else:  # an IntEnum/StrEnum type takes the value of one of its members
+            cls = core._TYPE_CLS.get(tidx)
+            try:
+                member = payload_member(cls, int(value) if type(value) is bool else value)
+            except TypeError:
+                raise _expected(hint, value) from None
+            if member is not None:
+                return member
         return _marshal_object(value, tidx, hint)
 
     return conv
@@ -426,42 +436,6 @@ def _marshal_object(value, tidx, hint):
     if packed.type_index >= 64 and _is_instance_index(packed.type_index, tidx):
         return packed.to_py()
     raise _expected(hint, value)
-
-
-def _payload_enum(tidx, hint, payload_kind):
-    """An IntEnum/StrEnum type: its objects, or the payload of one of its entries."""
-    from ._typeinfo import _lookup_type_attr  # noqa: PLC0415
-
-    obj = _object(tidx, hint)
-
-    def conv(value):
-        if isinstance(value, core.CObject):
-            return obj(value)
-        key = None
-        if payload_kind == "int" and isinstance(value, (int, numbers.Integral)):
-            key = int(value)
-        elif payload_kind == "str" and isinstance(value, str):
-            key = value
-        if key is not None:
-            state = _lookup_type_attr(tidx, "__ffi_enum_state__")
-            indexes = getattr(state, "indexes", None)
-            found = indexes.get(key) if indexes is not None else None
-            if found is not None:
-                return found
-        return obj(value)
-
-    return conv
-
-
-def _enum_kind(tidx):
-    cls = core._TYPE_CLS.get(tidx)
-    for base in getattr(cls, "__mro__", ()):
-        if getattr(base, "__module__", "").startswith("tvm_ffi.dataclasses"):
-            if base.__name__ == "IntEnum":
-                return "int"
-            if base.__name__ == "StrEnum":
-                return "str"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,9 +478,6 @@ def build(schema):
         tidx = core._type_key_to_index(origin) if origin != "Object" else 64
     if tidx is None or tidx < 64:
         raise TypeError("unknown TypeSchema origin: %r" % origin)
-    kind = _enum_kind(tidx)
-    if kind is not None:
-        return _with_protocols(_payload_enum(tidx, origin, kind), origin)
     return _with_protocols(_object(tidx, origin), origin)
 
 

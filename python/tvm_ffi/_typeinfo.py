@@ -181,10 +181,15 @@ class TypeField:
     # the factory of a DefaultFromFactory field (MISSING otherwise)
     c_default_factory = property(
         lambda self: self.c_default if self.c_default_from_factory else core.MISSING)
-    # the field's structural-equality role from its flags: None, "ignore" or "def"
-    c_structural_eq = property(
-        lambda self: "ignore" if self.flags & (1 << 3) else "def" if self.flags & (1 << 4)
-        else None)
+    @property
+    def c_structural_eq(self):
+        """The field's structural-comparison role as ``field(structural_eq=...)`` spells it."""
+        from .dataclasses._fields import FIELD_STRUCTURAL_EQ  # noqa: PLC0415
+
+        for name, bit in FIELD_STRUCTURAL_EQ.items():
+            if bit and self.flags & bit:
+                return name
+        return None
 
     # flag spellings without the c_ prefix
     init = property(lambda self: self.c_init)

@@ -11,6 +11,7 @@ from ..core import Object
 from ._fields import MISSING, KW_ONLY, Field, FrozenInstanceError, field
 from ._api import asdict, astuple, fields, is_dataclass, replace
 from ._method import method
+from ._init_property import init_property
 from .c_class import c_class
 from .py_class import py_class
 from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum, auto, entry
@@ -18,5 +19,5 @@ from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum, auto, entry
 __all__ = [
     "Enum", "EnumAttrMap", "EnumState", "Field", "FrozenInstanceError", "IntEnum", "KW_ONLY",
     "MISSING", "Object", "StrEnum", "asdict", "astuple", "auto", "c_class", "entry", "field",
-    "fields", "is_dataclass", "method", "py_class", "replace",
+    "fields", "init_property", "is_dataclass", "method", "py_class", "replace",
 ]

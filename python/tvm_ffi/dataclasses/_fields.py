@@ -54,6 +54,10 @@ class Field:
                  frozen=False, init=True, repr=True, hash=True, compare=False, kw_only=False,
                  metadata=None, structural_eq=None, doc=None, converter=None):
         # (the keyword defaults are those of a raw record, as upstream's; field() passes its own)
+        if not _is_missing(default) and not _is_missing(default_factory):
+            raise ValueError("cannot specify both default and default_factory")
+        if not _is_missing(default_factory) and not callable(default_factory):
+            raise TypeError("default_factory must be a callable, got %r" % (default_factory,))
         self.name = name
         self._ty_schema = _ty_schema  # a TypeSchema, for fields declared without a class body
         self.type = None
@@ -102,7 +106,7 @@ def _field_converter(value):
 
 
 def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None,
-          compare=True, kw_only=MISSING, metadata=None, doc=None, frozen=False,
+          compare=True, kw_only=None, metadata=None, doc=None, frozen=False,
           structural_eq=None, converter=_field_converter):
     """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``, and
     ``frozen``: assignment raises ``FrozenInstanceError`` as in a frozen class; the
@@ -112,10 +116,6 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
     replace the C++ default, and ``init``/``repr``/``compare``/``hash`` can only switch off
     what the C++ side enables. ``kw_only`` given explicitly wins over the C++ flag.
     """
-    if not _is_missing(default) and not _is_missing(default_factory):
-        raise ValueError("cannot specify both default and default_factory")
-    if not _is_missing(default_factory) and not callable(default_factory):
-        raise TypeError("default_factory must be callable, got %r" % (default_factory,))
     if hash is not None and not isinstance(hash, bool):
         raise TypeError("hash must be None, True or False, got %r" % (hash,))
     if not isinstance(structural_eq, (str, type(None))) or structural_eq not in FIELD_STRUCTURAL_EQ:
@@ -158,7 +158,7 @@ def merge(cf, pyf, kw_only_default):
         f.hash = False
     elif given is None:  # a reflected field on its own hashes as it compares
         f.hash = f.compare
-    if _is_missing(f.kw_only):
+    if f.kw_only is None or _is_missing(f.kw_only):
         f.kw_only = bool(kw_only_default or cf.c_kw_only)
     return f
 

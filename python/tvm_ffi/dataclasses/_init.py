@@ -20,6 +20,7 @@ import keyword
 from .. import _typeinfo, core
 from . import _fields as F
 from ._fields import FACTORY, MISSING
+from ._init_property import compute as compute_init_properties
 
 
 def _constructor(info):
@@ -73,12 +74,14 @@ def _builder(cls, info, fields):
     init_fields = [f for f in fields if f.init]
     extras = [f for f in fields if not f.init and _py_default(f) is not None]
     mode, ctor = _constructor(info)
+    by_name = {f.name: f for f in fields}
     # a C++ factory left to the runtime (it calls it) unless values go positionally
     c_factory = [mode != "positional" and f.default_factory is F.c_default_of(f)[1]
                  for f in init_fields]
     # a py_class registered its class-body defaults with the runtime: an unchanged default is
     # left to it, so one the annotation refuses fails as "default for field 'x'" (as upstream)
-    py_defaults = cls.__dict__.get("__tvm_ffi_py_class__", False) and mode != "positional"
+    py_class = cls.__dict__.get("__tvm_ffi_py_class__", False)
+    py_defaults = py_class and mode != "positional"
     c_value = [py_defaults and f.has_default and not F._is_missing(f.default)
                and f._c.c_has_default for f in init_fields]
 
@@ -86,6 +89,8 @@ def _builder(cls, info, fields):
     object_typed = [f._c.static_type_index >= _DYN_OBJECT_BEGIN for f in init_fields]
 
     def build(self, values):
+        if py_class and self._h:
+            return  # super().__init__() from a subclass's own __init__: already built
         _check_type(self, cls, tidx)
         vals = []
         for f, v, by_c, own, obj in zip(init_fields, values, c_factory, c_value, object_typed):
@@ -118,6 +123,7 @@ def _builder(cls, info, fields):
         if mode != "make":
             for f in extras:
                 f._c.setter(self, _default_value(f))
+        compute_init_properties(self, by_name)
         post = getattr(self, "__post_init__", None)
         if post is not None:
             post()

@@ -37,7 +37,7 @@ def register_field(tidx, key, name, f, offset, kw_only_default, rules):
     if not hashed:
         flags |= 1 << 8
     flags |= F.FIELD_STRUCTURAL_EQ[f.structural_eq]
-    kw = f.kw_only if not F._is_missing(f.kw_only) else kw_only_default
+    kw = kw_only_default if f.kw_only is None or F._is_missing(f.kw_only) else f.kw_only
     if kw:
         flags |= 1 << 10
     keep = []  # buffers and wrappers that must outlive the registration call

@@ -6,7 +6,7 @@ properties and methods (``add_class_attrs``), and installs the dataclass dunders
 (``install_dataclass_dunders``). Code that builds a type from a list of ``Field`` records
 instead of a class body runs the same steps under the names upstream's package gives them:
 ``core._register_py_class``, ``TypeInfo._register_fields``, ``registry._add_class_attrs``
-and ``_dunder._install_dataclass_dunders`` (see the README, "Python-defined types").
+and ``_dunder._install_dataclass_dunders`` (see the README, "Python dataclasses").
 """
 
 from .. import _typeinfo, core
@@ -15,15 +15,31 @@ from . import _py_fields
 
 HEADER = 24  # sizeof(TVMFFIObject): the first field slot of a root py_class
 _OBJECT = 64
+#: set on classes whose type has the py_class layout (every field an Any slot)
+PY_CLASS_ATTR = "__tvm_ffi_py_class__"
+
+
+# runtime types laid out as a py_class is (Any slots): the bases of the Enum API (enum.py)
+_EXTENDABLE_C_TYPES = ("ffi.Enum", "ffi.IntEnum", "ffi.StrEnum")
+
+
+def extendable(tidx):
+    """Whether a Python-defined type may extend type index ``tidx``."""
+    if tidx == _OBJECT:
+        return True
+    info = core._TYPE_INFO.get(tidx)
+    if info is not None and getattr(info, "_py_defined", False):
+        return True
+    cls = core._TYPE_CLS.get(tidx)
+    return (cls is not None and PY_CLASS_ATTR in cls.__dict__) or \
+        core._type_key(tidx) in _EXTENDABLE_C_TYPES
 
 
 def _check_parent(parent_info):
-    """A py_class extends Object or another Python-defined type (every slot is an Any)."""
     if not isinstance(parent_info, _typeinfo.TypeInfo):
         raise TypeError("parent_type_info must be a TypeInfo, got %s"
                         % type(parent_info).__name__)
-    tidx = parent_info.type_index
-    if tidx != _OBJECT and not getattr(parent_info, "_py_defined", False):
+    if not extendable(parent_info.type_index):
         raise TypeError("cannot extend `%s`, a type defined in C/C++: a Python-defined type "
                         "extends tvm_ffi.Object or another Python-defined type"
                         % parent_info.type_key)

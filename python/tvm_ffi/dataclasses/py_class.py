@@ -14,12 +14,13 @@ layouts, which a Python subclass cannot extend).
 """
 
 from .. import _typeinfo, core
-from . import _local_names, _py_fields
+from . import _fields as F
+from . import _init_property, _local_names, _py_fields
 from . import _stepwise as S
 from ._method import method_spec
 from .c_class import _class_body_fields, _process, precheck
 
-PY_CLASS_ATTR = "__tvm_ffi_py_class__"
+from ._stepwise import PY_CLASS_ATTR  # noqa: E402,F401 - re-exported
 
 
 
@@ -45,12 +46,20 @@ def py_class(type_key=None, *, init=True, repr=True, eq=False, order=False, unsa
                   frozen=frozen, match_args=match_args, kw_only=kw_only)
     seq_kind = STRUCTURAL_EQ_KINDS[structural_eq]
     if order and not eq:
-        raise ValueError("eq must be true if order is true")
+        raise ValueError("py_class: order=True requires eq=True")
     if isinstance(type_key, type):  # bare @py_class
         return _define(type_key, None, params, seq_kind)
     if type_key is not None and not isinstance(type_key, str):
         raise TypeError("py_class: type_key must be a string, got %s" % type(type_key).__name__)
     return lambda cls: _define(cls, type_key, params, seq_kind)
+
+
+# What type checkers read (PEP 681); ``converter`` is the field() default, metadata only.
+py_class.__dataclass_transform__ = {
+    "eq_default": False, "order_default": False, "kw_only_default": False,
+    "frozen_default": False, "field_specifiers": (F.Field, F.field),
+    "kwargs": {"converter": F.identity_converter},
+}
 
 
 def _as_object_class(cls):
@@ -65,17 +74,12 @@ def _as_object_class(cls):
     return type(cls.__name__, (core.Object,), ns)
 
 
-def _is_enum_base(tidx):
-    # the runtime's Enum bases are the C types a Python class may extend (enum.py)
-    return core._type_key(tidx) in ("ffi.Enum", "ffi.IntEnum", "ffi.StrEnum")
-
-
 def _parent_index(cls):
     for base in cls.__mro__[1:]:
         tidx = core._CLS_TYPE.get(base)
         if tidx is None:
             continue
-        if tidx != 64 and PY_CLASS_ATTR not in base.__dict__ and not _is_enum_base(tidx):
+        if not S.extendable(tidx):
             raise TypeError("py_class %s: cannot extend `%s`, a type defined in C/C++; extend "
                             "tvm_ffi.Object or another py_class"
                             % (cls.__name__, core._type_key(tidx)))
@@ -93,6 +97,8 @@ def _define(cls, type_key, params, seq_kind=1):
                          "process-wide and cannot be redefined)" % (cls.__name__, key))
     parent = _parent_index(cls)
     precheck(cls, params)
+    _init_property.collect(
+        cls, {f.name for f in _typeinfo._type_info_of_index(parent).all_fields()})
     body, after_marker = _class_body_fields(cls)
     _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     for name, f in body.items():
@@ -108,7 +114,26 @@ def _define(cls, type_key, params, seq_kind=1):
                       kw_defaults=kw_defaults, before_columns=methods_and_hooks)
     setattr(cls, PY_CLASS_ATTR, True)
     _local_names.remember(cls)
-    return _process(cls, key, params, body=(body, after_marker))
+    user_init = cls.__dict__.get("__init__")
+    _process(cls, key, params, body=(body, after_marker))
+    if user_init is not None:
+        cls.__init__ = _allocating_init(user_init, info.type_index)
+    return cls
+
+
+def _allocating_init(user_init, tidx):
+    """A class body's own ``__init__``, run on an allocated object (all fields None) so that
+    it can assign fields; ``super().__init__()`` of a py_class parent is then a no-op."""
+    import functools  # noqa: PLC0415
+
+    @functools.wraps(user_init)
+    def __init__(self, *args, **kwargs):
+        if not self._h:
+            new = _typeinfo._lookup_type_attr(core._CLS_TYPE.get(type(self), tidx), "__ffi_new__")
+            self.__init_handle_by_constructor__(new)
+        user_init(self, *args, **kwargs)
+
+    return __init__
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,116 @@
+"""py_class in steps (core._register_py_class, TypeInfo._register_fields,
+registry._add_class_attrs, _dunder._install_dataclass_dunders), init_property, and a class
+body's own __init__ (README, "Python dataclasses")."""
+
+import itertools
+
+import pytest
+
+import tvm_ffi
+from tvm_ffi import core
+from tvm_ffi._dunder import _install_dataclass_dunders
+from tvm_ffi.core import MISSING, Object, TypeSchema
+from tvm_ffi.dataclasses import Field, field, fields, init_property, py_class
+from tvm_ffi.registry import _add_class_attrs
+
+_keys = itertools.count()
+
+
+def _key(name):
+    return "testing.py_class_steps.%s_%d" % (name, next(_keys))
+
+
+def _build(name, flds, eq=False):
+    parent = core._type_cls_to_type_info(Object)
+    cls = type(name, (Object,), {"__slots__": ()})
+    info = core._register_py_class(parent, _key(name), cls)
+    assert info.fields is None and info.parent_type_info is parent
+    info._register_fields(flds)
+    cls.__tvm_ffi_type_info__ = info
+    _add_class_attrs(cls, info)
+    _install_dataclass_dunders(cls, init=True, repr=True, eq=eq, order=False, unsafe_hash=False)
+    return cls
+
+
+def test_type_from_field_records():
+    Point = _build("Point", [Field(name="x", _ty_schema=TypeSchema("int")),
+                             Field(name="y", _ty_schema=TypeSchema("float"), default=0.5,
+                                   compare=True)], eq=True)
+    p = Point(x=True)
+    assert p.x == 1 and type(p.x) is int and p.y == 0.5
+    assert [f.name for f in fields(Point)] == ["x", "y"]
+    assert Point(x=1, y=2.0) == Point(x=3, y=2.0)  # x: raw Field records compare=False
+    with pytest.raises(TypeError):
+        p.x = "no"
+    assert "x=1" in repr(p)
+
+
+def test_registration_errors_leave_the_first_type():
+    parent = core._type_cls_to_type_info(Object)
+    key = _key("Dup")
+    first = type("Dup", (Object,), {"__slots__": ()})
+    core._register_py_class(parent, key, first)
+    with pytest.raises(ValueError, match="already registered"):
+        core._register_py_class(parent, key, type("Dup2", (Object,), {"__slots__": ()}))
+    assert core._lookup_or_register_type_info_from_type_key(key).type_cls is first
+    cxx = core._type_cls_to_type_info(tvm_ffi.testing.TestIntPair)
+    with pytest.raises(TypeError, match="cannot extend"):
+        core._register_py_class(cxx, _key("Bad"), type("Bad", (Object,), {}))
+
+
+def test_init_property_computed_once_and_stored():
+    calls = []
+
+    @py_class(_key("Base"))
+    class Base(Object):
+        x: int = 0
+
+        @init_property
+        def doubled(self) -> int:
+            calls.append("base")
+            return self.x * 2
+
+    @py_class(_key("Child"))
+    class Child(Base):
+        @init_property
+        def doubled(self) -> int:  # redefines how the parent's field is computed
+            calls.append("child")
+            return self.x * 3
+
+    assert Base(x=2).doubled == 4 and Child(x=2).doubled == 6
+    assert calls == ["base", "child"]
+    info = Base.__tvm_ffi_type_info__
+    f = next(f for f in info.fields if f.name == "doubled")
+    assert not f.c_init and f.c_structural_eq == "ignore"
+
+
+def test_own_init_assigns_fields_and_super_init_is_a_no_op():
+    @py_class(_key("Root"))
+    class Root(Object):
+        pass
+
+    @py_class(_key("Leaf"), init=False)
+    class Leaf(Root):
+        a: int
+        b: str = field(default="b")
+
+        def __init__(self, a):
+            super().__init__()
+            self.a = a
+
+    leaf = Leaf(7)
+    assert leaf.a == 7 and type(leaf) is Leaf
+    with pytest.raises(TypeError):
+        leaf.a = "seven"
+
+
+def test_convert_type_schema_attribute_widens_input_repr():
+    key = _key("ExprLike")
+
+    @py_class(key)
+    class ExprLike(Object):
+        __ffi_convert_type_schema__ = '{"type":"Union","args":[{"type":"int"},{"type":"%s"}]}' % key
+
+    s = TypeSchema.from_annotation(ExprLike)
+    assert s.output_repr() == key and s.input_repr() == "int | " + key
+    assert MISSING is core.MISSING
