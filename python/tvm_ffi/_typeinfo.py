@@ -426,20 +426,6 @@ def _type_cls_to_type_info(cls):
     return info
 
 
-def _register_py_class(parent_type_info, type_key, type_cls):
-    """Allocate a type index for a Python-defined class under ``parent_type_info`` and bind it.
-
-    The type has no metadata and no fields until ``py_class`` registers them; tools that
-    walk the registry meanwhile see it without a layout.  ValueError when ``type_key``
-    exists already.
-    """
-    if core._type_key_to_index(type_key) is not None:
-        raise ValueError("type key `%s` is already registered" % type_key)
-    tidx = core._global("ffi._PyClassAllocTypeIndex")(type_key, parent_type_info.type_index)
-    core._register_class(tidx, type_cls)
-    return _register_type_info(tidx, type_cls)
-
-
 def _register_type_info(tidx, cls):
     """Bind cls to tidx in the reflection records; sets ``cls.__tvm_ffi_type_info__``."""
     info = _type_info_of_index(tidx)

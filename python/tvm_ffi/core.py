@@ -1666,7 +1666,7 @@ def _init_sentinels():
 _TYPEINFO_NAMES = frozenset((
     "TypeField", "TypeInfo", "TypeMethod", "TypeSchema",
     "_lookup_or_register_type_info_from_type_key", "_lookup_type_attr", "_type_cls_to_type_info",
-    "_register_py_class", "_register_type_attr",
+    "_register_type_attr",
 ))
 
 

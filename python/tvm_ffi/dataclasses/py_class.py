@@ -18,7 +18,7 @@ from . import _fields as F
 from . import _init_property, _local_names, _py_fields
 from . import _stepwise as S
 from ._method import method_spec
-from .c_class import _class_body_fields, _process, precheck
+from .c_class import _class_body_fields, _process, c_class, precheck
 
 from ._stepwise import PY_CLASS_ATTR  # noqa: E402,F401 - re-exported
 
@@ -54,12 +54,8 @@ def py_class(type_key=None, *, init=True, repr=True, eq=False, order=False, unsa
     return lambda cls: _define(cls, type_key, params, seq_kind)
 
 
-# What type checkers read (PEP 681); ``converter`` is the field() default, metadata only.
-py_class.__dataclass_transform__ = {
-    "eq_default": False, "order_default": False, "kw_only_default": False,
-    "frozen_default": False, "field_specifiers": (F.Field, F.field),
-    "kwargs": {"converter": F.identity_converter},
-}
+# what type checkers read (PEP 681): the same record as c_class's
+py_class.__dataclass_transform__ = c_class.__dataclass_transform__
 
 
 def _as_object_class(cls):
