@@ -90,6 +90,25 @@ static int member_new(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
   return 0;
 }
 
+/* __ffi_shallow_copy__ (the C++ copy constructor): a distinct object, same indices. */
+static int member_copy(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  static const char* sig = "__ffi_shallow_copy__(0: ffi.Enum) -> ffi.Enum";
+  int32_t t = (int32_t)(intptr_t)self;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != t) return arg_mismatch(sig, 0, "the enum type", &args[0]);
+  const member_obj* src = (const member_obj*)args[0].v_obj;
+  TVMFFIObject* o = new_member(t);
+  if (o == NULL) return -1;
+  member_obj* dst = (member_obj*)o;
+  dst->int_index = src->int_index;
+  if (TVMFFIAnyViewToOwnedAny(&src->str_index, &dst->str_index) != 0) {
+    TVMFFIObjectDecRef(o);
+    return -1;
+  }
+  *r = obj_any(o);
+  return 0;
+}
+
 /* ---- the enum state of testing.TestEnumVariant ----------------------------- */
 
 static state_obj* variant_state(void) {
@@ -306,6 +325,7 @@ static int32_t enum_type(const char* key, const char* parent_key, int* fresh) {
   md.structural_eq_hash_kind = kTVMFFISEqHashKindUniqueInstance;
   TVMFFITypeRegisterMetadata(t, &md);
   register_fn_attr(t, "__ffi_new__", member_new, (void*)(intptr_t)t);
+  register_fn_attr(t, "__ffi_shallow_copy__", member_copy, (void*)(intptr_t)t);
   return t;
 }
 

@@ -120,6 +120,11 @@ def test_declaration_errors():
         class D(Enum, type_key=key("D")):
             X = entry(_int_index=4)
 
+    with pytest.raises(TypeError, match="type_key must be a str"):
+
+        class F(Enum, type_key=12):
+            X = auto()
+
     with pytest.raises(TypeError, match="invalid enum entry"):
 
         class E(Enum, type_key=key("E")):
@@ -213,6 +218,8 @@ def test_copies_and_repr():
     del dup
     gc.collect()  # the copy's deleter releases the Enum part and the Any slots
     assert copy.deepcopy(Shape.tri).same_as(Shape.tri)
+    c_dup = copy.copy(T._TestCxxIntEnum.high)  # a C type's copy constructor
+    assert not c_dup.same_as(T._TestCxxIntEnum.high) and c_dup.value == 20
     arr = tvm_ffi.get_global_func("ffi.DeepCopy")(tvm_ffi.Array([Shape.tri, T._TestCxxIntEnum.low]))
     assert arr[0].same_as(Shape.tri) and arr[1].same_as(T._TestCxxIntEnum.low)
     assert repr(Shape.tri) == "%s.tri" % Shape.__tvm_ffi_type_info__.type_key

@@ -74,6 +74,9 @@ class Enum(Object, metaclass=_EnumMeta):
     def __init_subclass__(cls, *, type_key=None, frozen=True, init=True, repr=True, **kwargs):
         super().__init_subclass__(**kwargs)
         if type_key is not None:  # without one: an abstract base other enums derive from
+            if not isinstance(type_key, str):
+                raise TypeError("%s: type_key must be a str, got %s"
+                                % (cls.__name__, type(type_key).__name__))
             _define.define_enum(cls, type_key, frozen=frozen, init=init, repr=repr)
 
     @classmethod
