@@ -12,6 +12,12 @@
  * IntEnum and StrEnum add no storage: their `value` field aliases
  * _int_index or _str_index.  Enum singletons compare by identity
  * (UniqueInstance).
+ *
+ * The rest of the runtime asks this file about members: ffi.DeepCopy shares
+ * them, ReprPrint prints `type_key.str_index`, the JSON graph writes their
+ * canonical index and reads it back through the state, and py_class enum
+ * objects (Any slots after the Enum fields) let it release and copy the
+ * Enum part.
  */
 #include <string.h>
 
