@@ -59,6 +59,22 @@ def test_type_schema_ty_map_and_errors():
         TypeSchema("Optional", ())
 
 
+def test_type_schema_named_args_and_defaults():
+    named = schema({"type": "ffi.Function", "named_args": {
+        "return": [{"type": "ffi.BigInt"}], "params": [{"type": "ffi.Array"}, {"type": "bool"}]}})
+    assert str(named) == "Callable[[Array[Any], bool], int]" and named.args == ()
+    assert named.named_args["return"][0].type_key == "ffi.BigInt"
+    assert named == schema({"type": "ffi.Function", "args": [
+        {"type": "ffi.BigInt"}, {"type": "ffi.Array"}, {"type": "bool"}]})
+    # positional (return, params...) construction, as the old JSON spelling
+    built = TypeSchema("Callable", (TypeSchema("int"), TypeSchema("float")))
+    assert built.named_args == {"return": (TypeSchema("int"),), "params": (TypeSchema("float"),)}
+    assert str(TypeSchema("Callable", (TypeSchema("int"),))) == "Callable[..., int]"
+    assert TypeSchema("Map").args == (TypeSchema("Any"), TypeSchema("Any"))
+    with pytest.raises(ValueError, match="Map takes 0 or 2"):
+        TypeSchema("Map", (TypeSchema("int"),))
+
+
 def test_global_function_schema():
     meta = tvm_ffi.get_global_func_metadata("testing.TestIntPairSum")
     assert str(TypeSchema.from_json_str(meta["type_schema"])) == "Callable[[testing.TestIntPair], int]"
