@@ -8,6 +8,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/function.h>
 
+#include <optional>
 #include <string_view>
 
 TVM_FFI_NS_BEGIN
@@ -28,6 +29,11 @@ template <typename T>
 struct AttrKey {
   using ValueType = T;
   const char* name;
+  /*! \brief An entry of this column as a T: nullopt for None (no entry), TypeError otherwise. */
+  std::optional<T> ValueFrom(AnyView value) const {
+    if (value == nullptr) return std::nullopt;
+    return value.template as_or_throw<T>();
+  }
 };
 
 namespace details {
@@ -49,6 +55,29 @@ inline const TVMFFIFieldInfo* GetFieldInfo(std::string_view type_key, const char
   TVM_FFI_THROW(AttributeError) << "Cannot find field `" << name << "` in type `" << type_key
                                 << "`";
   TVM_FFI_UNREACHABLE();
+}
+/*! \brief Calls f(const TVMFFIFieldInfo*) for every field of the type, its ancestors' first. */
+template <typename F>
+inline void ForEachFieldInfo(const TVMFFITypeInfo* info, F&& f) {
+  for (int32_t d = 0; d < info->type_depth; ++d) {
+    const TVMFFITypeInfo* base = info->type_ancestors[d];
+    for (int32_t i = 0; i < base->num_fields; ++i) f(&base->fields[i]);
+  }
+  for (int32_t i = 0; i < info->num_fields; ++i) f(&info->fields[i]);
+}
+/*! \brief ForEachFieldInfo until f returns true; returns whether it did. */
+template <typename F>
+inline bool ForEachFieldInfoWithEarlyStop(const TVMFFITypeInfo* info, F&& f) {
+  for (int32_t d = 0; d < info->type_depth; ++d) {
+    const TVMFFITypeInfo* base = info->type_ancestors[d];
+    for (int32_t i = 0; i < base->num_fields; ++i) {
+      if (f(&base->fields[i])) return true;
+    }
+  }
+  for (int32_t i = 0; i < info->num_fields; ++i) {
+    if (f(&info->fields[i])) return true;
+  }
+  return false;
 }
 /*! \brief The method `name` of a type (exact match). */
 inline const TVMFFIMethodInfo* GetMethodInfo(std::string_view type_key, const char* name) {
@@ -139,6 +168,12 @@ class TypeAttrColumn {
 namespace type_attr {
 inline constexpr reflection::AttrKey<void*> kAnyHash{"__any_hash__"};
 inline constexpr reflection::AttrKey<void*> kAnyEqual{"__any_equal__"};
+/*! \brief The constructor ObjectDef::def(init<...>()) registers. */
+inline constexpr reflection::AttrKey<Function> kInit{"__ffi_init__"};
+/*! \brief Makes an empty object (what ObjectCreator starts from without a native creator). */
+inline constexpr reflection::AttrKey<Function> kNew{"__ffi_new__"};
+/*! \brief Whether the class is final (ObjectDef publishes it). */
+inline constexpr reflection::AttrKey<bool> kTypeFinal{"__ffi_type_final__"};
 }  // namespace type_attr
 
 TVM_FFI_NS_END

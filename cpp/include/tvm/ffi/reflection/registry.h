@@ -204,12 +204,23 @@ constexpr int32_t FieldStaticTypeIndex() {
   if constexpr (std::is_same_v<T, Any>) return kTVMFFIAny;
   else return TypeTraits<T>::field_static_type_index;
 }
+/* A class reflection can make empty: default-constructible, or constructible
+ * from UnsafeInit (fields left for the setters to fill). */
+template <typename Class>
+inline constexpr bool kCreatable =
+    std::is_default_constructible_v<Class> || std::is_constructible_v<Class, UnsafeInit>;
+template <typename Class>
+ObjectPtr<Class> MakeEmpty() {
+  if constexpr (std::is_default_constructible_v<Class>) {
+    return make_object<Class>();
+  } else {
+    return make_object<Class>(UnsafeInit{});
+  }
+}
 template <typename Class>
 int ObjectCreator(TVMFFIObjectHandle* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  ObjectPtr<Class> p;
-  if constexpr (std::is_default_constructible_v<Class>) p = make_object<Class>();
-  *out = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToHandle(std::move(p));
+  *out = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToHandle(MakeEmpty<Class>());
   TVM_FFI_SAFE_CALL_END();
 }
 }  // namespace details
@@ -248,6 +259,19 @@ class GlobalDef {
   }
 };
 
+namespace details {
+/* A type attribute value: stored as is when it converts to Any, else (a
+ * function, lambda or member function) as an ffi.Function. */
+template <typename V>
+inline Any TypeAttrValue(V value) {
+  if constexpr (TypeTraits<V>::convert_enabled || std::is_same_v<V, Any>) {
+    return Any(std::move(value));
+  } else {
+    return Any(Function::FromTyped(AdaptMethod(std::move(value))));
+  }
+}
+}  // namespace details
+
 /*!
  * \brief Registers a type's fields, methods and constructor.  Use as a
  *  temporary; the destructor finishes the registration.
@@ -264,7 +288,7 @@ class ObjectDef {
   ~ObjectDef() noexcept(false) {
     TVMFFITypeMetadata meta{};
     meta.doc = details::BA(extras_.doc);
-    meta.creator = std::is_default_constructible_v<Class> ? details::ObjectCreator<Class> : nullptr;
+    if constexpr (details::kCreatable<Class>) meta.creator = details::ObjectCreator<Class>;
     meta.total_size = static_cast<int32_t>(sizeof(Class));
     meta.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &meta));
@@ -278,9 +302,9 @@ class ObjectDef {
                         [](const Class* self) { return ObjectRef(make_object<Class>(*self)); },
                         key + ".__ffi_shallow_copy__"));
     }
-    if constexpr (std::is_default_constructible_v<Class>) {
+    if constexpr (details::kCreatable<Class>) {
       def_type_attr("__ffi_new__",
-                    Function::FromTyped([]() { return ObjectRef(make_object<Class>()); },
+                    Function::FromTyped([]() { return ObjectRef(details::MakeEmpty<Class>()); },
                                         key + ".__ffi_new__"));
       // Only creatable types get the generated keyword-capable __ffi_init__;
       // others keep "cannot be constructed" on the Python side.
@@ -326,9 +350,10 @@ class ObjectDef {
     def_type_attr("__ffi_init__", f);
     return *this;
   }
+  /// A value, or a callable stored as an ffi.Function.
   template <typename V>
   ObjectDef& def_type_attr(const char* name, V value) {
-    Any v(std::move(value));
+    Any v = details::TypeAttrValue(std::move(value));
     TVMFFIByteArray n{name, std::char_traits<char>::length(name)};
     TVM_FFI_CHECK_SAFE_CALL(
         TVMFFITypeRegisterAttr(type_index_, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
@@ -389,16 +414,18 @@ class TypeAttrDef {
   /// A value, or a callable (function, lambda, member function) stored as an ffi.Function.
   template <typename V>
   TypeAttrDef& def(const char* name, V value) {
-    if constexpr (TypeTraits<V>::convert_enabled || std::is_same_v<V, Any>) {
-      Register(name, Any(std::move(value)));
-    } else {
-      Register(name, Any(Function::FromTyped(details::AdaptMethod(std::move(value)))));
-    }
+    Register(name, details::TypeAttrValue(std::move(value)));
     return *this;
   }
   template <typename V>
   TypeAttrDef& attr(const char* name, V value) {
     return def(name, std::move(value));
+  }
+  /// A value of the key's type.
+  template <typename T, typename V>
+  TypeAttrDef& attr(AttrKey<T> key, V&& value) {
+    Register(key.name, Any(T(std::forward<V>(value))));
+    return *this;
   }
   /*!
    * \brief Stores a native hook under `key`, in the form the runtime calls for
@@ -431,6 +458,42 @@ template <typename T>
 inline void EnsureTypeAttrColumn(AttrKey<T> key) {
   EnsureTypeAttrColumn(std::string_view(key.name));
 }
+
+/*! \brief Tag selecting the const-qualified member function in overload_cast. */
+struct ConstTag {};
+inline constexpr ConstTag const_{};
+
+namespace details {
+/* Each operator() takes the overload set by address.  Deduction keeps the one
+ * member whose parameters are exactly Prefix..., or, failing that, the one
+ * member whose parameters start with Prefix... (the rest deduced); overloads
+ * that several members satisfy do not deduce, so the caller spells more. */
+template <typename... Prefix>
+struct OverloadCast {
+  template <typename R>
+  constexpr auto operator()(R (*f)(Prefix...)) const noexcept { return f; }
+  template <typename R, typename... Rest>
+  constexpr auto operator()(R (*f)(Prefix..., Rest...)) const noexcept { return f; }
+  template <typename R, typename C>
+  constexpr auto operator()(R (C::*f)(Prefix...)) const noexcept { return f; }
+  template <typename R, typename C, typename... Rest>
+  constexpr auto operator()(R (C::*f)(Prefix..., Rest...)) const noexcept { return f; }
+  template <typename R, typename C>
+  constexpr auto operator()(R (C::*f)(Prefix...) const, ConstTag) const noexcept { return f; }
+  template <typename R, typename C, typename... Rest>
+  constexpr auto operator()(R (C::*f)(Prefix..., Rest...) const, ConstTag) const noexcept {
+    return f;
+  }
+};
+}  // namespace details
+
+/*!
+ * \brief Picks one function of an overload set by its leading parameter types:
+ * `overload_cast<const Cat*>(&Pet::Feed)`; `overload_cast<int>(&T::Get, const_)`
+ * for a const member function.  Usable in constant expressions.
+ */
+template <typename... Prefix>
+inline constexpr details::OverloadCast<Prefix...> overload_cast{};
 
 }  // namespace reflection
 TVM_FFI_NS_END
