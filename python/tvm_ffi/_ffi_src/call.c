@@ -138,7 +138,8 @@ static PyMethodDef call_method_def = {"__call__", (PyCFunction)(void (*)(void))f
                                       METH_FASTCALL, "Call the FFI function with positional arguments."};
 
 int ffipy_make_builtins(intptr_t box_id) {
-  PyObject* box = (PyObject*)box_id; /* [CObject class] -> [from_dlpack, __del__ descriptor] */
+  /* [CObject class] -> [from_dlpack, CObject.__del__, Tensor.__dlpack__ or None] */
+  PyObject* box = (PyObject*)box_id;
   PyObject* cls = PyList_GetItem(box, 0);
   if (g.off_h <= 0) {
     PyErr_SetString(PyExc_RuntimeError, "tvm_ffi: slot offsets unknown");
@@ -151,12 +152,16 @@ int ffipy_make_builtins(intptr_t box_id) {
     return box_exception(box, FFIPY_PY_ERROR);
   }
   PyList_SetItem(box, 0, f);
-  if (PyList_Append(box, d) != 0) {
-    Py_DECREF(d);
-    return box_exception(box, FFIPY_PY_ERROR);
-  }
+  int rc = PyList_Append(box, d);
   Py_DECREF(d);
-  return FFIPY_OK;
+  PyObject* dl = NULL;
+  if (rc == 0 && g.tensor_cls != NULL) {
+    dl = PyDescr_NewMethod(g.tensor_cls, &tensor_dlpack_def);
+    if (dl == NULL) rc = -1;
+  }
+  if (rc == 0) rc = PyList_Append(box, dl ? dl : Py_None);
+  Py_XDECREF(dl);
+  return rc == 0 ? FFIPY_OK : box_exception(box, FFIPY_PY_ERROR);
 }
 
 static PyObject* call_descr; /* the descriptor made below (ffipy_install_call_slot checks it) */

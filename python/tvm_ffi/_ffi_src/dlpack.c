@@ -108,24 +108,116 @@ static void capsule_dtor_versioned(PyObject* cap) {
   }
 }
 
-int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box_id) {
-  PyObject* box = (PyObject*)box_id;
+/* A new capsule owning an export of tensor (versioned or legacy); NULL with CONV_* in *rc. */
+static PyObject* tensor_capsule(TVMFFIObjectHandle tensor, int versioned, int* rc) {
   PyObject* cap;
+  *rc = CONV_FFI_ERROR;
   if (versioned) {
     DLManagedTensorVersioned* t = NULL;
-    if (TVMFFITensorToDLPackVersioned(tensor, &t) != 0) return FFIPY_FFI_ERROR;
+    if (TVMFFITensorToDLPackVersioned(tensor, &t) != 0) return NULL;
     cap = PyCapsule_New(t, "dltensor_versioned", capsule_dtor_versioned);
     if (cap == NULL && t->deleter) t->deleter(t);
   } else {
     DLManagedTensor* t = NULL;
-    if (TVMFFITensorToDLPack(tensor, &t) != 0) return FFIPY_FFI_ERROR;
+    if (TVMFFITensorToDLPack(tensor, &t) != 0) return NULL;
     cap = PyCapsule_New(t, "dltensor", capsule_dtor_legacy);
     if (cap == NULL && t->deleter) t->deleter(t);
   }
-  if (cap == NULL) return box_exception(box, FFIPY_PY_ERROR);
+  *rc = cap == NULL ? CONV_PY_ERROR : CONV_OK;
+  return cap;
+}
+
+int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  int rc;
+  PyObject* cap = tensor_capsule(tensor, versioned, &rc);
+  if (cap == NULL) return rc == CONV_FFI_ERROR ? FFIPY_FFI_ERROR : box_exception(box, FFIPY_PY_ERROR);
   box_set(box, cap);
   return FFIPY_OK;
 }
+
+/* The handle of a Tensor wrapper (self of __dlpack__): NULL with a BufferError for a view or an
+ * empty wrapper, which have nothing to export. */
+static TVMFFIObjectHandle tensor_self_handle(PyObject* self) {
+  PyObject* slot = *(PyObject**)((char*)self + g.off_h);
+  TVMFFIObjectHandle h = slot != NULL ? slot_handle(slot) : NULL;
+  if (h == NULL && !PyErr_Occurred())
+    PyErr_SetString(PyExc_BufferError, "cannot export a tensor view without a handle");
+  return h;
+}
+
+/* Whether dl_device (any 2-sequence) names the tensor's own device; -1 with an exception. */
+static int same_device(TVMFFIObjectHandle h, PyObject* dl_device) {
+  const DLTensor* dl = TVMFFITensorGetDLTensorPtr(h);
+  PyObject* mine = Py_BuildValue("(ii)", (int)dl->device.device_type, (int)dl->device.device_id);
+  PyObject* theirs = mine ? PySequence_Tuple(dl_device) : NULL;
+  int eq = theirs ? PyObject_RichCompareBool(theirs, mine, Py_EQ) : -1;
+  Py_XDECREF(mine);
+  Py_XDECREF(theirs);
+  return eq;
+}
+
+/* Tensor.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): the legacy
+ * capsule unless the consumer asks for DLPack 1.x; this tensor's device only; never a copy. */
+static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                  PyObject* kwnames) {
+  PyObject *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only");
+    return NULL;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    const char* k = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, i), NULL);
+    PyObject* val = args[i];
+    if (k == NULL) return NULL;
+    if (strcmp(k, "max_version") == 0) {
+      max_version = val;
+    } else if (strcmp(k, "dl_device") == 0) {
+      dl_device = val;
+    } else if (strcmp(k, "copy") == 0) {
+      copy = val;
+    } else if (strcmp(k, "stream") != 0) { /* a CPU/host export needs no stream order */
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%s'", k);
+      return NULL;
+    }
+  }
+  TVMFFIObjectHandle h = tensor_self_handle(self);
+  if (h == NULL) return NULL;
+  int versioned = 0;
+  if (max_version != Py_None) {
+    PyObject* first = PySequence_GetItem(max_version, 0);
+    PyObject* major = first ? PyNumber_Long(first) : NULL;
+    Py_XDECREF(first);
+    if (major == NULL) return NULL;
+    versioned = PyObject_RichCompareBool(major, g.zero, Py_GT);
+    Py_DECREF(major);
+    if (versioned < 0) return NULL;
+  }
+  if (versioned) {
+    int same = dl_device == Py_None ? 1 : same_device(h, dl_device);
+    if (same < 0) return NULL;
+    if (!same) {
+      PyErr_SetString(PyExc_BufferError, "dl_device of different type not supported");
+      return NULL;
+    }
+    int want_copy = copy == Py_None ? 0 : PyObject_IsTrue(copy);
+    if (want_copy < 0) return NULL;
+    if (want_copy) {
+      PyErr_SetString(PyExc_BufferError, "copy not yet supported");
+      return NULL;
+    }
+  }
+  int rc;
+  PyObject* cap = tensor_capsule(h, versioned, &rc);
+  if (cap == NULL && rc == CONV_FFI_ERROR) raise_hook_exception(g.call_error, Py_None);
+  return cap;
+}
+
+static PyMethodDef tensor_dlpack_def = {
+    "__dlpack__", (PyCFunction)(void (*)(void))py_tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
+    "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+    "Export as a DLPack capsule: versioned when max_version's major is 1 or more."};
 
 int ffipy_tensor_from_capsule(intptr_t box_id, int32_t require_alignment,
                               int32_t require_contiguous, TVMFFIObjectHandle* out) {
@@ -137,6 +229,20 @@ int ffipy_tensor_from_capsule(intptr_t box_id, int32_t require_alignment,
 /* from_dlpack core: CONV_OK with *out = the Tensor, or an error CONV_*. */
 static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject** out) {
   TVMFFIObjectHandle h = NULL;
+  if (Py_TYPE(v) == g.tensor_cls) {
+    /* what __dlpack__() and consuming its capsule do, without the capsule: a new tensor over
+     * a legacy export, so alignment and contiguity are checked as for any producer */
+    TVMFFIObjectHandle src = tensor_self_handle(v);
+    DLManagedTensor* t = NULL;
+    if (src == NULL) return CONV_PY_ERROR;
+    if (TVMFFITensorToDLPack(src, &t) != 0) return CONV_FFI_ERROR;
+    if (TVMFFITensorFromDLPack(t, align, contig, &h) != 0) {
+      if (t->deleter) t->deleter(t);
+      return CONV_FFI_ERROR;
+    }
+    *out = tensor_result(h);
+    return *out == NULL ? CONV_PY_ERROR : CONV_OK;
+  }
   RuleEntry rule;
   if (type_rule(Py_TYPE(v), &rule) != 0) return CONV_PY_ERROR;
   int has_dlpack = rule.has_dlpack;
