@@ -1099,7 +1099,7 @@ def _to_owned_any(value, out):
 # ---------------------------------------------------------------------------------------------
 # argument conversion hooks
 
-RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK = range(6)
+RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK, RULE_SEQUENCE = range(7)
 _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
 
 
@@ -1118,32 +1118,47 @@ def _exchange_api_address(attr):
             "Expect a dlpack_exchange_api field: __dlpack_c_exchange_api__ must be a PyCapsule "
             'named "dlpack_exchange_api", got %s' % type(attr).__name__
         )
-    import ctypes  # noqa: PLC0415
-
-    name = _capsule_name(attr)
-    if name != b"dlpack_exchange_api":
+    addr, major, minor, present = _exchange_api_fields(attr)
+    if not addr:
+        name = _capsule_name(attr)
         raise DLPackExchangeAPIError(
             "Expect a dlpack_exchange_api field: the __dlpack_c_exchange_api__ capsule is named "
             '%r, not "dlpack_exchange_api"' % (name.decode("latin-1") if name else None)
         )
-    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
-    get_ptr.restype = ctypes.c_void_p
-    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    addr = get_ptr(attr, b"dlpack_exchange_api")
-    api = ffi.cast("DLPackExchangeAPI*", addr)
-    version = api.header.version
-    if version.major != lib.DLPACK_MAJOR_VERSION:
+    if major != lib.DLPACK_MAJOR_VERSION:
         raise DLPackExchangeAPIError(
             "Expect a dlpack_exchange_api field: the table reports DLPack version %d.%d, "
-            "this build knows major version %d" % (version.major, version.minor,
-                                                   lib.DLPACK_MAJOR_VERSION)
+            "this build knows major version %d" % (major, minor, lib.DLPACK_MAJOR_VERSION)
         )
-    for field in ("managed_tensor_from_py_object_no_sync", "managed_tensor_to_py_object_no_sync"):
-        if getattr(api, field) == ffi.NULL:
+    for bit, field in ((1, "managed_tensor_from_py_object_no_sync"),
+                       (2, "managed_tensor_to_py_object_no_sync")):
+        if not present & bit:
             raise DLPackExchangeAPIError(
                 "Expect a dlpack_exchange_api field: the table's %s is NULL" % field
             )
     return addr
+
+
+def _exchange_api_fields(capsule):
+    """(address, DLPack major, minor, conversion functions present as bits 1 and 2) of an
+    exchange table capsule; address 0 when the capsule has another name.  Read in C where the
+    module is compiled: cffi realising the table's type costs ~0.2 M instructions."""
+    if API_MODE:
+        out = ffi.new("uint64_t[4]")
+        lib.ffipy_exchange_api_fields(id(capsule), out)
+        return tuple(out)
+    if _capsule_name(capsule) != b"dlpack_exchange_api":
+        return (0, 0, 0, 0)
+    import ctypes  # noqa: PLC0415
+
+    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+    get_ptr.restype = ctypes.c_void_p
+    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    addr = get_ptr(capsule, b"dlpack_exchange_api")
+    api = ffi.cast("DLPackExchangeAPI*", addr)
+    present = ((api.managed_tensor_from_py_object_no_sync != ffi.NULL) |
+               (api.managed_tensor_to_py_object_no_sync != ffi.NULL) << 1)
+    return (addr, api.header.version.major, api.header.version.minor, present)
 
 
 def _classify(tp):
@@ -1172,6 +1187,12 @@ def _classify(tp):
         return RULE_SLOW  # rule 10: the fallback needs Python (no exchange API)
     if hasattr(tp, "__dlpack__"):
         return RULE_DLPACK
+    if issubclass(tp, (tuple, list)):
+        import numbers  # noqa: PLC0415
+
+        # _convert_slow's rows for numbers and native objects (Shape) come before its sequences
+        if not issubclass(tp, (numbers.Number, PyNativeObject)):
+            return RULE_SEQUENCE  # NamedTuples and other subclasses: an Array of the items
     return RULE_SLOW
 
 
@@ -1639,6 +1660,8 @@ def _init():
             global from_dlpack
             from_dlpack = box[0]
             CObject.__del__ = box[1]
+            if box[2] is not None:
+                Tensor.__dlpack__ = box[2]  # the Python one stays for the other call paths
         else:
             _take_exception()
     import atexit  # noqa: PLC0415

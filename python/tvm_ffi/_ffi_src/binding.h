@@ -57,6 +57,7 @@ enum {
   RULE_POD = 3,       /* __tvm_ffi_pod__ gives a value or (type_index, payload) */
   RULE_CONTAINER = 4, /* a container wrapper: its handle, and its tensors' exchange API */
   RULE_DLPACK = 5,    /* any other __dlpack__ producer */
+  RULE_SEQUENCE = 6,  /* a list or tuple subclass (NamedTuple, ...): an Array of its items */
 };
 
 /* ---- module state (state.c; set once by ffipy_init) ---------------------------------- */

@@ -96,3 +96,16 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
   }
   return CONV_OK;
 }
+
+void ffipy_exchange_api_fields(intptr_t obj_id, uint64_t* out) {
+  PyObject* obj = (PyObject*)obj_id;
+  out[0] = out[1] = out[2] = out[3] = 0;
+  if (!PyCapsule_IsValid(obj, "dlpack_exchange_api")) return;
+  const DLPackExchangeAPI* api =
+      (const DLPackExchangeAPI*)PyCapsule_GetPointer(obj, "dlpack_exchange_api");
+  out[0] = (uint64_t)(uintptr_t)api;
+  out[1] = api->header.version.major;
+  out[2] = api->header.version.minor;
+  out[3] = (api->managed_tensor_from_py_object_no_sync != NULL ? 1u : 0u) |
+           (api->managed_tensor_to_py_object_no_sync != NULL ? 2u : 0u);
+}

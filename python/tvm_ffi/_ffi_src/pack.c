@@ -350,6 +350,8 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
       return pack_exchange(c, v, rule.extra, rule.api, out);
     case RULE_DLPACK:
       return pack_dlpack(c, v, out);
+    case RULE_SEQUENCE:
+      return pack_container(c, v, 0, out, depth);
     case RULE_POD: {
       PyObject* pod = PyObject_GetAttr(v, g.str_pod);
       if (pod == NULL) return CONV_PY_ERROR;
