@@ -1330,6 +1330,15 @@ def convert_func(pyfunc, tensor_cls=None):
                 "tensor_cls must define __dlpack_c_exchange_api__, got %r" % (tensor_cls,)
             )
         tag = _exchange_api_address(tensor_cls.__dlpack_c_exchange_api__)
+        if API_MODE:  # the C callback converts the arguments through the table
+            box = [pyfunc, tag]
+            out = ffi.new("void**")
+            rc = lib.ffipy_callback_create_with_api(id(box), ffi.cast("void*", tag), out)
+            if rc == _FFI_ERROR:
+                _raise_ffi_error()
+            if rc != _OK:
+                raise _take_exception()
+            return _new_tied(Function, _addr(out[0]))
         inner = pyfunc
 
         def pyfunc(*args):
@@ -1347,9 +1356,10 @@ def _make_callback(pyfunc):
 
 
 def _to_framework(tensor_cls, tag, a):
-    """convert_func(tensor_cls=...) callback argument: tensors become tensor_cls tensors,
-    containers a tagged copy of the wrapper whose tensor elements convert on access."""
-    from .container import Array, CContainerBase  # noqa: PLC0415
+    """convert_func(tensor_cls=...) callback argument without the compiled module (which
+    converts in C): tensors become tensor_cls tensors, containers a tagged copy of the wrapper
+    whose tensor elements convert on access."""
+    from .container import CContainerBase  # noqa: PLC0415
 
     if isinstance(a, CContainerBase) and a._h:
         if a._tvm_api == tag:
@@ -1359,10 +1369,6 @@ def _to_framework(tensor_cls, tag, a):
         w._tvm_api = tag
         return w
     if isinstance(a, Tensor):
-        if API_MODE:  # the C path converts through tensor_cls's exchange table
-            box = Array([a])
-            box._tvm_api = tag
-            return box[0]
         torch = sys.modules.get("torch")
         if torch is not None and issubclass(tensor_cls, torch.Tensor):
             return torch.from_dlpack(a)

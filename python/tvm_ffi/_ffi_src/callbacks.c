@@ -29,7 +29,10 @@ static void ffipy_raise_as_ffi_error(void) {
   Py_XDECREF(e);
 }
 
-static int ffipy_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+/* Calls the Python callable fn with args converted to Python; tensors become framework
+ * tensors through api when given (containers then carry api_obj, so their elements do too). */
+static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI* api,
+                       const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   if (g.finalizing || !Py_IsInitialized()) {
     TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: Python interpreter is finalizing");
     return -1;
@@ -40,11 +43,11 @@ static int ffipy_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
   PyObject* tuple = PyTuple_New(n);
   if (tuple == NULL) goto pyerr;
   for (int32_t i = 0; i < n; ++i) {
-    PyObject* o = from_any((TVMFFIAny*)&args[i], 0, NULL, NULL);
+    PyObject* o = from_any((TVMFFIAny*)&args[i], 0, api_obj, api);
     if (o == NULL) goto pyerr;
     PyTuple_SetItem(tuple, i, o);
   }
-  r = PyObject_Call((PyObject*)self, tuple, NULL);
+  r = PyObject_Call(fn, tuple, NULL);
   if (r == NULL) goto pyerr;
   {
     int prc = pack_to_owned(r, result);
@@ -62,11 +65,55 @@ done:
   return rc;
 }
 
+static int ffipy_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  return call_python((PyObject*)self, NULL, NULL, args, n, result);
+}
+
 int ffipy_callback_create(intptr_t box_id, TVMFFIObjectHandle* out) {
   PyObject* f = box_get((PyObject*)box_id);
   Py_INCREF(f);
   if (TVMFFIFunctionCreate(f, ffipy_safe_call, py_decref_deleter, out) != 0) {
     Py_DECREF(f);
+    return FFIPY_FFI_ERROR;
+  }
+  return FFIPY_OK;
+}
+
+/* convert_func(f, tensor_cls=...): the callable and the exchange table of tensor_cls. */
+typedef struct {
+  PyObject* fn;      /* owned */
+  PyObject* api_obj; /* owned: the table's tag (its address as an int), as containers carry */
+  const DLPackExchangeAPI* api;
+} api_callback;
+
+static int ffipy_safe_call_api(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  api_callback* cb = (api_callback*)self;
+  return call_python(cb->fn, cb->api_obj, cb->api, args, n, result);
+}
+
+static void api_callback_deleter(void* self) {
+  api_callback* cb = (api_callback*)self;
+  py_decref_deleter(cb->fn); /* both leak (never touched) when the interpreter is gone */
+  py_decref_deleter(cb->api_obj);
+  free(cb);
+}
+
+int ffipy_callback_create_with_api(intptr_t box_id, void* api, TVMFFIObjectHandle* out) {
+  PyObject* box = (PyObject*)box_id; /* [callable, tag] */
+  api_callback* cb = (api_callback*)malloc(sizeof(api_callback));
+  if (cb == NULL) {
+    PyErr_NoMemory();
+    return box_exception(box, FFIPY_PY_ERROR);
+  }
+  cb->fn = PyList_GetItem(box, 0);
+  cb->api_obj = PyList_GetItem(box, 1);
+  cb->api = (const DLPackExchangeAPI*)api;
+  Py_INCREF(cb->fn);
+  Py_INCREF(cb->api_obj);
+  if (TVMFFIFunctionCreate(cb, ffipy_safe_call_api, api_callback_deleter, out) != 0) {
+    Py_DECREF(cb->fn);
+    Py_DECREF(cb->api_obj);
+    free(cb);
     return FFIPY_FFI_ERROR;
   }
   return FFIPY_OK;

@@ -58,6 +58,9 @@ int ffipy_to_any(intptr_t box, TVMFFIAny* out);
 int ffipy_from_any(TVMFFIAny* value, int32_t owned, intptr_t box);
 /* New ffi.Function calling the Python callable box[0]. */
 int ffipy_callback_create(intptr_t box, TVMFFIObjectHandle* out);
+/* box = [callable, tag]: a new ffi.Function calling it with tensor arguments converted through
+ * the DLPack exchange table at api (tag: its address as an int, given to container arguments). */
+int ffipy_callback_create_with_api(intptr_t box, void* api, TVMFFIObjectHandle* out);
 /* New ffi.OpaquePyObject holding a strong reference to box[0]. */
 int ffipy_opaque_create(intptr_t box, TVMFFIObjectHandle* out);
 /* box[0] = new DLPack capsule ("dltensor" or "dltensor_versioned") of a tensor. */
