@@ -7,6 +7,7 @@ import itertools
 import pytest
 
 import tvm_ffi
+import tvm_ffi.testing
 from tvm_ffi import core
 from tvm_ffi._dunder import _install_dataclass_dunders
 from tvm_ffi.core import MISSING, Object, TypeSchema
@@ -114,3 +115,23 @@ def test_convert_type_schema_attribute_widens_input_repr():
     s = TypeSchema.from_annotation(ExprLike)
     assert s.output_repr() == key and s.input_repr() == "int | " + key
     assert MISSING is core.MISSING
+
+
+def test_field_setters_convert_by_the_annotation():
+    @py_class(_key("Typed"))
+    class Typed(Object):
+        rows: list[list[int]]
+        dev: tvm_ffi.Device
+        pair: tvm_ffi.testing.TestIntPair
+
+    t = Typed(rows=[[True, 2]], dev="cuda:1", pair=tvm_ffi.testing.TestIntPair(1, 2))
+    assert [list(r) for r in t.rows] == [[1, 2]] and type(t.rows[0][0]) is int
+    assert t.dev == tvm_ffi.device("cuda", 1)
+    with pytest.raises(TypeError, match=r"element \[0\]"):
+        t.rows = [["x"]]
+    with pytest.raises(TypeError):
+        t.pair = None  # not Optional
+    with pytest.raises(TypeError, match="field `x`"):
+        @py_class(_key("Untyped"))
+        class Untyped(Object):
+            x: object

@@ -23,8 +23,32 @@ def rules_of(f):
     """(static type index, JSON schema, check or None) of a Field: from its annotation, or
     from its ``_ty_schema`` when it was declared without a class body."""
     if f.type is None and f._ty_schema is not None:
-        return annotation_rules(F._python_type(f._ty_schema))
-    return annotation_rules(f.type)
+        return field_rules(F._python_type(f._ty_schema), f._ty_schema)
+    return field_rules(f.type)
+
+
+def field_rules(ann, schema=None):
+    """annotation_rules() with the check replaced by the TypeSchema conversion of the
+    annotation (elements, None in object fields, strings to Device/dtype: an FFI call's
+    rules); TypeError for an annotation no FFI type corresponds to."""
+    from .._type_convert import Mismatch  # noqa: PLC0415
+    from .._type_schema import TypeSchema  # noqa: PLC0415
+
+    sti, json_schema, check = annotation_rules(ann)
+    if schema is None:
+        if ann is None or ann is typing.Any or isinstance(ann, str):
+            return sti, json_schema, check
+        schema = TypeSchema.from_annotation(ann)
+    if schema.origin == "Any":
+        return sti, json_schema, None
+
+    def convert(value):
+        try:
+            return schema._converter(value)
+        except Mismatch as err:
+            raise TypeError(str(err)) from None
+
+    return sti, json_schema, convert
 
 
 def register_field(tidx, key, name, f, offset, kw_only_default, rules):

@@ -150,7 +150,10 @@ def _check_body(cls, parent, body):
                             % (cls.__name__, name))
         # a default the annotation refuses is not an error yet: like upstream, construction
         # converts it through the field's setter and raises there
-        _py_fields.annotation_rules(f.type)
+        try:
+            _py_fields.rules_of(f)
+        except TypeError as err:
+            raise TypeError("py_class %s: field `%s`: %s" % (cls.__name__, name, err)) from None
 
 
 # ---------------------------------------------------------------------------------------------
