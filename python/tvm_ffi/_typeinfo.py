@@ -53,10 +53,10 @@ def _metadata(ba):
 
 def _schema_of(meta):
     s = meta.get("type_schema")
-    if not isinstance(s, str):
+    if not isinstance(s, (str, dict)):
         return None
     try:
-        return TypeSchema.from_json_str(s)
+        return TypeSchema._from_maybe_json(s)
     except (ValueError, TypeError, KeyError):
         return None
 

@@ -4,6 +4,7 @@ Same contracts as the stdlib functions of those names; FFI containers found in f
 are turned into plain Python ones (Array/List -> list, Map/Dict -> dict).
 """
 
+import collections
 import copy
 
 from .. import core
@@ -84,6 +85,8 @@ def _walk(v, rec):
         return type(v)(*[rec(x) for x in v])
     if isinstance(v, (list, tuple)):
         return type(v)(rec(x) for x in v)
+    if isinstance(v, collections.defaultdict):  # keeps its default_factory
+        return type(v)(v.default_factory, ((rec(k), rec(x)) for k, x in v.items()))
     if isinstance(v, dict):
         return type(v)((rec(k), rec(x)) for k, x in v.items())
     if isinstance(v, core.CObject):  # other FFI objects are shared, as the fields share them

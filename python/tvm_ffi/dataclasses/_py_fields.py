@@ -39,6 +39,7 @@ def field_rules(ann, schema=None):
         if ann is None or ann is typing.Any or isinstance(ann, str):
             return sti, json_schema, check
         schema = TypeSchema.from_annotation(ann)
+    json_schema = schema.to_json()  # the full schema (element types too), as upstream writes it
     if schema.origin == "Any":
         return sti, json_schema, None
 
