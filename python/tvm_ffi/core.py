@@ -1101,6 +1101,7 @@ def _to_owned_any(value, out):
 
 RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK, RULE_SEQUENCE = range(7)
 _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
+_NO_TABLE = object()  # a type without __dlpack_c_exchange_api__
 
 
 class DLPackExchangeAPIError(TypeError, ValueError):
@@ -1144,9 +1145,10 @@ def _exchange_api_fields(capsule):
     exchange table capsule; address 0 when the capsule has another name.  Read in C where the
     module is compiled: cffi realising the table's type costs ~0.2 M instructions."""
     if API_MODE:
-        out = ffi.new("uint64_t[4]")
-        lib.ffipy_exchange_api_fields(id(capsule), out)
-        return tuple(out)
+        box = [capsule]
+        if lib.ffipy_exchange_api_fields(id(box)) != _OK:
+            raise _take_exception()
+        return box[0]
     if _capsule_name(capsule) != b"dlpack_exchange_api":
         return (0, 0, 0, 0)
     import ctypes  # noqa: PLC0415
@@ -1162,23 +1164,26 @@ def _exchange_api_fields(capsule):
 
 
 def _classify(tp):
-    from .container import CContainerBase  # noqa: PLC0415
-
+    # (runs once per type, but the first torch tensor of a process pays for it: each lookup on
+    # torch.Tensor goes through its metaclass's __getattr__, so the table is looked up once)
     if issubclass(tp, CObject):
+        from .container import CContainerBase  # noqa: PLC0415
+
         return RULE_CONTAINER if issubclass(tp, CContainerBase) else RULE_OBJECT
     if hasattr(tp, "__tvm_ffi_object__"):
         return RULE_SLOW
     torch = sys.modules.get("torch")
-    if API_MODE and torch is not None and not hasattr(tp, "__dlpack_c_exchange_api__") and \
-            issubclass(tp, torch.Tensor):
+    api = getattr(tp, "__dlpack_c_exchange_api__", _NO_TABLE)
+    if API_MODE and torch is not None and api is _NO_TABLE and issubclass(tp, torch.Tensor):
         # first torch tensor seen (types are classified once): attach the torch C DLPack
         # add-on now, whichever of torch and tvm_ffi was imported first (ABI mode cannot
         # call the table, so it never builds one)
         from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
 
         attach_on_first_tensor()
-    if not _SKIP_EXCHANGE and hasattr(tp, "__dlpack_c_exchange_api__"):
-        return (RULE_EXCHANGE, _exchange_api_address(tp.__dlpack_c_exchange_api__))
+        api = getattr(tp, "__dlpack_c_exchange_api__", _NO_TABLE)
+    if not _SKIP_EXCHANGE and api is not _NO_TABLE:
+        return (RULE_EXCHANGE, _exchange_api_address(api))
     if issubclass(tp, (DataType, Device)) or (issubclass(tp, str) and hasattr(tp, "_from_packed")):
         return RULE_POD
     if hasattr(tp, "__cuda_stream__"):

@@ -97,15 +97,20 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
   return CONV_OK;
 }
 
-void ffipy_exchange_api_fields(intptr_t obj_id, uint64_t* out) {
-  PyObject* obj = (PyObject*)obj_id;
-  out[0] = out[1] = out[2] = out[3] = 0;
-  if (!PyCapsule_IsValid(obj, "dlpack_exchange_api")) return;
-  const DLPackExchangeAPI* api =
-      (const DLPackExchangeAPI*)PyCapsule_GetPointer(obj, "dlpack_exchange_api");
-  out[0] = (uint64_t)(uintptr_t)api;
-  out[1] = api->header.version.major;
-  out[2] = api->header.version.minor;
-  out[3] = (api->managed_tensor_from_py_object_no_sync != NULL ? 1u : 0u) |
-           (api->managed_tensor_to_py_object_no_sync != NULL ? 2u : 0u);
+int ffipy_exchange_api_fields(intptr_t box_id) {
+  PyObject* box = (PyObject*)box_id;
+  PyObject* obj = box_get(box);
+  const DLPackExchangeAPI* api = NULL;
+  if (PyCapsule_IsValid(obj, "dlpack_exchange_api"))
+    api = (const DLPackExchangeAPI*)PyCapsule_GetPointer(obj, "dlpack_exchange_api");
+  PyObject* r =
+      api == NULL
+          ? Py_BuildValue("(iiii)", 0, 0, 0, 0)
+          : Py_BuildValue("(KIIi)", (unsigned long long)(uintptr_t)api,
+                          (unsigned)api->header.version.major, (unsigned)api->header.version.minor,
+                          (api->managed_tensor_from_py_object_no_sync != NULL ? 1 : 0) |
+                              (api->managed_tensor_to_py_object_no_sync != NULL ? 2 : 0));
+  if (r == NULL) return box_exception(box, FFIPY_PY_ERROR);
+  box_set(box, r);
+  return FFIPY_OK;
 }

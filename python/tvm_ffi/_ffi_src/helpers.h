@@ -73,11 +73,11 @@ int ffipy_from_dlpack(intptr_t box, int32_t require_alignment, int32_t require_c
 /* Imports box[0] through the exchange API at address api. */
 int ffipy_tensor_from_exchange_api(intptr_t box, void* api, int32_t require_alignment,
                                    int32_t require_contiguous, TVMFFIObjectHandle* out);
-/* What core._exchange_api_address checks of a __dlpack_c_exchange_api__ capsule obj, read
- * without realising the table's type in cffi: out = {address (0 unless obj is a capsule named
- * "dlpack_exchange_api"), DLPack major, minor, which conversion functions are present (bit 0:
- * managed_tensor_from_py_object_no_sync, bit 1: managed_tensor_to_py_object_no_sync)}. */
-void ffipy_exchange_api_fields(intptr_t obj, uint64_t* out);
+/* What core._exchange_api_address checks of a __dlpack_c_exchange_api__ capsule box[0], read
+ * without realising the table's type in cffi: box[0] = (address (0 unless it is a capsule
+ * named "dlpack_exchange_api"), DLPack major, minor, which conversion functions are present
+ * (bit 0: managed_tensor_from_py_object_no_sync, bit 1: managed_tensor_to_py_object_no_sync)). */
+int ffipy_exchange_api_fields(intptr_t box);
 /* Function calling the C safe-call fn (self ignored); box[0] is kept alive unless None. */
 int ffipy_function_from_extern_c(void* fn, intptr_t box, TVMFFIObjectHandle* out);
 /* Function calling an MLIR packed entry void(void** packed); box[0] kept alive as above. */

@@ -180,8 +180,11 @@ static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, i
     PyErr_NoMemory();
     return CONV_PY_ERROR;
   }
+  /* a tuple's items come from its storage: a NamedTuple's item slot would run Python */
+  int from_storage = PyTuple_Check(seq);
   for (Py_ssize_t i = 0; i < (is_map ? n / 2 : n) && rc == CONV_OK; ++i) {
-    PyObject* item = PySequence_GetItem(seq, i);
+    PyObject* item = from_storage ? PyTuple_GetItem(seq, i) : PySequence_GetItem(seq, i);
+    if (item != NULL && from_storage) Py_INCREF(item);
     if (item == NULL) {
       rc = CONV_PY_ERROR;
       break;
