@@ -9,9 +9,14 @@ import textwrap
 import pytest
 
 import tvm_ffi  # noqa: F401 - loads the runtime and the testing library
+from tvm_ffi.core import TypeSchema
 from tvm_ffi.stub import cli
-from tvm_ffi.stub.blocks import SourceFile, StubError
-from tvm_ffi.stub.schema import Namer
+from tvm_ffi.stub.file_utils import FileInfo
+from tvm_ffi.stub.generator import get_generator
+from tvm_ffi.stub.python_generator import owner_classes
+from tvm_ffi.stub.python_generator.codegen import TypeNamer, render_func_signature
+from tvm_ffi.stub.python_generator.consts import TY_MAP_DEFAULTS
+from tvm_ffi.stub.utils import FuncInfo
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -77,9 +82,10 @@ def test_normal_mode_fills_blocks_from_reflection(tmp_path):
         "    def add_one(_0: int, /) -> int: ...",
         "    def schema_id_opt_int(_0: int | None, /) -> int | None: ...",
         "    def schema_id_arr_int(_0: Sequence[int], /) -> Sequence[int]: ...",
-        "    def schema_id_list_str(_0: MutableSequence[str], /) -> MutableSequence[str]: ...",
+        # a parameter accepts any sequence / mapping where the result is the mutable container
+            "    def schema_id_list_str(_0: Sequence[str], /) -> MutableSequence[str]: ...",
         "    def schema_id_map_str_int(_0: Mapping[str, int], /) -> Mapping[str, int]: ...",
-        "    def schema_id_dict_str_str(_0: MutableMapping[str, str], /) -> MutableMapping[str, str]: ...",
+        "    def schema_id_dict_str_str(_0: Mapping[str, str], /) -> MutableMapping[str, str]: ...",
         "    def schema_id_variant_int_str(_0: int | str, /) -> int | str: ...",
         "    def schema_id_device(_0: Device, /) -> Device: ...",
         "    def schema_id_dtype(_0: dtype, /) -> dtype: ...",
@@ -100,7 +106,8 @@ def test_normal_mode_fills_blocks_from_reflection(tmp_path):
     assert "        def sum(self, /) -> int: ..." in obj
     # the constructor takes exactly the fields: __init__ names them, __ffi_init__ is positional
     assert "        def __init__(self, a: int, b: int) -> None: ..." in obj
-    assert "        def __ffi_init__(self, _0: int, _1: int, /) -> None: ..." in obj
+    # the constructor takes exactly the fields: its parameters carry their names
+    assert "        def __ffi_init__(self, a: int, b: int) -> None: ..." in obj
     imports = "\n".join(_block(text, "import-section"))
     assert "from __future__ import annotations" in imports
     assert "from tvm_ffi import init_ffi_api as _FFI_INIT_FUNC" in imports
@@ -130,7 +137,7 @@ def test_init_mode_creates_a_package(tmp_path):
     assert r.returncode == 0, r.stderr
     pkg = tmp_path / "out" / "testing"
     api, init = (pkg / "_ffi_api.py").read_text(), (pkg / "__init__.py").read_text()
-    assert 'LIB = _FFI_LOAD_LIB(\'my-ext\', \'tvm_ffi_testing\')' in api
+    assert 'LIB = _FFI_LOAD_LIB("my-ext", "tvm_ffi_testing")' in api
     assert "from tvm_ffi.libinfo import load_lib_module as _FFI_LOAD_LIB" in api
     assert '@_FFI_REG_OBJ("testing.TestObjectDerived")\nclass TestObjectDerived(TestObjectBase):' in api
     assert api.index("class TestObjectBase(") < api.index("class TestObjectDerived(")  # base first
@@ -203,15 +210,17 @@ def test_registry_module_and_ty_map(tmp_path):
 
 
 @pytest.mark.parametrize("src, message", [
-    ("# tvm-ffi-stubgen(begin): __all__\n", "never closed"),
-    ("# tvm-ffi-stubgen(end)\n", "without a matching"),
-    ("# tvm-ffi-stubgen(begin): a\n# tvm-ffi-stubgen(begin): b\n# tvm-ffi-stubgen(end)\n", "inside the block"),
-    ("# tvm-ffi-stubgen(begin): weird\n# tvm-ffi-stubgen(end)\n", "unknown block kind `weird`"),
+    ("# tvm-ffi-stubgen(begin): __all__\n", "Unclosed stub block opened at line 1"),
+    ("# tvm-ffi-stubgen(end)\n", "Unmatched `end` marker at line 1"),
+    ("# tvm-ffi-stubgen(begin): __all__\n# tvm-ffi-stubgen(begin): __all__\n# tvm-ffi-stubgen(end)\n",
+     "Nested stub not permitted: line 2"),
+    ("# tvm-ffi-stubgen(begin): weird\n# tvm-ffi-stubgen(end)\n", "Unknown stub block kind `weird`"),
     ("class A:\n    # tvm-ffi-stubgen(begin): object/no.such.Type\n    # tvm-ffi-stubgen(end)\n",
      "`no.such.Type` is not registered"),
     ("# tvm-ffi-stubgen(begin): global/no_such_ns\n# tvm-ffi-stubgen(end)\n", "no_such_ns."),
     ("# tvm-ffi-stubgen(ty-map): oops\n# tvm-ffi-stubgen(begin): __all__\n# tvm-ffi-stubgen(end)\n", "ty-map"),
-    ("# tvm-ffi-stubgen(frobnicate)\n", "unknown directive"),
+    ("# tvm-ffi-stubgen(frobnicate)\n", "Unknown stub type at line 1"),
+    ("# tvm-ffi-stubgen(frobnicate): x\n", "Unknown directive `frobnicate` at line 1"),
 ])
 def test_malformed_files_are_reported_with_their_line(tmp_path, src, message):
     path = tmp_path / "bad.py"
@@ -309,7 +318,7 @@ def test_cmake_configure_target_generates_stubs(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     api = (src / "pkg" / "stubext" / "_ffi_api.py").read_text()
     assert "    def twice(_0: int, /) -> int: ..." in api
-    assert "LIB = _FFI_LOAD_LIB('stubext-dist', 'stubext')" in api
+    assert 'LIB = _FFI_LOAD_LIB("stubext-dist", "stubext")' in api
     assert (src / "pkg" / "stubext" / "__init__.py").exists()
     # the generated loader finds the built library: lib<target>.so, as load_lib_module expects
     code = ("import pathlib, sys; from tvm_ffi.libinfo import load_lib_module; "
@@ -341,41 +350,56 @@ def test_imports_option_and_names_that_cannot_be_python(tmp_path):
 
 
 def test_schema_rendering():
-    def resolve(key):
-        return ("pkg.types", key.rpartition(".")[2])
+    imports = []
+    ty_map = dict(TY_MAP_DEFAULTS, **{"my.Node": "pkg.types.Node"})
+    n = TypeNamer(ty_map, imports)
 
-    n = Namer(resolve)
-    assert n.ann({"type": "Optional", "args": [{"type": "Variant", "args": [
+    def ann(obj):
+        return TypeSchema.from_json_obj(obj).repr(n.output)
+
+    assert ann({"type": "Optional", "args": [{"type": "Variant", "args": [
         {"type": "int"}, {"type": "ffi.Array", "args": [{"type": "Optional", "args": [{"type": "int"}]}]}]}]}
     ) == "int | Sequence[int | None] | None"
-    assert n.ann({"type": "Variant", "args": [{"type": "int"}, {"type": "Optional", "args": [{"type": "int"}]}]}) == "int | None"
-    assert n.ann({"type": "ffi.Function", "args": [{"type": "None"}, {"type": "int"}, {"type": "ffi.String"}]}) == "Callable[[int, str], None]"
-    assert n.ann({"type": "Tuple", "args": [{"type": "int"}, {"type": "my.Node"}]}) == "tuple[int, Node]"
-    assert n.ann({"type": "ffi.Map"}) == "Mapping[Any, Any]"
-    assert n.ann({"type": "void*"}) == "c_void_p"
-    assert n.ann("garbage") == "Any"
-    assert n.imports["pkg.types"] == {"Node"} and n.imports["ctypes"] == {"c_void_p"}
-    assert n.signature({"type": "ffi.Function"}) == "(*args: Any) -> Any"
-    # newer upstream builds spell function schemas with named_args: same stubs
+    assert ann({"type": "ffi.Function", "args": [{"type": "None"}, {"type": "int"}, {"type": "ffi.String"}]}) == "Callable[[int, str], None]"
+    assert ann({"type": "Tuple", "args": [{"type": "int"}, {"type": "my.Node"}]}) == "tuple[int, Node]"
+    assert ann({"type": "ffi.Map"}) == "Mapping[Any, Any]"
+    assert ann({"type": "void*"}) == "c_void_p"
+    names = {(i.mod, i.short) for i in imports}
+    assert ("pkg.types", "Node") in names and ("ctypes", "c_void_p") in names
+    assert all(i.type_checking_only for i in imports)
+
+    def sig(obj, member=False):
+        func = FuncInfo.from_schema("ns.f", TypeSchema.from_json_obj(obj), is_member=member)
+        return render_func_signature(func, n.output, 0, input_ty_map=n.input)
+
+    assert sig({"type": "ffi.Function"}) == "def f(*args: Any) -> Any: ..."
+    # both spellings of a function schema give the same stub; parameters take the wider input
+    # annotation (any sequence for a List), results the exact one
     named = {"type": "ffi.Function", "named_args": {
-        "return": [{"type": "Optional", "args": [{"type": "int"}]}],
-        "params": [{"type": "ffi.String"}, {"type": "ffi.Function", "named_args": {
+        "return": [{"type": "ffi.List", "args": [{"type": "int"}]}],
+        "params": [{"type": "ffi.List", "args": [{"type": "int"}]}, {"type": "ffi.Function", "named_args": {
             "return": [{"type": "None"}], "params": [{"type": "int"}]}}]}}
-    assert n.signature(named) == "(_0: str, _1: Callable[[int], None], /) -> int | None"
-    assert n.signature({"type": "ffi.Function", "named_args": {"return": [{"type": "int"}],
-                                                               "params": []}}) == "() -> int"
-    assert n.signature({"type": "ffi.Function", "args": [{"type": "int"}]}, self_param=True) == "(self, /) -> int"
+    assert sig(named) == "def f(_0: Sequence[int], _1: Callable[[int], None], /) -> MutableSequence[int]: ..."
+    assert sig({"type": "ffi.Function", "named_args": {"return": [{"type": "int"}], "params": []}}) == "def f() -> int: ..."
+    # a member's first parameter is the object itself
+    assert sig({"type": "ffi.Function", "args": [{"type": "int"}, {"type": "ns.T"}]}, member=True) == "def f(self, /) -> int: ..."
+    with pytest.raises(ValueError, match="not a function"):
+        render_func_signature(FuncInfo.from_schema("ns.g", TypeSchema("int")), n.output, 0)
 
 
 def test_source_file_parsing(tmp_path):
-    f = SourceFile(str(tmp_path / "x.py"), text=(
-        "class Outer:\n    class Inner:\n        # tvm-ffi-stubgen(begin): object/a.B\n"
-        "        # tvm-ffi-stubgen(end)\n    # tvm-ffi-stubgen(begin): object/a.C\n"
-        "    # tvm-ffi-stubgen(end)\n"))
-    assert [(b.kind, b.owner_class) for b in f.blocks] == [("object/a.B", "Inner"), ("object/a.C", "Outer")]
-    assert f.render() == f.text
-    with pytest.raises(StubError, match="import-object"):
-        SourceFile(str(tmp_path / "y.py"), text="# tvm-ffi-stubgen(import-object): nodot;False;x\n")
+    path = tmp_path / "x.py"
+    text = ("class Outer:\n    class Inner:\n        # tvm-ffi-stubgen(begin): object/a.B\n"
+            "        # tvm-ffi-stubgen(end)\n    # tvm-ffi-stubgen(begin): object/a.C\n"
+            "    # tvm-ffi-stubgen(end)\n")
+    path.write_text(text)
+    f = FileInfo.from_file(path)
+    owners = owner_classes(f)
+    assert [(b.param, owners[id(b)]) for b in f.code_blocks if b.kind == "object"] == [
+        ("a.B", "Inner"), ("a.C", "Outer")]
+    assert f.update(verbose=False, dry_run=False) is False and path.read_text() == text
+    with pytest.raises(ValueError, match="import-object"):
+        get_generator("python").add_directive([], "import-object", "nodot;False;x", 1)
 
 
 def test_console_script_and_main_entry():

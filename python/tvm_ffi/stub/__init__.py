@@ -13,4 +13,10 @@ Source files carry marker blocks; the generator rewrites only what lies between
 Directives outside blocks: ``# tvm-ffi-stubgen(ty-map): <type key> -> <python.dotted.Name>``
 and ``# tvm-ffi-stubgen(import-object): <python.dotted.name>;<type-checking only>;<alias>``.
 Run ``python -m tvm_ffi.stub.cli --help`` for the options.
+
+Layout: ``consts`` (marker spellings), ``file_utils`` (files cut into ``CodeBlock``s),
+``generator`` (the ``--target`` registry), ``python_generator`` (the Python target: ``codegen``
+renders the blocks), ``lib_state``/``utils`` (what reflection says), ``layout`` (the
+``--coverage-out`` report), ``cli`` (the pipeline: ``_stage_1`` gathers ``ty-map``,
+``_stage_2`` lays out an ``--init-*`` package, ``_stage_3`` fills one file).
 """

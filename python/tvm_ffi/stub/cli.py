@@ -11,10 +11,22 @@ Exit status: 0 done (or up to date), 1 error or (``--check``) stale files, 2 bad
 
 import argparse
 import ctypes
-import difflib
 import importlib
 import os
 import sys
+from pathlib import Path
+
+from . import consts as C
+from .file_utils import collect_files
+from .generator import generator_names, get_generator
+from .lib_state import (
+    collect_global_funcs,
+    collect_type_keys,
+    object_info_from_type_key,
+    toposort_objects,
+)
+from .python_generator import consts as PC
+from .utils import InitConfig, Options
 
 _DESCRIPTION = """Generate Python type stubs for TVM FFI global functions and object types from
 runtime reflection.  Blocks between `# tvm-ffi-stubgen(begin): <kind>` and
@@ -36,7 +48,8 @@ def _parser():
     p.add_argument("--init-lib", default="", help="library (CMake target) name, e.g. my_ext for libmy_ext.so")
     p.add_argument("--init-prefix", default="", help="global function / type key prefix, e.g. my_ext.")
     p.add_argument("--indent", type=int, default=4, help="indentation step inside generated blocks (default 4)")
-    p.add_argument("--target", default="python", choices=["python"], help="stub language (python)")
+    p.add_argument("--target", default="python", choices=generator_names(),
+                   help="stub language (%s)" % ", ".join(generator_names()))
     p.add_argument("--verbose", action="store_true", help="print a unified diff of every change")
     p.add_argument("--dry-run", action="store_true", help="do not write files")
     p.add_argument("--check", action="store_true",
@@ -65,75 +78,67 @@ def _load_dlls(names):
             raise RuntimeError("cannot load library %s: %s" % (name, "; ".join(errors)))
 
 
-def _init_package(root, pypkg, lib, prefix):
-    """Create missing _ffi_api.py / __init__.py for each namespace under prefix; return paths."""
-    from . import lib_state  # noqa: PLC0415
+def _stage_1(file_info, ty_map):
+    """Stage 1: gather the file's ``ty-map`` directives into ``ty_map`` (type key -> dotted
+    Python name), and map the type of each ``object/`` block to the class around it."""
+    from .file_utils import module_name  # noqa: PLC0415
+    from .python_generator import owner_classes  # noqa: PLC0415
 
-    prefix = prefix.rstrip(".")
-    under = (lambda ns: ns == prefix or ns.startswith(prefix + "."))
-    namespaces = {ns for ns in lib_state.global_namespaces() if under(ns)}
-    keys = [k for k in lib_state.type_keys() if under(k.rpartition(".")[0])]
-    namespaces |= {k.rpartition(".")[0] for k in keys}
+    for block in file_info.code_blocks:
+        if block.kind == "directive" and block.param[0] == "ty-map":
+            src, arrow, dst = block.param[1].partition("->")
+            if not arrow or not src.strip() or not dst.strip():
+                raise ValueError("line %d: ty-map needs `<type key> -> <python name>`, got %r"
+                                 % (block.lineno_start, block.param[1]))
+            ty_map[src.strip()] = dst.strip()
+    module = module_name(file_info.path)
+    for block in file_info.code_blocks:
+        owner = owner_classes(file_info).get(id(block)) if block.kind == "object" else None
+        if owner:
+            ty_map.setdefault(block.param, "%s.%s" % (module, owner))
+
+
+def _stage_2(files, ty_map, init_cfg, init_path, global_funcs, generator):
+    """Stage 2 (``--init-*``): create or complete a package directory per namespace under
+    the prefix (the prefix's own namespace is the root that loads the library); returns the
+    directories, whose files stage 3 then fills.  ``files``: the other files of the run."""
+    prefix = init_cfg.prefix.rstrip(".")
+
+    def under(ns):
+        return ns == prefix or ns.startswith(prefix + ".")
+
+    type_keys = collect_type_keys()
+    namespaces = {ns for ns in global_funcs if under(ns)} | {ns for ns in type_keys if under(ns)}
     if not namespaces:
-        raise RuntimeError("nothing is registered under the prefix `%s.` (load the library with "
-                           "--dlls or --imports)" % prefix)
-    created = []
+        raise ValueError("nothing is registered under the prefix `%s.` (load the library with "
+                         "--dlls or --imports)" % prefix)
+    namespaces.add(prefix)
+    dirs = []
     for ns in sorted(namespaces):
-        d = os.path.join(root, *ns.split("."))
-        os.makedirs(d, exist_ok=True)
-        api = os.path.join(d, "_ffi_api.py")
-        if not os.path.exists(api):
-            with open(api, "w", encoding="utf-8") as f:
-                f.write(_api_template(ns, pypkg, lib, [k for k in keys if k.rpartition(".")[0] == ns],
-                                      any(n.rpartition(".")[0] == ns for n in _all_globals())))
-            created.append(api)
-        init = os.path.join(d, "__init__.py")
-        if not os.path.exists(init):
-            with open(init, "w", encoding="utf-8") as f:
-                f.write('"""Package %s."""\n\n# tvm-ffi-stubgen(begin): export/_ffi_api\n'
-                        "# tvm-ffi-stubgen(end)\n" % ns)
-            created.append(init)
-    return [os.path.join(root, *ns.split(".")) for ns in sorted(namespaces)], created
+        objects = toposort_objects([object_info_from_type_key(k) for k in type_keys.get(ns, ())])
+        global_funcs.setdefault(ns, [])
+        generator.init_namespace(init_path, ns, objects, ty_map, init_cfg, ns == prefix)
+        dirs.append(Path(init_path, *ns.split(".")))
+    return dirs
 
 
-def _all_globals():
-    from ..registry import list_global_func_names  # noqa: PLC0415
-
-    return list_global_func_names()
-
-
-def _api_template(ns, pypkg, lib, keys, has_globals):
-    from . import lib_state  # noqa: PLC0415
-
-    out = ['"""FFI API bindings for `%s`."""\n\n' % ns,
-           "# tvm-ffi-stubgen(begin): import-section\n# tvm-ffi-stubgen(end)\n",
-           "# tvm-ffi-stubgen(import-object): tvm_ffi.libinfo.load_lib_module;False;_FFI_LOAD_LIB\n",
-           "LIB = _FFI_LOAD_LIB(%r, %r)\n" % (pypkg, lib)]
-    if has_globals:
-        out.append("\n# tvm-ffi-stubgen(begin): global/%s\n# tvm-ffi-stubgen(end)\n" % ns)
-    records = {k: lib_state.TypeRecord(k) for k in keys}
-    directives, classes = [], []
-    # parents before children, so a base defined in this file exists when the child is declared
-    for key in sorted(keys, key=lambda k: (len(records[k].ancestors), k)):
-        rec, name = records[key], key.rpartition(".")[2]
-        parent = rec.parent
-        if parent in records:
-            base = parent.rpartition(".")[2]
-        else:
-            cls = lib_state.python_class(parent) if parent else None
-            if cls is None or cls.__name__ == "Object":
-                base, target = "_ffi_Object", "tvm_ffi.Object"
-            else:
-                base, target = "_base_" + cls.__name__, "%s.%s" % (cls.__module__, cls.__name__)
-            directives.append("# tvm-ffi-stubgen(import-object): %s;False;%s\n" % (target, base))
-        classes.append('\n\n@_FFI_REG_OBJ("%s")\nclass %s(%s):\n    """FFI binding for `%s`."""\n\n'
-                       "    # tvm-ffi-stubgen(begin): object/%s\n    # tvm-ffi-stubgen(end)\n"
-                       % (key, name, base, key, key))
-    if classes:
-        directives.append("# tvm-ffi-stubgen(import-object): tvm_ffi.register_object;False;_FFI_REG_OBJ\n")
-    out += sorted(set(directives)) + classes
-    out.append("\n\n__all__ = [\n    # tvm-ffi-stubgen(begin): __all__\n    # tvm-ffi-stubgen(end)\n]\n")
-    return "".join(out)
+def _stage_3(file_info, opts, ty_map, global_funcs, generator):
+    """Stage 3: fill the file's blocks with ``generator`` and write it back (not with
+    ``--dry-run``/``--check``); whether it changed.  Directives the pipeline owns are
+    skipped; others must be declared by the generator."""
+    imports = generator.new_imports()
+    for block in file_info.code_blocks:
+        if block.kind != "directive":
+            continue
+        name, payload = block.param
+        if name in C.PIPELINE_DIRECTIVE_KINDS:
+            continue
+        if name not in generator.directive_kinds:
+            raise ValueError("Unknown directive `%s` at line %d" % (name, block.lineno_start))
+        generator.add_directive(imports, name, payload, block.lineno_start)
+    generator.generate(file_info, imports, opts, ty_map, global_funcs)
+    return file_info.update(verbose=opts.verbose or opts.check,
+                            dry_run=opts.dry_run or opts.check)
 
 
 def _write_coverage(path):
@@ -145,51 +150,51 @@ def _write_coverage(path):
     layout.write_coverage_report(path, layout.classify(infos))
 
 
+def _file_error(path, err):
+    return "%s: %s" % (path, err) if not str(err).startswith(str(path)) else str(err)
+
+
 def run(opts, out=sys.stdout, err=sys.stderr):
     """Process according to parsed options; returns the exit status."""
-    from . import generate  # noqa: PLC0415 - needs the runtime, loaded by the caller
-    from .blocks import SourceFile, StubError, collect  # noqa: PLC0415
-
+    generator = get_generator(opts.target)
+    options = Options(indent=opts.indent, verbose=opts.verbose, dry_run=opts.dry_run,
+                      check=opts.check)
     paths = list(opts.paths)
-    if opts.init_pypkg or opts.init_lib or opts.init_prefix:
-        root = paths[0] if paths else "."
-        pkg_dirs, created = _init_package(root, opts.init_pypkg, opts.init_lib, opts.init_prefix)
-        for c in created:
-            print("created %s" % c, file=out)
-        paths = pkg_dirs + paths[1:]
-    if opts.coverage_out:
-        _write_coverage(opts.coverage_out)
-        print("wrote %s" % opts.coverage_out, file=out)
-        if not paths:
-            return 0
+    ty_map = dict(PC.TY_MAP_DEFAULTS)
+    global_funcs = collect_global_funcs()
     try:
-        files = [SourceFile(p) for p in collect(paths)]
-        files = [f for f in files if not f.skip and f.blocks]
-        declared = generate.declared_objects(files)
+        if opts.init_pypkg or opts.init_lib or opts.init_prefix:
+            root = paths[0] if paths else "."
+            init_cfg = InitConfig(opts.init_pypkg, opts.init_lib, opts.init_prefix)
+            paths = _stage_2([], ty_map, init_cfg, root, global_funcs, generator) + paths[1:]
+        if opts.coverage_out:
+            _write_coverage(opts.coverage_out)
+            print("wrote %s" % opts.coverage_out, file=out)
+            if not paths:
+                return 0
+        files = collect_files(paths, generator.source_exts)
         for f in files:
-            generate.FileGenerator(f, declared, opts.indent).run()
-    except StubError as e:
+            try:
+                _stage_1(f, ty_map)
+            except ValueError as e:
+                raise ValueError(_file_error(f.path, e)) from None
+    except ValueError as e:
         print("tvm-ffi-stubgen: error: %s" % e, file=err)
         return 1
-    stale = 0
+    stale = failed = 0
     for f in files:
-        new = f.render()
-        if new == f.text:
+        try:
+            changed = _stage_3(f, options, ty_map, global_funcs, generator)
+        except ValueError as e:
+            print("tvm-ffi-stubgen: error: %s" % _file_error(f.path, e), file=err)
+            failed += 1
+            continue
+        if not changed:
             continue
         stale += 1
-        if opts.verbose or opts.check:
-            out.writelines(difflib.unified_diff(
-                f.text.splitlines(keepends=True), new.splitlines(keepends=True),
-                fromfile=f.path, tofile=f.path))
-        if opts.check:
-            print("stale: %s" % f.path, file=out)
-        elif not opts.dry_run:
-            with open(f.path, "w", encoding="utf-8") as fh:
-                fh.write(new)
-            print("updated %s" % f.path, file=out)
-        else:
-            print("would update %s" % f.path, file=out)
-    return 1 if (opts.check and stale) else 0
+        verb = "stale" if opts.check else "would update" if opts.dry_run else "updated"
+        print("%s %s" % (verb + ":" if opts.check else verb, f.path), file=out)
+    return 1 if failed or (opts.check and stale) else 0
 
 
 def main(argv=None):

@@ -24,7 +24,8 @@ class NamedTypeSchema(TypeSchema):
                  alignment: Optional[int] = None, offset: Optional[int] = None,
                  default: Any = MISSING, default_is_factory: bool = False,
                  structural_eq: Optional[str] = None, frozen: bool = False) -> None:
-        TypeSchema.__init__(self, schema.origin, schema.args, schema.named_args, schema.type_key)
+        TypeSchema.__init__(self, schema.origin, schema.args, fallback=schema.fallback,
+                            named_args=schema.named_args, type_key=schema.type_key)
         for key, value in (("name", name), ("size", size), ("alignment", alignment),
                            ("offset", offset), ("default", default),
                            ("default_is_factory", default_is_factory),
@@ -34,7 +35,8 @@ class NamedTypeSchema(TypeSchema):
     @property
     def schema(self) -> TypeSchema:
         """The plain schema, without the name and byte facts."""
-        return TypeSchema(self.origin, self.args, self.named_args, self.type_key)
+        return TypeSchema(self.origin, self.args, fallback=self.fallback,
+                          named_args=self.named_args, type_key=self.type_key)
 
 
 @dataclasses.dataclass
@@ -60,6 +62,16 @@ def _field_schema(field: Any) -> NamedTypeSchema:
 
 
 @dataclasses.dataclass
+class InitFieldInfo:
+    """One parameter of a reflection-built constructor (``__ffi_init__`` type attribute)."""
+
+    name: str
+    schema: NamedTypeSchema
+    kw_only: bool = False
+    has_default: bool = False
+
+
+@dataclasses.dataclass
 class ObjectInfo:
     """An object type as the stub generator sees it.
 
@@ -76,6 +88,15 @@ class ObjectInfo:
     ancestors: list = dataclasses.field(default_factory=list)
     total_size: Optional[int] = None
     is_final: Optional[bool] = None
+    #: the parameters of the reflection-built constructor, ancestors' fields first
+    init_fields: list = dataclasses.field(default_factory=list)
+    #: whether the type has a reflection-built constructor (``__ffi_init__`` type attribute)
+    has_init: bool = False
+
+    def has_overloaded_methods(self) -> bool:
+        """Whether two methods share a name (the stub then needs ``@overload``)."""
+        names = [m.schema.name.rpartition(".")[2] for m in self.methods]
+        return len(names) != len(set(names))
 
     @staticmethod
     def from_type_info(type_info: Any) -> ObjectInfo:
@@ -95,4 +116,37 @@ class ObjectInfo:
             ancestors=ancestors,
             total_size=int(md.total_size) if md != core.ffi.NULL else None,
             is_final=None if final is None else bool(final),
+            init_fields=_init_fields(type_info),
+            has_init=_lookup_type_attr(type_info.type_index, "__ffi_init__") is not None,
         )
+
+
+def _init_fields(type_info: Any) -> list:
+    """Constructor parameters: every ancestor's fields (root first), then the type's own,
+    less those excluded from ``__init__``."""
+    from .. import core  # noqa: PLC0415
+
+    chain = [core._lookup_or_register_type_info_from_type_key(core._type_key(i))
+             for i in type_info.type_ancestors] + [type_info]
+    return [InitFieldInfo(f.name, _field_schema(f), bool(f.c_kw_only), bool(f.c_has_default))
+            for info in chain for f in info.fields or () if f.c_init]
+
+
+@dataclasses.dataclass
+class Options:
+    """Run options of the generator (the CLI's flags)."""
+
+    indent: int = 4
+    verbose: bool = False
+    dry_run: bool = False
+    check: bool = False
+
+
+@dataclasses.dataclass
+class InitConfig:
+    """``--init-*``: the pip distribution and library the generated package loads, and the
+    global-function / type-key prefix it covers."""
+
+    pkg: str
+    shared_target: str
+    prefix: str
