@@ -33,5 +33,6 @@ if [ "$(cat "$tmp/used")" != tvmffi__extra_globals_init ]; then
   echo "FAIL: the core must reach c/src/extra only through tvmffi__extra_globals_init; it uses:"
   cat "$tmp/used"; fail=1
 fi
-[ "$fail" = 0 ] && echo "ok: core -> extra only through tvmffi__extra_globals_init ($(echo "$extra" | wc -l) extra objects)"
+[ "$fail" = 0 ] &&
+  echo "ok: the core reaches $(echo "$extra" | wc -l) extra objects only through their table"
 exit "$fail"
