@@ -15,10 +15,16 @@ if [ -n "$inc" ]; then
   echo "FAIL: core sources include extra headers:"; echo "$inc"; fail=1
 fi
 
-# libtool keeps the PIC objects in .libs; a static-only build has them beside the sources
-objs() { ls "$1"/.libs/*.o 2> /dev/null || ls "$1"/*.o 2> /dev/null; }
-core=$(objs "$builddir"/c/src)
-extra=$(objs "$builddir"/c/src/extra)
+# The objects of the sources there now (a file moved away leaves a stale object behind);
+# libtool keeps the PIC ones in .libs, a static-only build has them beside the sources.
+objs() {
+  for c in "$srcdir/$1"/*.c; do
+    b=$(basename "$c" .c)
+    ls "$builddir/$1"/.libs/*-"$b".o 2> /dev/null || ls "$builddir/$1"/*-"$b".o 2> /dev/null
+  done
+}
+core=$(objs c/src)
+extra=$(objs c/src/extra)
 if [ -z "$core" ] || [ -z "$extra" ]; then
   echo "FAIL: runtime objects not built under $builddir/c/src"; exit 1
 fi

@@ -27,8 +27,6 @@ static void init_all(void) {
   tvmffi__container_globals_init();
   tvmffi__module_globals_init();
   tvmffi__extra_globals_init();
-  tvmffi__make_object_globals_init();
-  tvmffi__pyclass_globals_init();
   initializing = 0;
 }
 

@@ -266,15 +266,16 @@ void tvmffi__shape_globals_init(void);    /* shape.c: ffi.Shape */
 void tvmffi__container_globals_init(void); /* array.c/list.c/map.c globals */
 void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
 /* extra/registry.c: every extra's globals (repr, json, serialization, structural
- * eq/hash/visit/mutate, access paths, enums), from one table; the core's only
- * reference to c/src/extra. */
+ * eq/hash/visit/mutate, access paths, enums, dataclass support), from one table;
+ * the core's only reference to c/src/extra. */
 void tvmffi__extra_globals_init(void);
-void tvmffi__make_object_globals_init(void); /* make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
-/* make_object.c: a new object of type t from its creator or `__ffi_new__` attribute (NULL
+/* The extras' services the other extras use (the core calls none of them). */
+void tvmffi__make_object_globals_init(void); /* extra/make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
+/* extra/make_object.c: a new object of type t from its creator or `__ffi_new__` attribute (NULL
  * after raising TypeError "<who>: type `K` cannot be created by reflection ..." or the
  * creator's error), and the raw setter call of a reflected field (C setter or Function). */
 TVMFFIObject* tvmffi__object_create(const char* who, int32_t t);
 int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v);
-void tvmffi__pyclass_globals_init(void); /* pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
+void tvmffi__pyclass_globals_init(void); /* extra/pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -2,7 +2,8 @@
  * registry.c -- the one table of the runtime's extras (this directory mirrors
  * cpp/include/tvm/ffi/extra): repr, recursive compare/hash, deep copy, JSON,
  * serialization, access paths, visit-error contexts, structural
- * equal/hash/key, structural visit and mutate, enums.
+ * equal/hash/key, structural visit and mutate, enums, and the dataclass support
+ * (generic object construction, py_class field accessors).
  *
  * The core knows the extras only through tvmffi__extra_globals_init(), which
  * init.c calls once the type table and the core globals exist; nothing in
@@ -26,6 +27,8 @@ static void (*const extra_inits[])(void) = {
     tvmffi__structural_visit_globals_init,
     tvmffi__enum_globals_init,
     tvmffi__structural_mutate_globals_init,
+    tvmffi__make_object_globals_init,
+    tvmffi__pyclass_globals_init,
 };
 
 void tvmffi__extra_globals_init(void) {
