@@ -564,3 +564,33 @@ def test_ffi_api_module_binds_every_core_global():
     assert not hasattr(_ffi_api, "Module.load_from_file.so")  # deeper names are not exported
     # the generated stub list names only functions that exist
     assert set(_ffi_api.__all__) <= expected
+
+
+@dataclasses.dataclass
+class _PlanLeaf:
+    x: int
+    tag: typing.Optional[str]
+
+
+@dataclasses.dataclass
+class _PlanTree:
+    leaf: _PlanLeaf
+    items: list
+    table: dict[str, int]
+
+
+def test_unpack_dataclass_plan_and_its_validation():
+    from tvm_ffi.utils.unpack_dataclass import (
+        _extract_dataclass_to_tuple_schema as extract,
+        _validate_dataclass_to_tuple_schema as validate,
+    )
+
+    plan = extract(_PlanTree)
+    assert plan == {"leaf": {"x": None, "tag": None}, "items": "unpack", "table": None}
+    validate(plan)
+    with pytest.raises(TypeError, match="Expected a dataclass class"):
+        extract(int)
+    for bad, kind in (([], TypeError), ({1: None}, TypeError), ({"a-b": None}, ValueError),
+                      ({"class": None}, ValueError), ({"a": {"b c": None}}, ValueError)):
+        with pytest.raises(kind):
+            validate(bad)

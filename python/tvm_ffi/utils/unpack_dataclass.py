@@ -43,20 +43,77 @@ def _is_leaf_type(tp, typing):
     return False
 
 
+UNPACK = "unpack"  # a field converted at run time (the schema's word for it)
+
+
+def _field_kind(tp, seen, dataclasses, typing):
+    """What a field declared as ``tp`` needs: None (read as it is), UNPACK (converted at run
+    time) or the dataclass type to unpack inline."""
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and tp not in seen:
+        return tp
+    if _is_leaf_type(tp, typing):
+        return None
+    return UNPACK
+
+
+def _hints(cls, typing):
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: every field is dynamic
+        return {}
+
+
 def _field_expr(expr, tp, seen, dataclasses, typing):
     """Python source that converts ``expr``, a field declared as ``tp``."""
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp) and tp not in seen:
-        return _tuple_expr(expr, tp, seen | {tp}, dataclasses, typing)
-    if _is_leaf_type(tp, typing):
+    kind = _field_kind(tp, seen, dataclasses, typing)
+    if kind is None:
         return expr
-    return "_unpack(%s)" % expr
+    if kind is UNPACK:
+        return "_unpack(%s)" % expr
+    return _tuple_expr(expr, kind, seen | {kind}, dataclasses, typing)
+
+
+def _extract_dataclass_to_tuple_schema(cls, _seen=frozenset()):
+    """The plan the generated converter of dataclass ``cls`` follows, per field: None (read as
+    it is), "unpack" (converted at run time) or the nested plan of a dataclass field."""
+    import dataclasses  # noqa: PLC0415
+    import typing  # noqa: PLC0415
+
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise TypeError("Expected a dataclass class, got %r" % (cls,))
+    seen = _seen | {cls}
+    hints = _hints(cls, typing)
+    plan = {}
+    for f in dataclasses.fields(cls):
+        kind = _field_kind(hints.get(f.name), seen, dataclasses, typing)
+        plan[f.name] = _extract_dataclass_to_tuple_schema(kind, seen) \
+            if isinstance(kind, type) else kind
+    return plan
+
+
+def _validate_dataclass_to_tuple_schema(schema):
+    """TypeError/ValueError unless ``schema`` is such a plan whose keys are field names."""
+    import keyword  # noqa: PLC0415
+
+    if not isinstance(schema, dict):
+        raise TypeError("a dataclass-to-tuple schema must be a dict, got %s"
+                        % type(schema).__name__)
+    for name, sub in schema.items():
+        if not isinstance(name, str):
+            raise TypeError("schema key %r must be a string" % (name,))
+        if not name.isidentifier():
+            raise ValueError("schema key %r is not a valid Python identifier" % name)
+        if keyword.iskeyword(name):
+            raise ValueError("schema key %r is a Python keyword" % name)
+        if isinstance(sub, dict):
+            _validate_dataclass_to_tuple_schema(sub)
+        elif sub is not None and sub != UNPACK:
+            raise ValueError("schema value for %r must be None, %r or a nested schema, got %r"
+                             % (name, UNPACK, sub))
 
 
 def _tuple_expr(expr, cls, seen, dataclasses, typing):
-    try:
-        hints = typing.get_type_hints(cls)
-    except Exception:  # noqa: BLE001 - unresolvable annotations: every field is dynamic
-        hints = {}
+    hints = _hints(cls, typing)
     parts = []
     for f in dataclasses.fields(cls):
         if not f.name.isidentifier():  # only identifiers reach the generated source
