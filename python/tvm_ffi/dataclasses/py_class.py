@@ -17,7 +17,7 @@ from .. import _typeinfo, core
 from . import _fields as F
 from . import _init_property, _local_names, _py_fields
 from . import _stepwise as S
-from ._method import method_spec
+from ._method import method_metadata, method_spec
 from .c_class import _class_body_fields, _process, c_class, precheck
 
 from ._stepwise import PY_CLASS_ATTR  # noqa: E402,F401 - re-exported
@@ -201,8 +201,9 @@ def _register_methods(tidx, cls):
         fobj = core.convert_func(func)
         mi = core.ffi.new("TVMFFIMethodInfo*")
         keep = []
+        meta = method_metadata(func, cls, core._type_key(tidx), isinstance(value, staticmethod))
         for slot, text in (("name", spec["name"]), ("doc", spec["doc"] or ""),
-                           ("metadata", "{}")):
+                           ("metadata", meta)):
             data = text.encode()
             cbuf = core.ffi.new("char[]", data)
             keep.append(cbuf)
