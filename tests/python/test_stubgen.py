@@ -136,6 +136,7 @@ def test_init_mode_creates_a_package(tmp_path):
              tmp_path / "out")
     assert r.returncode == 0, r.stderr
     pkg = tmp_path / "out" / "testing"
+    assert "created " + str(pkg / "_ffi_api.py") in r.stdout, r.stdout
     api, init = (pkg / "_ffi_api.py").read_text(), (pkg / "__init__.py").read_text()
     assert 'LIB = _FFI_LOAD_LIB("my-ext", "tvm_ffi_testing")' in api
     assert "from tvm_ffi.libinfo import load_lib_module as _FFI_LOAD_LIB" in api
@@ -166,6 +167,11 @@ def test_init_mode_creates_a_package(tmp_path):
              tmp_path / "out")
     assert r.returncode == 0 and "created" not in r.stdout, r.stdout
     assert (pkg / "__init__.py").read_text().endswith("# user edit\n")
+    # a hand-written file without markers is not touched either
+    (pkg / "__init__.py").write_text("x = 1\n")
+    r = _run("--init-pypkg", "my-ext", "--init-lib", "tvm_ffi_testing", "--init-prefix", "testing",
+             tmp_path / "out")
+    assert r.returncode == 0 and (pkg / "__init__.py").read_text() == "x = 1\n", r.stderr
 
 
 def test_check_dry_run_and_verbose(tmp_path):

@@ -98,10 +98,11 @@ def _stage_1(file_info, ty_map):
             ty_map.setdefault(block.param, "%s.%s" % (module, owner))
 
 
-def _stage_2(files, ty_map, init_cfg, init_path, global_funcs, generator):
+def _stage_2(files, ty_map, init_cfg, init_path, global_funcs, generator, created=None):
     """Stage 2 (``--init-*``): create or complete a package directory per namespace under
     the prefix (the prefix's own namespace is the root that loads the library); returns the
-    directories, whose files stage 3 then fills.  ``files``: the other files of the run."""
+    directories, whose files stage 3 then fills.  ``files``: the other files of the run;
+    ``created`` (a list) receives the paths written."""
     prefix = init_cfg.prefix.rstrip(".")
 
     def under(ns):
@@ -117,7 +118,9 @@ def _stage_2(files, ty_map, init_cfg, init_path, global_funcs, generator):
     for ns in sorted(namespaces):
         objects = toposort_objects([object_info_from_type_key(k) for k in type_keys.get(ns, ())])
         global_funcs.setdefault(ns, [])
-        generator.init_namespace(init_path, ns, objects, ty_map, init_cfg, ns == prefix)
+        written = generator.init_namespace(init_path, ns, objects, ty_map, init_cfg, ns == prefix)
+        if created is not None:
+            created.extend(written)
         dirs.append(Path(init_path, *ns.split(".")))
     return dirs
 
@@ -166,7 +169,11 @@ def run(opts, out=sys.stdout, err=sys.stderr):
         if opts.init_pypkg or opts.init_lib or opts.init_prefix:
             root = paths[0] if paths else "."
             init_cfg = InitConfig(opts.init_pypkg, opts.init_lib, opts.init_prefix)
-            paths = _stage_2([], ty_map, init_cfg, root, global_funcs, generator) + paths[1:]
+            created = []
+            paths = _stage_2([], ty_map, init_cfg, root, global_funcs, generator,
+                             created) + paths[1:]
+            for path in created:
+                print("created %s" % path, file=out)
         if opts.coverage_out:
             _write_coverage(opts.coverage_out)
             print("wrote %s" % opts.coverage_out, file=out)

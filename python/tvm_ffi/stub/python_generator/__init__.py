@@ -125,27 +125,27 @@ class PythonGenerator(Generator):
         directory.mkdir(parents=True, exist_ok=True)
         written = []
         api = directory / (PC.FFI_API_MODULE + ".py")
-        existing = FileInfo.from_file(api) if api.exists() else None
-        text = codegen.generate_python_ffi_api(
-            existing.code_blocks if existing else [], ty_map, namespace, objects, init_cfg,
-            is_root, C.PYTHON_SYNTAX)
-        if _write_or_append(api, text, existing is not None or api.exists()):
-            written.append(api)
         init = directory / "__init__.py"
-        existing = FileInfo.from_file(init) if init.exists() else None
-        text = codegen.generate_python_init(existing.code_blocks if existing else [],
-                                            namespace, PC.FFI_API_MODULE, C.PYTHON_SYNTAX)
-        if _write_or_append(init, text, init.exists()):
-            written.append(init)
+        for path, render in (
+                (api, lambda blocks: codegen.generate_python_ffi_api(
+                    blocks, ty_map, namespace, objects, init_cfg, is_root, C.PYTHON_SYNTAX)),
+                (init, lambda blocks: codegen.generate_python_init(
+                    blocks, namespace, PC.FFI_API_MODULE, C.PYTHON_SYNTAX))):
+            if _write_or_append(path, render):
+                written.append(path)
         return written
 
 
-def _write_or_append(path: Path, text: str, exists: bool) -> bool:
-    if not text:
-        return False
-    if exists:
+def _write_or_append(path: Path, render: Any) -> bool:
+    """Create ``path`` from ``render([])``; a file with marker blocks gets what
+    ``render(blocks)`` says it lacks appended; a hand-written file without markers is left
+    alone.  Whether anything was written."""
+    if not path.exists():
+        path.write_text(render([]), encoding="utf-8")
+        return True
+    existing = FileInfo.from_file(path)
+    text = render(existing.code_blocks) if existing is not None else ""
+    if text:
         with path.open("a", encoding="utf-8") as f:
             f.write(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return True
+    return bool(text)
