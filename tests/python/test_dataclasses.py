@@ -61,7 +61,10 @@ def test_init_signature_and_defaults_from_reflection():
     class Base(tvm_ffi.Object):
         pass
 
-    assert str(inspect.signature(Base.__init__)) == "(self, v_i64=10, v_f64=10.0, v_str='hello')"
+    # defaulted parameters show MISSING ("left out"), as upstream: the runtime fills them
+    params = inspect.signature(Base.__init__).parameters
+    assert list(params) == ["self", "v_i64", "v_f64", "v_str"]
+    assert all(params[n].default is MISSING for n in ("v_i64", "v_f64", "v_str"))
     b = Base()
     assert (b.v_i64, b.v_f64, b.v_str) == (10, 10.0, "hello")
     b = Base(1, 2.5, v_str="x")
@@ -126,8 +129,8 @@ def test_class_body_defaults_override_and_factories_run_per_call():
         v_i64: int = 42
         v_str: str = field(default_factory=make_str)
 
-    assert inspect.signature(Base.__init__).parameters["v_i64"].default == 42
-    assert repr(inspect.signature(Base.__init__).parameters["v_str"].default) == "<factory>"
+    assert inspect.signature(Base.__init__).parameters["v_i64"].default is MISSING
+    assert inspect.signature(Base.__init__).parameters["v_str"].default is MISSING
     assert Base().v_i64 == 42
     assert Base().v_str == "made2"
     assert Base(v_str="given").v_str == "given"
@@ -574,7 +577,7 @@ def test_cxx_kw_only_fields():
     KwOnly = cxx("TestCxxKwOnly")
     params = inspect.signature(KwOnly.__init__).parameters
     assert all(params[n].kind is inspect.Parameter.KEYWORD_ONLY for n in "xyzw")
-    assert params["w"].default == 100
+    assert params["w"].default is MISSING
     o = KwOnly(x=1, y=2, z=3)
     assert (o.x, o.y, o.z, o.w) == (1, 2, 3, 100)
     with pytest.raises(TypeError, match="positional"):
@@ -591,13 +594,15 @@ def test_cxx_kw_only_fields():
 
 def test_cxx_auto_init_mixed_flags_and_inheritance():
     Auto = cxx("TestCxxAutoInit")
-    assert str(inspect.signature(Auto.__init__)) == "(self, a, d=99, *, c)"
+    params = inspect.signature(Auto.__init__).parameters
+    assert list(params) == ["self", "a", "d", "c"] and params["d"].default is MISSING
     o = Auto(1, c=3)
     assert (o.a, o.b, o.c, o.d) == (1, 42, 3, 99)
     Parent = cxx("TestCxxAutoInitParent")
     Child = cxx("TestCxxAutoInitChild", Parent)
-    assert str(inspect.signature(Child.__init__)) == \
-        "(self, parent_required, child_required, parent_default=5, *, child_kw_only)"
+    params = inspect.signature(Child.__init__).parameters
+    assert list(params) == ["self", "parent_required", "child_required", "parent_default",
+                            "child_kw_only"] and params["parent_default"].default is MISSING
     c = Child(1, 2, child_kw_only=4)
     assert (c.parent_required, c.child_required, c.parent_default, c.child_kw_only) == (1, 2, 5, 4)
     assert isinstance(c, Parent)
@@ -676,8 +681,10 @@ def test_py_class_fields_defaults_and_flags():
         _: KW_ONLY
         label: typing.Optional[str] = None
 
-    assert str(inspect.signature(Point.__init__)) == \
-        "(self, x, y=1.5, tag=<factory>, *, label=None)"
+    params = inspect.signature(Point.__init__).parameters
+    assert list(params) == ["self", "x", "y", "tag", "label"]
+    assert params["label"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert all(params[n].default is MISSING for n in ("y", "tag", "label"))
     p = Point(3)
     assert (p.x, p.y, p.tag, p.hidden, p.label) == (3, 1.5, "made", 0, None)
     assert Point(4, label="l").label == "l"

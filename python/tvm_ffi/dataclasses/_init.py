@@ -19,7 +19,7 @@ import keyword
 
 from .. import _typeinfo, core
 from . import _fields as F
-from ._fields import FACTORY, MISSING
+from ._fields import MISSING
 from ._init_property import compute as compute_init_properties
 
 
@@ -69,21 +69,19 @@ def _enum_member_of(f, value):
 
 
 def _builder(cls, info, fields):
-    """build(self, values): construct self from the init fields' values (FACTORY = not given)."""
+    """build(self, values): construct self from the init fields' values (MISSING = not given)."""
     tidx, key = info.type_index, info.type_key
     init_fields = [f for f in fields if f.init]
     extras = [f for f in fields if not f.init and _py_default(f) is not None]
     mode, ctor = _constructor(info)
     by_name = {f.name: f for f in fields}
-    # a C++ factory left to the runtime (it calls it) unless values go positionally
-    c_factory = [mode != "positional" and f.default_factory is F.c_default_of(f)[1]
-                 for f in init_fields]
-    # a py_class registered its class-body defaults with the runtime: an unchanged default is
-    # left to it, so one the annotation refuses fails as "default for field 'x'" (as upstream)
+    # A default left out (MISSING) goes to the runtime when it holds that very default: a C++
+    # one (value or factory), or a py_class body's, which is registered with the field (so
+    # a default the annotation refuses fails as "default for field 'x'", as upstream);
+    # otherwise, and for typed constructors (positional), the value is filled in here.
     py_class = cls.__dict__.get("__tvm_ffi_py_class__", False)
-    py_defaults = py_class and mode != "positional"
-    c_value = [py_defaults and f.has_default and not F._is_missing(f.default)
-               and f._c.c_has_default for f in init_fields]
+    runtime_default = [mode != "positional" and f.has_default and _runtime_holds(f, py_class)
+                       for f in init_fields]
 
     # fields of a user-defined object type: an IntEnum/StrEnum one takes its members' values
     object_typed = [f._c.static_type_index >= _DYN_OBJECT_BEGIN for f in init_fields]
@@ -93,11 +91,10 @@ def _builder(cls, info, fields):
             return  # super().__init__() from a subclass's own __init__: already built
         _check_type(self, cls, tidx)
         vals = []
-        for f, v, by_c, own, obj in zip(init_fields, values, c_factory, c_value, object_typed):
-            if v is FACTORY:
-                v = MISSING if by_c else f.default_factory()
-            elif own and v is f.default:
-                v = MISSING
+        for f, v, by_runtime, obj in zip(init_fields, values, runtime_default, object_typed):
+            if v is MISSING:
+                if f.has_default and not by_runtime:
+                    v = _default_value(f)
             elif obj and isinstance(v, (int, str)):
                 v = _enum_member_of(f, v)
             vals.append(v)
@@ -131,17 +128,28 @@ def _builder(cls, info, fields):
     return build
 
 
+def _runtime_holds(f, py_class):
+    """Whether the runtime's record of field f has f's own default."""
+    c_value, c_factory = F.c_default_of(f)
+    if F._is_missing(f.default):
+        return f.default_factory is c_factory
+    return f._c.c_has_default and (py_class or f.default is c_value)
+
+
+def _required_first(fs):
+    return [f for f in fs if not f.has_default] + [f for f in fs if f.has_default]
+
+
 def _ordered(fields):
+    """(positional parameters, keyword-only ones): each group required first, as upstream."""
     init_fields = [f for f in fields if f.init]
-    pos = [f for f in init_fields if not f.kw_only]
-    return ([f for f in pos if not f.has_default] + [f for f in pos if f.has_default],
-            [f for f in init_fields if f.kw_only])
+    return (_required_first([f for f in init_fields if not f.kw_only]),
+            _required_first([f for f in init_fields if f.kw_only]))
 
 
 def _sig_default(f):
-    if not f.has_default:
-        return inspect.Parameter.empty
-    return FACTORY if F._is_missing(f.default) else f.default
+    """A defaulted parameter shows core.MISSING: "left out", filled by the runtime or build."""
+    return MISSING if f.has_default else inspect.Parameter.empty
 
 
 def _valid_name(n):
@@ -153,14 +161,14 @@ def make_init(cls, info, fields):
     build = _builder(cls, info, fields)
     positional, kw_only = _ordered(fields)
     names = [f.name for f in fields if f.init]
-    reserved = {"self", "build", "FACTORY"}
+    reserved = {"self", "build"}
     if all(_valid_name(n) and n not in reserved and not n.startswith("_d") for n in names):
         P = inspect.Parameter
         sig = inspect.Signature(
             [P("self", P.POSITIONAL_OR_KEYWORD)]
             + [P(f.name, P.POSITIONAL_OR_KEYWORD, default=_sig_default(f)) for f in positional]
             + [P(f.name, P.KEYWORD_ONLY, default=_sig_default(f)) for f in kw_only])
-        ns = {"build": build, "FACTORY": FACTORY}
+        ns = {"build": build}
         params = []
         for i, p in enumerate(list(sig.parameters.values())[1:]):
             if p.kind is P.KEYWORD_ONLY and "*" not in params:
