@@ -27,18 +27,6 @@ KW_ONLY = getattr(_std, "KW_ONLY", None) or type("KW_ONLY", (), {"__module__": _
 FrozenInstanceError = _std.FrozenInstanceError
 
 
-class _FactoryMarker:
-    """Signature default of a field whose value comes from a factory."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "<factory>"
-
-
-FACTORY = _FactoryMarker()
-
-
 def _is_missing(v):
     return v is MISSING or v is _std.MISSING
 
