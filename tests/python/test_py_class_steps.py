@@ -135,3 +135,30 @@ def test_field_setters_convert_by_the_annotation():
         @py_class(_key("Untyped"))
         class Untyped(Object):
             x: object
+
+
+def test_fields_of_plain_mixin_bases_are_collected():
+    from tvm_ffi.dataclasses import KW_ONLY
+
+    @py_class(_key("Node"))
+    class Node(Object):
+        x: int
+
+    class Mixin(Node):  # a plain class: its annotations become fields of the py_class below
+        a: int
+        b: int = field(default=5)
+        _: KW_ONLY
+        c: int
+
+    @py_class(_key("Leaf"))
+    class Leaf(Mixin):
+        b: str = "two"  # redeclared: keeps the mixin's position
+        d: int = 0
+
+    leaf = Leaf(1, 2, c=3)
+    assert [f.name for f in fields(Leaf)] == ["x", "a", "b", "c", "d"]
+    assert (leaf.x, leaf.a, leaf.b, leaf.c, leaf.d) == (1, 2, "two", 3, 0)
+    assert [f.name for f in Leaf.__tvm_ffi_type_info__.fields] == ["a", "b", "c", "d"]
+    with pytest.raises(TypeError):
+        Leaf(1, 2, "b", 3)  # c and d follow the mixin's KW_ONLY marker
+    assert "a" in Mixin.__annotations__ and "b" in Mixin.__dict__  # the mixin is untouched

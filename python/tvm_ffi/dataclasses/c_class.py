@@ -80,8 +80,9 @@ def _annotations(cls):
     return anns
 
 
-def _class_body_fields(cls):
-    """Python-side Field records of ``cls``'s own annotations; removes their class attributes.
+def _class_body_fields(cls, remove=True):
+    """Python-side Field records of ``cls``'s own annotations; removes their class attributes
+    unless ``remove`` is false (a mixin others may share).
 
     Returns ({name: Field}, names that follow a KW_ONLY marker).
     """
@@ -109,7 +110,7 @@ def _class_body_fields(cls):
         out[name] = f
         if seen_marker:
             after_marker.add(name)
-        if name in cls.__dict__:
+        if remove and name in cls.__dict__:
             delattr(cls, name)  # the field becomes a property of the type
     return out, after_marker
 

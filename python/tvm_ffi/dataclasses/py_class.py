@@ -96,6 +96,7 @@ def _define(cls, type_key, params, seq_kind=1):
     _init_property.collect(
         cls, {f.name for f in _typeinfo._type_info_of_index(parent).all_fields()})
     body, after_marker = _class_body_fields(cls)
+    body = _with_mixin_fields(cls, body)
     _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     for name, f in body.items():
         f.name = name
@@ -134,6 +135,42 @@ def _allocating_init(user_init, tidx):
 
 # ---------------------------------------------------------------------------------------------
 # fields
+
+
+def _with_mixin_fields(cls, body):
+    """Fields annotated in plain Python classes between cls and its nearest FFI base come
+    first (base-most first), as upstream collects them; a name cls redeclares keeps its
+    place with cls's declaration, and a mixin's KW_ONLY marker covers every later field."""
+    import copy  # noqa: PLC0415
+
+    plain = []
+    for base in cls.__mro__[1:]:
+        if base is object or base in core._CLS_TYPE:
+            break
+        plain.append(base)
+    merged, marker_seen = {}, False
+
+    def unset(f):
+        return f.kw_only is None or F._is_missing(f.kw_only)
+
+    for base in reversed(plain):
+        fields, after_marker = _class_body_fields(base, remove=False)
+        for name, f in fields.items():
+            f = copy.copy(f)  # the mixin's own record stays as it is
+            if (marker_seen or name in after_marker) and unset(f):
+                f.kw_only = True
+            merged[name] = f
+        marker_seen = marker_seen or bool(after_marker)
+    if not merged:
+        return body
+    for name, f in body.items():  # a mixin's KW_ONLY marker also covers what follows it
+        if marker_seen and unset(f):
+            f.kw_only = True
+    for name in merged:
+        if name in body:
+            merged[name] = body[name]
+    merged.update(body)
+    return merged
 
 
 def _check_body(cls, parent, body):
