@@ -811,7 +811,13 @@ def test_py_class_object_fields_balance_references():
 def test_py_class_forms_and_errors():
     from tvm_ffi.dataclasses import py_class
 
-    class Bare:  # not an Object subclass: rebuilt on top of tvm_ffi.Object
+    class Plain:  # not an Object subclass: refused, as upstream
+        v: int = 1
+
+    with pytest.raises(TypeError, match="must inherit from tvm_ffi.Object"):
+        py_class(new_key("Plain"))(Plain)
+
+    class Bare(tvm_ffi.Object):
         v: int = 1
 
     # the default key is <module>.<qualname>; keep it under testing. and unique (docs/python.md §25.8)

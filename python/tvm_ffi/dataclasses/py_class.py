@@ -58,16 +58,12 @@ def py_class(type_key=None, *, init=True, repr=True, eq=False, order=False, unsa
 py_class.__dataclass_transform__ = c_class.__dataclass_transform__
 
 
-def _as_object_class(cls):
-    """cls itself if it derives from tvm_ffi.Object, else the same body on top of Object."""
-    if issubclass(cls, core.Object):
-        return cls
-    if cls.__bases__ != (object,):
-        raise TypeError("py_class %s: bases must be tvm_ffi.Object or py_class types, got %s"
-                        % (cls.__name__, ", ".join(b.__name__ for b in cls.__bases__)))
-    ns = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
-    ns["__qualname__"] = cls.__qualname__  # a type slot, not in __dict__
-    return type(cls.__name__, (core.Object,), ns)
+def _check_object_class(cls):
+    """A py_class derives from tvm_ffi.Object (directly or through other py_classes)."""
+    if not issubclass(cls, core.Object):
+        raise TypeError("py_class %s must inherit from tvm_ffi.Object (or another py_class), "
+                        "got bases %s" % (cls.__name__,
+                                          ", ".join(b.__name__ for b in cls.__bases__)))
 
 
 def _parent_index(cls):
@@ -86,7 +82,7 @@ def _parent_index(cls):
 def _define(cls, type_key, params, seq_kind=1):
     if not isinstance(cls, type):
         raise TypeError("py_class must decorate a class, got %r" % (cls,))
-    cls = _as_object_class(cls)
+    _check_object_class(cls)
     key = type_key or "%s.%s" % (cls.__module__, cls.__qualname__)
     if core._type_key_to_index(key) is not None:
         raise ValueError("py_class %s: type key `%s` is already registered (type keys are "
