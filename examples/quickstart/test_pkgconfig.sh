@@ -37,6 +37,9 @@ printf '#include <tvm/ffi/function.h>\nint main() { return 0; }\n' > "$work/t.cc
 $CXX -std=c++17 -fsyntax-only $cflags "$work/t.cc" || fail "C++ headers not found with pkg-config's flags"
 
 check=$top_srcdir/examples/quickstart/test_quickstart.sh
-(unset LD_LIBRARY_PATH; sh "$check" "$work/run_rpath" "$work/add_one_c.so") || fail "run through the rpath"
-LD_LIBRARY_PATH=$libdir sh "$check" "$work/run_plain" "$work/add_one_c.so" || fail "run through LD_LIBRARY_PATH"
+. "$top_srcdir/tests/san-host.sh"  # the runners are hosts of the (maybe instrumented) runtime
+(unset LD_LIBRARY_PATH; san_host sh "$check" "$work/run_rpath" "$work/add_one_c.so") ||
+  fail "run through the rpath"
+LD_LIBRARY_PATH=$libdir san_host sh "$check" "$work/run_plain" "$work/add_one_c.so" ||
+  fail "run through LD_LIBRARY_PATH"
 echo "ok - the quickstart builds with $pc_file and runs"

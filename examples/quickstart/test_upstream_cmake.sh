@@ -28,6 +28,7 @@ TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONPATH TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONDONTWRITEBYTECODE
 python=$(command -v "$PYTHON") || fail "no $PYTHON"
+. "$top_srcdir/tests/san-host.sh"  # the example's programs are hosts of the (maybe instrumented) runtime
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-upstream-cmake.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$work"' EXIT
@@ -43,11 +44,11 @@ configure() {
 configure compile_cpu
 [ -f build/add_one_cpu.so ] || fail "no build/add_one_cpu.so"
 if "$python" -c "import numpy" 2> /dev/null; then
-  out=$("$python" load/load_numpy.py 2>&1) || { echo "$out"; fail "load/load_numpy.py"; }
+  out=$(san_host "$python" load/load_numpy.py 2>&1) || { echo "$out"; fail "load/load_numpy.py"; }
   [ "$out" = "[2. 3. 4. 5. 6.]" ] || fail "load_numpy.py printed '$out'"
 fi
 configure load_cpp
-out=$(build/load_cpp 2>&1) || { echo "$out"; fail "build/load_cpp"; }
+out=$(san_host build/load_cpp 2>&1) || { echo "$out"; fail "build/load_cpp"; }
 [ "$out" = "[ 2 3 4 5 6 ]" ] || fail "load_cpp printed '$out'"
 echo "ok 1 - upstream's examples/quickstart builds unchanged and runs"
 
@@ -63,7 +64,7 @@ foreach(t tvm_ffi::header tvm_ffi::shared tvm_ffi::testing
   endif()
 endforeach()
 CMAKE
-tvm_ffi_ROOT=$("$python" -m tvm_ffi.config --cmakedir) || fail "tvm_ffi.config --cmakedir"
+tvm_ffi_ROOT=$(san_host "$python" -m tvm_ffi.config --cmakedir) || fail "tvm_ffi.config --cmakedir"
 cmake -S "$work/names" -B "$work/names/build" -Dtvm_ffi_ROOT="$tvm_ffi_ROOT" > "$log" 2>&1 ||
   { cat "$log"; fail "the CMake package lacks a target"; }
 echo "ok 2 - tvm_ffi::header/shared/testing and the plain names are defined"

@@ -14,11 +14,9 @@ export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH PYTHONDONTWRITEBYTECOD
 # runtimes must be preloaded ahead of the instrumented libtvm_ffi.so; the interpreter's own
 # allocations at exit are not ours to leak-check; a smaller quarantine keeps the RSS of the
 # 100k-call leak test (test_stress.py) meaningful.
-if [ -n "$(echo ${TVMFFI_SAN_PRELOAD:-})" ]; then
-  LD_PRELOAD="$TVMFFI_SAN_PRELOAD${LD_PRELOAD:+ $LD_PRELOAD}"
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:quarantine_size_mb=16"
-  export LD_PRELOAD ASAN_OPTIONS
-fi
+. "$top_srcdir/tests/san-host.sh"
+san_host_export
+[ -z "${TVMFFI_SAN_PRELOAD:-}" ] || { ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=16"; export ASAN_OPTIONS; }
 
 # The binding's own suites: re-run under ABI mode and the system interpreter (the other
 # files, e.g. JIT and packaging tests, only need one interpreter).

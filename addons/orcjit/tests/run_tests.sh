@@ -31,11 +31,7 @@ TVM_FFI_ORCJIT_LIBRARY=$lib
 PYTHONPATH=$top_srcdir/python:$top_srcdir/addons/orcjit/python${PYTHONPATH:+:$PYTHONPATH}
 PYTHONDONTWRITEBYTECODE=1
 export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR TVM_FFI_ORCJIT_LIBRARY PYTHONPATH PYTHONDONTWRITEBYTECODE
-# an uninstrumented python must preload the sanitizer runtimes of a sanitizer build; the
-# interpreter's own allocations at exit are not ours to report
-if [ -n "$TVMFFI_SAN_PRELOAD" ]; then
-  LD_PRELOAD=$TVMFFI_SAN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}
-  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-  export LD_PRELOAD ASAN_OPTIONS
-fi
+# a sanitizer build's python needs the sanitizer runtimes preloaded
+. "$top_srcdir/tests/san-host.sh"
+san_host_export
 exec "$PYTHON" -m pytest -q -p no:cacheprovider "$top_srcdir/addons/orcjit/tests"

@@ -209,8 +209,12 @@ def _embed_command():
     """Runs ``python -m tvm_ffi.utils.embed_cubin`` with this package importable."""
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.pathsep.join([pkg_parent] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    return "PYTHONPATH=%s %s -m tvm_ffi.utils.embed_cubin" % (
-        shlex.quote(path), shlex.quote(sys.executable))
+    # That interpreter loads the runtime as this one did: in a sanitizer build the sanitizer
+    # runtimes are preloaded here but stripped from the compilers' environment (_build_env).
+    preload = os.environ.get("LD_PRELOAD")
+    prefix = "LD_PRELOAD=%s " % shlex.quote(preload) if preload else ""
+    return "%sPYTHONPATH=%s %s -m tvm_ffi.utils.embed_cubin" % (
+        prefix, shlex.quote(path), shlex.quote(sys.executable))
 
 
 def _ninja_text(plan, sources, target, object_only, cubins=()):
