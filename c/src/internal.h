@@ -276,6 +276,9 @@ void tvmffi__make_object_globals_init(void); /* extra/make_object.c: MakeObjectF
  * creator's error), and the raw setter call of a reflected field (C setter or Function). */
 TVMFFIObject* tvmffi__object_create(const char* who, int32_t t);
 int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFFIAny* v);
+/* extra/make_object.c: a field left out -- its default (value, or factory result) when it has one,
+ * else TypeError "<who>: missing required field `F` of `K`".  0/-1. */
+int tvmffi__field_set_missing(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj);
 void tvmffi__pyclass_globals_init(void); /* extra/pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -266,6 +266,13 @@ static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* 
   return rc;
 }
 
+int tvmffi__field_set_missing(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj) {
+  if (!(f->flags & kTVMFFIFieldFlagBitMaskHasDefault))
+    return tvmffi__raise("TypeError", "%s: missing required field `%.*s` of `%s`", who,
+                         (int)f->name.size, f->name.data, tvmffi__type_key(obj->type_index));
+  return set_default(who, f, obj);
+}
+
 /* Creates the object and assigns every slot; the result is an owned Any. */
 static int plan_run(const plan* p, const char* who, TVMFFIAny* result) {
   TVMFFIObject* obj = tvmffi__object_create(who, p->type_index);

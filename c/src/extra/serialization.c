@@ -22,7 +22,8 @@
  * whose static type is None, bool, int, float or DataType holds its value
  * inline (a DataType as its string); other fields hold a node index.  A
  * container or object that contains itself cannot be written (ValueError).
- * Reflected objects are rebuilt with their type's creator and field setters.
+ * Reflected objects are rebuilt with their type's creator and field setters; a
+ * field the data leaves out takes its default, and a required one is TypeError.
  * Tensors, functions, modules and raw pointers have no JSON form: TypeError.
  * Malformed graphs are ValueError naming the node.
  */
@@ -494,7 +495,10 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
       memcpy(name, f->name.data, f->name.size);
       name[f->name.size] = '\0';
       const TVMFFIAny* ref = map_get(data->v_obj, name);
-      if (ref == NULL) continue; /* keeps the creator's default */
+      if (ref == NULL) { /* the field's default, or TypeError for a required one */
+        if (tvmffi__field_set_missing("ffi.FromJSONGraph", f, obj) != 0) goto fail;
+        continue;
+      }
       if (f->setter == NULL) {
         tvmffi__raise("TypeError", "ffi.FromJSONGraph: node %lld: field `%s` of `%s` has no setter",
                       (long long)i, name, type);

@@ -172,6 +172,8 @@ inline constexpr reflection::AttrKey<void*> kAnyEqual{"__any_equal__"};
 inline constexpr reflection::AttrKey<Function> kInit{"__ffi_init__"};
 /*! \brief Makes an empty object (what ObjectCreator starts from without a native creator). */
 inline constexpr reflection::AttrKey<Function> kNew{"__ffi_new__"};
+/*! \brief Converts a value to the class's reference type (def_convert). */
+inline constexpr reflection::AttrKey<Function> kConvert{"__ffi_convert__"};
 /*! \brief Whether the class is final (ObjectDef publishes it). */
 inline constexpr reflection::AttrKey<bool> kTypeFinal{"__ffi_type_final__"};
 }  // namespace type_attr

@@ -270,6 +270,17 @@ inline Any TypeAttrValue(V value) {
     return Any(Function::FromTyped(AdaptMethod(std::move(value))));
   }
 }
+/* The __ffi_convert__ attribute def_convert<TSelf>() registers: a value that
+ * converts to TSelf, or TypeError. */
+template <typename TSelf>
+inline Function ConvertFunction() {
+  return Function::FromTyped([](AnyView value) -> TSelf {
+    if (std::optional<TSelf> r = value.try_cast<TSelf>()) return *std::move(r);
+    TVM_FFI_THROW(TypeError) << "Cannot convert from `" << value.GetTypeKey() << "` to `"
+                             << TypeTraits<TSelf>::TypeStr() << "`";
+    TVM_FFI_UNREACHABLE();
+  });
+}
 }  // namespace details
 
 /*!
@@ -350,6 +361,13 @@ class ObjectDef {
     def_type_attr("__ffi_init__", f);
     return *this;
   }
+  /// Registers __ffi_convert__: how a value becomes a TSelf (a reference to Class).
+  template <typename TSelf>
+  ObjectDef& def_convert() {
+    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
+                  "def_convert: TSelf must be the reference type of this class");
+    return def_type_attr(::tvm::ffi::type_attr::kConvert.name, details::ConvertFunction<TSelf>());
+  }
   /// A value, or a callable stored as an ffi.Function.
   template <typename V>
   ObjectDef& def_type_attr(const char* name, V value) {
@@ -420,6 +438,14 @@ class TypeAttrDef {
   template <typename V>
   TypeAttrDef& attr(const char* name, V value) {
     return def(name, std::move(value));
+  }
+  /// Registers __ffi_convert__: how a value becomes a TSelf (a reference to Class).
+  template <typename TSelf>
+  TypeAttrDef& def_convert() {
+    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
+                  "def_convert: TSelf must be the reference type of this class");
+    Register(::tvm::ffi::type_attr::kConvert.name, Any(details::ConvertFunction<TSelf>()));
+    return *this;
   }
   /// A value of the key's type.
   template <typename T, typename V>
