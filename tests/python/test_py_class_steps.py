@@ -162,3 +162,31 @@ def test_fields_of_plain_mixin_bases_are_collected():
     with pytest.raises(TypeError):
         Leaf(1, 2, "b", 3)  # c and d follow the mixin's KW_ONLY marker
     assert "a" in Mixin.__annotations__ and "b" in Mixin.__dict__  # the mixin is untouched
+
+
+def test_type_attr_names_register_body_values_and_pass_selected_ones_down():
+    from tvm_ffi.core import _lookup_type_attr
+
+    @py_class(_key("AttrBase"))
+    class AttrBase(Object):
+        __ffi_type_attr_names__ = ("__meta__", "__hook__")
+        __ffi_inherit_type_attrs__ = ("__hook__",)
+        __meta__ = ("tag", 1)
+
+        def __hook__(self):
+            return 11
+
+    @py_class(_key("AttrKid"))
+    class AttrKid(AttrBase):
+        v: int = 0
+
+    @py_class(_key("AttrNone"))
+    class AttrNone(AttrBase):
+        __hook__ = None
+
+    base, kid = AttrBase.__tvm_ffi_type_info__, AttrKid.__tvm_ffi_type_info__
+    assert tuple(_lookup_type_attr(base.type_index, "__meta__")) == ("tag", 1)
+    assert "__meta__" not in [f.name for f in base.fields]
+    assert _lookup_type_attr(kid.type_index, "__meta__") is None  # not listed for inheritance
+    assert _lookup_type_attr(kid.type_index, "__hook__")(AttrKid()) == 11
+    assert _lookup_type_attr(AttrNone.__tvm_ffi_type_info__.type_index, "__hook__") is None

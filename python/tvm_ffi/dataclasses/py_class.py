@@ -201,15 +201,28 @@ _HOOK_NAMES = ("__ffi_eq__", "__ffi_hash__", "__ffi_compare__", "__ffi_repr__")
 
 # Class-body values of these names become type attributes as they are (a schema string: what
 # TypeSchema.input_repr() shows the type accepts).
+# A body may name more in ``__ffi_type_attr_names__`` (custom metadata: a tuple, a number, a
+# function...), registered for this class only.
 _ATTR_NAMES = ("__ffi_convert_type_schema__",)
 
 
 def _register_hooks(tidx, cls):
-    for name in _ATTR_NAMES:
+    names = _ATTR_NAMES + tuple(cls.__dict__.get("__ffi_type_attr_names__", ()))
+    # names a base lists in __ffi_inherit_type_attrs__ pass to subclasses: the body's own
+    # value wins (None: none), else the parent's registered value is registered again
+    inherited = [n for n in getattr(cls, "__ffi_inherit_type_attrs__", ()) if n not in names]
+    parent = _typeinfo._type_info_of_index(tidx).type_ancestors[-1]
+    for name in names + tuple(inherited):
         if name in cls.__dict__:
-            ba, buf = core._bytearray(name.encode())
-            value = core.CAny(cls.__dict__[name])
-            core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value._any))
+            value = cls.__dict__[name]
+        elif name in inherited:
+            value = _typeinfo._lookup_type_attr(parent, name)
+        else:
+            continue
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if value is not None:
+            _typeinfo._register_type_attr(tidx, name, value)
     for name in _HOOK_NAMES:
         func = cls.__dict__.get(name)
         if func is None:
