@@ -25,7 +25,6 @@ from .lib_state import (
     object_info_from_type_key,
     toposort_objects,
 )
-from .python_generator import consts as PC
 from .utils import InitConfig, Options
 
 _DESCRIPTION = """Generate Python type stubs for TVM FFI global functions and object types from
@@ -125,7 +124,7 @@ def _stage_2(files, ty_map, init_cfg, init_path, global_funcs, generator, create
     return dirs
 
 
-def _stage_3(file_info, opts, ty_map, global_funcs, generator):
+def _stage_3(file_info, opts, ty_map, global_funcs, generator, declared=None):
     """Stage 3: fill the file's blocks with ``generator`` and write it back (not with
     ``--dry-run``/``--check``); whether it changed.  Directives the pipeline owns are
     skipped; others must be declared by the generator."""
@@ -139,7 +138,7 @@ def _stage_3(file_info, opts, ty_map, global_funcs, generator):
         if name not in generator.directive_kinds:
             raise ValueError("Unknown directive `%s` at line %d" % (name, block.lineno_start))
         generator.add_directive(imports, name, payload, block.lineno_start)
-    generator.generate(file_info, imports, opts, ty_map, global_funcs)
+    generator.generate(file_info, imports, opts, ty_map, global_funcs, declared)
     return file_info.update(verbose=opts.verbose or opts.check,
                             dry_run=opts.dry_run or opts.check)
 
@@ -163,7 +162,7 @@ def run(opts, out=sys.stdout, err=sys.stderr):
     options = Options(indent=opts.indent, verbose=opts.verbose, dry_run=opts.dry_run,
                       check=opts.check)
     paths = list(opts.paths)
-    ty_map = dict(PC.TY_MAP_DEFAULTS)
+    ty_map = generator.default_ty_map()
     global_funcs = collect_global_funcs()
     try:
         if opts.init_pypkg or opts.init_lib or opts.init_prefix:
@@ -189,9 +188,10 @@ def run(opts, out=sys.stdout, err=sys.stderr):
         print("tvm-ffi-stubgen: error: %s" % e, file=err)
         return 1
     stale = failed = 0
+    declared = generator.declared_types(files)
     for f in files:
         try:
-            changed = _stage_3(f, options, ty_map, global_funcs, generator)
+            changed = _stage_3(f, options, ty_map, global_funcs, generator, declared)
         except ValueError as e:
             print("tvm-ffi-stubgen: error: %s" % _file_error(f.path, e), file=err)
             failed += 1

@@ -23,6 +23,15 @@ class Generator:
     #: directive names (besides the pipeline's ``ty-map``) this generator accepts
     directive_kinds: frozenset = frozenset()
 
+    def default_ty_map(self) -> dict:
+        """A fresh copy of the target's default origin -> target name table."""
+        raise NotImplementedError
+
+    def declared_types(self, files: list) -> Any:
+        """What ``generate`` receives as ``declared`` for a run over ``files``; None when
+        the target does not name types across files."""
+        return None
+
     def new_imports(self) -> Any:
         """A fresh record of the imports one file needs."""
         raise NotImplementedError
@@ -32,8 +41,10 @@ class Generator:
         raise NotImplementedError
 
     def generate(self, file_info: Any, imports: Any, opts: Any, ty_map: dict,
-                 global_funcs: dict) -> None:
-        """Rewrite the generated blocks of ``file_info`` in place."""
+                 global_funcs: dict, declared: Any = None) -> None:
+        """Rewrite the generated blocks of ``file_info`` in place.  ``declared`` maps the
+        type key of every ``object`` block of the run to where it is generated (targets whose
+        blocks name each other across files use it)."""
         raise NotImplementedError
 
     def init_namespace(self, init_path: Any, namespace: str, objects: list, ty_map: dict,
@@ -49,7 +60,7 @@ def register_generator(cls: type) -> type:
 
 
 def _load_builtin() -> None:
-    from . import python_generator  # noqa: F401, PLC0415 - registers itself
+    from . import python_generator, rust_generator  # noqa: F401, PLC0415 - register themselves
 
 
 def generator_names() -> list:

@@ -61,6 +61,9 @@ class PythonGenerator(Generator):
     source_exts = frozenset({".py", ".pyi"})
     directive_kinds = frozenset({"import-object"})
 
+    def default_ty_map(self) -> dict:
+        return dict(PC.TY_MAP_DEFAULTS)
+
     def new_imports(self) -> list:
         return []
 
@@ -74,7 +77,7 @@ class PythonGenerator(Generator):
         add_import(imports, ImportItem(parts[0], parts[1] == "True", parts[2] or None))
 
     def generate(self, file_info: FileInfo, imports: list, opts: Any, ty_map: dict,
-                 global_funcs: dict) -> None:
+                 global_funcs: dict, declared: Any = None) -> None:
         from .. import lib_state  # noqa: PLC0415
 
         owners = owner_classes(file_info)

@@ -1,0 +1,192 @@
+"""Renders the blocks of a ``.rs`` file: one object type per ``object/<type_key>`` block, the
+``use`` lines in ``import-section``, and the scaffold and module tree of ``--init``.
+
+An object type is bound as a pair: ``<Name>Obj``, the ``#[repr(C)]`` object that embeds its
+parent's object as ``base``, and ``<Name>``, the reference-counted handle that dereferences
+to it.  Each field is read through the C ABI field getter (``FieldGetter``), which needs no
+knowledge of the object's byte layout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from .. import consts as C
+from ..lib_state import object_info_from_type_key  # noqa: F401 - looked up at call time
+from .utils import RustImports, render_rust_type, rust_ident, _to_path
+
+_OPAQUE_NO_METADATA = ("/// Opaque: no metadata of its own: total_size is unknown. "
+                       "Fields are read through the C ABI getters.")
+_OPAQUE_LAYOUT = ("/// Opaque: the by-value layout is not mirrored by this generator. "
+                  "Fields are read through the C ABI getters.")
+
+
+def _module_of_key(type_key: str) -> tuple:
+    return ("crate", *type_key.split(".")[:-1])
+
+
+class _Namer:
+    """Spells the Rust names one object block refers to, collecting imports and the type
+    keys it needs but the run does not provide."""
+
+    def __init__(self, info: Any, ty_map: dict, imports: RustImports,
+                 declared: Mapping) -> None:
+        self.ty_map = ty_map
+        self.imports = imports
+        self.declared = declared
+        self.leaf = info.type_key.rpartition(".")[2]
+        self.module = tuple(declared[info.type_key]) if info.type_key in declared \
+            else _module_of_key(info.type_key)
+        self.taken = frozenset({self.leaf, self.leaf + "Obj"})
+        self.missing: list = []
+
+    def spell(self, path: str) -> str:
+        """A path as this block writes it: a bare name in the block's own module, else
+        imported (or spelled in full where the leaf is taken)."""
+        path = _to_path(path)
+        module, _, leaf = path.rpartition("::")
+        if module and tuple(module.split("::")) == self.module and leaf not in self.taken:
+            return leaf
+        return self.imports.record(path, self.taken)
+
+    def key_path(self, type_key: str) -> Optional[str]:
+        """The Rust path of the handle of ``type_key``; None (and noted) when unprovided."""
+        if type_key in self.ty_map:
+            return _to_path(self.ty_map[type_key])
+        if type_key in self.declared:
+            return "::".join((*self.declared[type_key], type_key.rpartition(".")[2]))
+        if type_key not in self.missing:
+            self.missing.append(type_key)
+        return None
+
+    def ty_render(self, origin: str, type_key: Optional[str]) -> Optional[str]:
+        key = type_key if type_key in self.ty_map else origin
+        if key in self.ty_map:
+            return self.spell(self.ty_map[key])
+        key = type_key or origin
+        if "." not in key or key.startswith(("ffi.", "ctypes.")):
+            return None  # no mirror in the crate: read as `Any`
+        path = self.key_path(key)
+        return self.spell(path) if path is not None else key
+
+
+def _getter(namer: _Namer, field: Any) -> list:
+    ty = render_rust_type(field, namer.ty_render) or namer.spell("tvm_ffi::Any")
+    read = "get_any" if ty == namer.spell("tvm_ffi::Any") else "get"
+    ident = rust_ident(field.name)
+    lines = ["    #[allow(non_snake_case)]"] if ident != ident.lower() else []
+    return lines + [
+        "    pub fn %s(&self) -> %s<%s> {" % (ident, namer.spell("tvm_ffi::Result"), ty),
+        '        %s::new(Self::type_index(), "%s")?.%s(self)'
+        % (namer.spell("tvm_ffi::FieldGetter"), field.name, read),
+        "    }",
+    ]
+
+
+def _deref(owner: str, target: str, deref: str) -> list:
+    return [
+        "impl %s for %s {" % (deref, owner),
+        "    type Target = %s;" % target,
+        "    fn deref(&self) -> &%s {" % target,
+        "        &self.base",
+        "    }",
+        "}",
+    ]
+
+
+def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: Any,
+                         info: Any, declared: Mapping) -> None:
+    """Fill ``block`` with the binding of ``info``; ValueError when a type it refers to is
+    neither mapped (``ty-map``) nor given a block in this run."""
+    namer = _Namer(info, ty_map, imports, declared)
+    leaf, obj = namer.leaf, namer.leaf + "Obj"
+    parent = info.parent_type_key
+    if parent in (None, "ffi.Object"):
+        base, parent_obj = namer.spell("tvm_ffi::Object"), None
+    else:
+        path = namer.key_path(parent)
+        parent_obj = namer.spell(path + "Obj") if path is not None else parent
+        base = parent_obj
+    upcasts = []
+    for key in info.ancestors:
+        if key == "ffi.Object":
+            continue
+        path = namer.key_path(key)
+        upcasts.append("%s => %s" % (leaf, namer.spell(path) if path else key))
+    getters = [_getter(namer, f) for f in info.fields]
+    if namer.missing:
+        raise ValueError("`%s` (line %d) depends on %s, which this run does not ask for: "
+                         "give each a block or name its binding with `ty-map`"
+                         % (info.type_key, block.lineno_start,
+                            ", ".join("`%s`" % k for k in sorted(namer.missing))))
+    deref = namer.spell("std::ops::Deref")
+    doc = _OPAQUE_NO_METADATA if info.total_size is None else _OPAQUE_LAYOUT
+    body = [doc, "#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
+            '#[type_key = "%s"]' % info.type_key]
+    if info.is_final:
+        body.append("#[type_final]")
+    body += ["pub struct %s {" % obj, "    base: %s," % base, "}", ""]
+    if parent_obj is not None:
+        body += _deref(obj, parent_obj, deref) + [""]
+    body += ["#[repr(C)]", "#[derive(tvm_ffi::derive::ObjectRef, Clone)]",
+             "pub struct %s {" % leaf,
+             "    base: %s<%s>," % (namer.spell("tvm_ffi::ObjectArc"), obj), "}", ""]
+    body += _deref(leaf, obj, deref)
+    if getters:
+        namer.spell("tvm_ffi::ObjectCore")  # provides `Self::type_index()`
+        body += ["", "impl %s {" % obj]
+        for i, lines in enumerate(getters):
+            body += ([""] if i else []) + lines
+        body.append("}")
+    if upcasts:
+        body += ["", "tvm_ffi::impl_object_upcast!(%s);" % ", ".join(upcasts)]
+    block.lines[1:-1] = body
+
+
+def generate_rust_import_section(block: Any, imports: RustImports, opts: Any,
+                                 defined_types: frozenset = frozenset()) -> None:
+    """Fill ``block`` with the file's ``use`` lines, sorted, less the types it defines."""
+    lines = sorted({item.as_use_line() for item in imports.items
+                    if item.path not in defined_types and item.as_use_line()})
+    block.lines[1:-1] = lines
+
+
+def generate_rust_api_file(code_blocks: list, global_funcs: dict, namespace: str,
+                           objects: list, init_cfg: Any, is_root: bool,
+                           syntax: C.Syntax) -> str:
+    """The ``mod.rs`` of one namespace for ``--init``; with ``code_blocks`` (the file as it
+    is), only the blocks it lacks."""
+    have = {(b.kind, b.param) for b in code_blocks}
+    out = []
+    if not code_blocks:
+        out += ["#![allow(dead_code, unused_imports)]",
+                "//! FFI bindings for `%s` (generated by tvm-ffi-stubgen)." % namespace, ""]
+    if ("import-section", "") not in have:
+        out += ["%s import-section" % syntax.begin, syntax.end, ""]
+    for info in objects:
+        if ("object", info.type_key) not in have:
+            out += ["%s object/%s" % (syntax.begin, info.type_key), syntax.end, ""]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def finalize_rust_module_tree(root: Path, namespaces: Any) -> None:
+    """Declare each namespace (``a.b`` -> ``a/b``) in its parent's ``mod.rs`` (creating the
+    files that do not exist), so the generated tree is reachable from ``root/mod.rs``."""
+    children: dict = {}
+    for ns in namespaces:
+        parts = ns.split(".")
+        for i in range(len(parts)):
+            children.setdefault(tuple(parts[:i]), set()).add(parts[i])
+    for parent, names in sorted(children.items()):
+        directory = Path(root, *parent)
+        directory.mkdir(parents=True, exist_ok=True)
+        mod_rs = directory / "mod.rs"
+        text = mod_rs.read_text(encoding="utf-8") if mod_rs.exists() else ""
+        have = set(text.splitlines())
+        new = ["pub mod %s;" % rust_ident(n) for n in sorted(names)]
+        new = [line for line in new if line not in have]
+        if new:
+            if text and not text.endswith("\n"):
+                text += "\n"
+            mod_rs.write_text(text + "\n".join(new) + "\n", encoding="utf-8")
