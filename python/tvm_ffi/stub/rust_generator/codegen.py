@@ -16,10 +16,10 @@ from .. import consts as C
 from ..lib_state import object_info_from_type_key  # noqa: F401 - looked up at call time
 from .utils import RustImports, render_rust_type, rust_ident, _to_path
 
-_OPAQUE_NO_METADATA = ("/// Opaque: no metadata of its own: total_size is unknown. "
-                       "Fields are read through the C ABI getters.")
-_OPAQUE_LAYOUT = ("/// Opaque: the by-value layout is not mirrored by this generator. "
-                  "Fields are read through the C ABI getters.")
+_GETTERS = "Fields are read through the C ABI getters."
+#: the own-field types a by-value mirror could hold directly (an `Option` of them needs the
+#: 16-byte `Any` cell, which is no mirror)
+_SCALARS = frozenset({"int", "float", "bool"})
 
 
 def _module_of_key(type_key: str) -> tuple:
@@ -71,6 +71,51 @@ class _Namer:
         return self.spell(path) if path is not None else key
 
 
+def _has_native_mirror(namer: "_Namer", field: Any) -> bool:
+    """Whether the crate has a by-value Rust type for ``field``'s bytes."""
+    if field.origin == "Optional":
+        inner = (field.args or (None,))[0]
+        if inner is None or inner.origin in _SCALARS or inner.origin in ("Any", "Optional"):
+            return False
+    return render_rust_type(field, namer.ty_render) is not None
+
+
+def _chain_infos(info: Any) -> dict:
+    """``info`` and its ancestors by type key; an ancestor the registry does not know reads
+    as a type without metadata of its own."""
+    from ..utils import ObjectInfo  # noqa: PLC0415
+
+    infos = {info.type_key: info}
+    for key in info.ancestors:
+        try:
+            infos[key] = object_info_from_type_key(key)
+        except KeyError:
+            infos[key] = ObjectInfo(fields=[], methods=[], type_key=key)
+    return infos
+
+
+def _layout_doc(namer: "_Namer", info: Any, vetoed: bool) -> str:
+    """The doc line saying why the binding reads its fields through the getters."""
+    from .. import layout  # noqa: PLC0415
+
+    builtin = {k for k in info.ancestors if k.startswith("ffi.") and k != "ffi.Object"}
+    verdict = layout.classify(_chain_infos(info), unmirrored=builtin)[info.type_key]
+    bad = [f.name for f in info.fields if not _has_native_mirror(namer, f)]
+    if verdict.reason == "uncovered-bytes":
+        why = "bytes %s of %s are not accounted for by reflected fields" % (
+            ", ".join(str(r) for r in verdict.uncovered), verdict.own_bytes)
+    elif verdict.reason is not None:
+        why = verdict.detail
+    elif bad:
+        why = "field %s has no native mirror" % ", ".join("'%s'" % n for n in bad)
+    elif vetoed:
+        why = "vetoed by directive although the layout is reproducible"
+    else:
+        why = ("reflected fields fill %s exactly, but this generator does not write "
+               "by-value mirrors yet" % verdict.own_bytes)
+    return "/// Opaque: %s. %s" % (why, _GETTERS)
+
+
 def _getter(namer: _Namer, field: Any) -> list:
     ty = render_rust_type(field, namer.ty_render) or namer.spell("tvm_ffi::Any")
     read = "get_any" if ty == namer.spell("tvm_ffi::Any") else "get"
@@ -114,6 +159,8 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
             continue
         path = namer.key_path(key)
         upcasts.append("%s => %s" % (leaf, namer.spell(path) if path else key))
+    for target in imports.directives.upcasts.get(info.type_key, ()):
+        upcasts.append("%s => %s" % (leaf, namer.spell(target)))
     getters = [_getter(namer, f) for f in info.fields]
     if namer.missing:
         raise ValueError("`%s` (line %d) depends on %s, which this run does not ask for: "
@@ -121,7 +168,7 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
                          % (info.type_key, block.lineno_start,
                             ", ".join("`%s`" % k for k in sorted(namer.missing))))
     deref = namer.spell("std::ops::Deref")
-    doc = _OPAQUE_NO_METADATA if info.total_size is None else _OPAQUE_LAYOUT
+    doc = _layout_doc(namer, info, info.type_key in imports.directives.opaque)
     body = [doc, "#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
             '#[type_key = "%s"]' % info.type_key]
     if info.is_final:
