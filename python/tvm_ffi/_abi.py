@@ -2,43 +2,28 @@
 
 Implements in Python what the compiled fast path (``_ffi_src/``) does in C, with the same
 hooks of core.py: argument packing into ``TVMFFIAny`` arrays, result conversion, Python callbacks, opaque
-Python objects and DLPack capsules (through ``ctypes.pythonapi``).  Correct but slow; the
+Python objects and DLPack capsules (through ``_capi``: ``ctypes.pythonapi`` on CPython, a small
+extension module on PyPy).  Correct but slow; the
 DLPack C exchange API is not used here (its functions need the GIL, which cffi releases
 around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 """
 
-import ctypes
 import sys
+
+from . import _capi
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
-_api = ctypes.pythonapi
-_capsule_new = _api.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_capsule_is_valid = _api.PyCapsule_IsValid
-_capsule_is_valid.restype = ctypes.c_int
-_capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_get = _api.PyCapsule_GetPointer
-_capsule_get.restype = ctypes.c_void_p
-_capsule_get.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_set_name = _api.PyCapsule_SetName
-_capsule_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_set_dtor = _api.PyCapsule_SetDestructor
-_capsule_set_dtor.argtypes = [ctypes.py_object, ctypes.c_void_p]
-_raw_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_IsValid", _api))
-_raw_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", _api))
-_incref = _api.Py_IncRef
-_incref.argtypes = [ctypes.py_object]
-_decref_ptr = _api.Py_DecRef
-_decref_ptr.argtypes = [ctypes.c_void_p]
+# Python objects by address (ctypes.pythonapi): CPython.  Elsewhere (PyPy) opaque objects
+# travel as cffi handles, and no wrapper can be found again from its address.
+_BY_ADDRESS = _capi._api is not None
+if _BY_ADDRESS:
+    import ctypes
 
-# capsule names must outlive the capsules: module-level constants
-_N_LEGACY, _N_VERSIONED = ctypes.c_char_p(b"dltensor"), ctypes.c_char_p(b"dltensor_versioned")
-_N_USED_LEGACY = ctypes.c_char_p(b"used_dltensor")
-_N_USED_VERSIONED = ctypes.c_char_p(b"used_dltensor_versioned")
+    _incref = _capi._api.Py_IncRef
+    _incref.argtypes = [ctypes.py_object]
+    _decref_ptr = _capi._api.Py_DecRef
+    _decref_ptr.argtypes = [ctypes.c_void_p]
 
 # where a native backtrace leaves FFI code (the runtime's own boundary rule, backtrace.c)
 _BOUNDARY_PREFIXES = ("TVMFFIFunctionCall", "slot_tp_call", "object_is_not_callable", "_Py",
@@ -50,9 +35,13 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     addr = core._addr
 
     _callbacks = {}  # handle address -> Python callable (kept alive until the deleter runs)
+    _opaque = {}  # handle address -> cffi handle of an opaque object (no object addresses)
+    _capi.install(ffi)
 
     def pyobj_from_ptr(p):
-        return ctypes.cast(p, ctypes.py_object).value
+        if _BY_ADDRESS:
+            return ctypes.cast(addr(p), ctypes.py_object).value
+        return ffi.from_handle(p)
 
     is_finalizing = sys.is_finalizing
 
@@ -61,7 +50,10 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     def decref_deleter(p):
         try:
             if not is_finalizing():
-                _decref_ptr(addr(p))
+                if _BY_ADDRESS:
+                    _decref_ptr(addr(p))
+                else:
+                    _opaque.pop(addr(p), None)
         except BaseException:  # noqa: BLE001
             pass
 
@@ -122,36 +114,41 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         return core._new_tied(core.Function, addr(out[0]))
 
     def make_opaque(v):
-        _incref(v)
         out = ffi.new("void**")
-        if lib.TVMFFIObjectCreateOpaque(ffi.cast("void*", id(v)), 74, decref_deleter, out) != 0:
-            _decref_ptr(id(v))
-            core._raise_ffi_error()
+        if _BY_ADDRESS:
+            _incref(v)
+            if lib.TVMFFIObjectCreateOpaque(ffi.cast("void*", id(v)), 74, decref_deleter, out) != 0:
+                _decref_ptr(id(v))
+                core._raise_ffi_error()
+        else:
+            handle = ffi.new_handle(v)
+            _opaque[addr(handle)] = handle
+            if lib.TVMFFIObjectCreateOpaque(handle, 74, decref_deleter, out) != 0:
+                _opaque.pop(addr(handle), None)
+                core._raise_ffi_error()
         return core._new_wrapper(core.OpaquePyObject, addr(out[0]))
 
     def consume_capsule(cap, align, contig):
         out = ffi.new("void**")
-        if _capsule_is_valid(cap, _N_VERSIONED):
-            p = ffi.cast("DLManagedTensorVersioned*", _capsule_get(cap, _N_VERSIONED))
+        name = _capi.capsule_name(cap)
+        if name == b"dltensor_versioned":
+            p = ffi.cast("DLManagedTensorVersioned*", _capi.capsule_pointer(cap, name))
             if p.version.major != lib.DLPACK_MAJOR_VERSION:
                 major = p.version.major
                 if p.deleter != ffi.NULL:
                     p.deleter(p)
-                _capsule_set_name(cap, _N_USED_VERSIONED)
-                _capsule_set_dtor(cap, None)
+                _capi.capsule_mark_used(cap)
                 raise BufferError("unsupported DLPack major version %d" % major)
             core._check(lib.TVMFFITensorFromDLPackVersioned(p, align, contig, out))
-            _capsule_set_name(cap, _N_USED_VERSIONED)
-        elif _capsule_is_valid(cap, _N_LEGACY):
-            p = ffi.cast("DLManagedTensor*", _capsule_get(cap, _N_LEGACY))
+        elif name == b"dltensor":
+            p = ffi.cast("DLManagedTensor*", _capi.capsule_pointer(cap, name))
             core._check(lib.TVMFFITensorFromDLPack(p, align, contig, out))
-            _capsule_set_name(cap, _N_USED_LEGACY)
         elif type(cap).__name__ != "PyCapsule":  # what a producer's __dlpack__() returned
             raise ValueError("Expect a dltensor field: __dlpack__() returned %s, not a PyCapsule"
                              % type(cap).__name__)
         else:
             raise ValueError("Expect a dltensor field, PyCapsule can only be consumed once")
-        _capsule_set_dtor(cap, None)
+        _capi.capsule_mark_used(cap)
         return addr(out[0])
 
     def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
@@ -168,33 +165,16 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
         return core._new_wrapper(core._CLASS_TENSOR, h)
 
-    # Destructors see a dying capsule (refcount 0): take it as a raw pointer, never as an object.
-    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-    def capsule_dtor_legacy(cap):
-        if _raw_is_valid(cap, _N_LEGACY):
-            p = ffi.cast("DLManagedTensor*", _raw_get(cap, _N_LEGACY))
-            if p.deleter != ffi.NULL:
-                p.deleter(p)
-
-    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-    def capsule_dtor_versioned(cap):
-        if _raw_is_valid(cap, _N_VERSIONED):
-            p = ffi.cast("DLManagedTensorVersioned*", _raw_get(cap, _N_VERSIONED))
-            if p.deleter != ffi.NULL:
-                p.deleter(p)
-
     def tensor_capsule(self, versioned):
         if not self._h:
             raise BufferError("cannot export a tensor view without a handle")
         if versioned:
             out = ffi.new("DLManagedTensorVersioned**")
             core._check(lib.TVMFFITensorToDLPackVersioned(ffi.cast("void*", self._h), out))
-            return _capsule_new(addr(out[0]), _N_VERSIONED,
-                                ctypes.cast(capsule_dtor_versioned, ctypes.c_void_p))
-        out = ffi.new("DLManagedTensor**")
-        core._check(lib.TVMFFITensorToDLPack(ffi.cast("void*", self._h), out))
-        return _capsule_new(addr(out[0]), _N_LEGACY,
-                            ctypes.cast(capsule_dtor_legacy, ctypes.c_void_p))
+        else:
+            out = ffi.new("DLManagedTensor**")
+            core._check(lib.TVMFFITensorToDLPack(ffi.cast("void*", self._h), out))
+        return _capi.export_tensor(addr(out[0]), versioned)
 
     def from_any(a, owned, api_obj):
         t = a.type_index
@@ -225,7 +205,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             raise ValueError("Return value cannot be %s" % {8: "RawStr", 9: "ByteArrayPtr", 10: "ObjectRValueRef"}[t])
         if t == 74:
             cell = ffi.cast("TVMFFIOpaqueObjectCell*", addr(a.v_obj) + core._OBJ_HEADER)
-            obj = pyobj_from_ptr(addr(cell.handle))
+            obj = pyobj_from_ptr(cell.handle)
             if owned:
                 core._decref(addr(a.v_obj))
             return obj
@@ -328,19 +308,42 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         return r
 
     # Function.release_gil = False: cffi's ABI mode releases the GIL around every call, a
-    # ctypes PYFUNCTYPE prototype of the same function keeps it
-    call_keeping_gil = ctypes.PYFUNCTYPE(
-        ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p
-    )(int(ffi.cast("uintptr_t", lib.TVMFFIFunctionCall)))
+    # ctypes PYFUNCTYPE prototype of the same function keeps it (CPython; PyPy has no
+    # PYFUNCTYPE and releases it)
+    call_keeping_gil = None
+    if _BY_ADDRESS:
+        call_keeping_gil = ctypes.PYFUNCTYPE(
+            ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p
+        )(int(ffi.cast("uintptr_t", lib.TVMFFIFunctionCall)))
+
+    # Argument and result buffers are reused: two ffi.new per call cost ~110 ns on PyPy, 20x
+    # the foreign call.  A call takes a pair from the pool and gives it back after the result
+    # is converted; nested calls (callbacks, containers) and other threads find the pool
+    # empty and allocate (list.pop/append are atomic under the GIL).
+    _POOL_ARGS = 8
+    _pool = []
 
     def call_handle(h, args, ctx, depth=0, keep_gil=False):
         n = len(args)
-        arr = ffi.new("TVMFFIAny[]", max(n, 1))
-        for i, v in enumerate(args):
-            pack(v, arr + i, ctx, depth)
-        result = ffi.new("TVMFFIAny*")
+        if n <= _POOL_ARGS and _pool:
+            bufs = _pool.pop()
+        else:
+            bufs = (ffi.new("TVMFFIAny[]", max(n, _POOL_ARGS)), ffi.new("TVMFFIAny*"))
         try:
-            if keep_gil:
+            return call_with(h, args, ctx, depth, keep_gil, bufs[0], bufs[1])
+        finally:
+            if len(_pool) < 4:
+                _pool.append(bufs)
+
+    def call_with(h, args, ctx, depth, keep_gil, arr, result):
+        n = len(args)
+        for i in range(n):
+            pack(args[i], arr + i, ctx, depth)
+        result.type_index = 0
+        result.zero_padding = 0
+        result.v_int64 = 0
+        try:
+            if keep_gil and call_keeping_gil is not None:
                 try:
                     rc = call_keeping_gil(h, addr(arr), n, addr(result))
                 except BaseException:
@@ -368,7 +371,8 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         try:
             return call_handle(self._h, args[1:], ctx, 0, not self.release_gil)
         finally:
-            ctx.release()
+            if ctx.owned or ctx.keep:
+                ctx.release()
 
     def to_owned_any(value, out):
         ctx = Ctx()
@@ -436,8 +440,6 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core._to_owned_any = to_owned_any
     core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
     # spec 14.6: long C++ loops poll signals through these (_ffi_src/state.c does the same in C)
-    for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release"):
-        fn_addr = ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
+    for name, fn_addr in _capi.api_addresses().items():
         lib.TVMFFIEnvRegisterCAPI(name.encode(), ffi.cast("void*", fn_addr))
-    core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, capsule_dtor_legacy,
-                           capsule_dtor_versioned, _callbacks)
+    core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, _callbacks, _opaque)

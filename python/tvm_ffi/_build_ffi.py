@@ -3,6 +3,11 @@
 Usage (the build runs this; nothing here runs at ``import tvm_ffi``)::
 
     python python/tvm_ffi/_build_ffi.py --include c/include --out-dir python/tvm_ffi [--abi3]
+    pypy3 python/tvm_ffi/_build_ffi.py --capi --include c/include --out-dir DIR
+
+``--capi`` builds ``tvm_ffi._capi_ext`` instead (``_ffi_src/capi.c``), for interpreters without
+``ctypes.pythonapi`` (PyPy), where the package runs in ABI mode: the compiled fast path is
+written against CPython's object layout and is never built there.
 
 It also writes ``_cdef.h`` next to the module: the generated declarations, which the ABI-mode
 fallback (``_loader.py``) reads when no compiled module can be used.
@@ -83,6 +88,22 @@ def make_ffi(include_dir, abi3):
     return ffi, cdef
 
 
+def build_capi(include_dir, out_dir, tmp_dir):
+    """Compiles _ffi_src/capi.c into out_dir/_capi_ext<EXT_SUFFIX> with this interpreter."""
+    import sysconfig  # noqa: PLC0415
+    from distutils.ccompiler import new_compiler  # noqa: PLC0415
+    from distutils.sysconfig import customize_compiler  # noqa: PLC0415
+
+    cc = new_compiler()
+    customize_compiler(cc)
+    objs = cc.compile([os.path.join(HERE, "_ffi_src", "capi.c")], output_dir=tmp_dir,
+                      include_dirs=[include_dir, sysconfig.get_paths()["include"]],
+                      extra_preargs=["-fPIC", "-O2", "-fvisibility=hidden"])
+    target = os.path.join(out_dir, "_capi_ext" + sysconfig.get_config_var("EXT_SUFFIX"))
+    cc.link_shared_object(objs, target)
+    return target
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--include", required=True, help="directory holding tvm/ffi/c_api.h and dlpack/")
@@ -92,9 +113,15 @@ def main(argv=None):
     ap.add_argument("--no-abi3", dest="abi3", action="store_false")
     ap.set_defaults(abi3=True)
     ap.add_argument("--cdef-only", action="store_true", help="only write _cdef.h")
+    ap.add_argument("--capi", action="store_true", help="build tvm_ffi._capi_ext (PyPy) instead")
     args = ap.parse_args(argv)
     include = os.path.abspath(args.include)
     out_dir = os.path.abspath(args.out_dir)
+    if args.capi:
+        tmp = os.path.abspath(args.tmp_dir or os.path.join(out_dir, "_build"))
+        os.makedirs(tmp, exist_ok=True)
+        print(build_capi(include, out_dir, tmp))
+        return 0
     ffi, cdef = make_ffi(include, args.abi3)
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "_cdef.h"), "w", encoding="utf-8") as f:

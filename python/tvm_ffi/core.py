@@ -78,12 +78,11 @@ if API_MODE:
     def _tied_count():
         return lib.ffipy_tied_count()
 
-else:  # ABI mode: handle -> id(wrapper); reading an object back by address is CPython-only
+elif sys.implementation.name == "cpython":  # ABI mode: handle -> id(wrapper), read back by address
     _TIES = {}
-    _TIE_OK = sys.implementation.name == "cpython"
 
     def _tie(w, h):
-        if _TIE_OK and h:
+        if h:
             _TIES.setdefault(h, id(w))
 
     def _untie(w, h):
@@ -104,6 +103,39 @@ else:  # ABI mode: handle -> id(wrapper); reading an object back by address is C
         w = ctypes.cast(i, ctypes.py_object).value
         if w._h != h:  # stale: the wrapper moved on without untying
             del _TIES[h]
+            return None
+        return w
+
+    def _tied_count():
+        return len(_TIES)
+
+else:  # PyPy: no object addresses, but weak references to slotted wrappers
+    import weakref
+
+    _TIES = {}
+
+    def _tie(w, h, _ref=weakref.ref):
+        if h:
+            old = _TIES.get(h)
+            if old is None or old() is None:
+                _TIES[h] = _ref(w)
+
+    def _untie(w, h):
+        r = _TIES.get(h)
+        if r is not None and r() is w:
+            del _TIES[h]
+
+    def _drop(w, h, _ties=_TIES, _decref=_decref):  # bound now: finalisers run at shutdown too
+        r = _ties.get(h)
+        if r is not None and r() in (w, None):
+            del _ties[h]
+        _decref(h)
+
+    def _tied(h):
+        r = _TIES.get(h)
+        w = r() if r is not None else None
+        if w is None or w._h != h:  # dead, or stale: the wrapper moved on without untying
+            _TIES.pop(h, None)
             return None
         return w
 
@@ -1151,12 +1183,9 @@ def _exchange_api_fields(capsule):
         return box[0]
     if _capsule_name(capsule) != b"dlpack_exchange_api":
         return (0, 0, 0, 0)
-    import ctypes  # noqa: PLC0415
+    from . import _capi  # noqa: PLC0415
 
-    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
-    get_ptr.restype = ctypes.c_void_p
-    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    addr = get_ptr(capsule, b"dlpack_exchange_api")
+    addr = _capi.capsule_pointer(capsule, b"dlpack_exchange_api")
     api = ffi.cast("DLPackExchangeAPI*", addr)
     present = ((api.managed_tensor_from_py_object_no_sync != ffi.NULL) |
                (api.managed_tensor_to_py_object_no_sync != ffi.NULL) << 1)
@@ -1515,12 +1544,9 @@ def _set_class_tensor(cls):
 def _capsule_name(obj):
     if type(obj).__name__ != "PyCapsule":
         return None
-    import ctypes  # noqa: PLC0415
+    from . import _capi  # noqa: PLC0415
 
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype = ctypes.c_char_p
-    get_name.argtypes = [ctypes.py_object]
-    return get_name(obj)
+    return _capi.capsule_name(obj)
 
 
 def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):

@@ -171,7 +171,8 @@ def _attach_init(cls, info, init):
 def _check_resize(tidx, cls, key):
     """Re-registration must not grow instances: C fast paths read slots at fixed offsets."""
     old = core._TYPE_CLS.get(tidx)
-    if old is None or old is cls:
+    # PyPy has no __basicsize__, and no C fast path reading slots
+    if old is None or old is cls or not hasattr(cls, "__basicsize__"):
         return
     if cls.__basicsize__ > old.__basicsize__:
         raise ValueError(
