@@ -8,6 +8,7 @@ TVM_FFI_MODULE_DIR and PYTHONPATH); run by hand from a built checkout with
 import gc
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -42,6 +43,28 @@ def _error_slot_clean():
     gc.collect()
     err = tvm_ffi.core._move_raised_error()
     assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
+
+
+# What the PyPy leg (tests/python/run_pypy.sh) lacks; each marker names the missing piece.
+ON_PYPY = sys.implementation.name == "pypy"
+needs_refcounts = pytest.mark.skipif(
+    not hasattr(sys, "getrefcount"), reason="sys.getrefcount: PyPy has no reference counts")
+needs_pythonapi = pytest.mark.skipif(
+    ON_PYPY, reason="a hand-made PyCapsule needs ctypes.pythonapi, which PyPy lacks")
+needs_prompt_free = pytest.mark.skipif(
+    ON_PYPY, reason="PyPy frees an object at its next GC, not when its last reference goes")
+needs_gil_held_call = pytest.mark.skipif(
+    ON_PYPY, reason="release_gil=False: PyPy's cffi releases the GIL around every foreign call "
+    "and PyPy has no ctypes.PYFUNCTYPE to keep it")
+needs_native_signal_check = pytest.mark.skipif(
+    ON_PYPY, reason="PyErr_CheckSignals from native code: PyPy's cpyext does not see a pending "
+    "SIGINT while a foreign call runs")
+needs_cpython_layout = pytest.mark.skipif(
+    ON_PYPY, reason="CPython's instance layout (__basicsize__, __slots__ without __weakref__ "
+    "refusing weak references), which PyPy does not have")
+needs_callback_native_frames = pytest.mark.skipif(
+    ON_PYPY, reason="native frames below a Python callback: PyPy's cffi callback trampoline "
+    "is not CPython's invoke_callback, where ABI mode cuts the capture")
 
 
 def requires_global(name):

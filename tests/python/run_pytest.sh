@@ -2,14 +2,8 @@
 # Runs the pytest suite against the build tree's runtime: first with $PYTHON (the interpreter
 # configure found), then with /usr/bin/python3 when it is a different interpreter (Debian's
 # torch 1.13 there exercises the legacy DLPack path).  Exit 77 (skip) without pytest or cffi.
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
 PYTHON=${PYTHON:-python3}
-TVM_FFI_LIBRARY_PATH=${TVMFFI_LIBDIR:-$top_builddir/c/.libs}
-TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
-PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
-PYTHONDONTWRITEBYTECODE=1  # the source tree may be read-only (distcheck)
-export TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONPATH PYTHONDONTWRITEBYTECODE
+. "$(dirname "$0")/pytest-env.sh"
 # A sanitizer build (configure --enable-sanitizers): python is not instrumented, so the
 # runtimes must be preloaded ahead of the instrumented libtvm_ffi.so; the interpreter's own
 # allocations at exit are not ours to leak-check; a smaller quarantine keeps the RSS of the

@@ -8,7 +8,7 @@ import weakref
 import pytest
 
 import tvm_ffi
-from conftest import jit_load_inline
+from conftest import jit_load_inline, needs_callback_native_frames, needs_prompt_free
 from tvm_ffi import core
 from tvm_ffi.error import _parse_backtrace
 
@@ -38,6 +38,7 @@ def test_item36_through_python_lambda():
     assert info.value.__tvm_ffi_error__.kind == "TypeError"
 
 
+@needs_callback_native_frames
 def test_item37_nested_roundtrip():
     fapply = tvm_ffi.convert(lambda f, *args: f(*args))
     cxx_raise = _raise()
@@ -99,6 +100,7 @@ def test_item39_backtrace_update_with_python_frames():
     assert err1.same_as(original) and err2.same_as(original)  # the same Error, refreshed
 
 
+@needs_prompt_free
 def test_item40_no_reference_cycle():
     class SampleObject:
         pass

@@ -15,7 +15,7 @@ import typing
 import pytest
 
 import tvm_ffi
-from conftest import jit_load_inline
+from conftest import jit_load_inline, needs_gil_held_call, needs_prompt_free, needs_refcounts
 from tvm_ffi import core
 
 
@@ -120,6 +120,7 @@ def test_item10_long_strings_carry_object(echo):
     assert isinstance(r, core.String) and r._tvm_ffi_cached_object is not None
 
 
+@needs_prompt_free
 def test_item11_nested_container_refcounts(echo, use_count):
     obj = tvm_ffi.convert((1, 2, 3))
     assert use_count(obj) == 1
@@ -197,6 +198,7 @@ def test_spec53_register_function_object_as_is():
 # --- items 16-18 ---------------------------------------------------------------------------
 
 
+@needs_refcounts
 def test_item16_opaque_identity_and_refcount(echo):
     class MyObject:
         pass
@@ -215,6 +217,7 @@ def test_item16_opaque_identity_and_refcount(echo):
     assert sys.getrefcount(x) == base
 
 
+@needs_refcounts
 def test_item17_extern_c():
     sym = _g("testing.get_add_one_c_symbol")()
     assert isinstance(sym, int) and sym != 0
@@ -231,6 +234,7 @@ def test_item17_extern_c():
     assert sys.getrefcount(lst) == base
 
 
+@needs_refcounts
 def test_item17_mlir_packed():
     sym = _g("testing.get_mlir_add_one_c_symbol")()
     f = tvm_ffi.Function.__from_mlir_packed_safe_call__(sym)
@@ -747,6 +751,7 @@ def test_rvalue_ref_moves_into_callee(echo, use_count):
     assert use_count(z) == 1
 
 
+@needs_refcounts
 def test_opaque_object_through_callback():
     class MyObject:
         def __init__(self, value):
@@ -791,7 +796,7 @@ def test_dispatch_cache_survives_new_classes(echo):
         gc.collect()
 
 
-@pytest.mark.parametrize("release", [True, False])
+@pytest.mark.parametrize("release", [True, pytest.param(False, marks=needs_gil_held_call)])
 def test_release_gil_lets_other_threads_run(release):
     import threading
     import time

@@ -825,6 +825,8 @@ __attribute__((constructor)) static void reg(void) {
 }
 """
 
+_KEEP_LOADED = []
+
 
 def test_s15_system_lib_prefix_lookup(tmp_path):
     cc = os.environ.get("CC", "cc").split()[0]
@@ -836,7 +838,9 @@ def test_s15_system_lib_prefix_lookup(tmp_path):
     subprocess.run([cc, "-shared", "-fPIC", "-I", tvm_ffi.libinfo.find_dlpack_include_path(),
                     str(src), "-o", str(lib), "-L", os.path.dirname(tvm_ffi.libinfo.find_libtvm_ffi()),
                     "-ltvm_ffi"], check=True)
-    ctypes.CDLL(str(lib), ctypes.RTLD_GLOBAL)  # the constructor registers the symbols
+    # the constructor registers the symbols; the handle stays alive (PyPy unloads a library
+    # whose CDLL object is collected)
+    _KEEP_LOADED.append(ctypes.CDLL(str(lib), ctypes.RTLD_GLOBAL))
     m = tvm_ffi.system_lib("ctsys_")
     assert m.kind == "library" and m.same_as(tvm_ffi.system_lib("ctsys_"))
     assert m.foo() == 1  # __tvm_ffi_ctsys_foo

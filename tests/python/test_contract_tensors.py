@@ -8,7 +8,7 @@ import typing
 import pytest
 
 import tvm_ffi
-from conftest import jit_load_inline
+from conftest import jit_load_inline, needs_pythonapi, needs_refcounts
 from tvm_ffi import core
 
 np = pytest.importorskip("numpy")
@@ -437,6 +437,7 @@ def test_rule10_torch_result_types(echo):
     assert isinstance(r, torch.Tensor) and r.data_ptr() == x.data_ptr()
 
 
+@needs_refcounts
 def test_rule11_numpy_argument(echo):
     arr = np.arange(5, dtype="float64")
     y = echo(arr)
@@ -515,6 +516,7 @@ def _versioned_capsule(flags, deleted, ndim_shape=(4,)):
     return cap, keep
 
 
+@needs_pythonapi
 def test_spec82_versioned_capsule_roundtrip():
     deleted = []
     cap, keep = _versioned_capsule(0, deleted, (2, 2))
@@ -529,6 +531,7 @@ def test_spec82_versioned_capsule_roundtrip():
     assert deleted == [1]
 
 
+@needs_pythonapi
 def test_spec82_padded_subbyte_refused_and_not_consumed():
     deleted = []
     padded = 1 << 2  # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
@@ -543,6 +546,7 @@ def test_spec82_padded_subbyte_refused_and_not_consumed():
     assert deleted == []
 
 
+@needs_refcounts
 def test_spec82_failed_requirement_leaves_numpy_intact():
     arr = np.zeros((4, 4), "float32")
     before = sys.getrefcount(arr)

@@ -6,6 +6,7 @@ import traceback
 import pytest
 
 import tvm_ffi
+from conftest import needs_prompt_free
 from tvm_ffi import core
 from tvm_ffi.error import _parse_backtrace
 
@@ -138,6 +139,7 @@ def test_parse_backtrace():
     assert _parse_backtrace(text) == [("test.py", 1, "<module>"), ("test.py", 3, "run_test")]
 
 
+@needs_prompt_free
 def test_no_reference_cycle():
     class Marker:
         pass

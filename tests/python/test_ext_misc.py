@@ -16,6 +16,7 @@ import typing
 import pytest
 
 import tvm_ffi
+from conftest import needs_native_signal_check
 from tvm_ffi import core
 from tvm_ffi.utils import (
     FileLock, make_kwargs_wrapper, make_kwargs_wrapper_from_signature, unpack_dataclass_to_tuple,
@@ -410,6 +411,7 @@ def _interrupt_soon(delay=0.3):
     return t
 
 
+@needs_native_signal_check
 def test_sigint_interrupts_a_native_loop(capfd):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals are delivered to the main thread")
@@ -440,6 +442,7 @@ print(tvm_ffi.get_global_func("testing.add_one")(1))
 """
 
 
+@needs_native_signal_check
 @pytest.mark.parametrize("mode", ["api", "abi", "pure_cffi"])
 def test_sigint_in_a_fresh_interpreter(mode):
     env = dict(os.environ, TVM_FFI_USE_ABI_MODE="1" if mode == "abi" else "0",

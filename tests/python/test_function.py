@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import tvm_ffi
+from conftest import needs_prompt_free, needs_refcounts
 from tvm_ffi import core
 
 
@@ -110,6 +111,7 @@ def test_protocol_objects(echo):
     assert echo(V(V(V(10)))) == 10
 
 
+@needs_refcounts
 def test_opaque_python_object_identity(echo):
     class MyObject:
         pass
@@ -160,6 +162,7 @@ def test_release_gil_flag(echo):
     echo.release_gil = True
 
 
+@needs_prompt_free
 def test_nested_container_refcounts(echo, use_count):
     obj = tvm_ffi.convert((1, 2, 3))
     assert use_count(obj) == 1
@@ -217,6 +220,7 @@ def test_init_ffi_api():
         tvm_ffi.init_ffi_api("testing", "not_a_loaded_module")
 
 
+@needs_refcounts
 def test_extern_c_function():
     sym = tvm_ffi.get_global_func("testing.get_add_one_c_symbol")()
     keep = [1, 2, 3]

@@ -17,9 +17,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---------------------------------------------------------------------------------------------
 # __dlpack_c_exchange_api__ is checked before the runtime jumps through it
 
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+def _capsule_new(address, name, destructor):
+    """A raw PyCapsule, or None where ctypes.pythonapi is missing (PyPy: only the cases that
+    need no hand-made capsule run there)."""
+    api = getattr(ctypes, "pythonapi", None)
+    if api is None:
+        return None
+    new = api.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return new(address, name, destructor)
 
 
 class _Table(ctypes.Structure):
@@ -50,7 +57,7 @@ def _tables():
     bad_version = _Table(major=7)
     no_import = _Table(major=1, minor=3)  # right version, every function pointer NULL
     keep = (zeroed, bad_version, no_import)
-    return keep, [
+    return keep, [(why, attr) for why, attr in [
         ("an int address", 12345),
         ("a zeroed table", _capsule_new(ctypes.addressof(zeroed), b"dlpack_exchange_api", None)),
         ("major version 7", _capsule_new(ctypes.addressof(bad_version), b"dlpack_exchange_api",
@@ -59,7 +66,7 @@ def _tables():
                                         None)),
         ("a misnamed capsule", _capsule_new(ctypes.addressof(zeroed), b"dltensor", None)),
         ("a string", "not a capsule"),
-    ]
+    ] if attr is not None]
 
 
 _KEEP, _BAD_TABLES = _tables()

@@ -5,6 +5,7 @@ constructors the runtime generates from reflection (``ffi._RegisterFFIInit``).""
 import pytest
 
 import tvm_ffi
+from conftest import needs_prompt_free
 from tvm_ffi import core
 from tvm_ffi.testing import create_object
 
@@ -34,6 +35,7 @@ def test_create_object_errors():
         create_object("testing.TestNonCopyable", value=1)
 
 
+@needs_prompt_free
 def test_create_object_holds_the_given_containers():
     use_count = tvm_ffi.get_global_func("testing.object_use_count")
     m, a = tvm_ffi.Map({"k": 1}), tvm_ffi.Array([1, 2])

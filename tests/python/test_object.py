@@ -6,6 +6,7 @@ import sys
 import pytest
 
 import tvm_ffi
+from conftest import needs_cpython_layout, needs_prompt_free, needs_refcounts
 import tvm_ffi.testing as T
 from tvm_ffi import core
 
@@ -24,6 +25,7 @@ def test_unregistered_object_fallback_class():
     assert isinstance(o, tvm_ffi.Object)
 
 
+@needs_cpython_layout
 def test_slots_no_new_attributes():
     o = tvm_ffi.get_global_func("testing.make_unregistered_object")()
     with pytest.raises(AttributeError):
@@ -59,6 +61,7 @@ def test_tvm_ffi_object_protocol(echo):
     assert echo(Holder()).__chandle__() == arr.__chandle__()
 
 
+@needs_refcounts
 def test_opaque_pyobject(use_count):
     class MyObject:
         pass
@@ -133,6 +136,7 @@ def test_cany():
     assert isinstance(a.to_py(), tvm_ffi.Array) and tuple(a.to_py()) == (1, 2)
 
 
+@needs_prompt_free
 def test_cany_values_round_trip(echo, use_count):
     for v in (3, 1.5, True, None, "hi", "a longer string", b"by", b"longer bytes!"):
         c = core.CAny(v)
@@ -271,6 +275,7 @@ def test_init_false_and_custom_init():
         tvm_ffi.register_object(key)(old)
 
 
+@needs_cpython_layout
 def test_reregistration_size_check():
     key = "testing.TestIntPair"
 

@@ -11,6 +11,7 @@ import random
 import pytest
 
 import tvm_ffi
+from conftest import needs_prompt_free, needs_refcounts
 import tvm_ffi.testing as T
 from tvm_ffi import core
 
@@ -44,6 +45,7 @@ def test_container_elements_are_stable(echo):
     assert d["x"] is inner
 
 
+@needs_prompt_free
 def test_callback_argument_moves_do_not_empty_the_caller(use_count):
     """A callback's argument is a view: it gets a wrapper of its own (only owned results are
     tied), so moving it inside the callback leaves the caller's wrapper intact.  The move
@@ -103,6 +105,7 @@ def test_table_survives_churn(echo):
     assert core._tied_count() == base
 
 
+@needs_refcounts
 def test_constructor_result_with_live_wrapper_is_not_emptied(echo):
     x = tvm_ffi.convert([1, 2])
 
@@ -135,6 +138,7 @@ def test_move_detaches_the_wrapper(echo, use_count):  # §4.4
     assert core._tied(h) is r and use_count(r) == 1
 
 
+@needs_prompt_free
 def test_move_of_empty_or_twice_raises(echo):
     x = tvm_ffi.convert([1])
     with pytest.raises(ValueError, match="moved already"):
@@ -155,6 +159,7 @@ def test_move_not_taken_gives_the_handle_back(use_count):
     assert core._tied(x.__chandle__()) is x
 
 
+@needs_prompt_free
 def test_moved_handle_returns_after_the_call_even_if_the_ref_lives(echo):
     nop = tvm_ffi.get_global_func("testing.nop")
     x = tvm_ffi.convert([3])
@@ -187,6 +192,7 @@ def test_subclass_finaliser_without_super_still_unties(echo, use_count):
     assert tuple(again) == (1, 2) and use_count(again) == 2
 
 
+@needs_prompt_free
 def test_rvalue_ref_counts_like_upstream(use_count):
     """docs/python.md §4.4: a result obtained after a move is its own wrapper with its own reference."""
 

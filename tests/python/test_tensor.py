@@ -6,6 +6,7 @@ import gc
 import pytest
 
 import tvm_ffi
+from conftest import needs_pythonapi
 from tvm_ffi import core
 
 np = pytest.importorskip("numpy")
@@ -142,6 +143,7 @@ def test_alignment_and_contiguity():
     tvm_ffi.from_dlpack(arr, require_contiguous=True)
 
 
+@needs_pythonapi
 def test_versioned_major_mismatch_calls_deleter():
     ffi = core.ffi
     deleted = []
