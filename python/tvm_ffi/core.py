@@ -114,6 +114,8 @@ else:  # PyPy: no object addresses, but weak references to slotted wrappers
 
     _TIES = {}
 
+    # identity comparisons only (a wrapper's __eq__ may read fields), and pop, not del: a GC
+    # finaliser may run _drop in the middle of another table update
     def _tie(w, h, _ref=weakref.ref):
         if h:
             old = _TIES.get(h)
@@ -123,12 +125,14 @@ else:  # PyPy: no object addresses, but weak references to slotted wrappers
     def _untie(w, h):
         r = _TIES.get(h)
         if r is not None and r() is w:
-            del _TIES[h]
+            _TIES.pop(h, None)
 
     def _drop(w, h, _ties=_TIES, _decref=_decref):  # bound now: finalisers run at shutdown too
         r = _ties.get(h)
-        if r is not None and r() in (w, None):
-            del _ties[h]
+        if r is not None:
+            live = r()
+            if live is w or live is None:
+                _ties.pop(h, None)
         _decref(h)
 
     def _tied(h):

@@ -62,6 +62,8 @@ needs_native_signal_check = pytest.mark.skipif(
 needs_cpython_layout = pytest.mark.skipif(
     ON_PYPY, reason="CPython's instance layout (__basicsize__, __slots__ without __weakref__ "
     "refusing weak references), which PyPy does not have")
+needs_torch_addon = pytest.mark.skipif(
+    ON_PYPY, reason="the torch C DLPack add-on: torch has no PyPy build")
 needs_callback_native_frames = pytest.mark.skipif(
     ON_PYPY, reason="native frames below a Python callback: PyPy's cffi callback trampoline "
     "is not CPython's invoke_callback, where ABI mode cuts the capture")

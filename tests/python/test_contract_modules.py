@@ -19,6 +19,7 @@ import types
 import pytest
 
 import tvm_ffi
+from conftest import needs_torch_addon
 import tvm_ffi.cpp
 from tvm_ffi import core
 
@@ -706,6 +707,7 @@ def test_c145_existing_exchange_api_skips_ext(monkeypatch):
     assert "torch_c_dlpack_ext" not in imported
 
 
+@needs_torch_addon
 def test_c145_legacy_attribute_is_copied(monkeypatch):
     from tvm_ffi import _optional_torch_c_dlpack as m  # noqa: PLC0415
 

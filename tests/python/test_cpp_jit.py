@@ -1,6 +1,5 @@
 """tvm_ffi.cpp: JIT builds, the content-hashed cache, concurrent builds, errors, CUDA."""
 
-import gc
 import os
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ import uuid
 import pytest
 
 import tvm_ffi
+from conftest import needs_prompt_free
 import tvm_ffi.cpp
 
 _CXX = (os.environ.get("CXX") or "c++").split()[0]
@@ -171,6 +171,7 @@ def test_cuda_arch_list_parsing(monkeypatch):
 
 
 @needs_ninja
+@needs_prompt_free
 def test_build_files_c_and_cpp_rebuilds_on_change(fresh_cache, tmp_path):
     c = tmp_path / "k.c"
     c.write_text(textwrap.dedent("""
@@ -191,7 +192,6 @@ def test_build_files_c_and_cpp_rebuilds_on_change(fresh_cache, tmp_path):
     assert mod.seven() == 7 and mod.neg(3) == -3
     p1 = mod.seven
     del mod, p1
-    gc.collect()  # PyPy frees (and unloads) only at a GC
     time.sleep(0.01)
     c.write_text(c.read_text().replace("VALUE", "(VALUE * 6)"))
     path = tvm_ffi.cpp.build("jit_files", sources=[str(c)], cpp_files=str(cc),

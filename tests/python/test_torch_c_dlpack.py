@@ -21,10 +21,11 @@ import pytest
 import tvm_ffi
 from tvm_ffi import _optional_torch_c_dlpack as addon
 
+from conftest import needs_torch_addon
+
 # the add-on exists for torch, which has no PyPy build (and it makes capsules through
 # ctypes.pythonapi, which PyPy lacks)
-pytestmark = pytest.mark.skipif(sys.implementation.name == "pypy",
-                                reason="the torch C DLPack add-on: torch has no PyPy build")
+pytestmark = needs_torch_addon
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(tvm_ffi.__file__)), "torch_c_dlpack_addon",
