@@ -22,6 +22,17 @@ _GETTERS = "Fields are read through the C ABI getters."
 _SCALARS = frozenset({"int", "float", "bool"})
 
 
+def builtin_mirror_name(type_key: str) -> str:
+    """``ffi.IntEnum`` -> ``FfiIntEnumObj``: the stand-in a file defines for a builtin."""
+    return "".join(p[:1].upper() + p[1:] for p in type_key.split(".")) + "Obj"
+
+
+def _is_builtin(type_key: str, ty_map: dict) -> bool:
+    """A type of the ``tvm_ffi`` crate's own registry that no file binds (``ffi.Object`` is
+    the crate's header itself)."""
+    return type_key.startswith("ffi.") and type_key != "ffi.Object" and type_key not in ty_map
+
+
 def _module_of_key(type_key: str) -> tuple:
     return ("crate", *type_key.split(".")[:-1])
 
@@ -101,7 +112,9 @@ def _layout_doc(namer: "_Namer", info: Any, vetoed: bool) -> str:
     builtin = {k for k in info.ancestors if k.startswith("ffi.") and k != "ffi.Object"}
     verdict = layout.classify(_chain_infos(info), unmirrored=builtin)[info.type_key]
     bad = [f.name for f in info.fields if not _has_native_mirror(namer, f)]
-    if verdict.reason == "uncovered-bytes":
+    if info.total_size is None:  # the type's own gap is named before its parent's
+        why = "no metadata of its own: total_size is unknown"
+    elif verdict.reason == "uncovered-bytes":
         why = "bytes %s of %s are not accounted for by reflected fields" % (
             ", ".join(str(r) for r in verdict.uncovered), verdict.own_bytes)
     elif verdict.reason is not None:
@@ -116,17 +129,61 @@ def _layout_doc(namer: "_Namer", info: Any, vetoed: bool) -> str:
     return "/// Opaque: %s. %s" % (why, _GETTERS)
 
 
-def _getter(namer: _Namer, field: Any) -> list:
-    ty = render_rust_type(field, namer.ty_render) or namer.spell("tvm_ffi::Any")
-    read = "get_any" if ty == namer.spell("tvm_ffi::Any") else "get"
+def _field_type(namer: _Namer, info: Any, field: Any) -> str:
+    """The Rust type a field reads as: a ``field``/``enum`` directive's, else its schema's
+    (``Any`` without a mirror); ``nullable`` wraps it in ``Option`` once."""
+    directives = namer.imports.directives
+    key = "%s.%s" % (info.type_key, field.name)
+    if key in directives.enums:
+        ty = directives.enums[key].name
+    elif key in directives.field_types:
+        ty = namer.spell(directives.field_types[key])
+    else:
+        ty = render_rust_type(field, namer.ty_render) or namer.spell("tvm_ffi::Any")
+    if key in directives.nullable and not ty.startswith("Option<"):
+        ty = "Option<%s>" % ty
+    return ty
+
+
+def _getter(namer: _Namer, info: Any, field: Any) -> list:
+    ty = _field_type(namer, info, field)
+    getter = '%s::new(Self::type_index(), "%s")?' % (namer.spell("tvm_ffi::FieldGetter"),
+                                                     field.name)
     ident = rust_ident(field.name)
     lines = ["    #[allow(non_snake_case)]"] if ident != ident.lower() else []
-    return lines + [
-        "    pub fn %s(&self) -> %s<%s> {" % (ident, namer.spell("tvm_ffi::Result"), ty),
-        '        %s::new(Self::type_index(), "%s")?.%s(self)'
-        % (namer.spell("tvm_ffi::FieldGetter"), field.name, read),
-        "    }",
+    lines.append("    pub fn %s(&self) -> %s<%s> {" % (ident, namer.spell("tvm_ffi::Result"), ty))
+    if "%s.%s" % (info.type_key, field.name) in namer.imports.directives.enums:
+        # the getter reads the registered integer and narrows it to the enum's repr
+        lines += ["        let raw: i64 = %s.get(self)?;" % getter,
+                  "        %s::try_from(raw)" % ty]
+    else:
+        read = "get_any" if ty == namer.spell("tvm_ffi::Any") else "get"
+        lines.append("        %s.%s(self)" % (getter, read))
+    return lines + ["    }"]
+
+
+def _enum_definition(namer: _Namer, spec: Any) -> list:
+    """A newtype over the enum's integer with one constant per variant; converting from the
+    registered ``i64`` fails with a ValueError when the value does not fit."""
+    name, repr_ = spec.name, spec.repr
+    error, value_error = namer.spell("tvm_ffi::Error"), namer.spell("tvm_ffi::VALUE_ERROR")
+    result = namer.spell("tvm_ffi::Result")
+    lines = ["#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]", "#[repr(transparent)]",
+             "pub struct %s(%s);" % (name, repr_), "",
+             "#[allow(non_upper_case_globals)]", "impl %s {" % name]
+    lines += ["    pub const %s: Self = Self(%d);" % v for v in spec.variants]
+    lines += [
+        "    pub const fn from_raw(value: %s) -> Self {" % repr_, "        Self(value)", "    }",
+        "    pub const fn as_raw(self) -> %s {" % repr_, "        self.0", "    }", "}", "",
+        "impl TryFrom<i64> for %s {" % name,
+        "    type Error = %s;" % error,
+        "    fn try_from(value: i64) -> %s<Self> {" % result,
+        "        %s::try_from(value).map(Self).map_err(|_| {" % repr_,
+        '            %s::new(%s, &format!("%s value {value} does not fit %s"), "")'
+        % (error, value_error, name, repr_),
+        "        })", "    }", "}", "",
     ]
+    return lines
 
 
 def _deref(owner: str, target: str, deref: str) -> list:
@@ -149,19 +206,30 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
     parent = info.parent_type_key
     if parent in (None, "ffi.Object"):
         base, parent_obj = namer.spell("tvm_ffi::Object"), None
+    elif _is_builtin(parent, ty_map):
+        # embedded through header-only stand-ins, one per builtin ancestor, so the derived
+        # ancestor depth matches the registry's; they have nothing to dereference to
+        below = namer.spell("tvm_ffi::Object")
+        for key in info.ancestors:
+            if _is_builtin(key, ty_map):
+                imports.builtin_mirrors.setdefault(key, below)
+                below = builtin_mirror_name(key)
+        base, parent_obj = builtin_mirror_name(parent), None
     else:
         path = namer.key_path(parent)
         parent_obj = namer.spell(path + "Obj") if path is not None else parent
         base = parent_obj
     upcasts = []
     for key in info.ancestors:
-        if key == "ffi.Object":
+        if key == "ffi.Object" or _is_builtin(key, ty_map):
             continue
         path = namer.key_path(key)
         upcasts.append("%s => %s" % (leaf, namer.spell(path) if path else key))
     for target in imports.directives.upcasts.get(info.type_key, ()):
         upcasts.append("%s => %s" % (leaf, namer.spell(target)))
-    getters = [_getter(namer, f) for f in info.fields]
+    getters = [_getter(namer, info, f) for f in info.fields]
+    enums = [_enum_definition(namer, spec) for key, spec in imports.directives.enums.items()
+             if key.rpartition(".")[0] == info.type_key]
     if namer.missing:
         raise ValueError("`%s` (line %d) depends on %s, which this run does not ask for: "
                          "give each a block or name its binding with `ty-map`"
@@ -169,17 +237,18 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
                             ", ".join("`%s`" % k for k in sorted(namer.missing))))
     deref = namer.spell("std::ops::Deref")
     doc = _layout_doc(namer, info, info.type_key in imports.directives.opaque)
-    body = [doc, "#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
+    body = [line for lines in enums for line in lines]
+    body += [doc, "#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
             '#[type_key = "%s"]' % info.type_key]
     if info.is_final:
         body.append("#[type_final]")
     body += ["pub struct %s {" % obj, "    base: %s," % base, "}", ""]
-    if parent_obj is not None:
-        body += _deref(obj, parent_obj, deref) + [""]
     body += ["#[repr(C)]", "#[derive(tvm_ffi::derive::ObjectRef, Clone)]",
              "pub struct %s {" % leaf,
              "    base: %s<%s>," % (namer.spell("tvm_ffi::ObjectArc"), obj), "}", ""]
     body += _deref(leaf, obj, deref)
+    if parent_obj is not None:
+        body += [""] + _deref(obj, parent_obj, deref)
     if getters:
         namer.spell("tvm_ffi::ObjectCore")  # provides `Self::type_index()`
         body += ["", "impl %s {" % obj]
@@ -196,6 +265,11 @@ def generate_rust_import_section(block: Any, imports: RustImports, opts: Any,
     """Fill ``block`` with the file's ``use`` lines, sorted, less the types it defines."""
     lines = sorted({item.as_use_line() for item in imports.items
                     if item.path not in defined_types and item.as_use_line()})
+    for key, base in imports.builtin_mirrors.items():
+        lines += ["", "/// Header-only stand-in for the builtin `%s`; it only carries the "
+                  "ancestor depth." % key, "#[allow(dead_code)]", "#[repr(C)]",
+                  "#[derive(tvm_ffi::derive::Object)]", '#[type_key = "%s"]' % key,
+                  "struct %s {" % builtin_mirror_name(key), "    base: %s," % base, "}"]
     block.lines[1:-1] = lines
 
 

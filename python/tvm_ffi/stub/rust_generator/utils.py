@@ -57,6 +57,9 @@ class RustImports:
     def __init__(self) -> None:
         self.items: list = []
         self.directives = Directives()
+        #: builtin ``ffi.*`` ancestor -> the ``base`` of its header-only stand-in, in the
+        #: order the import section defines them
+        self.builtin_mirrors: dict = {}
 
     def record(self, name: str, taken: frozenset = frozenset()) -> str:
         """How the file spells ``name``; records a ``use`` where one is needed.
