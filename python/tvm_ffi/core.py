@@ -1701,8 +1701,9 @@ def _init():
             global from_dlpack
             from_dlpack = box[0]
             CObject.__del__ = box[1]
-            if box[2] is not None:
-                Tensor.__dlpack__ = box[2]  # the Python one stays for the other call paths
+            if box[2] is not None:  # the Python ones stay for the other call paths
+                Tensor.__dlpack__ = box[2]
+                Tensor.__dlpack_device__ = box[3]
         else:
             _take_exception()
     import atexit  # noqa: PLC0415

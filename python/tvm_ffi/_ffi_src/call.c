@@ -138,7 +138,8 @@ static PyMethodDef call_method_def = {"__call__", (PyCFunction)(void (*)(void))f
                                       METH_FASTCALL, "Call the FFI function with positional arguments."};
 
 int ffipy_make_builtins(intptr_t box_id) {
-  /* [CObject class] -> [from_dlpack, CObject.__del__, Tensor.__dlpack__ or None] */
+  /* [CObject class] -> [from_dlpack, CObject.__del__, Tensor.__dlpack__ and
+   * Tensor.__dlpack_device__ (None without the Tensor slot offsets)] */
   PyObject* box = (PyObject*)box_id;
   PyObject* cls = PyList_GetItem(box, 0);
   if (g.off_h <= 0) {
@@ -154,13 +155,13 @@ int ffipy_make_builtins(intptr_t box_id) {
   PyList_SetItem(box, 0, f);
   int rc = PyList_Append(box, d);
   Py_DECREF(d);
-  PyObject* dl = NULL;
-  if (rc == 0 && g.tensor_cls != NULL) {
-    dl = PyDescr_NewMethod(g.tensor_cls, &tensor_dlpack_def);
-    if (dl == NULL) rc = -1;
+  PyMethodDef* tensor_methods[] = {&tensor_dlpack_def, &tensor_dlpack_device_def};
+  for (int i = 0; i < 2 && rc == 0; ++i) {
+    PyObject* m = g.tensor_cls != NULL ? PyDescr_NewMethod(g.tensor_cls, tensor_methods[i]) : NULL;
+    if (g.tensor_cls != NULL && m == NULL) rc = -1;
+    if (rc == 0) rc = PyList_Append(box, m ? m : Py_None);
+    Py_XDECREF(m);
   }
-  if (rc == 0) rc = PyList_Append(box, dl ? dl : Py_None);
-  Py_XDECREF(dl);
   return rc == 0 ? FFIPY_OK : box_exception(box, FFIPY_PY_ERROR);
 }
 

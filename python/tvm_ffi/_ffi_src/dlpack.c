@@ -214,6 +214,29 @@ static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssiz
   return cap;
 }
 
+/* Tensor.__dlpack_device__() -> (device_type, device_id): consumers such as torch.from_dlpack
+ * ask it before every import. */
+static PyObject* py_tensor_dlpack_device(PyObject* self, PyObject* unused) {
+  (void)unused;
+  /* the tensor's own DLTensor, else a view's (the `_view` slot: a DLTensor address) */
+  PyObject* slot = *(PyObject**)((char*)self + g.off_h);
+  TVMFFIObjectHandle h = slot != NULL ? slot_handle(slot) : NULL;
+  const DLTensor* dl = h != NULL ? TVMFFITensorGetDLTensorPtr(h) : NULL;
+  if (dl == NULL && !PyErr_Occurred() && g.off_view > 0) {
+    PyObject* view = *(PyObject**)((char*)self + g.off_view);
+    dl = view != NULL ? (const DLTensor*)slot_handle(view) : NULL;
+  }
+  if (dl == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Tensor has no handle");
+    return NULL;
+  }
+  return Py_BuildValue("(ii)", (int)dl->device.device_type, (int)dl->device.device_id);
+}
+
+static PyMethodDef tensor_dlpack_device_def = {
+    "__dlpack_device__", py_tensor_dlpack_device, METH_NOARGS,
+    "__dlpack_device__()\n--\n\nThe (device_type, device_id) of the tensor."};
+
 static PyMethodDef tensor_dlpack_def = {
     "__dlpack__", (PyCFunction)(void (*)(void))py_tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
