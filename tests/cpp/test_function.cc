@@ -99,7 +99,7 @@ TEST_SUITE("function") {
                      "Function no.such not found");
     ffi::Optional<Function> opt = Function::GetGlobal("missing");
     CHECK_FALSE(opt.has_value());
-    CHECK_FALSE(opt.defined());
+    CHECK(opt == nullptr);
     Function f = Function::FromTyped([](int a) { return a * 3; });
     Function::SetGlobal("cpptest.x.y", f);
     CHECK_THROWS_FFI_HAS(Function::SetGlobal("cpptest.x.y", f), "RuntimeError",

@@ -17,6 +17,21 @@ static_assert(sizeof(Optional<ffi::Bytes>) == 16);
 static_assert(sizeof(Optional<Optional<int>>) == 16);
 static_assert(sizeof(ffi::Variant<int, ffi::String>) == 16);
 static_assert(sizeof(Optional<ffi::TensorView>) == 56);
+// An object Optional is a pointer, not a reference that could be sliced into ObjectRef.
+static_assert(!std::is_base_of_v<ffi::ObjectRef, Optional<TInt>>);
+static_assert(!std::is_convertible_v<Optional<TInt>, ffi::ObjectRef>);
+static_assert(std::is_same_v<Optional<TInt>::value_type, TInt>);
+static_assert(ffi::object_ref_contains_v<TNumber, TIntObj>);
+static_assert(!ffi::object_ref_contains_v<TInt, TNumberObj>);
+static_assert(!ffi::object_ref_contains_v<ffi::Array<TInt>, ffi::ArrayObj>);
+
+// An ABI object: its type ("test.Int") is registered elsewhere and looked up by key.
+struct LookedUpIntObj : public ffi::Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.Int", 2);
+};
+struct NeverRegisteredObj : public ffi::Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.NeverRegistered", 1);
+};
 
 TEST_SUITE("optional") {
   TEST_CASE("value access") {
@@ -98,6 +113,34 @@ TEST_SUITE("optional") {
 
 namespace {
 TEST_SUITE("rvalue_ref") {
+  TEST_CASE("object Optional: strict as_or_throw keeps the value when it fails") {
+    TInt x(5);
+    Optional<TNumber> opt = x;
+    CHECK_EQ(opt.as<TIntObj>()->value, 5);
+    CHECK_THROWS_FFI_HAS(std::move(opt).as_or_throw<TFloat>(), "TypeError", "test.Float");
+    CHECK(opt.has_value());  // NOLINT(bugprone-use-after-move)
+    CHECK_EQ(x.use_count(), 2);
+    TInt moved = std::move(opt).as_or_throw<TInt>();
+    CHECK_FALSE(opt.has_value());  // NOLINT(bugprone-use-after-move)
+    CHECK(opt.same_as(Optional<TNumber>()));
+    CHECK_EQ(moved.use_count(), 2);
+    CHECK(Optional<TInt>(moved).same_as(x));
+  }
+
+  TEST_CASE("TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP finds the registered index") {
+    CHECK_EQ(LookedUpIntObj::RuntimeTypeIndex(), TIntObj::RuntimeTypeIndex());
+    CHECK_THROWS_FFI_HAS(NeverRegisteredObj::RuntimeTypeIndex(), "InternalError",
+                         "test.NeverRegistered");
+  }
+
+  TEST_CASE("WeakObjectPtr::swap") {
+    ffi::ObjectPtr<TIntObj> a = ffi::make_object<TIntObj>(1), b = ffi::make_object<TIntObj>(2);
+    ffi::WeakObjectPtr<TIntObj> wa(a), wb(b);
+    wa.swap(wb);
+    CHECK_EQ(wa.lock()->value, 2);
+    CHECK_EQ(wb.lock()->value, 1);
+  }
+
   TEST_CASE("an rvalue argument arrives unique") {
     namespace ffi = tvm::ffi;
     ffi::Function f = ffi::Function::FromTyped([](ffi::RValueRef<ffi::Array<int>> ref) {

@@ -12,11 +12,6 @@
 
 TVM_FFI_NS_BEGIN
 
-/*! \brief Whether RefT can hold an ObjT (users may specialise it for non-exact refs). */
-template <typename RefT, typename ObjT>
-inline constexpr bool object_ref_contains_v =
-    RefT::_type_container_is_exact && std::is_base_of_v<typename RefT::ContainerType, ObjT>;
-
 /*! \brief A new reference to `ptr`; null gives a null ref for nullable RefT. */
 template <typename RefT, typename ObjT>
 inline RefT GetRef(const ObjT* ptr) {

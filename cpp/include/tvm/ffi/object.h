@@ -109,8 +109,11 @@ class Object {
   }
   /// Type key of an index.
   static std::string TypeIndex2Key(int32_t tindex) { return details::TypeIndexToTypeKeyImpl(tindex); }
-  /// True when exactly one strong reference exists.
-  bool unique() const noexcept { return use_count() == 1; }
+  /// True when exactly one strong reference and no weak reference exist.
+  bool unique() const noexcept {
+    return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) ==
+           details::kCombinedRefCountBothOne;
+  }
   /// The strong count (relaxed read).
   uint64_t use_count() const noexcept {
     return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) & 0xFFFFFFFFu;
@@ -220,7 +223,7 @@ class ObjectPtr {
   T& operator*() const noexcept { return *get(); }
   explicit operator bool() const noexcept { return data_ != nullptr; }
   int use_count() const noexcept { return data_ ? static_cast<int>(data_->use_count()) : 0; }
-  bool unique() const noexcept { return data_ != nullptr && data_->use_count() == 1; }
+  bool unique() const noexcept { return data_ != nullptr && data_->unique(); }
   void reset() noexcept {
     if (data_) {
       Object* d = data_;
@@ -307,6 +310,7 @@ class WeakObjectPtr {
       d->DecWeakRef(d->header_.deleter);
     }
   }
+  void swap(WeakObjectPtr& o) noexcept { std::swap(data_, o.data_); }
   ObjectPtr<T> lock() const noexcept {
     if (data_ && data_->TryPromoteWeakPtr()) return ObjectPtr<T>(data_);
     return ObjectPtr<T>(nullptr);
@@ -525,22 +529,35 @@ namespace details {
 template <typename RefT>
 inline RefT ObjectUnsafe::ObjectRefFromObjectPtr(ObjectPtr<Object> p) {
   RefT ref(UnsafeInit{});
-  static_cast<ObjectRef&>(ref).data_ = std::move(p);
+  GetObjectPtrRef(ref) = std::move(p);
   return ref;
 }
 template <typename RefT>
 inline const ObjectPtr<Object>& ObjectUnsafe::GetObjectPtr(const RefT& ref) {
-  return static_cast<const ObjectRef&>(ref).data_;
+  if constexpr (std::is_base_of_v<ObjectRef, RefT>) return static_cast<const ObjectRef&>(ref).data_;
+  else return ref.data_;  // Optional<ObjectRef>: a pointer, not an ObjectRef
 }
 template <typename RefT>
 inline ObjectPtr<Object>& ObjectUnsafe::GetObjectPtrRef(RefT& ref) {
-  return static_cast<ObjectRef&>(ref).data_;
+  if constexpr (std::is_base_of_v<ObjectRef, RefT>) return static_cast<ObjectRef&>(ref).data_;
+  else return ref.data_;
 }
 /* The handle (header address) of a reference, or NULL; borrowed. */
 inline void* RefHandle(const ObjectRef& ref) noexcept {
   return ObjectUnsafe::GetObjectPtr(ref).get();
 }
 }  // namespace details
+
+/*!
+ * \brief Whether every ObjT is a valid value of the reference type RefT: true
+ *  when RefT's ContainerType is exact and a base of ObjT.  Defined only for an
+ *  ObjectRef type and an Object type; specialise it for a non-exact ref.
+ */
+template <typename RefT, typename ObjT,
+          typename = std::enable_if_t<std::is_base_of_v<ObjectRef, RefT> &&
+                                      std::is_base_of_v<Object, ObjT>>>
+inline constexpr bool object_ref_contains_v =
+    RefT::_type_container_is_exact && std::is_base_of_v<typename RefT::ContainerType, ObjT>;
 
 /*! \brief Hash/equality by object identity, for std::unordered_map keys. */
 struct ObjectPtrHash {

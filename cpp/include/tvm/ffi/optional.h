@@ -77,17 +77,39 @@ inline bool OptionalEquals(const Opt& a, const U& b) {
     return !details::OptionalEquals(*this, other);                       \
   }
 
-/*! \brief Object form: pointer-sized, derives from ObjectRef. */
+/* Strict reinterpretation of a pointer-backed Optional (absent reads as None); the && form
+ * takes the value only when the check passes, so a TypeError keeps it. */
+#define TVM_FFI_OPTIONAL_AS_()                       \
+  template <typename U>                              \
+  auto as() const {                                  \
+    return AnyView(*this).template as<U>();          \
+  }                                                  \
+  template <typename U>                              \
+  U as_or_throw() const& {                           \
+    return AnyView(*this).template as_or_throw<U>(); \
+  }                                                  \
+  template <typename U>                              \
+  U as_or_throw() && {                               \
+    U r = AnyView(*this).template as_or_throw<U>();  \
+    *this = std::nullopt;                            \
+    return r;                                        \
+  }
+
+/*!
+ * \brief Object form: one pointer, null when absent.  Not an ObjectRef (as
+ *  upstream's): it does not convert to ObjectRef or to T without value().
+ */
 template <typename T>
-class Optional<T, std::enable_if_t<details::optional_is_object_v<T>>> : public ObjectRef {
+class Optional<T, std::enable_if_t<details::optional_is_object_v<T>>> {
  public:
+  using value_type = T;
   using ContainerType = typename T::ContainerType;
   static constexpr bool _type_is_nullable = true;
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}       // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}       // NOLINT(*)
-  Optional(const T& v) : ObjectRef(v) {}     // NOLINT(*)
-  Optional(T&& v) : ObjectRef(std::move(v)) {}  // NOLINT(*)
+  Optional(const T& v) : data_(details::ObjectUnsafe::GetObjectPtr(v)) {}  // NOLINT(*)
+  Optional(T&& v) : data_(std::move(details::ObjectUnsafe::GetObjectPtrRef(v))) {}  // NOLINT(*)
   Optional(const std::optional<T>& v) {      // NOLINT(*)
     if (v.has_value()) data_ = details::ObjectUnsafe::GetObjectPtr(*v);
   }
@@ -95,7 +117,7 @@ class Optional<T, std::enable_if_t<details::optional_is_object_v<T>>> : public O
     if (v.has_value()) data_ = std::move(details::ObjectUnsafe::GetObjectPtrRef(*v));
   }
   template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U>>>
-  Optional(const U& v) : ObjectRef(v) {}  // NOLINT(*)
+  Optional(const U& v) : data_(details::ObjectUnsafe::GetObjectPtr(v)) {}  // NOLINT(*)
   explicit Optional(UnsafeInit) noexcept {}
   Optional(const Optional&) = default;
   Optional(Optional&&) = default;
@@ -136,13 +158,23 @@ class Optional<T, std::enable_if_t<details::optional_is_object_v<T>>> : public O
   T operator*() && { return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_)); }
   const ContainerType* get() const { return static_cast<const ContainerType*>(data_.get()); }
   auto operator->() const { return value().operator->(); }
+  bool same_as(const Optional& o) const noexcept { return data_ == o.data_; }
+  bool same_as(const ObjectRef& o) const noexcept { return data_.get() == o.get(); }
+  bool unique() const noexcept { return use_count() == 1; }
+  int use_count() const noexcept { return data_.use_count(); }
+  TVM_FFI_OPTIONAL_AS_()
   TVM_FFI_OPTIONAL_COMPARE_()
+
+ private:
+  ObjectPtr<Object> data_;
+  friend struct details::ObjectUnsafe;
 };
 
 /*! \brief Any-backed form: one Any, None = absent. */
 template <typename T>
 class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
  public:
+  using value_type = T;
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}  // NOLINT(*)
@@ -225,6 +257,7 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
 template <typename P>
 class Optional<P, std::enable_if_t<details::optional_is_ptr_v<P>>> {
  public:
+  using value_type = P;
   using element_type = typename P::element_type;
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}                          // NOLINT(*)
@@ -256,6 +289,7 @@ class Optional<P, std::enable_if_t<details::optional_is_ptr_v<P>>> {
   P operator*() const& { return value(); }
   P operator*() && { return std::move(*this).value(); }
   element_type* operator->() const noexcept { return get(); }
+  TVM_FFI_OPTIONAL_AS_()
   TVM_FFI_OPTIONAL_COMPARE_()
 
  private:
@@ -274,6 +308,7 @@ template <typename T>
 class Optional<T, std::enable_if_t<!details::optional_is_object_v<T> && !details::optional_is_ptr_v<T> &&
                                    !details::optional_is_any_v<T>>> {
  public:
+  using value_type = T;
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
   Optional(const T& v) : data_(v) {}    // NOLINT(*)

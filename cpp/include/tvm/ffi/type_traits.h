@@ -355,7 +355,13 @@ struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
     return ref;
   }
   static std::optional<TObjRef> TryCastFromAnyView(const TVMFFIAny* s) {
-    if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
+    /* A ref's own traits may narrow CheckAnyStrict (a value check on top of the type): use it. */
+    using Own = TypeTraits<TObjRef>;
+    if constexpr (std::is_base_of_v<ObjectRefTypeTraitsBase, Own>) {
+      if (Own::CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
+    } else {
+      if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
+    }
     return std::nullopt;
   }
   static std::string TypeStr() { return ContainerType::_type_key; }

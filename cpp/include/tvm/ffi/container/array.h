@@ -252,6 +252,8 @@ class Array : public ObjectRef {
 
   using ContainerType = ArrayObj;
   static constexpr bool _type_is_nullable = false;
+  /* Holds only some of its ContainerType's objects (those with matching elements). */
+  static constexpr bool _type_container_is_exact = false;
 
  private:
   static const TVMFFIAny& RawOf(const Any& a) { return *details::AnyUnsafe::GetRaw(&a); }

@@ -90,6 +90,8 @@ class Dict : public ObjectRef {
 
   using ContainerType = DictObj;
   static constexpr bool _type_is_nullable = false;
+  /* Holds only some of its ContainerType's objects (those with matching elements). */
+  static constexpr bool _type_container_is_exact = false;
 
  private:
   TVMFFIMapCell* Cell() const { return details::MapCellOf(data_.get()); }

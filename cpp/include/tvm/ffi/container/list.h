@@ -195,6 +195,8 @@ class List : public ObjectRef {
 
   using ContainerType = ListObj;
   static constexpr bool _type_is_nullable = false;
+  /* Holds only some of its ContainerType's objects (those with matching elements). */
+  static constexpr bool _type_container_is_exact = false;
 
  private:
   ListObj* Obj() const { return static_cast<ListObj*>(data_.get()); }

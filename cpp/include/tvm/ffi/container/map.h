@@ -119,6 +119,8 @@ class Map : public ObjectRef {
 
   using ContainerType = MapObj;
   static constexpr bool _type_is_nullable = false;
+  /* Holds only some of its ContainerType's objects (those with matching elements). */
+  static constexpr bool _type_container_is_exact = false;
 
  private:
   MapObj* Obj() const { return static_cast<MapObj*>(data_.get()); }

@@ -83,6 +83,8 @@ class Tuple : public ObjectRef {
 
   using ContainerType = ArrayObj;
   static constexpr bool _type_is_nullable = false;
+  /* Holds only some of its ContainerType's objects (those with matching elements). */
+  static constexpr bool _type_container_is_exact = false;
 
  private:
   const TVMFFIAny* Raw(size_t i) const {

@@ -16,6 +16,7 @@ class Variant {
   static_assert(sizeof...(V) > 0, "Variant needs at least one alternative");
 
  public:
+  static constexpr bool _type_container_is_exact = false;
   template <typename T, typename = std::enable_if_t<(type_subsumes_v<V, std::decay_t<T>> || ...) &&
                                                     !std::is_same_v<std::decay_t<T>, Variant>>>
   Variant(T&& v) : data_(std::decay_t<T>(std::forward<T>(v))) {}  // NOLINT(*)
