@@ -132,7 +132,11 @@ class FieldSetter:
         if self._is_function:
             import ctypes  # noqa: PLC0415
 
-            self._setter(ctypes.c_void_p(h + self.offset), value)
+            try:
+                self._setter(ctypes.c_void_p(h + self.offset), value)
+            except TypeError as err:  # a py_class field's conversion: say which field
+                raise TypeError("field '%s' of `%s`: %s" % (self.name, describe_type(obj), err)) \
+                    from None
             return
         val = ffi.new("TVMFFIAny*")
         core._to_owned_any(value, val)
@@ -143,6 +147,11 @@ class FieldSetter:
             if val.type_index >= 64:
                 core._decref(core._addr(val.v_obj))
                 val.type_index = 0
+
+
+def describe_type(obj):
+    info = getattr(type(obj), "__tvm_ffi_type_info__", None)
+    return info.type_key if info is not None else type(obj).__name__
 
 
 class _ReadOnlyError(AttributeError):

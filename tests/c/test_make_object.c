@@ -374,9 +374,9 @@ static void test_make_errors(void) {
                "Required field `w` not set in type `mo.Point3`");
   /* The setter's error keeps its kind and gains the field's name. */
   CHECK_RAISED(MAKE(&r, str("mo.Point"), str("x"), str("one")), "TypeError",
-               "ffi.MakeObjectFromPackedArgs: field 'x': an int is needed here");
+               "ffi.MakeObjectFromPackedArgs field 'x':\n  an int is needed here");
   CHECK_RAISED(MAKE(&r, str("mo.Point3"), str("x"), i64(1), str("k"), i64(1), str("w"), str("s")),
-               "TypeError", "field 'w': an int is needed here");
+               "TypeError", "field 'w':\n  an int is needed here");
   CHECK_RAISED(MAKE(&r, str("mo.Silent"), str("x"), i64(1)), "RuntimeError",
                "field 'x': the setter failed without raising");
   CHECK_EQ_INT(g_alive, 0);
@@ -439,7 +439,7 @@ static void test_init_positional(void) {
   CHECK_RAISED(INIT(g_point3, &r, i64(1), i64(4)), "TypeError",
                "mo.Point3.__ffi_init__() missing required keyword-only argument: 'k'");
   CHECK_RAISED(INIT(g_point, &r, str("x")), "TypeError",
-               "mo.Point.__ffi_init__(): field 'x': an int is needed here");
+               "mo.Point.__ffi_init__() field 'x':\n  an int is needed here");
   CHECK_EQ_INT(g_alive, 0);
 }
 

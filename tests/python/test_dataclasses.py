@@ -847,7 +847,7 @@ def test_py_class_forms_and_errors():
     # does; an explicit value still works
     bad = py_class(new_key("BadDefault"))(
         type("BadDefault", (tvm_ffi.Object,), {"__annotations__": {"v": int}, "v": "text"}))
-    with pytest.raises(TypeError, match="default for field 'v'.*expected int"):
+    with pytest.raises(TypeError, match="(?s)default for field 'v'.*expected int"):
         bad()
     assert bad(3).v == 3
     parent = py_class(new_key("P"))(type("P", (tvm_ffi.Object,), {"__annotations__": {"v": int}}))

@@ -198,9 +198,10 @@ TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
   return obj;
 }
 
-/* Re-raises the pending error with "<who>: <what> '<field>': " before its message, keeping
- * kind and backtrace, so a setter's complaint names the field (what: "field", or "default for
- * field" when the field's own default is refused).  Returns -1. */
+/* Re-raises the pending error as "<who> <what> '<field>':" and, on the next lines, its message
+ * indented by two spaces (upstream's layout), keeping kind and backtrace, so a setter's
+ * complaint names the field (what: "field", or "default for field" when the field's own
+ * default is refused).  Returns -1. */
 static int prefix_error(const char* who, const char* what, const TVMFFIByteArray* field) {
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
@@ -210,8 +211,12 @@ static int prefix_error(const char* who, const char* what, const TVMFFIByteArray
   TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
   tvmffi__buf msg = {NULL, 0, 0};
   TVMFFIObjectHandle wrapped = NULL;
-  if (tvmffi__buf_printf(&msg, "%s: %s '%.*s': %.*s", who, what, (int)field->size, field->data,
-                         (int)c->message.size, c->message.data) == 0) {
+  int ok = tvmffi__buf_printf(&msg, "%s %s '%.*s':\n  ", who, what, (int)field->size,
+                              field->data) == 0;
+  for (size_t i = 0; ok && i < c->message.size; ++i) /* indent every line of the message */
+    ok = c->message.data[i] == '\n' ? tvmffi__buf_printf(&msg, "\n  ") == 0
+                                    : tvmffi__buf_printf(&msg, "%c", c->message.data[i]) == 0;
+  if (ok) {
     TVMFFIByteArray m = {msg.data, msg.size};
     if (TVMFFIErrorCreate(&c->kind, &m, &c->backtrace, &wrapped) != 0) wrapped = NULL;
   }

@@ -77,7 +77,8 @@ def register_field(tidx, key, name, f, offset, kw_only_default, rules):
     fi.size, fi.alignment, fi.offset = SLOT, 8, offset
     fi.field_static_type_index = sti
     fi.getter = core.ffi.cast("TVMFFIFieldGetter", core._global("ffi.MakeFieldGetter")(sti))
-    convert = core.convert_func(_converter(key, name, check)) if check is not None else None
+    # (a refusal is the bare reason: the constructor's message names the field, as upstream)
+    convert = core.convert_func(check) if check is not None else None
     setter = core._global("ffi.MakeFieldSetter")(sti, 0, convert)
     fi.setter = core.ffi.cast("void*", setter._h)
     keep.append(setter)
@@ -102,17 +103,6 @@ def register_field(tidx, key, name, f, offset, kw_only_default, rules):
             core._decref(core._addr(dv.v_obj))
         dv.type_index = 0
     del keep
-
-
-def _converter(key, name, check):
-    def convert(value):
-        try:
-            return check(value)
-        except TypeError as e:
-            raise TypeError("field '%s' of `%s`: %s" % (name, key, e)) from None
-
-    convert.__name__ = "convert_%s" % name
-    return convert
 
 
 # Annotation -> (static type index, schema type key, check) for the plain types.
