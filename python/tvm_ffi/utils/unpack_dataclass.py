@@ -28,7 +28,8 @@ _LEAF_TYPES = frozenset((int, float, str, bool, bytes, complex, type(None)))
 
 def _is_leaf_type(tp, typing):
     """Whether values declared as ``tp`` can hold nothing to unpack."""
-    if isinstance(tp, type):
+    # (before 3.11 a parameterised builtin such as dict[str, int] passes isinstance(tp, type))
+    if isinstance(tp, type) and typing.get_origin(tp) is None:
         return tp in _LEAF_TYPES
     if tp is Ellipsis:
         return True
