@@ -232,7 +232,7 @@ def test_malformed_files_are_reported_with_their_line(tmp_path, src, message):
     path = tmp_path / "bad.py"
     path.write_text(src)
     r = _run(path)
-    assert r.returncode == 1 and message in r.stderr, r.stderr
+    assert r.returncode == 2 and message in r.stderr, r.stderr
     assert str(path) + ":" in r.stderr
     assert path.read_text() == src  # nothing written on error
 
@@ -243,13 +243,13 @@ def test_option_errors(tmp_path):
     r = _run()
     assert r.returncode == 2 and "nothing to do" in r.stderr
     r = _run(tmp_path / "missing.py")
-    assert r.returncode == 1 and "no such file" in r.stderr
+    assert r.returncode == 2 and "no such file" in r.stderr
     r = _run("--imports", "no_such_module_xyz", tmp_path)
     assert r.returncode == 1 and "no_such_module_xyz" in r.stderr
     r = _run("--dlls", str(tmp_path / "libnothere.so"), tmp_path)
     assert r.returncode == 1 and "libnothere" in r.stderr
     r = _run("--init-pypkg", "p", "--init-lib", "l", "--init-prefix", "no_such_prefix", tmp_path)
-    assert r.returncode == 1 and "no_such_prefix" in r.stderr
+    assert r.returncode == 2 and "no_such_prefix" in r.stderr
 
 
 _EXT_C = r"""
@@ -289,7 +289,7 @@ def test_dlls_option_loads_a_library(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     (tmp_path / "m.py").write_text("# tvm-ffi-stubgen(begin): global/stubext\n# tvm-ffi-stubgen(end)\n")
-    assert _run(tmp_path / "m.py").returncode == 1  # not loaded: nothing under stubext.
+    assert _run(tmp_path / "m.py").returncode == 2  # not loaded: nothing under stubext.
     r = _run("--dlls", tmp_path / "libstubext", tmp_path / "m.py")  # suffix added
     assert r.returncode == 0, r.stderr
     assert "    def twice(_0: int, /) -> int: ..." in (tmp_path / "m.py").read_text()

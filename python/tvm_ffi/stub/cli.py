@@ -6,7 +6,8 @@ PATH (default ``.``), a package directory per namespace below the prefix with an
 ``_ffi_api.py`` (loads the library, binds the globals and object types) and an ``__init__.py``
 (re-exports it) when they are missing, then fill their blocks.
 
-Exit status: 0 done (or up to date), 1 error or (``--check``) stale files, 2 bad options.
+Exit status: 0 done (or up to date), 1 error or (``--check``) stale files, 2 bad options or
+a file (or ``prefix`` directive) that could not be processed.
 """
 
 import argparse
@@ -143,6 +144,64 @@ def _stage_3(file_info, opts, ty_map, global_funcs, generator, declared=None):
                             dry_run=opts.dry_run or opts.check)
 
 
+def _directives(file_info, name):
+    """(payload, line) of every ``name`` directive of the file."""
+    return [(b.param[1].strip(), b.lineno_start) for b in file_info.code_blocks
+            if b.kind == "directive" and b.param[0] == name]
+
+
+def _roll_out_prefixes(files, generator, out=None, err=None):
+    """Give each file with a ``prefix <ns>`` directive a block for every registered type of
+    namespace ``<ns>`` (exactly that namespace, parents first, less its ``skip`` keys), an
+    import section after the directive when it has none, and drop its blocks of types no
+    longer registered.  ``ffi`` types belong to the runtime's crate and are never rolled out.
+    Returns the number of errors (a namespace claimed by two files)."""
+    from .file_utils import CodeBlock  # noqa: PLC0415
+
+    out, err = out or sys.stdout, err or sys.stderr
+
+    owners, errors = {}, 0
+    type_keys = None
+    for f in files:
+        for ns, lineno in _directives(f, "prefix"):
+            ns = ns.rstrip(".")
+            if ns in owners:
+                print("tvm-ffi-stubgen: error: %s: prefix `%s` (line %d) is already rolled out "
+                      "by %s" % (f.path, ns, lineno, owners[ns]), file=err)
+                errors += 1
+                continue
+            owners[ns] = f.path
+            if ns == "ffi" or ns.startswith("ffi."):
+                continue
+            if type_keys is None:
+                type_keys = collect_type_keys()
+            registered = set(type_keys.get(ns, ()))
+            skipped = {key for key, _ in _directives(f, "skip")}
+            blocks = f.code_blocks
+            for b in [b for b in blocks if b.kind == "object"
+                      and b.param.rpartition(".")[0] == ns and b.param not in registered]:
+                print("[Removed] %s: `object/%s` (line %d): the type is no longer registered"
+                      % (f.path, b.param, b.lineno_start), file=out)
+                blocks.remove(b)
+            syntax = f.syntax
+            if not any(b.kind == "import-section" for b in blocks):
+                at = next(i for i, b in enumerate(blocks)
+                          if b.kind == "directive" and b.param[0] == "prefix") + 1
+                blocks.insert(at, CodeBlock("import-section", "", 0, 0,
+                                            ["%s import-section" % syntax.begin, syntax.end]))
+            have = {b.param for b in blocks if b.kind == "object"}
+            wanted = [info.type_key for info in toposort_objects(
+                sorted(registered - skipped - have))]
+            at = max(i for i, b in enumerate(blocks)
+                     if b.kind in ("object", "import-section")) + 1
+            for key in wanted:
+                blocks[at:at] = [CodeBlock(None, "", 0, 0, [""]),
+                                 CodeBlock("object", key, 0, 0,
+                                           ["%s object/%s" % (syntax.begin, key), syntax.end])]
+                at += 2
+    return errors
+
+
 def _write_coverage(path):
     """The layout report of every registered object type."""
     from . import layout, lib_state  # noqa: PLC0415
@@ -156,8 +215,9 @@ def _file_error(path, err):
     return "%s: %s" % (path, err) if not str(err).startswith(str(path)) else str(err)
 
 
-def run(opts, out=sys.stdout, err=sys.stderr):
+def run(opts, out=None, err=None):
     """Process according to parsed options; returns the exit status."""
+    out, err = out or sys.stdout, err or sys.stderr  # as they are now (tests capture them)
     generator = get_generator(opts.target)
     options = Options(indent=opts.indent, verbose=opts.verbose, dry_run=opts.dry_run,
                       check=opts.check)
@@ -184,9 +244,11 @@ def run(opts, out=sys.stdout, err=sys.stderr):
                 _stage_1(f, ty_map)
             except ValueError as e:
                 raise ValueError(_file_error(f.path, e)) from None
-    except ValueError as e:
+    except ValueError as e:  # a file that does not parse, a bad ty-map, an empty prefix
         print("tvm-ffi-stubgen: error: %s" % e, file=err)
-        return 1
+        return 2
+    if _roll_out_prefixes(files, generator, out, err):
+        return 2
     stale = failed = 0
     declared = generator.declared_types(files)
     for f in files:
@@ -201,7 +263,7 @@ def run(opts, out=sys.stdout, err=sys.stderr):
         stale += 1
         verb = "stale" if opts.check else "would update" if opts.dry_run else "updated"
         print("%s %s" % (verb + ":" if opts.check else verb, f.path), file=out)
-    return 1 if failed or (opts.check and stale) else 0
+    return 2 if failed else 1 if opts.check and stale else 0
 
 
 def main(argv=None):

@@ -6,8 +6,10 @@ import dataclasses
 
 MARKER = "tvm-ffi-stubgen"
 
-#: directives the pipeline itself consumes (stage 1); generators never see them
-PIPELINE_DIRECTIVE_KINDS = frozenset({"ty-map"})
+#: directives the pipeline itself consumes; generators never see them.  ``prefix <ns>``
+#: makes the file hold a block for every registered type of namespace ``<ns>`` (but the
+#: ``skip <type key>`` ones); see ``cli._roll_out_prefixes``.
+PIPELINE_DIRECTIVE_KINDS = frozenset({"ty-map", "prefix", "skip"})
 
 #: block kinds a ``begin`` marker may open; ``global``/``object``/``export`` take ``/<param>``
 BLOCK_KINDS = frozenset({"global", "object", "export", "import-section", "__all__"})

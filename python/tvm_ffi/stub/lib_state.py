@@ -58,8 +58,10 @@ def object_info_from_type_key(type_key):
 
 
 def toposort_objects(objects):
-    """``objects`` (ObjectInfo) with every parent before its children, then by type key."""
-    return sorted(objects, key=lambda o: (len(o.ancestors), o.type_key or ""))
+    """``objects`` (ObjectInfo, or registered type keys, which are looked up) with every
+    parent before its children, then by type key."""
+    infos = [object_info_from_type_key(o) if isinstance(o, str) else o for o in objects]
+    return sorted(infos, key=lambda o: (len(o.ancestors), o.type_key or ""))
 
 
 def python_class(key):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .. import consts as C
+from .. import lib_state
 from ..generator import Generator, register_generator
 from . import codegen
 from .consts import RUST_TY_MAP_DEFAULTS
@@ -66,11 +67,10 @@ class RustGenerator(Generator):
         defined, unregistered, sections = set(), [], []
         for block in file_info.code_blocks:
             if block.kind == "object":
-                try:
-                    info = codegen.object_info_from_type_key(block.param)
-                except KeyError:
+                if not lib_state.is_registered(block.param):
                     unregistered.append(block)
                     continue
+                info = codegen.object_info_from_type_key(block.param)
                 codegen.generate_rust_object(block, ty_map, imports, opts, info, declared)
                 leaf = "::".join((*module, block.param.rpartition(".")[2]))
                 defined |= {leaf, leaf + "Obj"}

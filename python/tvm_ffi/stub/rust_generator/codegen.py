@@ -279,6 +279,8 @@ def generate_rust_api_file(code_blocks: list, global_funcs: dict, namespace: str
     """The ``mod.rs`` of one namespace for ``--init``; with ``code_blocks`` (the file as it
     is), only the blocks it lacks."""
     have = {(b.kind, b.param) for b in code_blocks}
+    have |= {("object", b.param[1].strip()) for b in code_blocks
+             if b.kind == "directive" and b.param[0] == "skip"}
     out = []
     if not code_blocks:
         out += ["#![allow(dead_code, unused_imports)]",
