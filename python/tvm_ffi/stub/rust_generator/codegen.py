@@ -17,8 +17,7 @@ from ..lib_state import object_info_from_type_key  # noqa: F401 - looked up at c
 from .utils import RustImports, render_rust_type, rust_ident, _to_path
 
 _GETTERS = "Fields are read through the C ABI getters."
-#: the own-field types a by-value mirror could hold directly (an `Option` of them needs the
-#: 16-byte `Any` cell, which is no mirror)
+#: scalar field types: an optional one is mirrored only as the 16-byte `Optional<T>` cell
 _SCALARS = frozenset({"int", "float", "bool"})
 
 
@@ -86,7 +85,9 @@ def _has_native_mirror(namer: "_Namer", field: Any) -> bool:
     """Whether the crate has a by-value Rust type for ``field``'s bytes."""
     if field.origin == "Optional":
         inner = (field.args or (None,))[0]
-        if inner is None or inner.origin in _SCALARS or inner.origin in ("Any", "Optional"):
+        if inner is None or inner.origin in ("Any", "Optional"):
+            return False
+        if inner.origin in _SCALARS and field.size is not None and field.size != 16:
             return False
     return render_rust_type(field, namer.ty_render) is not None
 
