@@ -17,8 +17,12 @@ run "$nvcc" -fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80
   "$d/cubin_kernels.cu" -o "$tmp/kernels.fatbin"
 run "$nvcc" -std=c++17 -Xcompiler -Wall,-Wextra -c -I"$top_srcdir/cpp/include" \
   -I"$top_srcdir/c/include" "$d/test_cubin_launcher.cu" -o "$tmp/test.o"
+# the package (imported for its embed_cubin tool) finds this build's runtime and module
 PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONPATH
+TVM_FFI_LIBRARY_PATH=$libdir
+TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONDONTWRITEBYTECODE
 run "$PYTHON" -m tvm_ffi.utils.embed_cubin \
   --output-obj "$tmp/test_embedded.o" --input-obj "$tmp/test.o" \
   --cubin "$tmp/kernels.fatbin" --name test_kernels
