@@ -1,10 +1,12 @@
 // tests/cpp/test_enum_creator.cc -- enum.h / reflection/enum_def.h (members defined in C++,
 // found by index, their attributes, the state the runtime and Python share),
-// reflection/creator.h (objects from a field map through the runtime) and the registry
-// helpers they rely on (AttrKey::ValueFrom, ForEachFieldInfo, overload_cast).
+// reflection/creator.h (objects from a field map through the runtime), reflection/overload.h
+// (OverloadObjectDef) and the registry helpers they rely on (AttrKey::ValueFrom,
+// ForEachFieldInfo, overload_cast).
 #include <tvm/ffi/enum.h>
 #include <tvm/ffi/reflection/creator.h>
 #include <tvm/ffi/reflection/enum_def.h>
+#include <tvm/ffi/reflection/overload.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <string>
@@ -120,6 +122,47 @@ TEST_SUITE("registry helpers") {
     CHECK((s.*refl::overload_cast<int, int>(&Shape::Area))(3, 4) == 12);
     CHECK((s.*refl::overload_cast<int>(&Shape::Name))(0) == 2);
     CHECK((cs.*refl::overload_cast<int>(&Shape::Name, refl::const_))(0) == 1);
+  }
+}
+}  // namespace
+
+namespace {
+namespace ffi = tvm::ffi;
+namespace refl = tvm::ffi::reflection;
+
+class OvlObj : public ffi::Object {
+ public:
+  bool from_int;
+  explicit OvlObj(int64_t) : from_int(true) {}
+  explicit OvlObj(double) : from_int(false) {}
+  static int64_t Twice(int64_t x) { return 2 * x; }
+  static ffi::String Twice(ffi::String s) { return s + s; }
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("cppoverload.Obj", OvlObj, ffi::Object);
+};
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  refl::OverloadObjectDef<OvlObj>()
+      .def(refl::init<int64_t>())
+      .def(refl::init<double>())
+      .def_static("twice", refl::overload_cast<int64_t>(&OvlObj::Twice))
+      .def_static("twice", refl::overload_cast<ffi::String>(&OvlObj::Twice));
+}
+
+TEST_SUITE("overload") {
+  TEST_CASE("the first overload taking the arguments as they are wins") {
+    ffi::Function init = refl::GetMethod("cppoverload.Obj", "__ffi_init__");
+    CHECK(init(3).as<OvlObj>()->from_int);
+    CHECK_FALSE(init(2.5).as<OvlObj>()->from_int);
+    ffi::Function twice = refl::GetMethod("cppoverload.Obj", "twice");
+    CHECK(twice(4).cast<int64_t>() == 8);
+    CHECK(twice(ffi::String("ab")).cast<ffi::String>() == "abab");
+    CHECK_THROWS_AS(twice(ffi::Array<int>{}), ffi::Error);  // no overload takes it
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(OvlObj::RuntimeTypeIndex());
+    int listed = 0;
+    for (int32_t i = 0; i < info->num_methods; ++i) {
+      if (std::string(info->methods[i].name.data, info->methods[i].name.size) == "twice") ++listed;
+    }
+    CHECK(listed == 2);
   }
 }
 }  // namespace

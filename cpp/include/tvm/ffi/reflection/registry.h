@@ -406,10 +406,20 @@ class ObjectDef {
   }
   template <typename F, typename... Extra>
   void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
-    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
     std::string full = std::string(Class::_type_key) + "." + name;
-    Function func = Function::FromTyped(std::move(f), full);
-    std::string n = name, meta = e.MetadataJSON(::tvm::ffi::details::FuncTraitsOf<F>::Schema());
+    RegisterMethodAs(name, is_static, Function::FromTyped(std::move(f), full),
+                     ::tvm::ffi::details::FuncTraitsOf<F>::Schema(),
+                     std::forward<Extra>(extra)...);
+  }
+
+ protected:
+  /* Lists `func` as method `name` with the type schema `schema` (OverloadObjectDef lists
+   * one dispatcher under each overload's schema). */
+  template <typename... Extra>
+  void RegisterMethodAs(const char* name, bool is_static, const Function& func,
+                        const std::string& schema, Extra&&... extra) {
+    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
+    std::string n = name, meta = e.MetadataJSON(schema);
     TVMFFIMethodInfo info{};
     info.name = details::BA(n);
     info.doc = details::BA(e.doc);
@@ -421,7 +431,7 @@ class ObjectDef {
 
   int32_t type_index_;
   details::Extras extras_;
-  bool has_init_ = false;
+  bool has_init_ = false;  // an explicit constructor was given (no generated __ffi_init__)
 };
 
 /*! \brief Attributes of a type (no fields). */
