@@ -290,7 +290,7 @@ class CObject:
         _set_h(self, 0)
         return self
 
-    def __del__(self, _drop=_drop):
+    def __del__(self, _drop=_drop, _set_h=None):  # _set_h bound below, once it exists
         h = self._h
         if h:
             _set_h(self, 0)
@@ -403,6 +403,8 @@ class CObject:
 # Stores the handle slot without going through the instance's __setattr__: subclasses may
 # override it (TVM's derived_object forwards attribute writes to a wrapped instance).
 _set_h = CObject._h.__set__
+# Finalisers run at interpreter shutdown too, after module globals are cleared: bind now.
+CObject.__del__.__defaults__ = (_drop, _set_h)
 
 
 def _restore_object(cls, state):

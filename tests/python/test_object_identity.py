@@ -6,7 +6,10 @@ tied.  Everything here runs in API, ABI and pure-cffi modes.
 """
 
 import gc
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -211,3 +214,23 @@ def test_rvalue_ref_counts_like_upstream(use_count):
     z = f(x._move(), 2)
     assert x.__ctypes_handle__().value is None
     assert y.__ctypes_handle__().value is not None and z.same_as(y)
+
+
+_SHUTDOWN_SCRIPT = """
+import tvm_ffi
+class Holder:
+    pass
+h = Holder()
+h.self = h  # a cycle: collected only at shutdown, after module globals are cleared
+h.objs = [tvm_ffi.convert([1, 2, 3]), tvm_ffi.convert({"a": 1})]
+"""
+
+
+@pytest.mark.parametrize("mode", [{}, {"TVM_FFI_USE_ABI_MODE": "1"},
+                                  {"TVM_FFI_PURE_CFFI_CALL": "1"}])
+def test_wrappers_finalised_at_shutdown_quietly(mode):
+    env = dict(os.environ, **mode)
+    proc = subprocess.run([sys.executable, "-c", _SHUTDOWN_SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Exception ignored" not in proc.stderr, proc.stderr
