@@ -179,10 +179,11 @@ inline TVMFFIAny StructuralMutateHookThunk(StructuralMutatorObj* self, TVMFFIAny
 namespace reflection {
 namespace details {
 /* A mutate hook is stored as the raw entry point the runtime calls directly. */
+/* Exactly the hook's result type: is_invocable_r would also take other two-argument
+ * hooks whose result converts, e.g. __any_equal__'s bool(const Any&, const Any&). */
 template <auto Fn>
-struct NativeHook<Fn, std::enable_if_t<std::is_invocable_r_v<Expected<UnchangedOr<Any>>,
-                                                               decltype(Fn), StructuralMutatorObj*,
-                                                               AnyView>>> {
+struct NativeHook<Fn, std::enable_if_t<std::is_same_v<
+                          std::invoke_result_t<decltype(Fn), StructuralMutatorObj*, AnyView>, Expected<UnchangedOr<Any>>>>> {
   static Any Value() {
     TVMFFIAny (*thunk)(StructuralMutatorObj*, TVMFFIAny) =
         &::tvm::ffi::details::StructuralMutateHookThunk<Fn>;

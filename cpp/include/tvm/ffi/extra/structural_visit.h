@@ -120,10 +120,11 @@ inline Function StructuralVisitHookFunction() {
 namespace reflection {
 namespace details {
 /* A visit hook is stored as the ffi.Function the runtime's walks call. */
+/* Exactly the hook's result type: is_invocable_r would also take other two-argument
+ * hooks whose result converts, e.g. __any_equal__'s bool(const Any&, const Any&). */
 template <auto Fn>
-struct NativeHook<Fn, std::enable_if_t<std::is_invocable_r_v<Expected<Optional<VisitInterrupt>>,
-                                                               decltype(Fn), StructuralVisitorObj*,
-                                                               AnyView>>> {
+struct NativeHook<Fn, std::enable_if_t<std::is_same_v<
+                          std::invoke_result_t<decltype(Fn), StructuralVisitorObj*, AnyView>, Expected<Optional<VisitInterrupt>>>>> {
   static Any Value() { return Any(::tvm::ffi::details::StructuralVisitHookFunction<Fn>()); }
 };
 }  // namespace details
