@@ -202,12 +202,13 @@ def _call_error(pending):
     return exc.with_traceback(types.TracebackType(exc.__traceback__, frame, 0, line))
 
 
-# What the compiled entry points return (ffipy_status, _ffi_src/helpers.h).
-_OK = lib.FFIPY_OK
-_FFI_ERROR = lib.FFIPY_FFI_ERROR
-_PY_ERROR = lib.FFIPY_PY_ERROR
-_BOTH_ERRORS = lib.FFIPY_BOTH_ERRORS
-_SHARED_BOX = lib.FFIPY_SHARED_BOX
+if API_MODE:  # what the compiled entry points return (ffipy_status, _ffi_src/helpers.h);
+    # ABI mode has neither the entry points nor, declared from the bare headers, these names
+    _OK = lib.FFIPY_OK
+    _FFI_ERROR = lib.FFIPY_FFI_ERROR
+    _PY_ERROR = lib.FFIPY_PY_ERROR
+    _BOTH_ERRORS = lib.FFIPY_BOTH_ERRORS
+    _SHARED_BOX = lib.FFIPY_SHARED_BOX
 
 
 def _take_exception():

@@ -1,10 +1,13 @@
 """The cffi declarations come from the public headers: layouts and enum values (docs/abi.md, docs/dlpack-and-addons.md Part A)."""
 
 import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
-from tvm_ffi import core
+from tvm_ffi import _loader, core
 
 ffi, lib = core.ffi, core.lib
 
@@ -51,3 +54,23 @@ def test_generator_matches_headers():
     import cffi
 
     cffi.FFI().cdef(text)  # parses in ABI mode as shipped
+
+
+def test_source_checkout_imports_in_abi_mode(tmp_path):
+    # A checkout that was never built for this interpreter (no compiled module, no generated
+    # _cdef.h: distcheck's source tree, a PyPy without a compiler) declares the ABI from the
+    # bare headers and runs in ABI mode; nothing at import may need the compiled module's names.
+    here = os.path.dirname(os.path.abspath(core.__file__))
+    src = os.path.dirname(os.path.dirname(here))
+    pkg = tmp_path / "python" / "tvm_ffi"
+    shutil.copytree(here, pkg, ignore=shutil.ignore_patterns("_ffi_cffi*", "_capi_ext*",
+                                                             "_cdef.h", "__pycache__"))
+    shutil.copytree(os.path.join(src, "c", "include"), tmp_path / "c" / "include")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"),
+               TVM_FFI_LIBRARY_PATH=os.path.dirname(_loader.LIB_PATH))
+    env.pop("TVM_FFI_MODULE_DIR", None)
+    code = ("import tvm_ffi; assert not tvm_ffi.core.API_MODE; "
+            "assert list(tvm_ffi.get_global_func('testing.echo')([1, 2])) == [1, 2]")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
