@@ -326,6 +326,7 @@ static int32_t enum_type(const char* key, const char* parent_key, int* fresh) {
   TVMFFITypeRegisterMetadata(t, &md);
   register_fn_attr(t, "__ffi_new__", member_new, (void*)(intptr_t)t);
   register_fn_attr(t, "__ffi_shallow_copy__", member_copy, (void*)(intptr_t)t);
+  tt_set_final(t, 1); /* upstream's enum classes are final */
   return t;
 }
 
@@ -358,6 +359,7 @@ void tvmffi_testing__enums_init(void) {
   holder_field("opcode", "testing.TestCxxStrEnum", g_str_enum, offsetof(holder_obj, opcode),
                set_opcode);
   register_fn_attr(g_holder, "__ffi_shallow_copy__", holder_shallow_copy, NULL);
+  tt_set_final(g_holder, 0);
   TVMFFIAny arg = v_int(g_holder), r;
   if (call_global("ffi._RegisterFFIInit", &arg, 1, &r) == 0) release(&r);
 }

@@ -313,6 +313,8 @@ static void register_unregistered_types(void) {
   TVMFFITypeRegisterMetadata(g_unreg_index, &md);
   register_int_field(g_unreg_base_index, "v1", "Field v1", offsetof(unreg_obj, v1));
   register_int_field(g_unreg_index, "v2", "Field v2", offsetof(unreg_obj, v2));
+  tt_set_final(g_unreg_base_index, 0); /* neither class is final upstream */
+  tt_set_final(g_unreg_index, 0);
   /* the docs upstream's fallback-class test reads */
   register_method(g_unreg_base_index, "get_v1_plus_one",
                   "Get (v1 + 1) from TestUnregisteredBaseObject", get_v1_plus_one);

@@ -298,7 +298,31 @@ static void test_attr_columns(void) {
   CHECK_RAISED(TVMFFITypeRegisterAttr(t1, &name, NULL), "ValueError", "");
 }
 
+/* The runtime publishes __ffi_type_final__ (bool) for its reflected types as
+ * upstream's ObjectDef does: final where the C++ class is, false for the
+ * bases others derive from, nothing for the static containers. */
+static void test_type_final(void) {
+  TVMFFIByteArray attr = check_ba("__ffi_type_final__");
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
+  CHECK(col != NULL);
+  static const struct {
+    const char* key;
+    int final;
+  } expect[] = {{"ffi.Module", 1},       {"ffi.BigInt", 1},     {"ffi.StructuralKey", 1},
+                {"ffi.reflection.AccessPath", 1}, {"ffi.Enum", 0}, {"ffi.StructuralVisitor", 0}};
+  for (size_t i = 0; i < sizeof expect / sizeof expect[0]; ++i) {
+    TVMFFIByteArray key = check_ba(expect[i].key);
+    int32_t t;
+    CHECK_OK(TVMFFITypeKeyToIndex(&key, &t));
+    CHECK(t - col->begin_index < col->size);
+    CHECK_EQ_INT(col->data[t - col->begin_index].type_index, kTVMFFIBool);
+    CHECK_EQ_INT(col->data[t - col->begin_index].v_int64, expect[i].final);
+  }
+  CHECK_EQ_INT(col->data[kTVMFFIArray - col->begin_index].type_index, kTVMFFINone);
+}
+
 int main(void) {
+  test_type_final();
   test_fields();
   test_methods();
   test_metadata();

@@ -165,6 +165,22 @@ def test_lookup_type_attr():
     assert core._lookup_type_attr(derived, name.decode(), ancestor=True) == 77
 
 
+# What apache-tvm-ffi 0.1.15 publishes as __ffi_type_final__ (its ObjectDef does it for each
+# reflected type); the static containers publish nothing.
+@pytest.mark.parametrize("key, final", [
+    ("ffi.Module", True), ("ffi.BigInt", True), ("ffi.VisitInterrupt", True),
+    ("ffi.reflection.AccessStep", True), ("ffi.reflection.AccessPath", True),
+    ("ffi.VisitErrorContext", True), ("ffi.StructuralKey", True), ("ffi.EnumState", True),
+    ("ffi.Enum", False), ("ffi.IntEnum", False), ("ffi.StrEnum", False),
+    ("ffi.StructuralVisitor", False), ("ffi.StructuralMutator", False),
+    ("testing.TestCxxIntEnum", True), ("testing.TestCxxEnumHolder", False),
+    ("testing.TestUnregisteredObject", False), ("ffi.Array", None), ("ffi.String", None),
+])
+def test_type_final_published(key, final):
+    tindex = core._object_type_key_to_index(key)
+    assert core._lookup_type_attr(tindex, "__ffi_type_final__") is final
+
+
 def test_lookup_or_register_by_key():
     info = core._lookup_or_register_type_info_from_type_key("testing.TestIntPair")
     assert info is core._type_cls_to_type_info(T.TestIntPair)
