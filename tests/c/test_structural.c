@@ -21,7 +21,7 @@ typedef struct {
 } node;
 
 static int g_live;
-static int32_t t_var, t_fn, t_dag, t_opaque, t_custom;
+static int32_t t_var, t_fn, t_dag, t_opaque, t_custom, t_holder;
 
 static void node_deleter(void* self, int flags) {
   node* n = (node*)self;
@@ -312,6 +312,28 @@ static void test_free_vars(void) {
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(&all[i]);
 }
 
+/* A variable may hold another (stest.Var's "ty" field): a recursive def field
+ * binds the nested variables too, a non-recursive one only the variable it
+ * holds directly (stest.Holder: "rec" recursive, "simple" non-recursive). */
+static void test_nested_free_vars(void) {
+  TVMFFIAny m = var("m", 0), n = var("n", 0), p = var("p", 0), q = var("q", 0);
+  TVMFFIAny a = mk(t_var, check_any_cstr("a"), m, none());
+  TVMFFIAny b = mk(t_var, check_any_cstr("b"), n, none());
+  TVMFFIAny c = mk(t_var, check_any_cstr("c"), p, none());
+  TVMFFIAny d = mk(t_var, check_any_cstr("d"), q, none());
+  TVMFFIAny s = var("s", 0), c0 = var("c0", 0), d0 = var("d0", 0);
+  TVMFFIAny haa = mk(t_holder, a, a, none()), hbb = mk(t_holder, b, b, none());
+  same(haa, hbb, 0); /* m binds to n inside the recursive field */
+  TVMFFIAny hsc = mk(t_holder, s, c, none()), hsd = mk(t_holder, s, d, none());
+  differ(hsc, hsd, 0); /* c binds to d, but p vs q is a use, unbound */
+  mismatch(hsc, hsd, 0, "0:simple 0:ty | 0:simple 0:ty");
+  same(hsc, hsd, 1); /* map_free_vars makes every position a pattern */
+  TVMFFIAny hsc0 = mk(t_holder, s, c0, none()), hsd0 = mk(t_holder, s, d0, none());
+  same(hsc0, hsd0, 0); /* the variable itself still binds */
+  TVMFFIAny all[] = {m, n, p, q, a, b, c, d, s, c0, d0, haa, hbb, hsc, hsd, hsc0, hsd0};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(&all[i]);
+}
+
 static void test_unsupported_and_args(void) {
   TVMFFIAny o1 = mk(t_opaque, none(), none(), none()), o2 = mk(t_opaque, none(), none(), none());
   TVMFFIAny args[4] = {o1, o2, boolean(0), boolean(0)}, r;
@@ -574,6 +596,10 @@ int main(void) {
   const char* custom_names[] = {"a", "b"};
   const int64_t custom_flags[] = {0, 0};
   t_custom = new_type("stest.Custom", kTVMFFISEqHashKindTreeNode, 2, custom_names, custom_flags);
+  const char* holder_names[] = {"rec", "simple"};
+  const int64_t holder_flags[] = {kTVMFFIFieldFlagBitMaskSEqHashDefRecursive,
+                                  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive};
+  t_holder = new_type("stest.Holder", kTVMFFISEqHashKindTreeNode, 2, holder_names, holder_flags);
   TVMFFIObjectHandle hook;
   CHECK_OK(TVMFFIFunctionCreate(NULL, custom_visit, NULL, &hook));
   TVMFFIByteArray attr = check_ba("__s_visit__");
@@ -585,6 +611,7 @@ int main(void) {
   test_containers();
   test_shared_dags();
   test_free_vars();
+  test_nested_free_vars();
   test_unsupported_and_args();
   test_key();
   test_access_path();

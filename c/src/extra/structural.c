@@ -10,7 +10,8 @@
  *  - TreeNode / ConstTreeNode / DAGNode: reflected fields, ancestors first,
  *    skipping SEqHashIgnore fields; a field flagged SEqHashDefRecursive /
  *    SEqHashDefNonRecursive is compared in a def region (recursive: every
- *    free variable below it; non-recursive: only those directly in it);
+ *    free variable below it, those a variable's fields hold included;
+ *    non-recursive: only those directly in it);
  *  - FreeVar: the same object, or -- with map_free_vars or inside a def
  *    region -- any variable with equal fields, bound one-to-one to it for the
  *    rest of the comparison; DAGNode pairs are bound the same way, so shared
@@ -422,7 +423,10 @@ static int eq_reflected(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
         c->var_events++;
         if (!c->map_free_vars && c->def_region == kTVMFFIDefRegionKindNone) return a == b;
         int saved = c->def_region;
-        c->def_region = kTVMFFIDefRegionKindNone; /* a variable's own fields define nothing */
+        /* The variable's fields (a FreeVar may hold others) stay in a recursive
+         * def region, so nested variables bind too; a non-recursive one covers
+         * only the variable itself. */
+        if (saved == kTVMFFIDefRegionKindNonRecursive) c->def_region = kTVMFFIDefRegionKindNone;
         r = eq_body(c, a, b);
         c->def_region = saved;
       } else {
