@@ -16,7 +16,7 @@ set -u
 
 venv=${TVMFFI_APACHE_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/apache-venv}
 requirement='apache-tvm-ffi>=0.1,<0.2'
-skip() { echo "apache-venv: $*" >&2; exit 77; }
+tag=apache-venv
 
 case "${1:-}" in
   "" | --site) what=site ;;
@@ -36,32 +36,11 @@ print(os.path.dirname(root))
 EOF
 }
 
+# probe() prints site-packages; report() re-probes for it (cached_venv calls it bare).
 report() {
-  if [ "$what" = python ]; then echo "$venv/bin/python"; else echo "$1"; fi
+  if [ "$what" = python ]; then echo "$venv/bin/python"; else probe; fi
   exit 0
 }
 
-site=$(probe) && report "$site"
-
-mkdir -p "$(dirname "$venv")" || skip "cannot create $(dirname "$venv")"
-# Parallel tests (make -j) may all arrive here: one creates, the others wait.
-if command -v flock > /dev/null 2>&1; then
-  exec 9> "$venv.lock" && flock 9
-  site=$(probe) && report "$site"
-fi
-
-py=${PYTHON:-python3}
-command -v "$py" > /dev/null 2>&1 || skip "no python interpreter ($py) to create the venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version > /dev/null 2>&1; then
-  rm -rf "$venv"
-  "$py" -m venv "$venv" > /dev/null 2>&1 ||
-    { rm -rf "$venv"; skip "'$py -m venv' failed (Debian: apt-get install python3-venv)"; }
-  "$venv/bin/python" -m pip --version > /dev/null 2>&1 ||
-    { rm -rf "$venv"; skip "the venv has no pip"; }
-fi
-echo "apache-venv: installing $requirement and numpy into $venv" >&2
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "$requirement" numpy \
-  < /dev/null > "$venv.pip.log" 2>&1 ||
-  skip "pip could not install $requirement numpy (offline?); see $venv.pip.log"
-site=$(probe) || skip "the installed apache-tvm-ffi lacks its runtime or headers; see $venv.pip.log"
-report "$site"
+. "$(dirname "$0")/cached-venv.sh"
+cached_venv "${PYTHON:-python3}" "Debian: apt-get install python3-venv" "$requirement" numpy
