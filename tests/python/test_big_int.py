@@ -81,11 +81,34 @@ def test_content_format_from_c():
 
 CPP = """
 #include <tvm/ffi/big_int.h>
+#include <sstream>
 namespace ffi = tvm::ffi;
 ffi::BigInt identity(ffi::BigInt v) { return v; }
 ffi::BigInt add(ffi::BigInt a, ffi::BigInt b) { return a + b; }
 ffi::BigInt mul(ffi::BigInt a, ffi::BigInt b) { return a * b; }
-ffi::String text(ffi::BigInt v) { return v.ToString(); }
+ffi::String text(ffi::BigInt v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+ffi::BigInt parse(ffi::String s) {
+  std::istringstream is(std::string(s.data(), s.size()));
+  ffi::BigInt v;
+  is >> v;
+  return v;
+}
+ffi::BigInt big_div(ffi::BigInt a, ffi::BigInt b) { return a / b; }
+ffi::BigInt big_mod(ffi::BigInt a, ffi::BigInt b) { return a % b; }
+ffi::BigInt big_fdiv(ffi::BigInt a, ffi::BigInt b) { return floordiv(a, b); }
+ffi::BigInt big_fmod(ffi::BigInt a, ffi::BigInt b) { return floormod(a, b); }
+ffi::BigInt big_band(ffi::BigInt a, ffi::BigInt b) { return a & b; }
+ffi::BigInt big_bor(ffi::BigInt a, ffi::BigInt b) { return a | b; }
+ffi::BigInt big_bxor(ffi::BigInt a, ffi::BigInt b) { return a ^ b; }
+ffi::BigInt big_inv(ffi::BigInt a) { return ~a; }
+ffi::BigInt big_shl(ffi::BigInt a, ffi::BigInt b) { return a << b; }
+ffi::BigInt big_shr(ffi::BigInt a, ffi::BigInt b) { return a >> b; }
+double to_double(ffi::BigInt a) { return static_cast<double>(a); }
+ffi::BigInt from_double(double a) { return ffi::BigInt(a); }
 int64_t narrow(int64_t v) { return v; }
 ffi::BigInt call(ffi::Function f, ffi::BigInt v) { return f(v).cast<ffi::BigInt>(); }
 """
@@ -100,7 +123,9 @@ def test_cpp_big_int_module():
     cache = os.path.join(tempfile.gettempdir(), "tvm-ffi-jit-tests-%d" % os.getuid())
     mod = tvm_ffi.cpp.load_inline(
         "big_int_ops", cpp_sources=CPP,
-        functions=["identity", "add", "mul", "text", "narrow", "call"],
+        functions=["identity", "add", "mul", "text", "narrow", "call", "parse", "big_div",
+                   "big_mod", "big_fdiv", "big_fmod", "big_band", "big_bor", "big_bxor",
+                   "big_inv", "big_shl", "big_shr", "to_double", "from_double"],
         build_directory=os.path.join(cache, "big_int_ops"),
     )
     assert mod.identity(BIG) == BIG and mod.identity(-5) == -5
@@ -111,3 +136,27 @@ def test_cpp_big_int_module():
     with pytest.raises(TypeError):
         mod.narrow(1 << 63)
     assert mod.call(lambda v: v + 1, BIG) == BIG + 1
+    # every operation agrees with Python's int over mixed sizes and signs
+    values = [0, 1, -1, 7, -7] + EDGES + [BIG, -BIG, BIG >> 70, -(BIG >> 70), 3**150, -(3**150)]
+    for a in values:
+        assert mod.parse(str(a)) == a and mod.text(a) == str(a) and mod.big_inv(a) == ~a
+        assert mod.to_double(a) == float(a)
+        for b in values:
+            assert (mod.big_band(a, b), mod.big_bor(a, b), mod.big_bxor(a, b)) == (a & b, a | b, a ^ b)
+            if b:
+                q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # truncating
+                assert (mod.big_div(a, b), mod.big_mod(a, b)) == (q, a - q * b)
+                assert (mod.big_fdiv(a, b), mod.big_fmod(a, b)) == (a // b, a % b)
+        for k in (0, 1, 63, 64, 65, 200):
+            assert (mod.big_shl(a, k), mod.big_shr(a, k)) == (a << k, a >> k)
+    for x in (1e300, -1e300, 2.0**64, -(2.0**63), 123.9, -0.5):
+        assert mod.from_double(x) == int(x)
+    # the C++ kind is ZeroDivisionError; Python maps it as upstream does (no builtin mapping)
+    with pytest.raises((ZeroDivisionError, RuntimeError), match="division by zero"):
+        mod.big_div(BIG, 0)
+    with pytest.raises(ValueError):
+        mod.big_shl(BIG, -1)
+    with pytest.raises(OverflowError):
+        mod.big_shl(BIG, BIG)
+    with pytest.raises(OverflowError):
+        mod.to_double(1 << 1024)
