@@ -139,6 +139,51 @@ int tvmffi__big_int_to_decimal(const TVMFFIAny* v, tvmffi__buf* out) {
   return rc == 0 ? 0 : tvmffi__raise_oom();
 }
 
+int tvmffi__big_int_from_decimal(const char* s, size_t n, TVMFFIAny* out) {
+  size_t i = n > 0 && (s[0] == '+' || s[0] == '-');
+  int negative = i == 1 && s[0] == '-';
+  if (i == n) return 1;
+  for (size_t k = i; k < n; ++k)
+    if (s[k] < '0' || s[k] > '9') return 1; /* also a NUL inside the text */
+  /* magnitude as 32-bit limbs (3.3 bits a digit), then words, then the sign */
+  size_t nl = (n - i) / 9 + 2, used = 0;
+  uint32_t* limbs = (uint32_t*)calloc(nl, sizeof(uint32_t));
+  int64_t* words = (int64_t*)calloc(nl / 2 + 2, sizeof(int64_t));
+  if (limbs == NULL || words == NULL) {
+    free(limbs);
+    free(words);
+    return tvmffi__raise_oom();
+  }
+  while (i < n) {
+    uint32_t chunk = 0, scale = 1;
+    for (int k = 0; k < 9 && i < n; ++k, ++i) {
+      chunk = chunk * 10 + (uint32_t)(s[i] - '0');
+      scale *= 10;
+    }
+    uint64_t carry = chunk;
+    for (size_t k = 0; k < used; ++k) {
+      uint64_t cur = (uint64_t)limbs[k] * scale + carry;
+      limbs[k] = (uint32_t)cur;
+      carry = cur >> 32;
+    }
+    if (carry != 0) limbs[used++] = (uint32_t)carry;
+  }
+  size_t nw = used / 2 + 2;
+  for (size_t k = 0; k < used; ++k) words[k / 2] |= (int64_t)((uint64_t)limbs[k] << (32 * (k % 2)));
+  if (negative) { /* two's complement: ~w + 1 */
+    uint64_t carry = 1;
+    for (size_t k = 0; k < nw; ++k) {
+      uint64_t w = ~(uint64_t)words[k] + carry;
+      carry = carry && w == 0;
+      words[k] = (int64_t)w;
+    }
+  }
+  int rc = tvmffi__big_int_from_words(words, nw, out);
+  free(limbs);
+  free(words);
+  return rc;
+}
+
 /* Map keys: equal values hash alike (FNV-1a over the words). */
 static int64_t any_hash(const TVMFFIAny* v) {
   size_t n;

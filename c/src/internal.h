@@ -228,6 +228,9 @@ int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3
 void tvmffi__buf_free(tvmffi__buf* b);
 /* Appends the decimal text of an Int/BigInt value.  0/-1 (OOM raised). */
 int tvmffi__big_int_to_decimal(const TVMFFIAny* v, tvmffi__buf* out);
+/* Int or BigInt of exactly [+-]digits in s[0..n): 0, 1 when that is not the text (nothing
+ * raised), -1 (OOM raised). */
+int tvmffi__big_int_from_decimal(const char* s, size_t n, TVMFFIAny* out);
 
 /* ---- shape.c, tensor.c ------------------------------------------------- */
 

@@ -240,6 +240,17 @@ TEST_SUITE("big_int") {
     CHECK_EQ(m.at(-(Pow2(130) + 5)), 1);
   }
 
+  TEST_CASE("recursive ordering puts Int and BigInt on one line") {
+    BigInt above = BigInt(kMax) + 1, below = BigInt(kMin) - 1;
+    CHECK(ffi::RecursiveLt(kMax, above));
+    CHECK_FALSE(ffi::RecursiveLt(above, kMax));
+    CHECK(ffi::RecursiveLt(below, kMin));
+    CHECK(ffi::RecursiveLt(below, 0));
+    CHECK_FALSE(ffi::RecursiveEq(kMax, above));
+    CHECK(ffi::RecursiveLt(ffi::Array<Any>{1, above}, ffi::Array<Any>{1, above + 1}));
+    CHECK_EQ(KindOf([&] { (void)ffi::RecursiveLt(1.0, above); }), "TypeError");
+  }
+
   TEST_CASE("Any round trip and casts") {
     Any a = Pow2(100);
     CHECK_EQ(a.cast<BigInt>(), Pow2(100));

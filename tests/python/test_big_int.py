@@ -160,3 +160,20 @@ def test_cpp_big_int_module():
         mod.big_shl(BIG, BIG)
     with pytest.raises(OverflowError):
         mod.to_double(1 << 1024)
+
+
+def test_json_graph():
+    from tvm_ffi import serialization
+
+    for value in [BIG, -BIG, 1 << 63, -(1 << 63) - 1]:
+        text = serialization.to_json_graph_str(value)
+        assert '{"type":"ffi.BigInt","data":"%d"}' % value in text.replace(" ", "")
+        assert serialization.from_json_graph_str(text) == value
+    assert list(serialization.from_json_graph_str(serialization.to_json_graph_str([BIG, 7]))) == [
+        BIG, 7]
+    node = '{"root_index":0,"nodes":[{"type":"ffi.BigInt","data":%s}]}'
+    assert serialization.from_json_graph_str(node % '"+0007"') == 7
+    assert serialization.from_json_graph_str(node % '"-0"') == 0
+    for bad in ['""', '"-"', '"1 "', '" 1"', '"1.0"', '"12x"', "12", "null", "[]"]:
+        with pytest.raises(ValueError, match="ffi.BigInt"):
+            serialization.from_json_graph_str(node % bad)

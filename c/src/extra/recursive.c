@@ -351,6 +351,11 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     *out = cmp_bytes(x, y);
     return 0;
   }
+  if ((a.type_index == kTVMFFIInt && b.type_index == kTVMFFIBigInt) ||
+      (a.type_index == kTVMFFIBigInt && b.type_index == kTVMFFIInt)) {
+    *out = sign3(tvmffi__big_int_compare(&a, &b)); /* one integer order across both kinds */
+    return 0;
+  }
   if (a.type_index != b.type_index) return unorderable(c, &a, &b, out);
   switch (a.type_index) {
     case kTVMFFIInt:

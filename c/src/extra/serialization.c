@@ -12,6 +12,7 @@
  *   "ffi.Bytes"                         base64 text
  *   "DataType"                          "float32"
  *   "Device"                            [device_type, device_id]
+ *   "ffi.BigInt"                        decimal text ([+-]digits, nothing else)
  *   "ffi.Shape"                         [extents]
  *   "ffi.Array" / "ffi.List"            [node indices]
  *   "ffi.Map" / "ffi.Dict"              [key index, value index, ...]
@@ -291,6 +292,14 @@ static int pod_data(const TVMFFIAny* v, const char** type, TVMFFIAny* data) {
     case kTVMFFIDataType:
       *type = "DataType";
       return TVMFFIDataTypeToString(&v->v_dtype, data);
+    case kTVMFFIBigInt: { /* decimal text, as upstream writes it */
+      tvmffi__buf b = {NULL, 0, 0};
+      int rc = tvmffi__big_int_to_decimal(v, &b) ||
+               tvmffi__str_to_any(kTVMFFIStr, b.data, b.size, data);
+      tvmffi__buf_free(&b);
+      *type = "ffi.BigInt";
+      return rc ? -1 : 0;
+    }
     case kTVMFFIDevice: {
       tvmffi__buf b = {NULL, 0, 0};
       int rc = push_i64(&b, v->v_device.device_type) || push_i64(&b, v->v_device.device_id) ||
@@ -626,6 +635,14 @@ static int read_node(graph_reader* r, int64_t i, TVMFFIAny* out) {
       rc = base64_decode(s, i, &v);
     } else {
       rc = tvmffi__str_to_any(kTVMFFIStr, s.data, s.size, &v);
+    }
+  } else if (strcmp(type, "ffi.BigInt") == 0) {
+    TVMFFIByteArray s;
+    if (data == NULL || !tvmffi__any_as_str(data, &s)) {
+      rc = bad(i, "\"data\" of an ffi.BigInt must be a decimal string");
+    } else {
+      rc = tvmffi__big_int_from_decimal(s.data, s.size, &v);
+      if (rc == 1) rc = bad(i, "\"data\" of an ffi.BigInt must be a decimal string");
     }
   } else if (strcmp(type, "Device") == 0) {
     const TVMFFIAny* items;
