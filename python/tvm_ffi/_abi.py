@@ -10,7 +10,7 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 
 import sys
 
-from . import _capi
+from . import _capi, _rules
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -176,40 +176,51 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             core._check(lib.TVMFFITensorToDLPack(ffi.cast("void*", self._h), out))
         return _capi.export_tensor(addr(out[0]), versioned)
 
+    # the conversion table (_rules.py): result kind per type index, handler per Python type
+    kinds, K = _rules.resolve(lib)
+    n_static = len(kinds)
+    object_begin = lib.kTVMFFIStaticObjectBegin  # from here on the payload is an object handle
+    k_default, k_pod = K[_rules.DEFAULT_OBJECT], K[_rules.DEFAULT_POD]
+    (K_NONE, K_INT, K_BOOL, K_FLOAT, K_SMALL_STR, K_SMALL_BYTES, K_RAW_STR, K_BYTE_ARRAY,
+     K_RVALUE_REF, K_OPAQUE_PY) = (K[n] for n in (
+        "NONE", "INT", "BOOL", "FLOAT", "SMALL_STR", "SMALL_BYTES", "RAW_STR", "BYTE_ARRAY",
+        "RVALUE_REF", "OPAQUE_PY"))
+    view_only = {K[k]: name for k, name in _rules.VIEW_ONLY.items()}
+
     def from_any(a, owned, api_obj):
         t = a.type_index
-        if t == 0:
+        k = kinds[t] if 0 <= t < n_static else k_pod if t < 0 else k_default
+        if k == K_NONE:
             return None
-        if t == 1:
+        if k == K_INT:
             return a.v_int64
-        if t == 2:
+        if k == K_BOOL:
             return bool(a.v_int64)
-        if t == 3:
+        if k == K_FLOAT:
             return a.v_float64
-        if t in (11, 12):
+        if k == K_SMALL_STR or k == K_SMALL_BYTES:
             data = bytes(ffi.buffer(a.v_bytes, a.small_str_len))
-            return data.decode("utf-8", "surrogateescape") if t == 11 else data
-        if not owned and t == 8:
-            return ffi.string(a.v_c_str).decode("utf-8", "surrogateescape")
-        if not owned and t == 9:
-            ba = ffi.cast("TVMFFIByteArray*", a.v_ptr)
-            return core._unpack_bytes(ba)
-        if not owned and t == 10:
-            slot = ffi.cast("void**", a.v_ptr)
+            return data.decode("utf-8", "surrogateescape") if k == K_SMALL_STR else data
+        if k in view_only:
+            if owned:
+                raise ValueError("Return value cannot be %s" % view_only[k])
+            if k == K_RAW_STR:
+                return ffi.string(a.v_c_str).decode("utf-8", "surrogateescape")
+            if k == K_BYTE_ARRAY:
+                return core._unpack_bytes(ffi.cast("TVMFFIByteArray*", a.v_ptr))
+            slot = ffi.cast("void**", a.v_ptr)  # K_RVALUE_REF
             if slot == ffi.NULL or slot[0] == ffi.NULL:
                 raise ValueError("RValueRef already moved")
             h = addr(slot[0])
             slot[0] = ffi.NULL
             return core._ret_object(core._type_index_of(h), h, True, api_obj)
-        if t in (8, 9, 10):
-            raise ValueError("Return value cannot be %s" % {8: "RawStr", 9: "ByteArrayPtr", 10: "ObjectRValueRef"}[t])
-        if t == 74:
+        if k == K_OPAQUE_PY:
             cell = ffi.cast("TVMFFIOpaqueObjectCell*", addr(a.v_obj) + core._OBJ_HEADER)
             obj = pyobj_from_ptr(cell.handle)
             if owned:
                 core._decref(addr(a.v_obj))
             return obj
-        if t >= 64:  # with identity tying, as _ffi_src/results.c
+        if t >= object_begin:  # with identity tying, as _ffi_src/results.c
             return core._ret_object(t, addr(a.v_obj), owned, api_obj)
         return core._ret_obj(t, a.v_uint64, api_obj)
 
@@ -227,41 +238,53 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             self.owned = []
             self.keep = []
 
-    def pack(v, a, ctx, depth=0):  # noqa: C901 - mirrors _ffi_src/pack.c
+    R_NONE, R_BOOL, R_INT, R_FLOAT, R_STR, R_BYTES, R_SEQUENCE, R_MAP = (
+        _rules.ARG_RULES.index(n)
+        for n in ("NONE", "BOOL", "INT", "FLOAT", "STR", "BYTES", "SEQUENCE", "MAP"))
+    R_OBJECT, R_CONTAINER, R_POD, R_EXCHANGE, R_DLPACK, R_SLOW = (
+        _rules.ARG_RULES.index(n)
+        for n in ("OBJECT", "CONTAINER", "POD", "EXCHANGE", "DLPACK", "SLOW"))
+    _rules_of = dict(_rules.exact_types())  # type -> rule code (or (code, extra)), as pack.c
+
+    def pack(v, a, ctx, depth=0):  # noqa: C901 - the handlers of _ffi_src/pack.c
         tp = type(v)
+        rule = _rules_of.get(tp)
+        if rule is None:
+            rule = _rules_of[tp] = core._classify(tp)
+        code = rule[0] if type(rule) is tuple else rule
         a.zero_padding = 0
-        if v is None:
+        if code == R_NONE:
             a.type_index, a.v_int64 = 0, 0
-        elif tp is bool:
+        elif code == R_BOOL:
             a.type_index, a.v_int64 = 2, int(v)
-        elif tp is int:
+        elif code == R_INT:
             if v < _INT64_MIN or v > _INT64_MAX:
                 big = core._big_int_arg(v)  # an ffi.BigInt held for the call
                 ctx.keep.append(big)
                 a.type_index, a.v_uint64 = 78, big._h
             else:
                 a.type_index, a.v_int64 = 1, v
-        elif tp is float:
+        elif code == R_FLOAT:
             a.type_index, a.v_float64 = 3, v
-        elif tp is str or tp is bytes:
-            data = v.encode("utf-8") if tp is str else v
+        elif code == R_STR or code == R_BYTES:
+            data = v.encode("utf-8") if code == R_STR else v
             if len(data) <= 7:
-                a.type_index = 11 if tp is str else 12
+                a.type_index = 11 if code == R_STR else 12
                 a.v_int64 = 0
                 a.small_str_len = len(data)
                 ffi.memmove(a.v_bytes, data, len(data))
             else:
                 ba, buf = core._bytearray(data)
-                fn = lib.TVMFFIStringFromByteArray if tp is str else lib.TVMFFIBytesFromByteArray
+                fn = lib.TVMFFIStringFromByteArray if code == R_STR else lib.TVMFFIBytesFromByteArray
                 core._check(fn(ba, a))
                 ctx.owned.append(addr(a.v_obj))
         elif depth > 64:
             raise RecursionError("tvm_ffi: argument nesting is too deep")
-        elif tp is list or tp is tuple:
+        elif code == R_SEQUENCE:
             arr = call_handle(core._global("ffi.Array")._h, list(v), ctx, depth + 1)
             ctx.keep.append(arr)
             pack(arr, a, ctx, depth + 1)
-        elif tp is dict:
+        elif code == R_MAP:
             flat = []
             for k, val in v.items():
                 flat += (k, val)
@@ -269,26 +292,24 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             ctx.keep.append(m)
             pack(m, a, ctx, depth + 1)
         else:
-            rule = _rule(tp)
-            code = rule[0] if type(rule) is tuple else rule
-            if code in (core.RULE_OBJECT, core.RULE_CONTAINER) and v._h:
+            if code in (R_OBJECT, R_CONTAINER) and v._h:
                 a.type_index = core._type_index_of(v._h)
                 a.v_ptr = ffi.cast("void*", v._h)
-                if code == core.RULE_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
+                if code == R_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
                     ctx.api_obj = v._tvm_api
                 return
-            if code == core.RULE_POD:
+            if code == R_POD:
                 a.type_index, a.v_uint64 = v.__tvm_ffi_pod__
                 return
             torch = sys.modules.get("torch")
-            if code == core.RULE_EXCHANGE and torch is not None and issubclass(tp, torch.Tensor):
-                code = core.RULE_SLOW  # no exchange API here: torch takes the fallback (rule 10)
-            if code in (core.RULE_DLPACK, core.RULE_EXCHANGE):
+            if code == R_EXCHANGE and torch is not None and issubclass(tp, torch.Tensor):
+                code = R_SLOW  # no exchange API here: torch takes the fallback (rule 10)
+            if code in (R_DLPACK, R_EXCHANGE):
                 t = from_dlpack(v)
                 ctx.keep.append(t)
                 pack(t, a, ctx, depth + 1)
                 return
-            r = _torch_fallback(torch, v) if code == core.RULE_SLOW and torch is not None and isinstance(v, torch.Tensor) else core._convert_slow(v)
+            r = _torch_fallback(torch, v) if code == R_SLOW and torch is not None and isinstance(v, torch.Tensor) else core._convert_slow(v)
             ctx.keep.append(r)
             if type(r) is tuple and len(r) == 2:
                 a.type_index, a.v_uint64 = r
@@ -298,14 +319,6 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 pack(r[0], a, ctx, depth + 1)
             else:
                 pack(r, a, ctx, depth + 1)
-
-    _rules = {}
-
-    def _rule(tp):
-        r = _rules.get(tp)
-        if r is None:
-            r = _rules[tp] = core._classify(tp)
-        return r
 
     # Function.release_gil = False: cffi's ABI mode releases the GIL around every call, a
     # ctypes PYFUNCTYPE prototype of the same function keeps it (CPython; PyPy has no

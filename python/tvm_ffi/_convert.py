@@ -1,10 +1,10 @@
-"""convert(): explicit Python -> FFI value conversion, mirroring call-time conversion."""
+"""convert(): explicit Python -> FFI value conversion, by the call path's conversion table."""
 
 import ctypes
 import numbers
 import sys
 
-from . import core
+from . import _rules, core
 
 
 class ObjectConvertible:
@@ -14,14 +14,39 @@ class ObjectConvertible:
         raise NotImplementedError()
 
 
-def convert(value):  # noqa: C901 - follows the spec's table row by row
+_EXACT = None  # type -> rule code of the table's exact types (filled on first use)
+
+
+def convert(value):  # noqa: C901 - the table's CONVERT column, then the rows of its "slow" one
+    """Explicit Python -> FFI conversion: what a call would pass, as a Python value.
+
+    The conversion table (``_rules.CONVERT``) says what a type's argument rule makes here; the
+    types of the "slow" rule take the rows below, in the order the call path's hook uses."""
     from ._dtype import dtype  # noqa: PLC0415
     from .container import Array, Map  # noqa: PLC0415
 
-    if isinstance(value, (core.Object, core.PyNativeObject, bool, numbers.Number, ctypes.c_void_p, dtype)):
+    global _EXACT
+    if _EXACT is None:
+        _EXACT = dict(_rules.exact_types())
+    tp = type(value)
+    rule = _EXACT.get(tp)
+    if rule is None:
+        rule = core._classify(tp)
+    action = _rules.CONVERT[_rules.ARG_RULES[rule[0] if type(rule) is tuple else rule]]
+    if action == "same" or (action == "object" and isinstance(value, core.Object)):
         return value
-    if isinstance(value, (tuple, list)):
+    if action == "array":
         return Array(value)
+    if action == "map":
+        return Map(value)
+    if action == "string":
+        return core.String(value)
+    if action == "bytes":
+        return core.Bytes(bytes(value))
+    if action == "dlpack":
+        return core.from_dlpack(value)
+    if isinstance(value, (core.PyNativeObject, numbers.Number, ctypes.c_void_p, dtype)):
+        return value
     if isinstance(value, dict):
         return Map(value)
     if isinstance(value, str):
@@ -32,8 +57,6 @@ def convert(value):  # noqa: C901 - follows the spec's table row by row
         return value.asobject()
     if callable(value):
         return core.convert_func(value)
-    if value is None:
-        return None
     if hasattr(value, "__dlpack__"):
         return core.from_dlpack(value)
     torch = sys.modules.get("torch")

@@ -9,7 +9,7 @@ import abc
 import os
 import sys
 
-from . import _loader
+from . import _loader, _rules
 from ._loader import API_MODE, ffi, lib
 
 # ctypes and numbers are imported where used, not here: `import tvm_ffi` stays fast
@@ -1656,6 +1656,9 @@ def _slot_offset(cls, name):
         setattr(obj, name, old)
 
 
+_EXACT_RULES = _rules.exact_types()  # the C fast path keeps references to the types
+
+
 def _init():
     _register_class(64, Object)
     _register_class(67, Error)
@@ -1675,6 +1678,8 @@ def _init():
     cfg.type_cls = id(_TYPE_CLS)
     cfg.test_wrapper = id(DLTensorTestWrapper)
     cfg.classify = id(_classify)
+    cfg.exact_rules = id(_EXACT_RULES)
+    cfg.rules_fingerprint = _rules.fingerprint()
     cfg.convert_slow = id(_convert_slow)
     cfg.ret_obj = id(_ret_obj)
     cfg.exc_to_error = id(_exc_to_error)
@@ -1689,6 +1694,10 @@ def _init():
     for h in (fa, fm):
         if h:
             _decref(h)
+    if rc == -2:
+        mod = getattr(sys.modules.get("tvm_ffi._ffi_cffi"), "__file__", "tvm_ffi._ffi_cffi")
+        raise RuntimeError("tvm_ffi: the compiled module %s was built from another conversion "
+                           "table (_rules.py changed since): rebuild it" % mod)
     if rc != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     # (ffipy_init also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)

@@ -17,7 +17,8 @@ san_host_export
 CORE_TESTS="test_cdef test_container test_dtype_device test_env test_error test_function
   test_module test_object test_object_identity test_typeinfo test_stream test_tensor test_torch
   test_contract_functions test_contract_errors test_contract_tensors test_contract_values
-  test_contract_containers test_dataclasses test_hooks test_testing_classes test_hostile"
+  test_contract_containers test_dataclasses test_hooks test_testing_classes test_hostile
+  test_conversion_table"
 core_files() {
   for t in $CORE_TESTS; do echo "$top_srcdir/tests/python/$t.py"; done
 }
@@ -48,7 +49,8 @@ if [ $rc -eq 0 ]; then
   TVM_FFI_USE_ABI_MODE=1 "$PYTHON" -m pytest -q -p no:cacheprovider $(core_files) || rc=1
   echo "== pure cffi call path (TVM_FFI_PURE_CFFI_CALL=1)"
   TVM_FFI_PURE_CFFI_CALL=1 "$PYTHON" -m pytest -q -p no:cacheprovider \
-    "$top_srcdir/tests/python/test_function.py" "$top_srcdir/tests/python/test_error.py" || rc=1
+    "$top_srcdir/tests/python/test_function.py" "$top_srcdir/tests/python/test_error.py" \
+    "$top_srcdir/tests/python/test_conversion_table.py" || rc=1
 fi
 if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(command -v "$PYTHON" | xargs readlink -f)" ]; then
   # test_torch_c_dlpack: Debian's torch 1.13 lacks the DLPack exchange API, so this is where

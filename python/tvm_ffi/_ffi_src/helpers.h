@@ -27,6 +27,7 @@ typedef struct {
   intptr_t test_wrapper;    /* core.DLTensorTestWrapper (gets its exchange API capsule) */
   /* hooks for the rare cases */
   intptr_t classify;        /* classify(type) -> rule */
+  intptr_t exact_rules;     /* ((type, rule), ...): the table's exact types (_rules.EXACT_TYPES) */
   intptr_t convert_slow;    /* convert_slow(value) -> simpler value */
   intptr_t ret_obj;         /* ret_obj(type_index, payload, api_obj) -> object */
   intptr_t exc_to_error;    /* exc_to_error(exc, native_backtrace) -> core.Error */
@@ -38,9 +39,11 @@ typedef struct {
   /* byte offsets of the __slots__ members CObject._h, Function.release_gil, Tensor._view */
   int64_t off_h, off_release_gil, off_view;
   int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
+  int32_t rules_fingerprint;   /* _rules.fingerprint() of the table core.py reads */
 } ffipy_config;
 
-/* Takes the configuration; -1 when it is unusable. */
+/* Takes the configuration; -1 when it is unusable, -2 when the module was compiled from another
+ * conversion table (_rules.py changed since the build: rebuild). */
 int ffipy_init(const ffipy_config* config);
 /* box = (function_wrapper, arg0, arg1, ...): converts, calls, converts back (ffipy_status). */
 int ffipy_call(intptr_t box);

@@ -2,7 +2,8 @@
  *
  *At most one live wrapper per object handle: an open-addressing table maps a
  * handle to its wrapper (a borrowed reference), consulted only when an object
- * is converted to Python.  A wrapper leaves the table in its __del__, before
+ * is converted to Python (which kinds have identity: the conversion table,
+ * RES_IS(IDENTITY, kind)).  A wrapper leaves the table in its __del__, before
  * dropping its reference, so an entry never outlives its wrapper (code that
  * rewrites a wrapper's `_h` must untie first: core._untie).  Only touched with
  * the GIL held.  Value-like kinds (Str, Bytes, Shape), tensors and opaque
@@ -17,15 +18,6 @@ typedef struct {
 static tie_slot* ties;
 static size_t ties_mask; /* capacity - 1 (capacity a power of two, 0 before first use) */
 static size_t ties_n;
-
-/* Object kinds whose wrappers have identity (core._tieable says the same for ABI mode). */
-static int has_identity(int32_t t) {
-  return t >= kTVMFFIStaticObjectBegin && t != kTVMFFIStr && t != kTVMFFIBytes &&
-         t != kTVMFFIShape && t != kTVMFFITensor && t != kTVMFFIOpaquePyObject &&
-         t != kTVMFFIBigInt;
-}
-
-static int tieable(int32_t t) { return has_identity(t) && g.off_h > 0; }
 
 static size_t tie_home(const void* h) {
   return (size_t)(((uint64_t)(uintptr_t)h * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & ties_mask;
@@ -116,9 +108,7 @@ static void tie_result(TVMFFIObject* h, PyObject* r) {
 
 /* A container met again in a call with framework tensors keeps converting them lazily. */
 static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
-  if (api_obj == NULL || !(tidx == kTVMFFIArray || tidx == kTVMFFIMap || tidx == kTVMFFIList ||
-                           tidx == kTVMFFIDict))
-    return w;
+  if (api_obj == NULL || !RES_IS(CARRIES_API, result_kind(tidx))) return w;
   PyObject* cur = PyObject_GetAttr(w, g.str_api);
   if (cur == Py_None) PyObject_SetAttr(w, g.str_api, api_obj);
   Py_XDECREF(cur);

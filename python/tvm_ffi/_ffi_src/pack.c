@@ -84,44 +84,59 @@ static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
 }
 
 
-/* Direct-mapped front of g.type_rules. */
+/* Direct-mapped front of the table's exact types and g.type_rules. */
 #define RULE_CACHE_SIZE 64
 static RuleEntry rule_cache[RULE_CACHE_SIZE];
+
+static inline RuleEntry* rule_slot(PyTypeObject* tp) {
+  return &rule_cache[((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1)];
+}
+
+/* The rule of an exact type of the table, or -1. */
+static inline long exact_rule(PyTypeObject* tp) {
+  for (int i = 0; i < RULES_EXACT_MAX; ++i)
+    if (i < g.n_exact && g.exact_tp[i] == tp) return g.exact_code[i];
+  return -1;
+}
 
 /* Copies the cached rule of a type into *out, classifying the type on first sight.
  * Copied, not pointed to: a nested conversion may evict the slot. Returns CONV_OK/CONV_PY_ERROR. */
 static int type_rule(PyTypeObject* tp, RuleEntry* out) {
-  RuleEntry* e = &rule_cache[((uintptr_t)tp >> 4) & (RULE_CACHE_SIZE - 1)];
+  RuleEntry* e = rule_slot(tp);
   if (e->tp == tp) {
     *out = *e;
     return CONV_OK;
   }
-  PyObject* rule = PyDict_GetItemWithError(g.type_rules, (PyObject*)tp); /* borrowed */
-  if (rule == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
-  if (rule == NULL) {
-    rule = PyObject_CallFunctionObjArgs(g.classify, (PyObject*)tp, NULL);
-    if (rule == NULL) return CONV_PY_ERROR;
-    int rc = PyDict_SetItem(g.type_rules, (PyObject*)tp, rule);
-    Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
-    if (rc != 0) return CONV_PY_ERROR;
-  }
   RuleEntry n;
   n.tp = tp;
-  n.rule = rule;
   n.extra = NULL;
   n.api = NULL;
-  if (PyTuple_CheckExact(rule) && PyTuple_Size(rule) == 2) {
-    n.code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
-    n.extra = PyTuple_GetItem(rule, 1);
-  } else {
-    n.code = PyLong_AsLong(rule);
-  }
-  if (n.code == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
-  if (n.code == RULE_EXCHANGE) {
-    n.api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(n.extra);
-    if (n.api == NULL) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
-      return CONV_PY_ERROR;
+  n.rule = NULL;
+  n.code = exact_rule(tp);
+  if (n.code < 0) {
+    PyObject* rule = PyDict_GetItemWithError(g.type_rules, (PyObject*)tp); /* borrowed */
+    if (rule == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
+    if (rule == NULL) {
+      rule = PyObject_CallFunctionObjArgs(g.classify, (PyObject*)tp, NULL);
+      if (rule == NULL) return CONV_PY_ERROR;
+      int rc = PyDict_SetItem(g.type_rules, (PyObject*)tp, rule);
+      Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
+      if (rc != 0) return CONV_PY_ERROR;
+    }
+    n.rule = rule;
+    if (PyTuple_CheckExact(rule) && PyTuple_Size(rule) == 2) {
+      n.code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
+      n.extra = PyTuple_GetItem(rule, 1);
+    } else {
+      n.code = PyLong_AsLong(rule);
+    }
+    if (n.code == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
+    if (n.code == RULE_EXCHANGE) {
+      n.api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(n.extra);
+      if (n.api == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
+        return CONV_PY_ERROR;
+      }
     }
   }
   n.has_dlpack = PyObject_HasAttr((PyObject*)tp, g.str_dlpack);
@@ -130,7 +145,7 @@ static int type_rule(PyTypeObject* tp, RuleEntry* out) {
   return CONV_OK;
 }
 
-static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s, Py_ssize_t n,
+static int pack_bytes_like(CallCtx* c, int is_str, int32_t small, const char* s, Py_ssize_t n,
                            TVMFFIAny* out) {
   if (n <= 7) {
     out->type_index = small;
@@ -142,7 +157,7 @@ static int pack_bytes_like(CallCtx* c, int32_t big, int32_t small, const char* s
   TVMFFIByteArray ba;
   ba.data = s;
   ba.size = (size_t)n;
-  int rc = big == kTVMFFIStr ? TVMFFIStringFromByteArray(&ba, out) : TVMFFIBytesFromByteArray(&ba, out);
+  int rc = is_str ? TVMFFIStringFromByteArray(&ba, out) : TVMFFIBytesFromByteArray(&ba, out);
   if (rc != 0) return CONV_FFI_ERROR;
   return ctx_own(c, out->v_obj);
 }
@@ -264,66 +279,70 @@ static int pack_slow(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   return pack_slow_result(c, r, out, depth);
 }
 
-static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
-  PyTypeObject* tp = Py_TYPE(v);
-  if (v == Py_None) {
+/* The handlers of the scalar rules that need no call (pack inlines them). */
+static inline int pack_scalar(long code, PyObject* v, TVMFFIAny* out) {
+  if (code == RULE_NONE) {
     set_pod(out, kTVMFFINone, 0);
-    return CONV_OK;
-  }
-  if (tp == &PyLong_Type) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (!overflow) {
-      if (x == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
-      set_pod(out, kTVMFFIInt, x);
-      return CONV_OK;
-    }
-    return pack_slow(c, v, out, depth); /* beyond int64: the slow path makes an ffi.BigInt */
-  }
-  if (tp == &PyFloat_Type) {
+  } else if (code == RULE_FLOAT) {
     out->type_index = kTVMFFIFloat;
     out->zero_padding = 0;
     out->v_float64 = PyFloat_AsDouble(v);
-    return CONV_OK;
-  }
-  if (tp == &PyBool_Type) {
+    if (out->v_float64 == -1.0 && PyErr_Occurred()) return CONV_PY_ERROR;
+  } else if (code == RULE_BOOL) {
     set_pod(out, kTVMFFIBool, v == Py_True);
-    return CONV_OK;
+  } else {
+    return 1; /* not one of them */
   }
-  if (tp == &PyUnicode_Type) {
-    Py_ssize_t n;
-    const char* s = PyUnicode_AsUTF8AndSize(v, &n);
-    if (s == NULL) return CONV_PY_ERROR;
-    return pack_bytes_like(c, kTVMFFIStr, kTVMFFISmallStr, s, n, out);
+  return CONV_OK;
+}
+
+/* The handlers of the table's argument rules; the type's rule comes from the cache in front of
+ * the table (a hit costs a load and a compare). */
+static __attribute__((noinline)) int pack_rule(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth,
+                                               const RuleEntry* e) {
+  RuleEntry rule;
+  if (e == NULL) { /* not cached */
+    if (type_rule(Py_TYPE(v), &rule) != 0) return CONV_PY_ERROR;
+    e = &rule;
   }
-  if (tp == &PyBytes_Type) {
-    char* s;
-    Py_ssize_t n;
-    if (PyBytes_AsStringAndSize(v, &s, &n) != 0) return CONV_PY_ERROR;
-    return pack_bytes_like(c, kTVMFFIBytes, kTVMFFISmallBytes, s, n, out);
+  long code = e->code;
+  int rc = pack_scalar(code, v, out);
+  if (rc != 1) return rc;
+  switch (code) { /* values: no nesting */
+    case RULE_INT: {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (!overflow) {
+        if (x == -1 && PyErr_Occurred()) return CONV_PY_ERROR;
+        set_pod(out, kTVMFFIInt, x);
+        return CONV_OK;
+      }
+      return pack_slow(c, v, out, depth); /* beyond int64: the slow path makes an ffi.BigInt */
+    }
+    case RULE_STR: {
+      Py_ssize_t n;
+      const char* s = PyUnicode_AsUTF8AndSize(v, &n);
+      if (s == NULL) return CONV_PY_ERROR;
+      return pack_bytes_like(c, 1, kTVMFFISmallStr, s, n, out);
+    }
+    case RULE_BYTES: {
+      char* s;
+      Py_ssize_t n;
+      if (PyBytes_AsStringAndSize(v, &s, &n) != 0) return CONV_PY_ERROR;
+      return pack_bytes_like(c, 0, kTVMFFISmallBytes, s, n, out);
+    }
+    default:
+      break;
   }
   if (depth > 64) {
     PyErr_SetString(PyExc_RecursionError, "tvm_ffi: argument nesting is too deep");
     return CONV_PY_ERROR;
   }
-  if (tp == g.tensor_cls) { /* the hottest object argument: no rule lookup */
-    PyObject* slot = *(PyObject**)((char*)v + g.off_h);
-    TVMFFIObject* h = slot != NULL ? (TVMFFIObject*)slot_handle(slot) : NULL;
-    if (h != NULL) {
-      out->type_index = h->type_index;
-      out->zero_padding = 0;
-      out->v_obj = h;
-      return CONV_OK;
-    }
-    if (PyErr_Occurred()) return CONV_PY_ERROR; /* else a view or empty wrapper: the rule decides */
-  }
-  if (tp == &PyTuple_Type || tp == &PyList_Type) return pack_container(c, v, 0, out, depth);
-  if (tp == &PyDict_Type) return pack_container(c, v, 1, out, depth);
-
-  RuleEntry rule;
-  if (type_rule(tp, &rule) != 0) return CONV_PY_ERROR;
-  long code = rule.code;
   switch (code) {
+    case RULE_SEQUENCE:
+      return pack_container(c, v, 0, out, depth);
+    case RULE_MAP:
+      return pack_container(c, v, 1, out, depth);
     case RULE_OBJECT:
     case RULE_CONTAINER: {
       TVMFFIObjectHandle h;
@@ -350,11 +369,9 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
       return CONV_OK;
     }
     case RULE_EXCHANGE:
-      return pack_exchange(c, v, rule.extra, rule.api, out);
+      return pack_exchange(c, v, e->extra, e->api, out);
     case RULE_DLPACK:
       return pack_dlpack(c, v, out);
-    case RULE_SEQUENCE:
-      return pack_container(c, v, 0, out, depth);
     case RULE_POD: {
       PyObject* pod = PyObject_GetAttr(v, g.str_pod);
       if (pod == NULL) return CONV_PY_ERROR;
@@ -368,8 +385,22 @@ static int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   return pack_slow(c, v, out, depth);
 }
 
-/* pack() with the commonest arguments (exact tvm_ffi.Tensor wrappers, non-negative ints)
- * inlined into the call loop: a type check and a handle or digit read. */
+/* Cached scalar rules without a call, everything else through pack_rule. */
+static inline int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
+  PyTypeObject* tp = Py_TYPE(v);
+  RuleEntry* e = rule_slot(tp);
+  if (e->tp != tp) return pack_rule(c, v, out, depth, NULL);
+  int rc = pack_scalar(e->code, v, out);
+  return rc != 1 ? rc : pack_rule(c, v, out, depth, e);
+}
+
+static __attribute__((noinline)) int pack_top(CallCtx* c, PyObject* v, TVMFFIAny* out) {
+  return pack(c, v, out, 0);
+}
+
+/* pack() with the commonest arguments inlined into the call loop: a type check and a handle or
+ * digit read.  Exact tvm_ffi.Tensor wrappers (RULE_OBJECT's handler) and non-negative ints
+ * (RULE_INT's, where the table gives int that rule: g.int_tp). */
 static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   PyTypeObject* tp = Py_TYPE(v);
   uintptr_t x;
@@ -382,11 +413,11 @@ static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
       out->v_obj = (TVMFFIObject*)x;
       return CONV_OK;
     }
-  } else if (tp == &PyLong_Type && g.long_layout != 0 && long_fast(v, g.long_layout, &x)) {
+  } else if (tp == g.int_tp && g.long_layout != 0 && long_fast(v, g.long_layout, &x)) {
     set_pod(out, kTVMFFIInt, (int64_t)x);
     return CONV_OK;
   }
-  return pack(c, v, out, 0);
+  return pack_top(c, v, out);
 }
 
 /* v as an owned Any (a callback's result, a value stored by core.py): CONV_*. */

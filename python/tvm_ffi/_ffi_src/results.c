@@ -70,9 +70,8 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
   }
   PyObject* o = alloc_wrapper((PyTypeObject*)cls, h, owned);
   if (o != NULL && k == 2) { /* CContainerBase: the exchange API of the call's framework tensors, or None */
-    int is_container = tidx == kTVMFFIArray || tidx == kTVMFFIMap || tidx == kTVMFFIList ||
-                       tidx == kTVMFFIDict;
-    PyObject* api = api_obj != NULL && is_container ? api_obj : Py_None;
+    int carries = RES_IS(CARRIES_API, result_kind(tidx));
+    PyObject* api = api_obj != NULL && carries ? api_obj : Py_None;
     Py_INCREF(api);
     *(PyObject**)((char*)o + off) = api;
   }
@@ -84,30 +83,33 @@ void ffipy_forget_wrapper_kind(intptr_t cls) {
   if (kind_cache != NULL && PyDict_DelItem(kind_cache, (PyObject*)cls) != 0) PyErr_Clear();
 }
 
+/* The handlers of the table's result kinds (result_kind(type index), rules.h); the kinds not
+ * handled here, and objects whose class needs Python, go to the hook ret_obj. */
 static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPackExchangeAPI* api) {
   int32_t tidx = v->type_index;
-  switch (tidx) {
-    case kTVMFFINone:
+  int kind = result_kind(tidx);
+  switch (kind) {
+    case RES_NONE:
       Py_RETURN_NONE;
-    case kTVMFFIInt:
+    case RES_INT:
       return PyLong_FromLongLong(v->v_int64);
-    case kTVMFFIBool:
+    case RES_BOOL:
       return PyBool_FromLong(v->v_int64 != 0);
-    case kTVMFFIFloat:
+    case RES_FLOAT:
       return PyFloat_FromDouble(v->v_float64);
-    case kTVMFFISmallStr:
+    case RES_SMALL_STR:
       return PyUnicode_DecodeUTF8(v->v_bytes, v->small_str_len, "surrogateescape");
-    case kTVMFFISmallBytes:
+    case RES_SMALL_BYTES:
       return PyBytes_FromStringAndSize(v->v_bytes, v->small_str_len);
-    case kTVMFFIRawStr:
+    case RES_RAW_STR:
       if (owned) break;
       return PyUnicode_DecodeUTF8(v->v_c_str, (Py_ssize_t)strlen(v->v_c_str), "surrogateescape");
-    case kTVMFFIByteArrayPtr: {
+    case RES_BYTE_ARRAY: {
       if (owned) break;
       const TVMFFIByteArray* ba = (const TVMFFIByteArray*)v->v_ptr;
       return PyBytes_FromStringAndSize(ba->data, (Py_ssize_t)ba->size);
     }
-    case kTVMFFIObjectRValueRef: {
+    case RES_RVALUE_REF: {
       if (owned) break;
       TVMFFIObjectHandle* slot = (TVMFFIObjectHandle*)v->v_ptr;
       if (slot == NULL || *slot == NULL) {
@@ -121,13 +123,13 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
       *slot = NULL; /* the callee takes the reference */
       return from_any(&moved, 1, api_obj, api);
     }
-    case kTVMFFIOpaquePyObject: {
+    case RES_OPAQUE_PY: {
       PyObject* o = (PyObject*)TVMFFIOpaqueObjectGetCellPtr(v->v_obj)->handle;
       Py_INCREF(o);
       if (owned) TVMFFIObjectDecRef(v->v_obj);
       return o;
     }
-    case kTVMFFITensor:
+    case RES_TENSOR:
       if (api != NULL && api->managed_tensor_to_py_object_no_sync != NULL) {
         DLManagedTensorVersioned* dlmt = NULL;
         if (TVMFFITensorToDLPackVersioned(v->v_obj, &dlmt) == 0) {
@@ -146,7 +148,7 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
           PyList_GetItem(g.tensor_cls_box, 0) == (PyObject*)g.tensor_cls)
         return new_wrapper(g.tensor_cls, v->v_obj, owned, g.off_view, g.zero);
       break;
-    case kTVMFFIFunction:
+    case RES_FUNCTION:
       if (g.function_cls != NULL) {
         PyObject* w = owned ? tie_take(v->v_obj, owned) : NULL;
         if (w == NULL) {
@@ -159,18 +161,17 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPa
     default:
       break;
   }
-  if (tidx == kTVMFFIRawStr || tidx == kTVMFFIByteArrayPtr || tidx == kTVMFFIObjectRValueRef) {
-    PyErr_Format(PyExc_ValueError, "Return value cannot be %s",
-                 tidx == kTVMFFIRawStr ? "RawStr" : tidx == kTVMFFIByteArrayPtr ? "ByteArrayPtr"
-                                                                                : "ObjectRValueRef");
+  if (RES_IS(VIEW_ONLY, kind)) {
+    PyErr_Format(PyExc_ValueError, "Return value cannot be %s", view_only_names[kind]);
     return NULL;
   }
-  int tie = owned && tieable(tidx);
+  int identity = RES_IS(IDENTITY, kind);
+  int tie = owned && identity && g.off_h > 0;
   if (tie) {
     PyObject* w = tie_take(v->v_obj, owned);
     if (w != NULL) return tie_retag(w, tidx, api_obj);
   }
-  if (has_identity(tidx)) {
+  if (identity) {
     PyObject* w = fast_wrapper(tidx, v->v_obj, owned, api_obj);
     if (w != NULL) {
       if (tie) tie_put(v->v_obj, w);

@@ -15,8 +15,31 @@ static void keep_handle(TVMFFIObjectHandle* slot, void* h) {
   *slot = h;
 }
 
+/* Takes the table's exact types ((type, rule), ...; borrowed) into g.exact_*; -1 if malformed.
+ * Exact types carry no extra (RULE_EXCHANGE needs one): such a row is refused. */
+static int keep_exact_rules(PyObject* rows) {
+  Py_ssize_t n = PyTuple_Check(rows) ? PyTuple_Size(rows) : -1;
+  if (n < 0 || n > RULES_EXACT_MAX) return -1;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* row = PyTuple_GetItem(rows, i);
+    if (!PyTuple_Check(row) || PyTuple_Size(row) != 2 || !PyType_Check(PyTuple_GetItem(row, 0)))
+      return -1;
+    long code = PyLong_AsLong(PyTuple_GetItem(row, 1));
+    if (code < 0 || code == RULE_EXCHANGE) return -1;
+    PyObject* tp = PyTuple_GetItem(row, 0);
+    Py_INCREF(tp);
+    Py_XDECREF((PyObject*)g.exact_tp[i]);
+    g.exact_tp[i] = (PyTypeObject*)tp;
+    g.exact_code[i] = code;
+    if (tp == (PyObject*)&PyLong_Type) g.int_tp = code == RULE_INT ? &PyLong_Type : NULL;
+  }
+  g.n_exact = (int)n;
+  return 0;
+}
+
 int ffipy_init(const ffipy_config* cfg) {
-  if (cfg->cobject_cls == 0 || cfg->function_cls == 0 || cfg->tensor_cls == 0 ||
+  if (cfg->rules_fingerprint != RULES_FINGERPRINT) return -2;
+  if (cfg->cobject_cls == 0 || cfg->exact_rules == 0 || cfg->function_cls == 0 || cfg->tensor_cls == 0 ||
       cfg->tensor_cls_box == 0 || cfg->classify == 0 || cfg->convert_slow == 0 ||
       cfg->ret_obj == 0 || cfg->exc_to_error == 0 || cfg->call_error == 0)
     return -1;
@@ -27,6 +50,7 @@ int ffipy_init(const ffipy_config* cfg) {
   keep_object(&g.type_cls, cfg->type_cls);
   keep_object(&g.test_wrapper, cfg->test_wrapper);
   keep_object(&g.classify, cfg->classify);
+  if (keep_exact_rules((PyObject*)cfg->exact_rules) != 0) return -1;
   keep_object(&g.convert_slow, cfg->convert_slow);
   keep_object(&g.ret_obj, cfg->ret_obj);
   keep_object(&g.exc_to_error, cfg->exc_to_error);
