@@ -146,8 +146,12 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         elif type(cap).__name__ != "PyCapsule":  # what a producer's __dlpack__() returned
             raise ValueError("Expect a dltensor field: __dlpack__() returned %s, not a PyCapsule"
                              % type(cap).__name__)
-        else:
+        elif name is not None and name.startswith(b"used_dltensor"):
             raise ValueError("Expect a dltensor field, PyCapsule can only be consumed once")
+        else:  # a capsule of something else (as in the compiled module's consume_capsule)
+            raise ValueError('Expect a dltensor field: the PyCapsule is named %s, not "dltensor" '
+                             'or "dltensor_versioned"'
+                             % ('"%s"' % name.decode("utf-8", "replace") if name else "NULL"))
         _capi.capsule_mark_used(cap)
         return addr(out[0])
 

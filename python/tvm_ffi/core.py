@@ -715,7 +715,10 @@ def _exc_to_error(exc, append_native=True):
     if isinstance(existing, Error) and existing._h:
         existing.update_backtrace(text)
         return existing
-    kind = ERROR_TYPE_TO_NAME.get(type(exc), "RuntimeError")
+    kind = ERROR_TYPE_TO_NAME.get(type(exc))
+    if kind is None:  # a subclass of Ctrl-C or sys.exit() must not become a catchable RuntimeError
+        kind = next((c.__name__ for c in (KeyboardInterrupt, SystemExit) if isinstance(exc, c)),
+                    "RuntimeError")
     return Error(kind, _exc_message(exc), text)
 
 

@@ -194,6 +194,14 @@ def test_system_exit_in_callback_keeps_its_code(code):
         assert type(exc) is SystemExit and exc.code == code
 
 
+@pytest.mark.parametrize("base,args", [(KeyboardInterrupt, ()), (SystemExit, (4,))])
+def test_subclass_of_interrupt_or_exit_stays_uncatchable_by_except_exception(base, args):
+    sub = type("My" + base.__name__, (base,), {})
+    for exc in _call_both_ways(_raising(sub(*args))):
+        assert type(exc) is base and not isinstance(exc, Exception)
+        assert base is not SystemExit or exc.code == 4
+
+
 def test_exception_whose_str_raises_keeps_its_kind():
     class Unprintable(Exception):
         def __str__(self):
@@ -260,3 +268,22 @@ def test_dlpack_returning_non_capsule(echo):
         tvm_ffi.from_dlpack(NotACapsule())
     with pytest.raises(ValueError, match="returned int, not a PyCapsule"):
         echo(NotACapsule())
+
+
+def test_dlpack_capsule_of_another_name(echo):
+    other = _capsule_new(ctypes.addressof(_KEEP[0]), b"not_a_tensor", None)
+    if other is None:
+        pytest.skip("no ctypes.pythonapi to make a capsule")
+
+    class OtherCapsule:
+        def __dlpack__(self, **kwargs):
+            return other
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    for call in (tvm_ffi.from_dlpack, echo):
+        with pytest.raises(ValueError, match='PyCapsule is named "not_a_tensor", not "dltensor"'):
+            call(OtherCapsule())
+    with pytest.raises(ValueError, match='PyCapsule is named "not_a_tensor"'):
+        tvm_ffi.from_dlpack(other)

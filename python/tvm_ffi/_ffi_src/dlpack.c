@@ -29,7 +29,14 @@ static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIO
     return CONV_OK;
   }
   if (PyCapsule_CheckExact(cap)) {
-    PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+    const char* name = PyCapsule_GetName(cap);
+    if (name != NULL && strncmp(name, "used_dltensor", 13) == 0)
+      PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+    else /* a capsule of something else: say which, "consumed once" would mislead */
+      PyErr_Format(PyExc_ValueError,
+                   "Expect a dltensor field: the PyCapsule is named %s%s%s, not \"dltensor\" or "
+                   "\"dltensor_versioned\"",
+                   name ? "\"" : "", name ? name : "NULL", name ? "\"" : "");
     return CONV_PY_ERROR;
   }
   /* only a producer's __dlpack__() hands us anything else */
