@@ -184,17 +184,22 @@ int tvmffi__big_int_from_decimal(const char* s, size_t n, TVMFFIAny* out) {
   return rc;
 }
 
-/* Map keys: equal values hash alike (FNV-1a over the words). */
-static int64_t any_hash(const TVMFFIAny* v) {
+/* Map keys: equal values hash alike (FNV-1a over the words).  Native hooks
+ * return their result as a TVMFFIAny (c_container.h, apache's convention). */
+static TVMFFIAny any_hash(const TVMFFIAny* v) {
   size_t n;
   const int64_t* w = words_of(v, &n);
   uint64_t h = UINT64_C(1469598103934665603);
   for (size_t i = 0; i < n; ++i) h = (h ^ (uint64_t)w[i]) * UINT64_C(1099511628211);
-  return (int64_t)h;
+  TVMFFIAny r = {kTVMFFIInt, {0}, {0}};
+  r.v_int64 = (int64_t)h;
+  return r;
 }
 
-static _Bool any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
-  return tvmffi__big_int_compare(a, b) == 0;
+static TVMFFIAny any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  TVMFFIAny r = {kTVMFFIBool, {0}, {0}};
+  r.v_int64 = tvmffi__big_int_compare(a, b) == 0;
+  return r;
 }
 
 static void register_native(const char* name, void* fn) {
@@ -216,8 +221,8 @@ void tvmffi__big_int_globals_init(void) {
   md.structural_eq_hash_kind = kTVMFFISEqHashKindConstTreeNode;
   if (TVMFFITypeRegisterMetadata(kTVMFFIBigInt, &md) != 0)
     tvmffi__fatal("cannot register the metadata of ffi.BigInt");
-  int64_t (*hash)(const TVMFFIAny*) = any_hash;
-  _Bool (*equal)(const TVMFFIAny*, const TVMFFIAny*) = any_equal;
+  TVMFFIAny (*hash)(const TVMFFIAny*) = any_hash;
+  TVMFFIAny (*equal)(const TVMFFIAny*, const TVMFFIAny*) = any_equal;
   void* p;
   memcpy(&p, &hash, sizeof(p));
   register_native("__any_hash__", p);

@@ -214,10 +214,19 @@ static int equal_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
                                       ((user_key*)args[1].v_obj)->payload);
   return 0;
 }
-/* The OpaquePtr form: C++ `int64_t f(const Any&)` / `bool f(const Any&, const Any&)`. */
-static int64_t opaque_hash(const TVMFFIAny* a) { return ((user_key*)a->v_obj)->payload * 10; }
-static _Bool opaque_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
-  return ((user_key*)a->v_obj)->payload == ((user_key*)b->v_obj)->payload;
+/* The OpaquePtr form: a native adapter `TVMFFIAny f(const Any&[, const Any&])
+ * noexcept` (what the C++ headers' native_fn_attr stores) returning the int /
+ * bool, or an owned ffi.Error (payload 99 refuses to hash). */
+static TVMFFIAny opaque_hash(const TVMFFIAny* a) {
+  int64_t payload = ((user_key*)a->v_obj)->payload;
+  if (payload != 99) return any_kind(kTVMFFIInt, payload * 10);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorSetRaisedFromCStr("KeyError", "payload 99 has no hash");
+  TVMFFIErrorMoveFromRaised(&err);
+  return check_any_obj(err);
+}
+static TVMFFIAny opaque_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  return any_kind(kTVMFFIBool, ((user_key*)a->v_obj)->payload == ((user_key*)b->v_obj)->payload);
 }
 
 static int32_t register_type(const char* key) {
@@ -243,10 +252,10 @@ static void test_hooks(void) {
   TVMFFIObjectDecRef(fh);
   TVMFFIObjectDecRef(fe);
   TVMFFIAny p = any_kind(kTVMFFIOpaquePtr, 0);
-  int64_t (*hf)(const TVMFFIAny*) = opaque_hash;
+  TVMFFIAny (*hf)(const TVMFFIAny*) = opaque_hash;
   memcpy(&p.v_ptr, &hf, sizeof(void*));
   register_hook(to, "__any_hash__", p);
-  _Bool (*ef)(const TVMFFIAny*, const TVMFFIAny*) = opaque_equal;
+  TVMFFIAny (*ef)(const TVMFFIAny*, const TVMFFIAny*) = opaque_equal;
   memcpy(&p.v_ptr, &ef, sizeof(void*));
   register_hook(to, "__any_equal__", p);
 
@@ -258,6 +267,10 @@ static void test_hooks(void) {
   CHECK(hash_of(&o1) == combine((uint64_t)to, 70));
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&o1, &o2), 1);
   CHECK_EQ_INT(TVMFFIContainerAnyEqual(&o1, &k1), 0); /* different types */
+  TVMFFIAny o99 = new_user_key(to, 99);
+  uint64_t h99;
+  CHECK_RAISED(TVMFFIContainerAnyHash(&o99, &h99), "KeyError", "payload 99 has no hash");
+  check_any_release(&o99);
 
   /* As map keys: k1 and k2 are the same key, k3 collides but differs. */
   TVMFFIAny args[12] = {k1, check_any_int(1), k3, check_any_int(3), k2, check_any_int(2), o1,
@@ -299,7 +312,7 @@ static void test_hooks(void) {
   check_any_release(&k3);
   check_any_release(&o1);
   check_any_release(&o2);
-  CHECK_EQ_INT(g_keys_freed, 5);
+  CHECK_EQ_INT(g_keys_freed, 6);
   CHECK(g_hash_calls > 0);
 }
 

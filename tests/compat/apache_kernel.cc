@@ -84,8 +84,39 @@ int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) {
   return (*it).second;
 }
 
+// A map key type with its own __any_hash__ / __any_equal__ hooks, registered
+// with these headers' native_fn_attr: our runtime's maps must call them in the
+// convention these headers give them (TVMFFIAny f(const Any&...) noexcept).
+// Equal ids are the same key; a negative id makes the hash hook throw.
+class KeyObj : public ffi::Object {
+ public:
+  int64_t id;
+  explicit KeyObj(int64_t id) : id(id) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("compat.apache_kernel.Key", KeyObj, ffi::Object);
+};
+
+int64_t KeyHash(const ffi::Any& key) {
+  int64_t id = key.as<KeyObj>()->id;
+  if (id < 0) TVM_FFI_THROW(ValueError) << "compat key hash refused id " << id;
+  return id % 3;  // collisions: the equal hook must tell keys apart
+}
+
+bool KeyEqual(const ffi::Any& a, const ffi::Any& b) {
+  return a.as<KeyObj>()->id == b.as<KeyObj>()->id;
+}
+
+ffi::ObjectRef MakeKey(int64_t id) { return ffi::ObjectRef(ffi::make_object<KeyObj>(id)); }
+
+// The kernel's inline map code looks a key up in a map the host built.
+int64_t KeyLookup(ffi::Map<ffi::Any, int64_t> m, ffi::Any key) {
+  auto it = m.find(key);
+  return it == m.end() ? -1 : (*it).second;
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_key, MakeKey);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(key_lookup, KeyLookup);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(iota, Iota);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
@@ -102,6 +133,11 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_get, MapGet);
 // Registered into the global registry of whichever libtvm_ffi.so this
 // library binds to, as soon as it is loaded.
 TVM_FFI_STATIC_INIT_BLOCK() {
+  namespace refl = ffi::reflection;
+  refl::ObjectDef<KeyObj>().def_ro("id", &KeyObj::id);
+  refl::TypeAttrDef<KeyObj>()
+      .native_fn_attr<&KeyHash>(ffi::type_attr::kAnyHash)
+      .native_fn_attr<&KeyEqual>(ffi::type_attr::kAnyEqual);
   ffi::reflection::GlobalDef().def("compat.apache_kernel.mul_int",
                                    [](int64_t a, int64_t b) { return a * b; });
 }

@@ -3,14 +3,16 @@
  * apache-tvm-ffi wheel's headers) through OUR runtime and calls every export:
  * tensors in and out, ints, floats, strings, callbacks into our function
  * objects, arrays and maps laid out by either side, the kernel's static-init
- * global, and errors that come back with kind, message and a backtrace naming the
- * kernel's source file and line.
+ * global, errors that come back with kind, message and a backtrace naming the
+ * kernel's source file and line, and map keys with the kernel's own hash/equal
+ * hooks.
  *
  *   apache_kernel_load KERNEL.so SOURCE_BASENAME THROW_LINE
  *
  * Run by test_apache_kernel.sh, which builds the kernel.
  */
 #include <stdint.h>
+#include <tvm/ffi/extra/c_container.h>
 
 #include "check.h"
 
@@ -386,6 +388,48 @@ static void test_maps(void) {
   TVMFFIObjectDecRef(get);
 }
 
+/* Keys whose __any_hash__ / __any_equal__ hooks the kernel registered with
+ * apache's headers (native adapters returning a TVMFFIAny): our maps call them
+ * in that convention, results and errors both. */
+static void test_custom_keys(void) {
+  TVMFFIObjectHandle make = get_function("make_key"), lookup = get_function("key_lookup");
+  TVMFFIAny keys[5], r; /* ids 8, 8, 11 (same hash as 8), 7, -1 */
+  const int64_t ids[5] = {8, 8, 11, 7, -1};
+  for (int i = 0; i < 5; ++i) {
+    TVMFFIAny arg = any_int(ids[i]);
+    CHECK_OK(call(make, &arg, 1, &keys[i]));
+  }
+  CHECK(keys[0].v_obj != keys[1].v_obj);
+  uint64_t h;
+  CHECK_OK(TVMFFIContainerAnyHash(&keys[0], &h));
+  CHECK(h == TVMFFIContainerHashCombine((uint64_t)keys[0].type_index, 8 % 3));
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&keys[0], &keys[1]), 1);
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&keys[0], &keys[2]), 0);
+  /* our map {key 8: 1, key 11: 10, key 7: 8, 0: 0, ..., 4: 4}: hashed, not small */
+  TVMFFIAny kv[16] = {keys[0], any_int(1), keys[2], any_int(10), keys[3], any_int(8)}, m;
+  for (int i = 0; i < 5; ++i) kv[6 + 2 * i] = kv[7 + 2 * i] = any_int(i);
+  CHECK_OK(check_call_global("ffi.Map", kv, 16, &m));
+  TVMFFIAny q[2] = {m, keys[1]};
+  CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r)); /* another object with id 8 */
+  CHECK_EQ_INT(r.v_int64, 1);
+  q[1] = keys[2];
+  CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 10);
+  CHECK_OK(call(lookup, q, 2, &r)); /* the kernel reads our map */
+  CHECK_EQ_INT(r.v_int64, 10);
+  q[1] = keys[1];
+  CHECK_OK(call(lookup, q, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+  /* the hook's exception comes back as the lookup's error */
+  q[1] = keys[4];
+  CHECK_RAISED(check_call_global("ffi.MapGetItem", q, 2, &r), "ValueError",
+               "compat key hash refused id -1");
+  check_any_release(&m);
+  for (int i = 0; i < 5; ++i) check_any_release(&keys[i]);
+  TVMFFIObjectDecRef(make);
+  TVMFFIObjectDecRef(lookup);
+}
+
 /* The kernel's TVM_FFI_STATIC_INIT_BLOCK registered into our registry. */
 static void test_static_init_global(void) {
   TVMFFIAny args[2] = {any_int(6), any_int(7)}, r;
@@ -412,6 +456,7 @@ int main(int argc, char** argv) {
   test_callbacks();
   test_arrays();
   test_maps();
+  test_custom_keys();
   test_static_init_global();
 
   CHECK_EQ_INT(check_use_count(g_module), 1);

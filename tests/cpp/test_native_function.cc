@@ -1,7 +1,9 @@
 // tests/cpp/test_native_function.cc -- reflection/native_function.h: native hooks called
 // through the adapter pointer (FromNative) or a borrowed/owned ffi.Function, errors as
 // values (CallExpected) or exceptions (operator()), and the round trip through Any.
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/reflection/native_function.h>
+#include <tvm/ffi/reflection/registry.h>
 
 #include <stdexcept>
 #include <string>
@@ -31,7 +33,39 @@ int g_seen = 0;
 void Record(int x) { g_seen = x; }
 int64_t Length(const Any& v) noexcept { return static_cast<int64_t>(v.cast<ffi::String>().size()); }
 
+// A map key whose equality is its id (hash hooks: kAnyHash / kAnyEqual); id < 0 cannot hash.
+class NKeyObj : public ffi::Object {
+ public:
+  int64_t id;
+  explicit NKeyObj(int64_t id) : id(id) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("cpptest.native.Key", NKeyObj, ffi::Object);
+};
+int64_t KeyHash(const Any& k) {
+  int64_t id = k.as<NKeyObj>()->id;
+  if (id < 0) throw Error("ValueError", "negative key", "");
+  return id % 2;
+}
+bool KeyEqual(const Any& a, const Any& b) { return a.as<NKeyObj>()->id == b.as<NKeyObj>()->id; }
+Any Key(int64_t id) { return Any(ffi::make_object<NKeyObj>(id)); }
+
 TEST_SUITE("native_function") {
+  TEST_CASE("map-key hooks through native_fn_attr") {
+    ffi::reflection::TypeAttrDef<NKeyObj>()
+        .native_fn_attr<&KeyHash>(ffi::type_attr::kAnyHash)
+        .native_fn_attr<&KeyEqual>(ffi::type_attr::kAnyEqual);
+    // Stored as the FromNative adapter (TVMFFIAny f(const Any&) noexcept), as apache's headers do.
+    ffi::AnyView hook =
+        ffi::reflection::TypeAttrColumn(ffi::type_attr::kAnyHash)[NKeyObj::RuntimeTypeIndex()];
+    CHECK(hook.type_index() == kTVMFFIOpaquePtr);
+    CHECK(hook.cast<NativeFunctionView<int64_t(const Any&)>>()(Key(5)) == 1);
+    ffi::Map<Any, int> m{{Key(1), 10}, {Key(3), 30}, {Key(4), 40}, {Key(6), 60}, {Key(8), 80}};
+    CHECK(m.size() == 5);
+    CHECK(m.at(Key(3)) == 30);  // another object, same id; 1 and 3 collide
+    CHECK(m.count(Key(5)) == 0);
+    CHECK_THROWS_WITH(m.count(Key(-1)), doctest::Contains("negative key"));
+  }
+
+
   TEST_CASE("native pointers") {
     auto twice = NativeFunctionView<int(int)>::FromNative<&Twice>();
     CHECK(twice(4) == 8);

@@ -125,9 +125,63 @@ TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainerImplBytes(const TVMFFIAny
 }
 
 /*
+ * Calls an "__any_hash__" (b == NULL) or "__any_equal__" hook on a (and b);
+ * *out gets the int / bool it returns.  The hook is either
+ *  - an OpaquePtr to a native adapter `TVMFFIAny f(const Any&[, const Any&])
+ *    noexcept` (the convention of apache tvm-ffi 0.1.15's NativeFunctionView,
+ *    so hooks built with either header set work here): a reference is a
+ *    pointer to the 16-byte Any, the result is the value or an owned ffi.Error;
+ *  - or an ffi.Function, called packed.
+ * Returns 0, or -1 with the hook's error (or a TypeError) raised.
+ */
+TVMFFI_CONTAINER_INLINE int TVMFFIContainerImplCallHook(const TVMFFIAny* hook, const TVMFFIAny* a,
+                                                        const TVMFFIAny* b, int64_t* out) {
+  TVMFFIAny res;
+  res.type_index = kTVMFFINone;
+  res.zero_padding = 0;
+  res.v_int64 = 0;
+  if (hook->type_index == kTVMFFIOpaquePtr) {
+    /* memcpy because ISO C has no object-to-function pointer cast */
+    if (b == NULL) {
+      TVMFFIAny (*fn)(const TVMFFIAny*);
+      memcpy(&fn, &hook->v_ptr, sizeof(fn));
+      res = fn(a);
+    } else {
+      TVMFFIAny (*fn)(const TVMFFIAny*, const TVMFFIAny*);
+      memcpy(&fn, &hook->v_ptr, sizeof(fn));
+      res = fn(a, b);
+    }
+  } else if (hook->type_index == kTVMFFIFunction) {
+    TVMFFIAny args[2];
+    args[0] = *a;
+    if (b != NULL) args[1] = *b;
+    if (TVMFFIFunctionCall(hook->v_obj, args, b == NULL ? 1 : 2, &res) != 0) return -1;
+  } else {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", b == NULL
+                                                  ? "__any_hash__ attribute must be an opaque "
+                                                    "function pointer or an ffi.Function"
+                                                  : "__any_equal__ attribute must be an opaque "
+                                                    "function pointer or an ffi.Function");
+    return -1;
+  }
+  if (res.type_index == kTVMFFIInt || (b != NULL && res.type_index == kTVMFFIBool)) {
+    *out = res.v_int64;
+    return 0;
+  }
+  if (res.type_index == kTVMFFIError) {
+    TVMFFIErrorSetRaised(res.v_obj);
+  } else {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", b == NULL ? "__any_hash__ hook must return an int"
+                                                        : "__any_equal__ hook must return a bool");
+  }
+  if (res.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(res.v_obj);
+  return -1;
+}
+
+/*
  * AnyHash of docs/abi.md §5.6 into *out.  `a` must be in owned form (no view-only
  * kinds 7..10).  Returns 0/-1; -1 only when a "__any_hash__" hook fails or
- * an ffi.Function hook returns something other than an int (TypeError).
+ * returns something other than an int (TypeError).
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyHash(const TVMFFIAny* a, uint64_t* out) {
   const uint64_t kMod = UINT64_C(2147483647);
@@ -147,30 +201,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyHash(const TVMFFIAny* a, uint64_t*
     const TVMFFIAny* hook = TVMFFIContainerImplHook(&cache, "__any_hash__", ti);
     if (hook != NULL) {
       int64_t custom;
-      if (hook->type_index == kTVMFFIOpaquePtr) {
-        /* A C++ `int64_t f(const Any&)`: the reference is a pointer to the Any.
-         * memcpy because ISO C has no object-to-function pointer cast. */
-        int64_t (*fn)(const TVMFFIAny*);
-        memcpy(&fn, &hook->v_ptr, sizeof(fn));
-        custom = fn(a);
-      } else if (hook->type_index == kTVMFFIFunction) {
-        TVMFFIAny arg = *a, res;
-        res.type_index = kTVMFFINone;
-        res.zero_padding = 0;
-        res.v_int64 = 0;
-        if (TVMFFIFunctionCall(hook->v_obj, &arg, 1, &res) != 0) return -1;
-        if (res.type_index != kTVMFFIInt) {
-          if (res.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(res.v_obj);
-          TVMFFIErrorSetRaisedFromCStr("TypeError", "__any_hash__ hook must return an int");
-          return -1;
-        }
-        custom = res.v_int64;
-      } else {
-        TVMFFIErrorSetRaisedFromCStr("TypeError",
-                                     "__any_hash__ attribute must be an opaque function "
-                                     "pointer or an ffi.Function");
-        return -1;
-      }
+      if (TVMFFIContainerImplCallHook(hook, a, NULL, &custom) != 0) return -1;
       *out = TVMFFIContainerHashCombine((uint64_t)ti, (uint64_t)custom);
       return 0;
     }
@@ -197,30 +228,8 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerAnyEqual(const TVMFFIAny* a, const TV
     static const TVMFFITypeAttrColumn* cache = NULL;
     const TVMFFIAny* hook = TVMFFIContainerImplHook(&cache, "__any_equal__", ta);
     if (hook == NULL) return 0;
-    if (hook->type_index == kTVMFFIOpaquePtr) {
-      bool (*fn)(const TVMFFIAny*, const TVMFFIAny*);
-      memcpy(&fn, &hook->v_ptr, sizeof(fn));
-      return fn(a, b) ? 1 : 0;
-    }
-    if (hook->type_index == kTVMFFIFunction) {
-      TVMFFIAny args[2], res;
-      args[0] = *a;
-      args[1] = *b;
-      res.type_index = kTVMFFINone;
-      res.zero_padding = 0;
-      res.v_int64 = 0;
-      if (TVMFFIFunctionCall(hook->v_obj, args, 2, &res) != 0) return -1;
-      if (res.type_index != kTVMFFIBool && res.type_index != kTVMFFIInt) {
-        if (res.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(res.v_obj);
-        TVMFFIErrorSetRaisedFromCStr("TypeError", "__any_equal__ hook must return a bool");
-        return -1;
-      }
-      return res.v_int64 != 0;
-    }
-    TVMFFIErrorSetRaisedFromCStr("TypeError",
-                                 "__any_equal__ attribute must be an opaque function "
-                                 "pointer or an ffi.Function");
-    return -1;
+    int64_t eq;
+    return TVMFFIContainerImplCallHook(hook, a, b, &eq) != 0 ? -1 : eq != 0;
   }
   if ((ta == kTVMFFIStr && tb == kTVMFFISmallStr) || (ta == kTVMFFISmallStr && tb == kTVMFFIStr) ||
       (ta == kTVMFFIBytes && tb == kTVMFFISmallBytes) ||

@@ -163,11 +163,20 @@ class TypeAttrColumn {
 
 }  // namespace reflection
 
-/*! \brief Keys of the attributes containers consult (`int64_t f(const Any&)` and
- * `bool f(const Any&, const Any&)`, stored with TypeAttrDef::native_fn_attr). */
+namespace reflection {
+template <typename Signature>
+class NativeFunctionView;  // reflection/native_function.h
+}  // namespace reflection
+
+/*! \brief Keys of the hooks containers consult for a type's values as map keys:
+ * TypeAttrDef::native_fn_attr<&Fn>(kAnyHash) with `int64_t Fn(const Any&)` (and
+ * kAnyEqual, `bool Fn(const Any&, const Any&)`) stores Fn's NativeFunctionView
+ * adapter, the form every runtime calls (c_container.h). */
 namespace type_attr {
-inline constexpr reflection::AttrKey<void*> kAnyHash{"__any_hash__"};
-inline constexpr reflection::AttrKey<void*> kAnyEqual{"__any_equal__"};
+inline constexpr reflection::AttrKey<reflection::NativeFunctionView<int64_t(const Any&)>> kAnyHash{
+    "__any_hash__"};
+inline constexpr reflection::AttrKey<reflection::NativeFunctionView<bool(const Any&, const Any&)>>
+    kAnyEqual{"__any_equal__"};
 /*! \brief The constructor ObjectDef::def(init<...>()) registers. */
 inline constexpr reflection::AttrKey<Function> kInit{"__ffi_init__"};
 /*! \brief Makes an empty object (what ObjectCreator starts from without a native creator). */

@@ -14,12 +14,11 @@
  * CallExpected returns Expected<R> and never throws; operator() throws the error.
  *
  * TypeAttrDef<T>().native_fn_attr<&Fn>(key) stores a hook in the form the
- * runtime calls for that attribute (details::NativeHook): by default an opaque
- * pointer to Fn itself -- the runtime calls `__any_hash__`
- * (`int64_t f(const Any&)`) and `__any_equal__` (`bool f(const Any&, const
- * Any&)`) hooks that way.  Headers whose hooks the runtime calls differently
- * specialise NativeHook on the hook's signature (extra/structural_visit.h,
- * extra/structural_mutate.h).
+ * runtime calls for that attribute: for a key of a NativeFunctionView type
+ * (type_attr::kAnyHash, kAnyEqual) Fn's FromNative adapter; otherwise
+ * details::NativeHook, by default an opaque pointer to Fn itself.  Headers whose
+ * hooks the runtime calls differently specialise NativeHook on the hook's
+ * signature (extra/structural_visit.h, extra/structural_mutate.h).
  */
 #ifndef TVM_FFI_REFLECTION_NATIVE_FUNCTION_H_
 #define TVM_FFI_REFLECTION_NATIVE_FUNCTION_H_
@@ -52,7 +51,6 @@ template <auto Fn>
 inline Any NativeHookValue() {
   return NativeHook<Fn>::Value();
 }
-
 }  // namespace details
 
 template <typename Signature>
@@ -61,6 +59,12 @@ template <typename Signature>
 class NativeFunction;
 
 namespace details {
+/*! \brief Whether an attribute key's value type is a NativeFunctionView (native_fn_attr). */
+template <typename K>
+struct IsNativeFunctionView : std::false_type {};
+template <typename Signature>
+struct IsNativeFunctionView<NativeFunctionView<Signature>> : std::true_type {};
+
 template <typename R>
 struct IsExpectedOf : std::false_type {};
 template <typename R>

@@ -469,7 +469,11 @@ class TypeAttrDef {
    */
   template <auto Fn, typename K>
   TypeAttrDef& native_fn_attr(AttrKey<K> key) {
-    Register(key.name, details::NativeHookValue<Fn>());
+    if constexpr (details::IsNativeFunctionView<K>::value) {
+      Register(key.name, Any(K::template FromNative<Fn>()));
+    } else {
+      Register(key.name, details::NativeHookValue<Fn>());
+    }
     return *this;
   }
 
