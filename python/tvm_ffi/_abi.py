@@ -403,6 +403,9 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     def from_owned_any(any_ptr):
         return from_any(any_ptr[0], True, None)
 
+    def from_any_ptr_view(any_ptr):
+        return from_any(any_ptr[0], False, None)
+
     def from_any_view(tidx, payload):
         a = ffi.new("TVMFFIAny*")
         a.type_index = tidx
@@ -454,6 +457,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core._make_opaque = make_opaque
     core._from_owned_any = from_owned_any
     core._from_any_view = from_any_view
+    core._from_any_ptr_view = from_any_ptr_view
     core._to_owned_any = to_owned_any
     core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
     # spec 14.6: long C++ loops poll signals through these (_ffi_src/state.c does the same in C)

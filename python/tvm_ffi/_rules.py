@@ -54,12 +54,12 @@ EXACT_TYPES = (
 )
 
 # Any other type: the first row whose test holds.  Tests: ("subclass", class) -- a bare name is
-# a class of the binding, "module.name" one of a module (the row is skipped while the module is
+# a class of tvm_ffi.core or a builtin, "module.name" one of a module (the row is skipped while the module is
 # not imported: no type can derive from its classes then); ("has", attribute) of the type;
 # ("exchange", attribute) a type's DLPack exchange table, checked (skipped when
 # TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1).
 CLASSIFY = (
-    (("subclass", "CContainerBase"), "CONTAINER"),
+    (("subclass", "tvm_ffi.container.CContainerBase"), "CONTAINER"),
     (("subclass", "CObject"), "OBJECT"),
     (("has", "__tvm_ffi_object__"), "SLOW"),
     (("exchange", "__dlpack_c_exchange_api__"), "EXCHANGE"),

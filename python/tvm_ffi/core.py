@@ -6,6 +6,7 @@ to.  In ABI mode (no compiled module) ``_abi.py`` implements the same protocol i
 """
 
 import abc
+import builtins as _builtins
 import os
 import sys
 
@@ -147,9 +148,22 @@ else:  # PyPy: no object addresses, but weak references to slotted wrappers
         return len(_TIES)
 
 
+# the conversion table's result kinds (_rules.py), by type index
+_KINDS, _KIND = _rules.resolve(lib)
+_N_STATIC, _OBJECT_BEGIN = len(_KINDS), lib.kTVMFFIStaticObjectBegin
+_K_POD, _K_OBJECT = _KIND[_rules.DEFAULT_POD], _KIND[_rules.DEFAULT_OBJECT]
+_IDENTITY = frozenset(_KIND[k] for k in _rules.IDENTITY)
+_CARRIES_API = frozenset(_KIND[k] for k in _rules.CARRIES_API)
+
+
+def _kind(tidx):
+    """The result kind (a code of _rules.RESULT_KINDS) of a type index."""
+    return _KINDS[tidx] if 0 <= tidx < _N_STATIC else _K_POD if tidx < 0 else _K_OBJECT
+
+
 def _tieable(tidx):
-    """Kinds with identity: objects except Str, Bytes, Shape, Tensor, OpaquePyObject, BigInt."""
-    return tidx >= 64 and tidx not in (65, 66, 69, 70, 74, 78)
+    """Whether results of this type index keep wrapper identity (the table's IDENTITY)."""
+    return _kind(tidx) in _IDENTITY
 
 
 def _new_tied(cls, h):
@@ -170,7 +184,7 @@ def _ret_object(tidx, h, owned, api_obj):
         if w is not None:
             if owned:
                 _decref(h)
-            if api_obj is not None and tidx in (71, 72, 75, 76) and w._tvm_api is None:
+            if api_obj is not None and _kind(tidx) in _CARRIES_API and w._tvm_api is None:
                 w._tvm_api = api_obj
             return w
     if not owned:
@@ -1052,58 +1066,65 @@ def _big_int_arg(v):
     return _new_wrapper(Object, out.v_uint64)
 
 
+(_K_BIG_INT, _K_STRING, _K_BYTES_OBJ, _K_TENSOR, _K_SHAPE, _K_OPAQUE_PTR, _K_DTYPE, _K_DEVICE,
+ _K_DLTENSOR_PTR, _K_SMALL_STR, _K_SMALL_BYTES) = (_KIND[n] for n in (
+    "BIG_INT", "STRING", "BYTES_OBJ", "TENSOR", "SHAPE", "OPAQUE_PTR", "DTYPE", "DEVICE",
+    "DLTENSOR_PTR", "SMALL_STR", "SMALL_BYTES"))
+
+
 def _ret_obj(tidx, payload, api_obj):
-    if tidx >= 64:
-        if tidx == 78:  # ffi.BigInt: a Python int, the owned reference released
-            any_ = ffi.new("TVMFFIAny*")
-            any_.type_index, any_.v_uint64 = 78, payload
+    """A result by its kind in the conversion table (what the C path leaves to Python)."""
+    k = _kind(tidx)
+    if k == _K_BIG_INT:  # a Python int, the owned reference released
+        any_ = ffi.new("TVMFFIAny*")
+        any_.type_index, any_.v_uint64 = tidx, payload
+        try:
+            return _int_from_big_int(any_)
+        finally:
+            _decref(payload)
+    if k == _K_STRING or k == _K_BYTES_OBJ:
+        data = _unpack_bytes(ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER))
+        if k == _K_STRING:
+            value = String(data.decode("utf-8", "surrogateescape"))
+        else:
+            value = Bytes(data)
+        value._tvm_ffi_cached_object = _new_wrapper(Object, payload)
+        return value
+    if k == _K_TENSOR:
+        t = _new_wrapper(_CLASS_TENSOR, payload)
+        if api_obj is _TORCH_FALLBACK:
             try:
-                return _int_from_big_int(any_)
-            finally:
-                _decref(payload)
-        if tidx == 65 or tidx == 66:
-            cell = ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER)
-            data = _unpack_bytes(cell)
-            if tidx == 65:
-                value = String(data.decode("utf-8", "surrogateescape"))
-            else:
-                value = Bytes(data)
-            value._tvm_ffi_cached_object = _new_wrapper(Object, payload)
-            return value
-        if tidx == 70:
-            t = _new_wrapper(_CLASS_TENSOR, payload)
-            if api_obj is _TORCH_FALLBACK:
-                try:
-                    import torch  # noqa: PLC0415
+                import torch  # noqa: PLC0415
 
-                    return torch.from_dlpack(t)
-                except Exception:  # noqa: BLE001 - fall back to tvm_ffi.Tensor
-                    return t
-            return t
-        if tidx == 69:
-            from ._tensor import Shape  # noqa: PLC0415
+                return torch.from_dlpack(t)
+            except Exception:  # noqa: BLE001 - fall back to tvm_ffi.Tensor
+                return t
+        return t
+    if k == _K_SHAPE:
+        from ._tensor import Shape  # noqa: PLC0415
 
-            return Shape._from_handle(payload)
+        return Shape._from_handle(payload)
+    if tidx >= _OBJECT_BEGIN:  # any other object: the class registered for its index
         try:
             cls = _class_for_index(tidx)
         except BaseException:
             _decref(payload)  # an unregistered type index: the result is ours to drop
             raise
         obj = _new_wrapper(cls, payload)
-        if api_obj is not None and tidx in (71, 72, 75, 76):
+        if api_obj is not None and k in _CARRIES_API:
             obj._tvm_api = api_obj
         return obj
-    if tidx == 4:
+    if k == _K_OPAQUE_PTR:
         import ctypes  # noqa: PLC0415
 
         return ctypes.c_void_p(payload or None)
-    if tidx == 5:
+    if k == _K_DTYPE:
         from ._dtype import dtype  # noqa: PLC0415
 
         return dtype._from_packed(payload)
-    if tidx == 6:
+    if k == _K_DEVICE:
         return _device_from_payload(payload)
-    if tidx == 7:
+    if k == _K_DLTENSOR_PTR:
         t = _CLASS_TENSOR.__new__(_CLASS_TENSOR)
         t._view = payload
         return t
@@ -1129,6 +1150,15 @@ def _from_any_view(tidx, payload):
     return box[0]
 
 
+def _from_any_ptr_view(any_ptr):
+    """Convert the value at a TVMFFIAny* to Python without taking it (objects get a new
+    reference)."""
+    box = [None]
+    if lib.ffipy_from_any(any_ptr, 0, id(box)) != _OK:
+        raise _take_exception()
+    return box[0]
+
+
 def _to_owned_any(value, out):
     box = [value]
     rc = lib.ffipy_to_any(id(box), out)
@@ -1141,7 +1171,9 @@ def _to_owned_any(value, out):
 # ---------------------------------------------------------------------------------------------
 # argument conversion hooks
 
-RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK, RULE_SEQUENCE = range(7)
+RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK, RULE_SEQUENCE = (
+    _rules.ARG_RULES.index(n)
+    for n in ("SLOW", "OBJECT", "EXCHANGE", "POD", "CONTAINER", "DLPACK", "SEQUENCE"))
 _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
 _NO_TABLE = object()  # a type without __dlpack_c_exchange_api__
 
@@ -1202,17 +1234,40 @@ def _exchange_api_fields(capsule):
     return (addr, api.header.version.major, api.header.version.minor, present)
 
 
-def _classify(tp):
-    # (runs once per type, but the first torch tensor of a process pays for it: each lookup on
-    # torch.Tensor goes through its metaclass's __getattr__, so the table is looked up once)
-    if issubclass(tp, CObject):
-        from .container import CContainerBase  # noqa: PLC0415
+_CLASSIFY_ROWS = tuple((test, arg, _rules.ARG_RULES.index(rule))
+                       for (test, arg), rule in _rules.CLASSIFY)
 
-        return RULE_CONTAINER if issubclass(tp, CContainerBase) else RULE_OBJECT
-    if hasattr(tp, "__tvm_ffi_object__"):
-        return RULE_SLOW
+
+def _row_class(name):
+    """The class a CLASSIFY row names, or None while its module is not imported."""
+    if "." not in name:  # the binding's own, or a builtin
+        return globals().get(name) or getattr(_builtins, name)
+    mod, _, attr = name.rpartition(".")
+    return getattr(sys.modules.get(mod), attr, None)
+
+
+def _classify(tp):
+    """The argument rule of a type that is not one of the table's exact types: the first of the
+    table's CLASSIFY rows that holds (asked once per type)."""
+    for test, arg, code in _CLASSIFY_ROWS:
+        if test == "subclass":
+            cls = _row_class(arg)
+            if cls is not None and issubclass(tp, cls):
+                return code
+        elif test == "has":
+            if hasattr(tp, arg):
+                return code
+        elif test == "exchange" and not _SKIP_EXCHANGE:
+            api = _exchange_table(tp, arg)
+            if api is not _NO_TABLE:
+                return (code, _exchange_api_address(api))
+    return RULE_SLOW
+
+
+def _exchange_table(tp, attr):
+    # each lookup on torch.Tensor goes through its metaclass's __getattr__: looked up once
+    api = getattr(tp, attr, _NO_TABLE)
     torch = sys.modules.get("torch")
-    api = getattr(tp, "__dlpack_c_exchange_api__", _NO_TABLE)
     if API_MODE and torch is not None and api is _NO_TABLE and issubclass(tp, torch.Tensor):
         # first torch tensor seen (types are classified once): attach the torch C DLPack
         # add-on now, whichever of torch and tvm_ffi was imported first (ABI mode cannot
@@ -1220,24 +1275,8 @@ def _classify(tp):
         from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
 
         attach_on_first_tensor()
-        api = getattr(tp, "__dlpack_c_exchange_api__", _NO_TABLE)
-    if not _SKIP_EXCHANGE and api is not _NO_TABLE:
-        return (RULE_EXCHANGE, _exchange_api_address(api))
-    if issubclass(tp, (DataType, Device)) or (issubclass(tp, str) and hasattr(tp, "_from_packed")):
-        return RULE_POD
-    if hasattr(tp, "__cuda_stream__"):
-        return RULE_SLOW
-    if torch is not None and issubclass(tp, torch.Tensor):
-        return RULE_SLOW  # rule 10: the fallback needs Python (no exchange API)
-    if hasattr(tp, "__dlpack__"):
-        return RULE_DLPACK
-    if issubclass(tp, (tuple, list)):
-        import numbers  # noqa: PLC0415
-
-        # _convert_slow's rows for numbers and native objects (Shape) come before its sequences
-        if not issubclass(tp, (numbers.Number, PyNativeObject)):
-            return RULE_SEQUENCE  # NamedTuples and other subclasses: an Array of the items
-    return RULE_SLOW
+        api = getattr(tp, attr, _NO_TABLE)
+    return api
 
 
 def _pack_dtype_tuple(t):
@@ -1259,8 +1298,10 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
     if isinstance(v, ObjectRValueRef):
         return v._take()
     if isinstance(v, CAny):  # its value as a view; the CAny outlives the call
-        t = v._any.type_index
-        return (t, v._any.v_uint64) if t < 64 and t not in (11, 12) else v.to_py()
+        t = v._any.type_index  # (a small string's length is not in the payload)
+        if t < _OBJECT_BEGIN and _kind(t) not in (_K_SMALL_STR, _K_SMALL_BYTES):
+            return (t, v._any.v_uint64)
+        return v.to_py()
     if hasattr(tp, "__tvm_ffi_object__"):
         obj = v.__tvm_ffi_object__()
         if not isinstance(obj, CObject):
@@ -1615,26 +1656,20 @@ class CAny:
 
     def __del__(self):
         a = getattr(self, "_any", None)
-        if a is not None and a.type_index >= 64:
+        if a is not None and a.type_index >= _OBJECT_BEGIN:
             _decref(_addr(a.v_obj))
             a.type_index = 0
 
     def __repr__(self):
-        t = self._any.type_index
-        names = {0: None, 1: "int", 2: "bool", 3: "float"}
-        if t == 0:
+        kind = _rules.RESULT_KINDS[_kind(self._any.type_index)]
+        if kind == "NONE":
             return "CAny(None)"
-        if t in names:
-            return "CAny(%s=%r)" % (names[t], self.to_py())
-        return "CAny(object, type_index=%d)" % t
+        if kind in ("INT", "BOOL", "FLOAT"):
+            return "CAny(%s=%r)" % (kind.lower(), self.to_py())
+        return "CAny(object, type_index=%d)" % self._any.type_index
 
     def to_py(self):
-        a = self._any
-        t = a.type_index
-        if t in (11, 12):  # small str/bytes: the length lives in the padding word
-            data = ffi.unpack(ffi.cast("char*", a.v_bytes), a.small_str_len)
-            return data.decode("utf-8", "surrogateescape") if t == 11 else data
-        return _from_any_view(t, a.v_uint64)
+        return _from_any_ptr_view(self._any)
 
 
 # ---------------------------------------------------------------------------------------------
