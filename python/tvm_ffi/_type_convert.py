@@ -222,7 +222,7 @@ def _dtype(value):
     if hasattr(t, "__dlpack_data_type__") or (t.__module__ == "torch" and t.__name__ == "dtype") \
             or _is_numpy_dtype(value):
         packed = _pack(value, "dtype", value)
-        if packed.type_index == 5:
+        if core._kind(packed.type_index) == core._K_DTYPE:
             return packed.to_py()
     raise _expected("dtype", value)
 

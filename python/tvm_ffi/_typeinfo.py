@@ -34,11 +34,7 @@ def _text(ba):
 
 def _view_to_py(v):
     """Python value of a TVMFFIAny view (a cdata struct); objects get a new reference."""
-    tidx = v.type_index
-    if tidx in (11, 12):  # small str/bytes: the length lives in the padding word
-        data = ffi.unpack(ffi.cast("char*", v.v_bytes), v.small_str_len)
-        return data.decode("utf-8", "surrogateescape") if tidx == 11 else data
-    return core._from_any_view(tidx, v.v_uint64)
+    return core._from_any_ptr_view(ffi.addressof(v))
 
 
 def _metadata(ba):
