@@ -2,6 +2,7 @@
 // users write one, compiled against the headers of the apache-tvm-ffi wheel
 // (never ours).  test_apache_kernel.sh builds it and loads it through our
 // runtime; the exports below are what apache_kernel_load.c calls.
+#include <tvm/ffi/big_int.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
@@ -113,8 +114,13 @@ int64_t KeyLookup(ffi::Map<ffi::Any, int64_t> m, ffi::Any key) {
   return it == m.end() ? -1 : (*it).second;
 }
 
+// BigInt objects cross both ways: the host's runtime made a and c, these
+// headers' arithmetic makes the result (its words in a BigIntObj of theirs).
+ffi::BigInt BigMulAdd(ffi::BigInt a, int64_t b, ffi::BigInt c) { return a * b + c; }
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(big_mul_add, BigMulAdd);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_key, MakeKey);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(key_lookup, KeyLookup);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);

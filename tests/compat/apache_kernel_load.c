@@ -207,6 +207,41 @@ static void test_scalars(void) {
   TVMFFIObjectDecRef(scale);
 }
 
+/* Int or BigInt of the given words (the runtime builds the object). */
+static TVMFFIAny any_words(const int64_t* w, size_t n) {
+  TVMFFIByteArray bytes = {(const char*)w, n * sizeof(int64_t)};
+  TVMFFIAny v;
+  CHECK_OK(TVMFFIBigIntFromByteArray(&bytes, &v));
+  return v;
+}
+
+static void test_big_ints(void) {
+  TVMFFIObjectHandle f = get_function("big_mul_add");
+  const int64_t two100[] = {0, INT64_C(1) << 36};       /* 2^100 */
+  const int64_t neg_two64[] = {0, -1};                   /* -2^64 */
+  const int64_t two100_plus5[] = {5, INT64_C(1) << 36}; /* 2^100 + 5 */
+  TVMFFIAny args[3] = {any_words(two100, 2), any_int(-3), any_words(neg_two64, 2)}, r;
+  CHECK_EQ_INT(args[0].type_index, kTVMFFIBigInt);
+  CHECK_OK(call(f, args, 3, &r)); /* 2^100 * -3 - 2^64, an object of the kernel's headers */
+  CHECK_EQ_INT(r.type_index, kTVMFFIBigInt);
+  const int64_t want[] = {0, (int64_t)((uint64_t)-3 << 36) - 1};
+  TVMFFIByteArray got = TVMFFIBigIntGetContentByteArray(&r);
+  CHECK_EQ_INT(got.size, sizeof want);
+  CHECK(memcmp(got.data, want, sizeof want) == 0);
+  CHECK_EQ_INT(check_use_count(r.v_obj), 1);
+  TVMFFIObjectDecRef(r.v_obj); /* freed by the kernel's deleter */
+  TVMFFIObjectDecRef(args[2].v_obj);
+  args[1] = any_int(-1); /* 2^100 * -1 + (2^100 + 5): the kernel demotes it to an Int */
+  args[2] = any_words(two100_plus5, 2);
+  CHECK_OK(call(f, args, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.v_int64, 5);
+  CHECK_EQ_INT(check_use_count(args[0].v_obj), 1); /* the kernel kept no reference */
+  TVMFFIObjectDecRef(args[0].v_obj);
+  TVMFFIObjectDecRef(args[2].v_obj);
+  TVMFFIObjectDecRef(f);
+}
+
 static void test_strings(void) {
   TVMFFIObjectHandle greet = get_function("greet");
   TVMFFIAny arg = any_cstr("world"), r;
@@ -451,6 +486,7 @@ int main(int argc, char** argv) {
   test_add_one();
   test_iota();
   test_scalars();
+  test_big_ints();
   test_strings();
   test_error(argv[2], atoi(argv[3]));
   test_callbacks();

@@ -92,5 +92,19 @@ if torch is not None:
     check(np.array_equal(np.from_dlpack(full), np.full((2, 2), 3.0, np.float32)), "full via FromNDAlloc")
     check(kl.current_stream(a) == 0, "CPU stream is the default (0)")
 
+# 5. BigInt: upstream's runtime makes the ffi.BigInt objects, our big_int.h reads and makes them
+bi = tvm_ffi.load_module(os.path.join(libdir, "ours_big_int.so"))
+big = (1 << 200) | (0xDEADBEEF << 64) | 0x0123456789ABCDEF
+for a in (big, -big, (1 << 63) - 1, -(1 << 63), 7):
+    for b in (3 ** 70, -(3 ** 70), 1 << 64, -5):
+        check(bi.big_mul_add(a, b, -big) == a * b - big, f"big_mul_add({a}, {b})")
+        check((bi.big_floordiv(a, b), bi.big_floormod(a, b)) == (a // b, a % b),
+              f"big_floordiv/mod({a}, {b})")
+        check(bi.big_xor(a, b) == a ^ b, f"big_xor({a}, {b})")
+    check(bi.big_shr(a, 70) == a >> 70, f"big_shr({a}, 70)")
+check(type(bi.big_mul_add(1 << 62, 2, 0)) is int and bi.big_mul_add(1 << 62, 4, 0) == 1 << 64,
+      "BigInt results come back as Python ints")
+expect_error(lambda: bi.big_floordiv(big, 0), Exception, "division by zero", "BigInt zero divisor")
+
 print("cpp compat:", "FAILED" if failures else "ok", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)

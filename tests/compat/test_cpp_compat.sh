@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Build the examples with our headers; link NEEDED libtvm_ffi.so without an
 # rpath so the already loaded upstream runtime satisfies it.
 for src in examples/quickstart/add_one_cpu.cc examples/packaging/src/extension.cc \
-           examples/kernel_library/kernel_lib.cc; do
+           examples/kernel_library/kernel_lib.cc tests/compat/ours_big_int.cc; do
   out="$tmp/$(basename "$src" .cc).so"
   $CXX -std=c++17 -O2 -g -fPIC -shared -fvisibility=hidden \
     -I"$top_srcdir/cpp/include" -I"$top_srcdir/c/include" "$top_srcdir/$src" -o "$out" \
