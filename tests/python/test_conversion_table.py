@@ -277,11 +277,15 @@ def test_module_refuses_another_table():
 
 
 # Decisions on type indices or rule codes written outside the table.  C: a `case` or comparison
-# on a kTVMFFI type index name, a RULE_/RES_ code defined by hand.  Python: a type index compared
-# with a number (`tidx == 70`, `t in (71, 72)`), rule codes counted by hand (`range(7)`).
+# on a kTVMFFI type index name, a RULE_/RES_ code defined by hand, a builtin type picked by hand
+# (`tp == &PyFloat_Type`).  Python: a type index compared with a number (`tidx == 70`,
+# `t in (71, 72)`), a builtin type picked by hand (`tp is float`), rule codes counted by hand
+# (`range(7)`).
 _C_DECISION = re.compile(r"case kTVMFFI\w+|[=!]= kTVMFFI(?!StaticObjectBegin|None\b)\w+|"
-                         r"\b(RULE|RES)_[A-Z_]+ = \d")
+                         r"\b(RULE|RES)_[A-Z_]+ = \d|"
+                         r"\btp == &Py(Long|Float|Bool|Unicode|Bytes|Tuple|List|Dict)_Type")
 _PY_DECISION = re.compile(r"\b(t|tidx|type_index|code|kind)\s*(==|!=|>=|in)\s*\(?\d|"
+                          r"\btp is (bool|float|str|bytes|list|tuple|dict)\b|"
                           r"\b(t|tidx|type_index|code|kind)\s*<\s*[1-9]|"
                           r"RULE_\w+(, RULE_\w+)* = range\(")
 
