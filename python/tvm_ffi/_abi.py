@@ -1,6 +1,7 @@
 """ABI-mode fallback of the call path (no compiled cffi module: PyPy, no compiler).
 
 Implements in Python what the compiled fast path (``_ffi_src/``) does in C, with the same
+conversion table (``_rules.py``: which handler a Python type or a type index gets) and the same
 hooks of core.py: argument packing into ``TVMFFIAny`` arrays, result conversion, Python callbacks, opaque
 Python objects and DLPack capsules (through ``_capi``: ``ctypes.pythonapi`` on CPython, a small
 extension module on PyPy).  Correct but slow; the
