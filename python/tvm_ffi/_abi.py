@@ -11,7 +11,7 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 
 import sys
 
-from . import _capi, _rules
+from . import _capi, _conversion, _rules
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -454,12 +454,12 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core.Function.__from_extern_c__ = staticmethod(from_extern_c)
     core.Tensor._capsule = tensor_capsule
     core.from_dlpack = from_dlpack
-    core._make_callback = make_callback
-    core._make_opaque = make_opaque
-    core._from_owned_any = from_owned_any
-    core._from_any_view = from_any_view
-    core._from_any_ptr_view = from_any_ptr_view
-    core._to_owned_any = to_owned_any
+    _conversion._make_callback = make_callback
+    _conversion._make_opaque = make_opaque
+    _conversion._from_owned_any = from_owned_any
+    _conversion._from_any_view = from_any_view
+    _conversion._from_any_ptr_view = from_any_ptr_view
+    _conversion._to_owned_any = to_owned_any
     core._install_test_api = lambda: None  # the test exchange table lives in the C helpers
     # spec 14.6: long C++ loops poll signals through these (_ffi_src/state.c does the same in C)
     for name, fn_addr in _capi.api_addresses().items():

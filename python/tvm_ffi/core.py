@@ -1,12 +1,12 @@
-"""Core of the tvm_ffi package: object wrappers, the call path, conversions and errors.
+"""Core of the tvm_ffi package: object wrappers, the call path and errors.
 
 The hot path (argument packing, the call, result conversion) is C code inside the cffi module
-(``_ffi_src/``, entry points in ``helpers.h``); this module installs the Python hooks it delegates the rare cases
-to.  In ABI mode (no compiled module) ``_abi.py`` implements the same protocol in Python.
+(``_ffi_src/``, entry points in ``helpers.h``); the Python hooks it delegates the rare cases
+to are in ``_conversion.py``, which this module re-exports and installs.  In ABI mode (no
+compiled module) ``_abi.py`` implements the same protocol in Python.
 """
 
 import abc
-import builtins as _builtins
 import os
 import sys
 
@@ -148,51 +148,11 @@ else:  # PyPy: no object addresses, but weak references to slotted wrappers
         return len(_TIES)
 
 
-# the conversion table's result kinds (_rules.py), by type index
-_KINDS, _KIND = _rules.resolve(lib)
-_N_STATIC, _OBJECT_BEGIN = len(_KINDS), lib.kTVMFFIStaticObjectBegin
-_K_POD, _K_OBJECT = _KIND[_rules.DEFAULT_POD], _KIND[_rules.DEFAULT_OBJECT]
-_IDENTITY = frozenset(_KIND[k] for k in _rules.IDENTITY)
-_CARRIES_API = frozenset(_KIND[k] for k in _rules.CARRIES_API)
-
-
-def _kind(tidx):
-    """The result kind (a code of _rules.RESULT_KINDS) of a type index."""
-    return _KINDS[tidx] if 0 <= tidx < _N_STATIC else _K_POD if tidx < 0 else _K_OBJECT
-
-
-def _tieable(tidx):
-    """Whether results of this type index keep wrapper identity (the table's IDENTITY)."""
-    return _kind(tidx) in _IDENTITY
-
-
 def _new_tied(cls, h):
     """A new wrapper owning h, tied to it (for handles fresh from a constructor)."""
     w = _new_wrapper(cls, h)
     _tie(w, h)
     return w
-
-
-def _ret_object(tidx, h, owned, api_obj):
-    """Object result with identity (ABI mode; _ffi_src/results.c does the same in C).
-
-    Only owned results are tied: a callback's argument view gets a wrapper of its own.
-    """
-    tie = owned and _tieable(tidx)
-    if tie:
-        w = _tied(h)
-        if w is not None:
-            if owned:
-                _decref(h)
-            if api_obj is not None and _kind(tidx) in _CARRIES_API and w._tvm_api is None:
-                w._tvm_api = api_obj
-            return w
-    if not owned:
-        _incref(h)
-    r = _ret_obj(tidx, h, api_obj)
-    if tie and isinstance(r, CObject) and r._h == h:
-        _tie(r, h)
-    return r
 
 
 def _type_index_of(h):
@@ -1035,149 +995,6 @@ def _new_wrapper(cls, h):
     return obj
 
 
-# ---------------------------------------------------------------------------------------------
-# return conversion hooks (called from C for everything but the simple kinds)
-
-_TORCH_FALLBACK = object()  # api marker: torch tensors without an exchange API
-
-
-def _int_from_big_int(any_):
-    """Python int of an Int/BigInt value (its words: least significant first, native order)."""
-    ba = lib.TVMFFIBigIntGetContentByteArray(any_)
-    data = bytes(ffi.buffer(ba.data, ba.size))
-    if sys.byteorder == "little":
-        return int.from_bytes(data, "little", signed=True)
-    value = 0
-    for i in reversed(range(0, len(data), 8)):
-        value = (value << 64) | int.from_bytes(data[i:i + 8], "big")
-    return value - (1 << (8 * len(data))) if data and data[-8] & 0x80 else value
-
-
-def _big_int_arg(v):
-    """An ffi.BigInt wrapper for a Python int beyond int64 (passed by reference to the call)."""
-    n = ((v if v >= 0 else ~v).bit_length() + 64) // 64  # words with room for the sign bit
-    if sys.byteorder == "little":
-        data = v.to_bytes(8 * n, "little", signed=True)
-    else:
-        data = b"".join(((v >> (64 * i)) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big") for i in range(n))
-    ba, buf = _bytearray(data)
-    out = ffi.new("TVMFFIAny*")
-    _check(lib.TVMFFIBigIntFromByteArray(ba, out))
-    return _new_wrapper(Object, out.v_uint64)
-
-
-(_K_BIG_INT, _K_STRING, _K_BYTES_OBJ, _K_TENSOR, _K_SHAPE, _K_OPAQUE_PTR, _K_DTYPE, _K_DEVICE,
- _K_DLTENSOR_PTR, _K_SMALL_STR, _K_SMALL_BYTES) = (_KIND[n] for n in (
-    "BIG_INT", "STRING", "BYTES_OBJ", "TENSOR", "SHAPE", "OPAQUE_PTR", "DTYPE", "DEVICE",
-    "DLTENSOR_PTR", "SMALL_STR", "SMALL_BYTES"))
-
-
-def _ret_obj(tidx, payload, api_obj):
-    """A result by its kind in the conversion table (what the C path leaves to Python)."""
-    k = _kind(tidx)
-    if k == _K_BIG_INT:  # a Python int, the owned reference released
-        any_ = ffi.new("TVMFFIAny*")
-        any_.type_index, any_.v_uint64 = tidx, payload
-        try:
-            return _int_from_big_int(any_)
-        finally:
-            _decref(payload)
-    if k == _K_STRING or k == _K_BYTES_OBJ:
-        data = _unpack_bytes(ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER))
-        if k == _K_STRING:
-            value = String(data.decode("utf-8", "surrogateescape"))
-        else:
-            value = Bytes(data)
-        value._tvm_ffi_cached_object = _new_wrapper(Object, payload)
-        return value
-    if k == _K_TENSOR:
-        t = _new_wrapper(_CLASS_TENSOR, payload)
-        if api_obj is _TORCH_FALLBACK:
-            try:
-                import torch  # noqa: PLC0415
-
-                return torch.from_dlpack(t)
-            except Exception:  # noqa: BLE001 - fall back to tvm_ffi.Tensor
-                return t
-        return t
-    if k == _K_SHAPE:
-        from ._tensor import Shape  # noqa: PLC0415
-
-        return Shape._from_handle(payload)
-    if tidx >= _OBJECT_BEGIN:  # any other object: the class registered for its index
-        try:
-            cls = _class_for_index(tidx)
-        except BaseException:
-            _decref(payload)  # an unregistered type index: the result is ours to drop
-            raise
-        obj = _new_wrapper(cls, payload)
-        if api_obj is not None and k in _CARRIES_API:
-            obj._tvm_api = api_obj
-        return obj
-    if k == _K_OPAQUE_PTR:
-        import ctypes  # noqa: PLC0415
-
-        return ctypes.c_void_p(payload or None)
-    if k == _K_DTYPE:
-        from ._dtype import dtype  # noqa: PLC0415
-
-        return dtype._from_packed(payload)
-    if k == _K_DEVICE:
-        return _device_from_payload(payload)
-    if k == _K_DLTENSOR_PTR:
-        t = _CLASS_TENSOR.__new__(_CLASS_TENSOR)
-        t._view = payload
-        return t
-    raise ValueError("Unhandled type index %d" % tidx)
-
-
-def _from_owned_any(any_ptr):
-    """Convert an owned TVMFFIAny* (reference moved) to Python."""
-    box = [None]
-    if lib.ffipy_from_any(any_ptr, 1, id(box)) != _OK:
-        raise _take_exception()
-    return box[0]
-
-
-def _from_any_view(tidx, payload):
-    """Convert a view (type index + payload) to Python, taking a new reference for objects."""
-    any_ = ffi.new("TVMFFIAny*")
-    any_.type_index = tidx
-    any_.v_uint64 = payload
-    box = [None]
-    if lib.ffipy_from_any(any_, 0, id(box)) != _OK:
-        raise _take_exception()
-    return box[0]
-
-
-def _from_any_ptr_view(any_ptr):
-    """Convert the value at a TVMFFIAny* to Python without taking it (objects get a new
-    reference)."""
-    box = [None]
-    if lib.ffipy_from_any(any_ptr, 0, id(box)) != _OK:
-        raise _take_exception()
-    return box[0]
-
-
-def _to_owned_any(value, out):
-    box = [value]
-    rc = lib.ffipy_to_any(id(box), out)
-    if rc == _FFI_ERROR:
-        _raise_ffi_error()
-    if rc == _PY_ERROR:
-        raise _take_exception()
-
-
-# ---------------------------------------------------------------------------------------------
-# argument conversion hooks
-
-RULE_SLOW, RULE_OBJECT, RULE_EXCHANGE, RULE_POD, RULE_CONTAINER, RULE_DLPACK, RULE_SEQUENCE = (
-    _rules.ARG_RULES.index(n)
-    for n in ("SLOW", "OBJECT", "EXCHANGE", "POD", "CONTAINER", "DLPACK", "SEQUENCE"))
-_SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1"
-_NO_TABLE = object()  # a type without __dlpack_c_exchange_api__
-
-
 class DLPackExchangeAPIError(TypeError, ValueError):
     """A malformed ``__dlpack_c_exchange_api__``: a TypeError, and a ValueError as in the apache
     package (whose message it keeps), so code written against either catches it."""
@@ -1232,232 +1049,6 @@ def _exchange_api_fields(capsule):
     present = ((api.managed_tensor_from_py_object_no_sync != ffi.NULL) |
                (api.managed_tensor_to_py_object_no_sync != ffi.NULL) << 1)
     return (addr, api.header.version.major, api.header.version.minor, present)
-
-
-_CLASSIFY_ROWS = tuple((test, arg, _rules.ARG_RULES.index(rule))
-                       for (test, arg), rule in _rules.CLASSIFY)
-
-
-def _row_class(name):
-    """The class a CLASSIFY row names, or None while its module is not imported."""
-    if "." not in name:  # the binding's own, or a builtin
-        return globals().get(name) or getattr(_builtins, name)
-    mod, _, attr = name.rpartition(".")
-    return getattr(sys.modules.get(mod), attr, None)
-
-
-def _classify(tp):
-    """The argument rule of a type that is not one of the table's exact types: the first of the
-    table's CLASSIFY rows that holds (asked once per type)."""
-    for test, arg, code in _CLASSIFY_ROWS:
-        if test == "subclass":
-            cls = _row_class(arg)
-            if cls is not None and issubclass(tp, cls):
-                return code
-        elif test == "has":
-            if hasattr(tp, arg):
-                return code
-        elif test == "exchange" and not _SKIP_EXCHANGE:
-            api = _exchange_table(tp, arg)
-            if api is not _NO_TABLE:
-                return (code, _exchange_api_address(api))
-    return RULE_SLOW
-
-
-def _exchange_table(tp, attr):
-    # each lookup on torch.Tensor goes through its metaclass's __getattr__: looked up once
-    api = getattr(tp, attr, _NO_TABLE)
-    torch = sys.modules.get("torch")
-    if API_MODE and torch is not None and api is _NO_TABLE and issubclass(tp, torch.Tensor):
-        # first torch tensor seen (types are classified once): attach the torch C DLPack
-        # add-on now, whichever of torch and tvm_ffi was imported first (ABI mode cannot
-        # call the table, so it never builds one)
-        from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
-
-        attach_on_first_tensor()
-        api = getattr(tp, attr, _NO_TABLE)
-    return api
-
-
-def _pack_dtype_tuple(t):
-    code, bits, lanes = (int(x) for x in t)
-    return (5, _dtype_pack(code, bits, lanes))
-
-
-def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
-    """One step of argument conversion for types the C fast path does not know."""
-    tp = type(v)
-    if isinstance(v, Tensor):
-        if not v._h and v._view:
-            return (7, v._view)
-        return None
-    if isinstance(v, CObject):
-        return None  # empty wrapper
-    if tp is int:  # beyond int64 (the fast path took the rest)
-        return _big_int_arg(v)
-    if isinstance(v, ObjectRValueRef):
-        return v._take()
-    if isinstance(v, CAny):  # its value as a view; the CAny outlives the call
-        t = v._any.type_index  # (a small string's length is not in the payload)
-        if t < _OBJECT_BEGIN and _kind(t) not in (_K_SMALL_STR, _K_SMALL_BYTES):
-            return (t, v._any.v_uint64)
-        return v.to_py()
-    if hasattr(tp, "__tvm_ffi_object__"):
-        obj = v.__tvm_ffi_object__()
-        if not isinstance(obj, CObject):
-            raise TypeError("__tvm_ffi_object__ must return an Object, got %r" % type(obj).__name__)
-        return obj
-    if hasattr(tp, "__cuda_stream__"):
-        return (4, int(v.__cuda_stream__()[1]))
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(v, torch.Tensor):
-        return _torch_fallback(torch, v)
-    if hasattr(tp, "__dlpack__"):
-        return from_dlpack(v)
-    if isinstance(v, bool):
-        return bool(v)
-    import numbers  # noqa: PLC0415
-
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, numbers.Real):
-        return float(v)
-    if isinstance(v, (String, Bytes)):
-        cached = v._tvm_ffi_cached_object
-        if cached is not None:
-            return cached
-        return str(v) if isinstance(v, str) else bytes(v)
-    if isinstance(v, PyNativeObject):
-        cached = getattr(v, "_tvm_ffi_cached_object", None)
-        if cached is None:
-            raise ValueError("%s has no cached object" % tp.__name__)
-        return cached
-    if isinstance(v, str):
-        return str(v)
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v)
-    if isinstance(v, (tuple, list)):
-        return list(v)
-    if isinstance(v, dict):
-        return dict(v)
-    ctypes = sys.modules.get("ctypes")  # a c_void_p exists only once ctypes was imported
-    if ctypes is not None and isinstance(v, ctypes.c_void_p):
-        return (4, v.value or 0)
-    if hasattr(tp, "__tvm_ffi_opaque_ptr__"):
-        return (4, int(v.__tvm_ffi_opaque_ptr__()))
-    if callable(v):
-        return convert_func(v)
-    if torch is not None and isinstance(v, torch.dtype):
-        from ._dtype import _torch_dtype_code  # noqa: PLC0415
-
-        code = _torch_dtype_code(v)
-        if code is None:
-            raise ValueError("Unsupported torch dtype %s" % v)
-        return _pack_dtype_tuple(code)
-    np = sys.modules.get("numpy")
-    if np is not None and isinstance(v, np.dtype):
-        from ._dtype import _numpy_dtype_code  # noqa: PLC0415
-
-        code = _numpy_dtype_code(v)
-        if code is None:
-            raise ValueError("Unsupported numpy dtype %s" % v)
-        return _pack_dtype_tuple(code)
-    if hasattr(tp, "__dlpack_data_type__"):
-        return _pack_dtype_tuple(v.__dlpack_data_type__())
-    if hasattr(tp, "__dlpack_device__"):
-        code, index = v.__dlpack_device__()
-        return (6, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
-    if hasattr(tp, "__tvm_ffi_int__"):
-        return int(v.__tvm_ffi_int__())
-    if hasattr(tp, "__tvm_ffi_float__"):
-        return float(v.__tvm_ffi_float__())
-    if hasattr(tp, "__tvm_ffi_value__"):
-        r = v.__tvm_ffi_value__()
-        return list(r) if type(r) is tuple else r
-    if isinstance(v, BaseException):
-        return _exc_to_error(v, append_native=False)
-    from ._convert import ObjectConvertible  # noqa: PLC0415
-
-    if isinstance(v, ObjectConvertible):
-        return v.asobject()
-    return _make_opaque(v)
-
-
-def _torch_fallback(torch, v):
-    """Rule 10: torch without an exchange API goes through a legacy capsule."""
-    import torch.utils.dlpack  # noqa: PLC0415
-
-    t = from_dlpack(torch.utils.dlpack.to_dlpack(v))
-    dev = None
-    stream = 0
-    if v.device.type == "cuda":
-        index = v.device.index or 0
-        dev = (2 if torch.version.hip is None else 10, index)
-        stream = torch.cuda.current_stream(index).cuda_stream
-    return (t, dev, stream, _TORCH_FALLBACK)
-
-
-def _make_opaque(v):
-    box = [v]
-    out = ffi.new("void**")
-    if lib.ffipy_opaque_create(id(box), out) != _OK:
-        _raise_ffi_error()
-    return _new_wrapper(OpaquePyObject, _addr(out[0]))
-
-
-def convert_func(pyfunc, tensor_cls=None):
-    """Wrap a Python callable as an FFI Function."""
-    if not callable(pyfunc):
-        raise TypeError("convert_func expects a callable, got %s" % type(pyfunc).__name__)
-    if tensor_cls is not None:
-        if not hasattr(tensor_cls, "__dlpack_c_exchange_api__"):
-            raise TypeError(
-                "tensor_cls must define __dlpack_c_exchange_api__, got %r" % (tensor_cls,)
-            )
-        tag = _exchange_api_address(tensor_cls.__dlpack_c_exchange_api__)
-        if API_MODE:  # the C callback converts the arguments through the table
-            box = [pyfunc, tag]
-            out = ffi.new("void**")
-            rc = lib.ffipy_callback_create_with_api(id(box), ffi.cast("void*", tag), out)
-            if rc == _FFI_ERROR:
-                _raise_ffi_error()
-            if rc != _OK:
-                raise _take_exception()
-            return _new_tied(Function, _addr(out[0]))
-        inner = pyfunc
-
-        def pyfunc(*args):
-            return inner(*[_to_framework(tensor_cls, tag, a) for a in args])
-
-    return _make_callback(pyfunc)
-
-
-def _make_callback(pyfunc):
-    box = [pyfunc]
-    out = ffi.new("void**")
-    if lib.ffipy_callback_create(id(box), out) != _OK:
-        _raise_ffi_error()
-    return _new_tied(Function, _addr(out[0]))
-
-
-def _to_framework(tensor_cls, tag, a):
-    """convert_func(tensor_cls=...) callback argument without the compiled module (which
-    converts in C): tensors become tensor_cls tensors, containers a tagged copy of the wrapper
-    whose tensor elements convert on access."""
-    from .container import CContainerBase  # noqa: PLC0415
-
-    if isinstance(a, CContainerBase) and a._h:
-        if a._tvm_api == tag:
-            return a
-        w = _new_wrapper(type(a), a._h)  # the caller's wrapper keeps its own tag
-        _incref(a._h)
-        w._tvm_api = tag
-        return w
-    if isinstance(a, Tensor):
-        torch = sys.modules.get("torch")
-        if torch is not None and issubclass(tensor_cls, torch.Tensor):
-            return torch.from_dlpack(a)
-    return a
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1638,38 +1229,55 @@ __dlpack_version__ = (lib.DLPACK_MAJOR_VERSION, lib.DLPACK_MINOR_VERSION)
 
 
 # ---------------------------------------------------------------------------------------------
-# CAny
+# conversion hooks: _conversion.py, which builds on the classes above
 
-
-class CAny:
-    """Owns one converted value."""
-
-    __slots__ = ("_any", "__weakref__")
-
-    def __init__(self, value=None):
-        self._any = ffi.new("TVMFFIAny*")
-        _to_owned_any(value, self._any)
-
-    @property
-    def type_index(self):
-        return self._any.type_index
-
-    def __del__(self):
-        a = getattr(self, "_any", None)
-        if a is not None and a.type_index >= _OBJECT_BEGIN:
-            _decref(_addr(a.v_obj))
-            a.type_index = 0
-
-    def __repr__(self):
-        kind = _rules.RESULT_KINDS[_kind(self._any.type_index)]
-        if kind == "NONE":
-            return "CAny(None)"
-        if kind in ("INT", "BOOL", "FLOAT"):
-            return "CAny(%s=%r)" % (kind.lower(), self.to_py())
-        return "CAny(object, type_index=%d)" % self._any.type_index
-
-    def to_py(self):
-        return _from_any_ptr_view(self._any)
+from ._conversion import (  # noqa: E402, F401 - re-exported
+    _big_int_arg,
+    CAny,
+    _CARRIES_API,
+    _classify,
+    _CLASSIFY_ROWS,
+    convert_func,
+    _convert_slow,
+    _exchange_table,
+    _IDENTITY,
+    _K_BIG_INT,
+    _K_BYTES_OBJ,
+    _K_DEVICE,
+    _K_DLTENSOR_PTR,
+    _K_DTYPE,
+    _K_OBJECT,
+    _K_OPAQUE_PTR,
+    _K_POD,
+    _K_SHAPE,
+    _K_SMALL_BYTES,
+    _K_SMALL_STR,
+    _K_STRING,
+    _K_TENSOR,
+    _KIND,
+    _KINDS,
+    _N_STATIC,
+    _OBJECT_BEGIN,
+    _int_from_big_int,
+    _kind,
+    _NO_TABLE,
+    _pack_dtype_tuple,
+    _ret_obj,
+    _ret_object,
+    _row_class,
+    RULE_CONTAINER,
+    RULE_DLPACK,
+    RULE_EXCHANGE,
+    RULE_OBJECT,
+    RULE_POD,
+    RULE_SEQUENCE,
+    RULE_SLOW,
+    _SKIP_EXCHANGE,
+    _tieable,
+    _to_framework,
+    _TORCH_FALLBACK,
+    _torch_fallback,
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1762,6 +1370,15 @@ def _init():
 
 
 _init()
+# bound after _init: ABI mode replaces these in _conversion (_abi.install)
+from ._conversion import (  # noqa: E402, F401 - re-exported
+    _from_any_ptr_view,
+    _from_any_view,
+    _from_owned_any,
+    _make_callback,
+    _make_opaque,
+    _to_owned_any,
+)
 
 MISSING = None
 KWARGS = None
