@@ -67,13 +67,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .native_fn_attr<&HPairObj::Mutate>(ffi::type_attr::kStructuralMutate);
 }
 
-ffi::ObjectRef Leaf(int64_t v) {
-  return ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::ObjectRef>(
-      ffi::make_object<HLeafObj>(v));
-}
+ffi::ObjectRef Leaf(int64_t v) { return testing::MakeRef<HLeafObj>(v); }
 ffi::ObjectRef Pair(ffi::ObjectRef a, ffi::ObjectRef b) {
-  return ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::ObjectRef>(
-      ffi::make_object<HPairObj>(std::move(a), std::move(b)));
+  return testing::MakeRef<HPairObj>(std::move(a), std::move(b));
 }
 }  // namespace
 

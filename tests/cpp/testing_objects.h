@@ -11,6 +11,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 
 namespace testing {
 namespace ffi = tvm::ffi;
@@ -80,6 +81,12 @@ inline uint64_t RefCount(const ffi::ObjectRef& r) {
   return r.defined() ? r->use_count() : 0;
 }
 
+/*! \brief A new T made from args, as a plain ObjectRef (for types with no ref class). */
+template <typename T, typename... Args>
+inline ffi::ObjectRef MakeRef(Args&&... args) {
+  return ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::ObjectRef>(
+      ffi::make_object<T>(std::forward<Args>(args)...));
+}
 }  // namespace testing
 
 namespace tvm {

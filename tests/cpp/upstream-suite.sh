@@ -77,7 +77,7 @@ done
 echo "built in $(($(date +%s) - start)) s"
 
 # ---- run: a crash ends the program early, so rerun it without what already ran
-done_list=
+done_list= crashed_all=
 : >"$exe.all.log"
 while [ -n "$objs" ]; do
   filter=${done_list:+-$done_list}
@@ -92,7 +92,8 @@ while [ -n "$objs" ]; do
   [ "$rc" -ge 0 ] && [ "$rc" -le 1 ] && break
   [ -n "$crashed" ] || { echo "fail tvm_ffi_tests:exit-status-$rc" >>"$results"; break; }
   echo "fail $crashed" >>"$results"
-  done_list=$(awk '/^\[       OK \]|^\[  FAILED  \]/ {printf "%s:", $4}' "$exe.all.log")$crashed
+  crashed_all="$crashed_all$crashed:"   # every crash so far stays filtered out
+  done_list=$(awk '/^\[       OK \]|^\[  FAILED  \]/ {printf "%s:", $4}' "$exe.all.log")$crashed_all
 done
 
 # ---- compare with the expectations -----------------------------------------

@@ -277,11 +277,7 @@ static int eq_fields(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
         tvmffi__any_release(&x);
         return -1;
       }
-      c->def_region = (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive)
-                          ? kTVMFFIDefRegionKindRecursive
-                      : (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive)
-                          ? kTVMFFIDefRegionKindNonRecursive
-                          : inner_region;
+      c->def_region = tvmffi__field_def_region(f->flags, inner_region);
       int r = eq_any(c, &x, &y);
       c->def_region = outer_region;
       tvmffi__any_release(&x);
@@ -590,11 +586,7 @@ static int hash_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
   field_hash* fh = (field_hash*)ctx;
   hash_ctx* c = fh->c;
   int saved = c->def_region;
-  c->def_region = (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive)
-                      ? kTVMFFIDefRegionKindRecursive
-                  : (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive)
-                      ? kTVMFFIDefRegionKindNonRecursive
-                      : fh->inner_region;
+  c->def_region = tvmffi__field_def_region(f->flags, fh->inner_region);
   uint64_t h;
   int rc = hash_any(c, v, &h);
   c->def_region = saved;

@@ -2,7 +2,8 @@
  * structural.h -- internals shared by the [ext] structural files:
  * access_path.c (ffi.reflection.AccessStep / AccessPath), structural.c
  * (StructuralEqual / Hash / GetFirstStructuralMismatch / StructuralKey) and
- * structural_visit.c (VisitInterrupt, StructuralVisitor, StructuralWalk).
+ * structural_visit.c (VisitInterrupt, StructuralVisitor, StructuralWalk) and
+ * structural_mutate.c (StructuralMutator, StructuralMap, StructuralMutate).
  * Never installed.
  */
 #ifndef TVMFFI_SRC_STRUCTURAL_H_
@@ -65,6 +66,27 @@ static inline int tvmffi__structural_type_match(int32_t t, int32_t want) {
   if (want == kTVMFFIBytes) return t == kTVMFFISmallBytes || t == kTVMFFIByteArrayPtr;
   return t >= kTVMFFIStaticObjectBegin && want >= kTVMFFIStaticObjectBegin &&
          tvmffi__type_is_instance(t, want);
+}
+
+/* Raw results of the visitor and mutator entry points (structural_visit.c,
+ * structural_mutate.c, and the header-only C++ engines sharing their layouts):
+ * a TVMFFIAny carrying a value, None, the kTVMFFIUnchanged marker, a
+ * VisitInterrupt, or an owned ffi.Error. */
+/* Moves the raised error into a raw result. */
+TVMFFIAny tvmffi__raw_raised(void);
+/* Hands a raw error result back to the error slot; returns -1. */
+int tvmffi__raw_reraise(TVMFFIAny* r);
+
+/* Records that the error object `err` left `node` in its ffi.VisitErrorContext
+ * (visit_error_context.c); non-objects are not recorded.  0, or -1 raised. */
+int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node);
+
+/* The def-region kind a reflected field's value is walked in: a def field opens its
+ * region, any other field takes `inner` (the walk's rule for the enclosing object). */
+static inline int32_t tvmffi__field_def_region(int64_t flags, int32_t inner) {
+  if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) return kTVMFFIDefRegionKindRecursive;
+  if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) return kTVMFFIDefRegionKindNonRecursive;
+  return inner;
 }
 
 /* Small helpers for registering C-implemented reflected types. */

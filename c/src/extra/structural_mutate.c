@@ -58,28 +58,26 @@ static TVMFFIAny unchanged(void) {
   return r;
 }
 
-/* Moves the raised error into a raw result. */
-static TVMFFIAny raised(void) {
+TVMFFIAny tvmffi__raw_raised(void) {
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
   TVMFFIAny r;
   tvmffi__any_set_obj(&r, (TVMFFIObject*)err);
   if (err == NULL) { /* a failure path that forgot to raise: still an error */
-    tvmffi__raise("InternalError", "structural mutate: failure without an error");
-    return raised();
+    tvmffi__raise("InternalError", "structural walk: failure without an error");
+    return tvmffi__raw_raised();
   }
   return r;
 }
 
 static TVMFFIAny raise_result(const char* kind, const char* msg) {
   tvmffi__raise(kind, "%s", msg);
-  return raised();
+  return tvmffi__raw_raised();
 }
 
 static int is_error(const TVMFFIAny* r) { return r->type_index == kTVMFFIError; }
 
-/* Hands a raw error result back to the C error slot (safe-call convention). */
-static int reraise(TVMFFIAny* r) {
+int tvmffi__raw_reraise(TVMFFIAny* r) {
   TVMFFIErrorSetRaised(r->v_obj);
   tvmffi__any_release(r);
   return -1;
@@ -141,7 +139,7 @@ static TVMFFIAny seq_mutate(mutator* m, TVMFFIAny v) {
       out = v.type_index == kTVMFFIArray ? tvmffi__array_new(n) : tvmffi__list_new(n);
       if (out == NULL) {
         tvmffi__any_release(&r);
-        return raised();
+        return tvmffi__raw_raised();
       }
       for (int64_t k = 0; k < i; ++k) {
         TVMFFIAny c;
@@ -204,7 +202,7 @@ static TVMFFIAny map_mutate(mutator* m, TVMFFIAny v) {
       }
       if (out == NULL) {
         tvmffi__any_release(&r);
-        return raised();
+        return tvmffi__raw_raised();
       }
     }
     if (r.type_index == kTVMFFIUnchanged) tvmffi__any_copy(old, &r);
@@ -214,7 +212,7 @@ static TVMFFIAny map_mutate(mutator* m, TVMFFIAny v) {
       tvmffi__any_release(&key);
       tvmffi__any_release(&r);
       tvmffi__decref(out);
-      return raised();
+      return tvmffi__raw_raised();
     }
   }
   if (out == NULL) return unchanged();
@@ -260,7 +258,7 @@ static TVMFFIAny column_get(const char* name, const TVMFFITypeAttrColumn** cache
 static TVMFFIAny call_fn(TVMFFIObject* fn, TVMFFIAny* args, int32_t n) {
   TVMFFIAny r;
   tvmffi__any_set_none(&r);
-  if (TVMFFIFunctionCall(fn, args, n, &r) != 0) return raised();
+  if (TVMFFIFunctionCall(fn, args, n, &r) != 0) return tvmffi__raw_raised();
   return r;
 }
 
@@ -316,13 +314,13 @@ static int mutate_one_field(void* vctx, const TVMFFIFieldInfo* f, const TVMFFIAn
                   "Cannot structurally mutate field `%.*s` of type `%s` because it does not "
                   "define a setter",
                   (int)f->name.size, f->name.data, ctx->info->type_key.data);
-    ctx->error = raised();
+    ctx->error = tvmffi__raw_raised();
     return 1;
   }
   int rc = tvmffi__field_store(f, ctx->copy, &r);
   tvmffi__any_release(&r);
   if (rc != 0) {
-    ctx->error = raised();
+    ctx->error = tvmffi__raw_raised();
     return 1;
   }
   ctx->changed = 1;
@@ -339,7 +337,7 @@ static TVMFFIAny walk_fields(mutator* m, void* varg) {
   tvmffi__any_set_none(&ctx.error);
   int rc = tvmffi__ext_visit_fields(copy, kTVMFFIFieldFlagBitMaskSEqHashIgnore, mutate_one_field,
                                     &ctx);
-  if (rc < 0 && !is_error(&ctx.error)) return raised(); /* a getter failed */
+  if (rc < 0 && !is_error(&ctx.error)) return tvmffi__raw_raised(); /* a getter failed */
   if (is_error(&ctx.error)) return ctx.error;
   TVMFFIAny r;
   r.type_index = ctx.changed ? 1 : 0;
@@ -522,7 +520,7 @@ static int remap_grow(engine* e) {
 static TVMFFIAny engine_remap_set(mutator* m, TVMFFIAny var, TVMFFIAny mapped) {
   engine* e = (engine*)m;
   if (var.type_index < kTVMFFIStaticObjectBegin) return remap_key_error();
-  if ((e->count + 1) * 2 > e->cap && remap_grow(e) != 0) return raised();
+  if ((e->count + 1) * 2 > e->cap && remap_grow(e) != 0) return tvmffi__raw_raised();
   uint64_t i = slot_of(e, var.v_obj);
   TVMFFIAny owned;
   tvmffi__any_copy(&mapped, &owned);
@@ -553,16 +551,29 @@ static TVMFFIAny call_map_callback(engine* e, const callback* cb, const TVMFFIAn
   return call_fn(cb->fn, args, cb->flavour ? 2 : 1);
 }
 
-/* mutate(x) = post(D(pre(x))) for the map engines. */
+/* Records the node an error left (the VisitErrorContext the C++ engines keep too). */
+static void note_error(TVMFFIAny* r, const TVMFFIAny* node) {
+  if (tvmffi__visit_error_note(r->v_obj, node) != 0) {
+    tvmffi__any_release(r);
+    *r = tvmffi__raw_raised();
+  }
+}
+
+/* mutate(x) = post(D(pre(x))) for the map engines.  An error records the node it
+ * left: the descended node when the post-order callback failed on it, else v. */
 static TVMFFIAny map_dispatch(engine* e, TVMFFIAny v, int mode) {
   mutator* m = &e->base;
   if (e->engine == ENGINE_MAP_POST) {
     TVMFFIAny out = default_mode(m, &v, mode);
-    if (is_error(&out)) return out;
+    if (is_error(&out)) {
+      note_error(&out, &v);
+      return out;
+    }
     const TVMFFIAny* mapped = out.type_index == kTVMFFIUnchanged ? &v : &out;
     const callback* cb = find_callback(e, mapped->type_index);
     if (cb == NULL) return out;
     TVMFFIAny r = call_map_callback(e, cb, mapped);
+    if (is_error(&r)) note_error(&r, mapped);
     if (is_error(&r) || r.type_index != kTVMFFIUnchanged) {
       tvmffi__any_release(&out);
       return r;
@@ -570,15 +581,24 @@ static TVMFFIAny map_dispatch(engine* e, TVMFFIAny v, int mode) {
     return out;
   }
   const callback* cb = find_callback(e, v.type_index);
-  if (cb == NULL) return default_mode(m, &v, mode);
+  TVMFFIAny out;
+  if (cb == NULL) {
+    out = default_mode(m, &v, mode);
+    if (is_error(&out)) note_error(&out, &v);
+    return out;
+  }
   TVMFFIAny mapped = call_map_callback(e, cb, &v);
-  if (is_error(&mapped)) return mapped;
+  if (is_error(&mapped)) {
+    note_error(&mapped, &v);
+    return mapped;
+  }
   const TVMFFIAny* descent = mapped.type_index == kTVMFFIUnchanged ? &v : &mapped;
   int sub_mode = DISALLOW;
   if (mode == ALLOW) sub_mode = same_as(descent, &v) || is_unique(descent) ? ALLOW : DISALLOW;
-  TVMFFIAny out = default_mode(m, descent, sub_mode);
+  out = default_mode(m, descent, sub_mode);
   if (is_error(&out)) {
     tvmffi__any_release(&mapped);
+    note_error(&out, &v);
     return out;
   }
   if (out.type_index == kTVMFFIUnchanged) return mapped;
@@ -589,12 +609,18 @@ static TVMFFIAny map_dispatch(engine* e, TVMFFIAny v, int mode) {
 /* The first matching callback owns the value; others get the default mutation. */
 static TVMFFIAny mutate_dispatch(engine* e, TVMFFIAny v, int mode) {
   const callback* cb = find_callback(e, v.type_index);
-  if (cb == NULL) return default_mode(&e->base, &v, mode);
-  TVMFFIAny args[3];
-  args[0] = v;
-  args[1] = view_of(&e->base.header);
-  tvmffi__any_set_int(&args[2], mode);
-  return call_fn(cb->fn, args, cb->flavour ? 3 : 2);
+  TVMFFIAny r;
+  if (cb == NULL) {
+    r = default_mode(&e->base, &v, mode);
+  } else {
+    TVMFFIAny args[3];
+    args[0] = v;
+    args[1] = view_of(&e->base.header);
+    tvmffi__any_set_int(&args[2], mode);
+    r = call_fn(cb->fn, args, cb->flavour ? 3 : 2);
+  }
+  if (is_error(&r)) note_error(&r, &v);
+  return r;
 }
 
 static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
@@ -603,7 +629,7 @@ static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
     tvmffi__raise("RuntimeError",
                   "structural mutate: maximum recursion depth %d exceeded (cyclic structure?)",
                   ENGINE_MAX_DEPTH);
-    return raised();
+    return tvmffi__raw_raised();
   }
   e->depth++;
   TVMFFIAny r = e->engine == ENGINE_MUTATE ? mutate_dispatch(e, v, mode) : map_dispatch(e, v, mode);
@@ -688,7 +714,7 @@ static int run_engine(engine* e, const TVMFFIAny* root_arg, TVMFFIAny* result) {
   tvmffi__decref(&e->base.header);
   if (is_error(&r)) {
     tvmffi__any_release(&root);
-    return reraise(&r);
+    return tvmffi__raw_reraise(&r);
   }
   if (r.type_index == kTVMFFIUnchanged) {
     *result = root;
@@ -746,7 +772,7 @@ static int mutator_arg(const char* sig, const TVMFFIAny* args, int32_t n, int32_
 
 /* Owned value from a raw result (Unchanged resolves to `input`). */
 static int finish(TVMFFIAny r, const TVMFFIAny* input, TVMFFIAny* result) {
-  if (is_error(&r)) return reraise(&r);
+  if (is_error(&r)) return tvmffi__raw_reraise(&r);
   if (r.type_index == kTVMFFIUnchanged) return tvmffi__container_key_acquire(input, result);
   *result = r;
   return 0;
@@ -783,7 +809,7 @@ static int g_m_get(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result)
   mutator* m;
   if (mutator_arg(SIG_M_GET, args, n, 2, &m) != 0) return -1;
   TVMFFIAny r = m->vtable->var_remap_get(m, tvmffi__ext_peek(&args[1]));
-  if (is_error(&r)) return reraise(&r);
+  if (is_error(&r)) return tvmffi__raw_reraise(&r);
   *result = r;
   return 0;
 }
@@ -796,7 +822,7 @@ static int g_m_set(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result)
   if (tvmffi__container_key_acquire(&args[2], &mapped) != 0) return -1;
   TVMFFIAny r = m->vtable->var_remap_set(m, tvmffi__ext_peek(&args[1]), mapped);
   tvmffi__any_release(&mapped);
-  if (is_error(&r)) return reraise(&r);
+  if (is_error(&r)) return tvmffi__raw_reraise(&r);
   tvmffi__any_release(&r);
   tvmffi__any_set_none(result);
   return 0;
@@ -830,6 +856,22 @@ static int g_m_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result
   int rc = TVMFFIFunctionCall(fn, NULL, 0, result);
   m->def_region = saved;
   return rc;
+}
+
+/* The shared default mutation as a raw entry point for header-only C++ engines:
+ * TVMFFIAny (*)(mutator, value, int32_t inplace_mode). */
+static TVMFFIAny default_entry(mutator* m, TVMFFIAny v, int32_t mode) {
+  return default_mode(m, &v, mode == ALLOW ? ALLOW : DISALLOW);
+}
+
+static int g_default_entry(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (tvmffi__args_count("ffi.StructuralMutateDefaultEntry() -> void*", n, 0) != 0) return -1;
+  result->type_index = kTVMFFIOpaquePtr;
+  result->zero_padding = 0;
+  result->v_ptr = (void*)default_entry;
+  return 0;
 }
 
 /* ---- __ffi_shallow_copy__ of the runtime's reflected types ------------------------ */
@@ -927,6 +969,10 @@ void tvmffi__structural_mutate_globals_init(void) {
   tvmffi__register_global("ffi.StructuralMutate", g_mutate,
                           "Mutates a value with callbacks that own their recursion.",
                           SCHEMA_FN("Any", ARG("Any") ARG("ffi.Array")));
+  tvmffi__register_global("ffi.StructuralMutateDefaultEntry", g_default_entry,
+                          "The default mutation as a raw entry point "
+                          "(TVMFFIAny (*)(mutator, value, int32_t mode), for C++ engines).",
+                          SCHEMA_FN("void*", ""));
   tvmffi__register_global("ffi.StructuralMutatorMutate", g_m_mutate,
                           "Mutates a value through the mutator (copy-on-write).",
                           SCHEMA_FN("Any", ARG("ffi.StructuralMutator") ARG("Any")));

@@ -30,11 +30,24 @@ typedef struct {
   TVMFFIAny value; /* +24, owned */
 } visit_interrupt;
 
-typedef struct walk_state walk_state;
+/* A visitor has the layout C++ visitors share with us (extra/structural_visit.h):
+ *   { TVMFFIObject header; const vtable* vtable; int32_t def_region; ... }
+ * The vtable's one entry visits a value and returns a raw result: None (go on),
+ * an owned VisitInterrupt (stop) or an owned ffi.Error.  default_visit below is
+ * the descent every visitor shares (C++ engines reach it through
+ * ffi.StructuralVisitDefaultEntry); the walk engine of ffi.StructuralWalk /
+ * ffi.StructuralVisit is one visitor among others. */
+typedef struct visitor visitor;
+typedef TVMFFIAny (*raw_visit_fn)(visitor* vis, TVMFFIAny value);
 typedef struct {
+  raw_visit_fn visit;
+} visitor_vtable;
+
+struct visitor {
   TVMFFIObject header;
-  walk_state* state; /* +24; NULL once the walk is over */
-} visitor_obj;
+  const visitor_vtable* vtable; /* +24 */
+  int32_t def_region;           /* +32 */
+};
 
 typedef struct {
   int32_t type_index;
@@ -42,16 +55,15 @@ typedef struct {
   TVMFFIObject* fn; /* borrowed from the argument arrays */
 } entry;
 
-struct walk_state {
+typedef struct {
+  visitor base;
   entry* entries;
   int64_t num_entries;
   int post_order;
   int callback_owned; /* ffi.StructuralVisit: a matching callback owns the descent */
-  int def_region;
   int depth;
-  TVMFFIObject* visitor;
-  TVMFFIAny interrupt; /* owned VisitInterrupt once interrupted */
-};
+  int active; /* 0 once the walk is over (callbacks may keep the visitor) */
+} walk_visitor;
 
 static int32_t g_visitor_index = -1;
 
@@ -79,31 +91,120 @@ static int interrupt_new(const TVMFFIAny* value, TVMFFIAny* result) {
   return 0;
 }
 
-/* ---- the walk ------------------------------------------------------------ */
+/* ---- the shared descent ---------------------------------------------------- */
 
-static int visit(walk_state* w, const TVMFFIAny* value);
+static TVMFFIAny none_result(void) {
+  TVMFFIAny r;
+  tvmffi__any_set_none(&r);
+  return r;
+}
+
+/* A function result as a raw visit result: None and VisitInterrupt pass, anything
+ * else (a WalkResult code, a stray value) means "go on". */
+static TVMFFIAny visit_result(TVMFFIAny* res) {
+  if (res->type_index == kTVMFFIVisitInterrupt || res->type_index == kTVMFFIError) return *res;
+  tvmffi__any_release(res);
+  return none_result();
+}
+
+static const TVMFFIAny* custom_visit_hook(int32_t type_index) {
+  static const TVMFFIByteArray name = {"__s_visit__", 11};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
+  if (col == NULL || type_index < col->begin_index || type_index >= col->begin_index + col->size)
+    return NULL;
+  const TVMFFIAny* v = &col->data[type_index - col->begin_index];
+  return v->type_index == kTVMFFIFunction || v->type_index == kTVMFFIOpaquePtr ? v : NULL;
+}
+
+/* Calls a `__s_visit__` hook: a raw entry point (visitor, value), or a Function
+ * called as (value, visitor). */
+static TVMFFIAny call_visit_hook(visitor* vis, const TVMFFIAny* hook, const TVMFFIAny* v) {
+  if (hook->type_index == kTVMFFIOpaquePtr) return ((raw_visit_fn)hook->v_ptr)(vis, *v);
+  TVMFFIAny args[2], res;
+  args[0] = *v;
+  tvmffi__any_set_obj(&args[1], &vis->header); /* a view: no reference is added */
+  tvmffi__any_set_none(&res);
+  if (TVMFFIFunctionCall(hook->v_obj, args, 2, &res) != 0) return tvmffi__raw_raised();
+  return visit_result(&res);
+}
+
+typedef struct {
+  visitor* vis;
+  int32_t inner_region;
+  TVMFFIAny result; /* the interrupt or error that stopped the fields */
+} field_walk;
+
+static int walk_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
+  field_walk* fw = (field_walk*)ctx;
+  visitor* vis = fw->vis;
+  int32_t saved = vis->def_region;
+  vis->def_region = tvmffi__field_def_region(f->flags, fw->inner_region);
+  fw->result = vis->vtable->visit(vis, tvmffi__ext_peek(v));
+  vis->def_region = saved;
+  return fw->result.type_index != kTVMFFINone; /* non-zero stops the field loop */
+}
+
+/* The children of v, each through the visitor's vtable: elements of Array/List,
+ * values of Map/Dict, a `__s_visit__` hook, or the reflected fields. */
+static TVMFFIAny default_visit(visitor* vis, TVMFFIAny view) {
+  TVMFFIAny v = tvmffi__ext_peek(&view);
+  if (v.type_index < kTVMFFIStaticObjectBegin) return none_result();
+  TVMFFIObject* obj = v.v_obj;
+  int32_t t = obj->type_index;
+  if (t == kTVMFFIArray || t == kTVMFFIList) {
+    TVMFFISeqCell* s = TVMFFISeqGetCellPtr(obj);
+    for (int64_t i = 0; i < s->size; ++i) {
+      TVMFFIAny r = vis->vtable->visit(vis, ((TVMFFIAny*)s->data)[i]);
+      if (r.type_index != kTVMFFINone) return r;
+    }
+    return none_result();
+  }
+  if (t == kTVMFFIMap || t == kTVMFFIDict) {
+    TVMFFIMapCell* m = TVMFFIMapGetCellPtr(obj);
+    for (uint64_t p = TVMFFIMapCellIterBegin(m); p != TVMFFI_MAP_ITER_END;
+         p = TVMFFIMapCellIterNext(m, p)) {
+      TVMFFIAny r = vis->vtable->visit(vis, *TVMFFIMapCellValue(m, p));
+      if (r.type_index != kTVMFFINone) return r;
+    }
+    return none_result();
+  }
+  if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return none_result();
+  const TVMFFIAny* hook = custom_visit_hook(t);
+  if (hook != NULL) return call_visit_hook(vis, hook, &v);
+  field_walk fw = {vis,
+                   vis->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
+                                                                        : vis->def_region,
+                   none_result()};
+  int rc = tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, walk_field, &fw);
+  if (rc < 0) return tvmffi__raw_raised(); /* a getter failed */
+  return fw.result;
+}
+
+/* ---- the walk engine (ffi.StructuralWalk / ffi.StructuralVisit) ---------------- */
 
 static int entry_matches(const entry* e, const TVMFFIAny* v) {
   return tvmffi__structural_type_match(v->type_index, e->type_index);
 }
 
-/* Calls the first matching callback.  0 advance, WALK_SKIP, 2 interrupted
- * (w->interrupt set), -1 raised. */
-static int call_callback(walk_state* w, const TVMFFIAny* v) {
+/* Calls the first matching callback.  0 advance, WALK_SKIP, 2 stopped (*out holds
+ * the interrupt or error). */
+static int call_callback(walk_visitor* w, const TVMFFIAny* v, TVMFFIAny* out) {
   for (int64_t i = 0; i < w->num_entries; ++i) {
     const entry* e = &w->entries[i];
     if (!entry_matches(e, v)) continue;
     TVMFFIAny args[2], res;
     args[0] = *v;
     if (w->callback_owned)
-      tvmffi__any_set_obj(&args[1], w->visitor); /* a view: no reference is added */
+      tvmffi__any_set_obj(&args[1], &w->base.header); /* a view: no reference is added */
     else
-      tvmffi__any_set_int(&args[1], w->def_region);
+      tvmffi__any_set_int(&args[1], w->base.def_region);
     tvmffi__any_set_none(&res);
-    if (TVMFFIFunctionCall(e->fn, args, e->with_kind || w->callback_owned ? 2 : 1, &res) != 0)
-      return -1;
+    if (TVMFFIFunctionCall(e->fn, args, e->with_kind || w->callback_owned ? 2 : 1, &res) != 0) {
+      *out = tvmffi__raw_raised();
+      return 2;
+    }
     if (res.type_index == kTVMFFIVisitInterrupt) {
-      w->interrupt = res;
+      *out = res;
       return 2;
     }
     int skip = (res.type_index == kTVMFFIInt || res.type_index == kTVMFFIBool) &&
@@ -114,109 +215,43 @@ static int call_callback(walk_state* w, const TVMFFIAny* v) {
   return 0;
 }
 
-/* Children visit result: 0 done, 2 interrupted, -1 raised. */
-typedef struct {
-  walk_state* w;
-  int inner_region;
-  int status;
-} field_walk;
-
-static int walk_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
-  field_walk* fw = (field_walk*)ctx;
-  walk_state* w = fw->w;
-  int saved = w->def_region;
-  w->def_region = (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive)
-                      ? kTVMFFIDefRegionKindRecursive
-                  : (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive)
-                      ? kTVMFFIDefRegionKindNonRecursive
-                      : fw->inner_region;
-  int r = visit(w, v);
-  w->def_region = saved;
-  fw->status = r;
-  return r; /* non-zero stops the field loop */
-}
-
-static const TVMFFIAny* custom_visit_hook(int32_t type_index) {
-  static const TVMFFIByteArray name = {"__s_visit__", 11};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  if (col == NULL || type_index < col->begin_index || type_index >= col->begin_index + col->size)
-    return NULL;
-  const TVMFFIAny* v = &col->data[type_index - col->begin_index];
-  return v->type_index == kTVMFFIFunction ? v : NULL;
-}
-
-static int visit_children(walk_state* w, const TVMFFIAny* v) {
-  if (v->type_index < kTVMFFIStaticObjectBegin) return 0;
-  TVMFFIObject* obj = v->v_obj;
-  int32_t t = obj->type_index;
-  if (t == kTVMFFIArray || t == kTVMFFIList) {
-    TVMFFISeqCell* s = TVMFFISeqGetCellPtr(obj);
-    for (int64_t i = 0; i < s->size; ++i) {
-      int r = visit(w, &((TVMFFIAny*)s->data)[i]);
-      if (r != 0) return r;
-    }
-    return 0;
-  }
-  if (t == kTVMFFIMap || t == kTVMFFIDict) {
-    TVMFFIMapCell* m = TVMFFIMapGetCellPtr(obj);
-    for (uint64_t p = TVMFFIMapCellIterBegin(m); p != TVMFFI_MAP_ITER_END;
-         p = TVMFFIMapCellIterNext(m, p)) {
-      int r = visit(w, TVMFFIMapCellValue(m, p));
-      if (r != 0) return r;
-    }
-    return 0;
-  }
-  if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return 0;
-  const TVMFFIAny* hook = custom_visit_hook(t);
-  if (hook != NULL) {
-    TVMFFIAny args[2], res;
-    args[0] = *v;
-    tvmffi__any_set_obj(&args[1], w->visitor);
-    tvmffi__any_set_none(&res);
-    if (TVMFFIFunctionCall(hook->v_obj, args, 2, &res) != 0) return -1;
-    if (res.type_index == kTVMFFIVisitInterrupt) {
-      w->interrupt = res;
-      return 2;
-    }
-    tvmffi__any_release(&res);
-    return 0;
-  }
-  field_walk fw = {w,
-                   w->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                      : w->def_region,
-                   0};
-  int rc = tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, walk_field, &fw);
-  return rc < 0 ? -1 : fw.status;
-}
-
-static int visit(walk_state* w, const TVMFFIAny* view) {
-  TVMFFIAny v = tvmffi__ext_peek(view);
-  if (v.type_index == kTVMFFINone) return 0; /* absent values are not visited */
-  if (w->depth >= WALK_MAX_DEPTH)
-    return tvmffi__raise("RuntimeError",
-                         "ffi.StructuralWalk: maximum recursion depth %d exceeded (cyclic "
-                         "structure?)",
-                         WALK_MAX_DEPTH);
-  w->depth++;
-  int r = 0;
+static TVMFFIAny walk_dispatch(walk_visitor* w, const TVMFFIAny* v) {
+  TVMFFIAny out = none_result();
   if (w->callback_owned) {
     int matched = 0;
     for (int64_t i = 0; i < w->num_entries && !matched; ++i)
-      matched = entry_matches(&w->entries[i], &v);
-    r = matched ? call_callback(w, &v) : visit_children(w, &v);
-    w->depth--;
-    return r == WALK_SKIP ? 0 : r;
+      matched = entry_matches(&w->entries[i], v);
+    if (!matched) return default_visit(&w->base, *v);
+    call_callback(w, v, &out);
+    return out;
   }
-  if (!w->post_order) r = call_callback(w, &v);
-  if (r == 0) r = visit_children(w, &v);
-  else if (r == WALK_SKIP) r = 0;
-  if (r == 0 && w->post_order) {
-    r = call_callback(w, &v);
-    if (r == WALK_SKIP) r = 0;
+  int r = w->post_order ? 0 : call_callback(w, v, &out);
+  if (r == 2) return out;
+  if (r == 0) {
+    out = default_visit(&w->base, *v);
+    if (out.type_index != kTVMFFINone) return out;
   }
+  if (w->post_order) call_callback(w, v, &out);
+  return out;
+}
+
+static TVMFFIAny walk_visit(visitor* vis, TVMFFIAny view) {
+  walk_visitor* w = (walk_visitor*)vis;
+  TVMFFIAny v = tvmffi__ext_peek(&view);
+  if (v.type_index == kTVMFFINone) return none_result(); /* absent values are not visited */
+  if (w->depth >= WALK_MAX_DEPTH) {
+    tvmffi__raise("RuntimeError",
+                  "ffi.StructuralWalk: maximum recursion depth %d exceeded (cyclic structure?)",
+                  WALK_MAX_DEPTH);
+    return tvmffi__raw_raised();
+  }
+  w->depth++;
+  TVMFFIAny r = walk_dispatch(w, &v);
   w->depth--;
   return r;
 }
+
+static const visitor_vtable g_walk_vtable = {walk_visit};
 
 /* ---- globals ------------------------------------------------------------------ */
 
@@ -265,35 +300,31 @@ static int64_t entry_count(const TVMFFIAny* v) {
 /* Runs a walk over args[0] with the entries of args[1] (and, for StructuralWalk, args[2]). */
 static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order,
                     TVMFFIAny* result) {
-  walk_state w;
-  memset(&w, 0, sizeof(w));
-  tvmffi__any_set_none(&w.interrupt);
-  w.post_order = post_order;
-  w.callback_owned = callback_owned;
   int64_t total = entry_count(&args[1]) + (callback_owned ? 0 : entry_count(&args[2]));
-  w.entries = (entry*)malloc((size_t)(total ? total : 1) * sizeof(entry));
-  if (w.entries == NULL) return tvmffi__raise_oom();
-  int rc = parse_entries(args, 1, 0, w.entries, &w.num_entries);
-  if (rc == 0 && !callback_owned) rc = parse_entries(args, 2, 1, w.entries, &w.num_entries);
-  visitor_obj* vis = NULL;
+  walk_visitor* w = (walk_visitor*)tvmffi__object_alloc(sizeof(walk_visitor), g_visitor_index,
+                                                        tvmffi__object_deleter_plain);
+  if (w == NULL) return -1;
+  w->base.vtable = &g_walk_vtable;
+  w->base.def_region = kTVMFFIDefRegionKindNone;
+  w->post_order = post_order;
+  w->callback_owned = callback_owned;
+  w->entries = (entry*)malloc((size_t)(total ? total : 1) * sizeof(entry));
+  int rc = w->entries == NULL ? tvmffi__raise_oom() : 0;
+  if (rc == 0) rc = parse_entries(args, 1, 0, w->entries, &w->num_entries);
+  if (rc == 0 && !callback_owned) rc = parse_entries(args, 2, 1, w->entries, &w->num_entries);
+  TVMFFIAny r = none_result();
   if (rc == 0) {
-    vis = (visitor_obj*)tvmffi__object_alloc(sizeof(visitor_obj), g_visitor_index,
-                                             tvmffi__object_deleter_plain);
-    if (vis == NULL) rc = -1;
+    w->active = 1;
+    r = walk_visit(&w->base, args[0]);
+    w->active = 0;
   }
-  if (rc == 0) {
-    vis->state = &w;
-    w.visitor = &vis->header;
-    rc = visit(&w, &args[0]);
-    vis->state = NULL; /* callbacks may have kept the visitor */
-  }
-  if (vis != NULL) tvmffi__decref(&vis->header);
-  free(w.entries);
-  if (rc < 0) {
-    tvmffi__any_release(&w.interrupt);
-    return -1;
-  }
-  *result = w.interrupt; /* None unless interrupted */
+  free(w->entries);
+  w->entries = NULL;
+  w->num_entries = 0;
+  tvmffi__decref(&w->base.header);
+  if (rc != 0) return -1;
+  if (r.type_index == kTVMFFIError) return tvmffi__raw_reraise(&r);
+  *result = r; /* None unless interrupted */
   return 0;
 }
 
@@ -327,11 +358,14 @@ static int g_interrupt(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* res
   return interrupt_new(&args[0], result);
 }
 
-static int visitor_arg(const char* sig, const TVMFFIAny* args, walk_state** out) {
+/* Any visitor (the walk engine's or a C++ engine's); the walk engine's only while
+ * its walk runs. */
+static int visitor_arg(const char* sig, const TVMFFIAny* args, visitor** out) {
   TVMFFIObject* v;
   if (tvmffi__arg_obj(sig, args, 0, g_visitor_index, &v) != 0) return -1;
-  *out = ((visitor_obj*)v)->state;
-  if (*out == NULL)
+  *out = (visitor*)v;
+  if ((*out)->vtable == NULL ||
+      ((*out)->vtable == &g_walk_vtable && !((walk_visitor*)v)->active))
     return tvmffi__raise("RuntimeError",
                          "%s: the visitor is no longer active (its walk has finished)", sig);
   return 0;
@@ -343,24 +377,19 @@ static int visitor_arg(const char* sig, const TVMFFIAny* args, walk_state** out)
 #define SIG_WITH "ffi.StructuralVisitorWithDefRegionKind(0: ffi.StructuralVisitor, 1: int, " \
                  "2: ffi.Function) -> Any"
 
-/* Result of a visit made for a hook or callback: None, or the interrupt that stopped it
- * (handed to the caller, which returns it on).  r: 0, 2 (interrupted) or -1. */
-static int hand_interrupt(walk_state* w, int r, TVMFFIAny* result) {
-  if (r < 0) return -1;
-  if (r == 2) {
-    *result = w->interrupt;
-    tvmffi__any_set_none(&w->interrupt);
-  } else {
-    tvmffi__any_set_none(result);
-  }
+/* A raw visit result handed to a caller: None or the interrupt; an error is raised. */
+static int hand_result(TVMFFIAny r, TVMFFIAny* result) {
+  if (r.type_index == kTVMFFIError) return tvmffi__raw_reraise(&r);
+  *result = r;
   return 0;
 }
 
 static int g_visitor_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  walk_state* w;
-  if (tvmffi__args_count(SIG_VISIT, n, 2) != 0 || visitor_arg(SIG_VISIT, args, &w) != 0) return -1;
-  return hand_interrupt(w, visit(w, &args[1]), result);
+  visitor* vis;
+  if (tvmffi__args_count(SIG_VISIT, n, 2) != 0 || visitor_arg(SIG_VISIT, args, &vis) != 0)
+    return -1;
+  return hand_result(vis->vtable->visit(vis, args[1]), result);
 }
 
 #define SIG_DEFAULT "ffi.StructuralVisitorDefaultVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
@@ -369,27 +398,27 @@ static int g_visitor_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 /* The registered/default descent of a value: its children re-enter the walk. */
 static int g_visitor_default(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  walk_state* w;
-  if (tvmffi__args_count(SIG_DEFAULT, n, 2) != 0 || visitor_arg(SIG_DEFAULT, args, &w) != 0)
+  visitor* vis;
+  if (tvmffi__args_count(SIG_DEFAULT, n, 2) != 0 || visitor_arg(SIG_DEFAULT, args, &vis) != 0)
     return -1;
-  TVMFFIAny v = tvmffi__ext_peek(&args[1]);
-  return hand_interrupt(w, v.type_index == kTVMFFINone ? 0 : visit_children(w, &v), result);
+  return hand_result(default_visit(vis, args[1]), result);
 }
 
 static int g_visitor_kind(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  walk_state* w;
-  if (tvmffi__args_count(SIG_KIND, n, 1) != 0 || visitor_arg(SIG_KIND, args, &w) != 0) return -1;
-  tvmffi__any_set_int(result, w->def_region);
+  visitor* vis;
+  if (tvmffi__args_count(SIG_KIND, n, 1) != 0 || visitor_arg(SIG_KIND, args, &vis) != 0)
+    return -1;
+  tvmffi__any_set_int(result, vis->def_region);
   return 0;
 }
 
 static int g_visitor_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  walk_state* w;
+  visitor* vis;
   int64_t kind;
   TVMFFIObject* fn;
-  if (tvmffi__args_count(SIG_WITH, n, 3) != 0 || visitor_arg(SIG_WITH, args, &w) != 0 ||
+  if (tvmffi__args_count(SIG_WITH, n, 3) != 0 || visitor_arg(SIG_WITH, args, &vis) != 0 ||
       tvmffi__arg_int(SIG_WITH, args, 1, &kind) != 0 ||
       tvmffi__arg_obj(SIG_WITH, args, 2, kTVMFFIFunction, &fn) != 0)
     return -1;
@@ -398,11 +427,22 @@ static int g_visitor_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
                          "ffi.StructuralVisitorWithDefRegionKind: kind must be 0 (none), 1 "
                          "(recursive) or 2 (non-recursive), got %lld",
                          (long long)kind);
-  int saved = w->def_region;
-  w->def_region = (int)kind;
+  int32_t saved = vis->def_region;
+  vis->def_region = (int32_t)kind;
   int rc = TVMFFIFunctionCall(fn, NULL, 0, result);
-  w->def_region = saved;
+  vis->def_region = saved;
   return rc;
+}
+
+/* The shared descent as a raw entry point, for header-only C++ engines. */
+static int g_default_entry(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)h;
+  (void)args;
+  if (tvmffi__args_count("ffi.StructuralVisitDefaultEntry() -> void*", n, 0) != 0) return -1;
+  result->type_index = kTVMFFIOpaquePtr;
+  result->zero_padding = 0;
+  result->v_ptr = (void*)default_visit;
+  return 0;
 }
 
 void tvmffi__structural_visit_globals_init(void) {
@@ -416,7 +456,7 @@ void tvmffi__structural_visit_globals_init(void) {
   tvmffi__structural_add_method(vi, "__ffi_init__", "Wraps a payload.", 1, g_interrupt);
   tvmffi__structural_add_attr_fn(vi, "__ffi_init__", g_interrupt);
   g_visitor_index = tvmffi__structural_new_type("ffi.StructuralVisitor", -1,
-                                                (int32_t)sizeof(visitor_obj),
+                                                (int32_t)sizeof(visitor),
                                                 kTVMFFISEqHashKindUniqueInstance,
                                                 "State of a running structural walk.");
 
@@ -436,6 +476,10 @@ void tvmffi__structural_visit_globals_init(void) {
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
                           "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("ffi.StructuralVisitor")
                               ARG("Any") "]}");
+  tvmffi__register_global("ffi.StructuralVisitDefaultEntry", g_default_entry,
+                          "The shared descent as a raw entry point "
+                          "(TVMFFIAny (*)(visitor, value), for C++ engines).",
+                          SCHEMA_FN("void*", ""));
   tvmffi__register_global("ffi.StructuralVisitorVisit", g_visitor_visit,
                           "Visits a value with the walk's callbacks.",
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"

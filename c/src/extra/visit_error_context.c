@@ -252,6 +252,47 @@ static int g_find(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) 
   return 0;
 }
 
+static void context_deleter(void* self, int flags) {
+  visit_error_context* c = (visit_error_context*)self;
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    tvmffi__decref(c->reverse_visit_pattern);
+    tvmffi__decref(c->prev_error_context);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+/* Records that error `err` left `node` (an object; others are not recorded), as the
+ * C++ visitors do: appended to the error's context, one made if absent.  Error
+ * paths only, so the pattern list is simply rebuilt one longer. */
+int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node) {
+  if (node->type_index < kTVMFFIStaticObjectBegin) return 0;
+  TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+  visit_error_context* c = (visit_error_context*)cell->extra_context;
+  if (c == NULL || c->header.type_index != g_context_index) {
+    c = (visit_error_context*)tvmffi__object_alloc(sizeof(visit_error_context), g_context_index,
+                                                   context_deleter);
+    if (c == NULL) return -1;
+    c->reverse_visit_pattern = NULL;
+    c->prev_error_context = (TVMFFIObject*)cell->extra_context; /* the cell's reference moves */
+    cell->extra_context = &c->header;
+  }
+  TVMFFISeqCell* old = c->reverse_visit_pattern ? TVMFFISeqGetCellPtr(c->reverse_visit_pattern) : NULL;
+  int64_t n = old ? old->size : 0;
+  TVMFFIObject* list = tvmffi__list_new(n + 1);
+  if (list == NULL) return -1;
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny item;
+    tvmffi__any_copy(&((TVMFFIAny*)old->data)[i], &item);
+    tvmffi__array_push_move(list, &item);
+  }
+  TVMFFIAny item;
+  tvmffi__any_copy(node, &item);
+  tvmffi__array_push_move(list, &item);
+  tvmffi__decref(c->reverse_visit_pattern);
+  c->reverse_visit_pattern = list;
+  return 0;
+}
+
 void tvmffi__visit_error_context_globals_init(void) {
   int32_t t = tvmffi__structural_new_type("ffi.VisitErrorContext", -1,
                                           (int32_t)sizeof(visit_error_context),

@@ -59,12 +59,10 @@ class AnyView {
   AnyView() noexcept { details::AnySetNone(&data_); }
   AnyView(const AnyView&) noexcept = default;
   AnyView& operator=(const AnyView&) noexcept = default;
-  AnyView(AnyView&& o) noexcept : data_(o.data_) { details::AnySetNone(&o.data_); }
-  AnyView& operator=(AnyView&& o) noexcept {
-    data_ = o.data_;
-    details::AnySetNone(&o.data_);
-    return *this;
-  }
+  /* Moves copy: a view stays trivially copyable, so it is passed in registers exactly
+   * like a TVMFFIAny -- the raw hook entry points (extra/structural_*.h) rely on it. */
+  AnyView(AnyView&&) noexcept = default;
+  AnyView& operator=(AnyView&&) noexcept = default;
   template <typename T, typename = std::enable_if_t<TypeTraitsNoCR<T>::convert_enabled>>
   AnyView(const T& other) {  // NOLINT(*)
     TypeTraitsNoCR<T>::CopyToAnyView(other, &data_);
@@ -131,6 +129,7 @@ class AnyView {
   friend class Any;
   friend struct details::AnyUnsafe;
 };
+static_assert(std::is_trivially_copyable_v<AnyView>, "AnyView crosses the C ABI by value");
 
 /*! \brief Owning FFI value: holds one strong reference when the payload is an object. */
 class Any {

@@ -210,6 +210,10 @@ struct ExpectedUnsafe {
     return std::move(e.data_);
   }
   template <typename T>
+  static Any&& GetData(Expected<T>&& e) noexcept {
+    return std::move(e.data_);
+  }
+  template <typename T>
   static const Any& GetData(const Expected<T>& e) noexcept {
     return e.data_;
   }
