@@ -104,6 +104,29 @@ def test_no_leak_of_torch_storage():
     assert sys.getrefcount(x) == base
 
 
+def test_exchange_arguments_of_every_shape_and_count():
+    # more arguments than the per-call view slots, ranks beyond the recycled blocks' room,
+    # 0-d and strided tensors: each arrives with its own shape, strides and data, kept ones
+    # hold their torch tensor, and afterwards no reference is left behind
+    xs = [torch.tensor(3.5), torch.arange(24).reshape(2, 3, 4)[:, ::2, 1:],
+          torch.zeros([1] * 7), torch.arange(10)[::3]]
+    xs += [torch.full((i + 1,), float(i)) for i in range(8)]
+    before = [sys.getrefcount(x) for x in xs]
+    arr = tvm_ffi.get_global_func("ffi.Array")(*xs)
+    for x, t in zip(xs, arr):
+        t = tvm_ffi.from_dlpack(t) if not isinstance(t, torch.Tensor) else t
+        back = torch.from_dlpack(t)
+        assert back.shape == x.shape and back.stride() == x.stride()
+        assert back.data_ptr() == x.data_ptr() and torch.equal(back, x)
+    del arr, x, t, back
+    gc.collect()
+    assert [sys.getrefcount(x) for x in xs] == before
+    nop = tvm_ffi.get_global_func("testing.nop")
+    for _ in range(5):
+        nop(*xs)
+    assert [sys.getrefcount(x) for x in xs] == before
+
+
 def test_allocator_installed_only_during_call():
     # without torch arguments no allocator is installed for the call
     assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL

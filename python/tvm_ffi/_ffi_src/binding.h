@@ -122,9 +122,7 @@ struct view_block;
 
 /* Per-call conversion state: temporaries and the stream/allocator context. */
 typedef struct {
-  /* exchange-API argument tensors whose Python reference is taken only if the callee kept
-   * them (see view_block, exchange.c); handle and block pairs */
-  TVMFFIObjectHandle view_h[CTX_MAX_VIEWS];
+  /* exchange-API argument tensors, recycled or handed over after the call (exchange.c) */
   struct view_block* view_b[CTX_MAX_VIEWS];
   int n_views;
   TVMFFIObjectHandle owned_stack[8];
@@ -160,7 +158,7 @@ static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out);
 static int pack_to_owned(PyObject* v, TVMFFIAny* out);
 
 /* ---- exchange.c ----------------------------------------------------------------------- */
-static void view_keep_alive(struct view_block* b);
+static void view_release(struct view_block* b);
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out);
 

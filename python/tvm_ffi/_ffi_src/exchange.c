@@ -1,81 +1,148 @@
-/* exchange.c -- framework tensors as arguments through the DLPack exchange API. */
+/* exchange.c -- framework tensors as arguments through the DLPack exchange API.
+ *
+ * The producer's non-owning DLTensor view (dltensor_from_py_object_no_sync) becomes an
+ * ffi.Tensor of our own: one block holding the object header and the DLTensor at the ABI's
+ * offsets (docs/abi.md §7.5: consumers read only those), the copied shape and strides, and
+ * the Python tensor as owner.  No managed tensor, no runtime import, and for a callee that
+ * only borrows, no allocation either: blocks for up to VIEW_NDIM dimensions are recycled
+ * through a free list that is touched with the GIL held only.  The Python object outlives
+ * the call anyway, so its strong reference is taken only when the tensor outlives the call
+ * (owns_ref, set by ctx_release when someone else still holds the tensor); a tensor that
+ * dies with the call never touches Python. */
 
+#define VIEW_NDIM 6   /* dimensions a recycled block has room for */
+#define VIEW_CACHE 16 /* recycled blocks kept */
 
-/* A managed tensor made from the producer's non-owning DLTensor view: shape and strides are
- * copied (the callee may keep the tensor), the Python object is the manager.  Cheaper than
- * the producer's own managed export.  The Python object outlives the call anyway, so its
- * strong reference (dropped with the GIL) is taken only when the tensor outlives the call
- * (owns_ref); a tensor that dies with the call never touches Python in its deleter. */
 typedef struct view_block {
-  DLManagedTensorVersioned mt;
-  int owns_ref;
+  TVMFFIObject header;
+  DLTensor dl;
+  PyObject* owner; /* borrowed during the call; a strong reference once owns_ref */
+  int32_t owns_ref;
+  int32_t cap;     /* room in dims: shape[cap] then strides[cap] */
   int64_t dims[];
 } view_block;
 
+_Static_assert(offsetof(view_block, dl) == sizeof(TVMFFIObject), "DLTensor must follow the header");
+
+static view_block* view_cache[VIEW_CACHE];
+static int view_cached;
+
 static void view_keep_alive(view_block* b) {
-  Py_INCREF((PyObject*)b->mt.manager_ctx);
+  Py_INCREF(b->owner);
   b->owns_ref = 1;
 }
 
-static void view_block_deleter(DLManagedTensorVersioned* self) {
-  PyObject* o = (PyObject*)self->manager_ctx;
-  if (((view_block*)self)->owns_ref && !g.finalizing && Py_IsInitialized()) {
-    PyGILState_STATE gil = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(gil);
+/* Runs only for a tensor that outlived its call, on whichever thread drops it last. */
+static void view_deleter(void* self, int flags) {
+  view_block* b = (view_block*)self;
+  if ((flags & kTVMFFIObjectDeleterFlagBitMaskStrong) && b->owns_ref) {
+    b->owns_ref = 0;
+    if (!g.finalizing && Py_IsInitialized()) {
+      PyGILState_STATE gil = PyGILState_Ensure();
+      Py_DECREF(b->owner);
+      PyGILState_Release(gil);
+    }
   }
-  free(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(b);
 }
 
-static view_block* managed_from_view(const DLPackExchangeAPI* api, PyObject* v) {
+/* After the call (GIL held): recycled when we hold the only reference, else handed over. */
+static void view_release(view_block* b) {
+  if (__atomic_load_n(&b->header.combined_ref_count, __ATOMIC_ACQUIRE) ==
+      UINT64_C(0x0000000100000001)) {
+    if (b->cap == VIEW_NDIM && view_cached < VIEW_CACHE) view_cache[view_cached++] = b;
+    else free(b);
+    return;
+  }
+  view_keep_alive(b);
+  TVMFFIObjectDecRef(&b->header);
+}
+
+/* The fast path takes what the runtime's import would take without a word (device types
+ * that address memory directly, sane extents); anything else goes through that import. */
+static int view_plain(const DLTensor* dl) {
+  const int32_t dt = (int32_t)dl->device.device_type;
+  if (dl->ndim < 0 || dl->ndim > 64 || (dl->ndim > 0 && dl->shape == NULL) ||
+      dl->device.device_id < 0)
+    return 0;
+  if (dt != kDLCPU && dt != kDLCUDA && dt != kDLCUDAHost && dt != kDLROCM && dt != kDLROCMHost &&
+      dt != kDLCUDAManaged)
+    return 0;
+  uint64_t numel = 1;
+  for (int32_t i = 0; i < dl->ndim; ++i)
+    if (dl->shape[i] < 0 || __builtin_mul_overflow(numel, (uint64_t)dl->shape[i], &numel))
+      return 0;
+  return numel <= (uint64_t)INT64_MAX && (dl->data != NULL || numel == 0);
+}
+
+/* The ffi.Tensor over v's view, or NULL (nothing set) where the owning export must do. */
+static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
   DLTensor dl;
   if (api->dltensor_from_py_object_no_sync((void*)v, &dl) != 0) {
-    PyErr_Clear(); /* the owning export below reports real problems */
+    PyErr_Clear(); /* the owning export reports real problems */
     return NULL;
   }
-  int32_t nd = dl.ndim > 0 ? dl.ndim : 0;
-  view_block* b = (view_block*)malloc(sizeof(view_block) + sizeof(int64_t) * 2 * (size_t)nd);
-  if (b == NULL) return NULL;
-  b->mt.version.major = DLPACK_MAJOR_VERSION;
-  b->mt.version.minor = DLPACK_MINOR_VERSION;
-  b->mt.manager_ctx = v;
-  b->mt.deleter = view_block_deleter;
-  b->mt.flags = 0;
+  if (!view_plain(&dl)) return NULL;
+  const int32_t nd = dl.ndim;
+  view_block* b;
+  if (nd <= VIEW_NDIM && view_cached > 0) {
+    b = view_cache[--view_cached];
+  } else {
+    const int32_t cap = nd <= VIEW_NDIM ? VIEW_NDIM : nd;
+    b = (view_block*)malloc(sizeof(view_block) + sizeof(int64_t) * 2 * (size_t)cap);
+    if (b == NULL) return NULL;
+    b->cap = cap;
+  }
+  b->header.combined_ref_count = UINT64_C(0x0000000100000001);
+  b->header.type_index = kTVMFFITensor;
+  b->header.__padding = 0;
+  b->header.deleter = view_deleter;
+  b->owner = v;
   b->owns_ref = 0;
-  b->mt.dl_tensor = dl;
-  if (nd > 0 && dl.shape != NULL) {
-    memcpy(b->dims, dl.shape, sizeof(int64_t) * (size_t)nd);
-    b->mt.dl_tensor.shape = b->dims;
+  b->dl = dl;
+  int64_t* shape = b->dims;
+  int64_t* strides = b->dims + b->cap;
+  for (int32_t i = 0; i < nd; ++i) shape[i] = dl.shape[i];
+  if (dl.strides != NULL) {
+    for (int32_t i = 0; i < nd; ++i) strides[i] = dl.strides[i];
+  } else { /* compact row-major, as the runtime's import fills them in */
+    uint64_t stride = 1;
+    for (int32_t i = nd - 1; i >= 0; --i) {
+      strides[i] = (int64_t)stride;
+      stride *= (uint64_t)shape[i];
+    }
   }
-  if (nd > 0 && dl.strides != NULL) {
-    memcpy(b->dims + nd, dl.strides, sizeof(int64_t) * (size_t)nd);
-    b->mt.dl_tensor.strides = b->dims + nd;
-  }
+  b->dl.shape = shape;
+  b->dl.strides = strides;
   return b;
 }
 
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out) {
-  view_block* view = api->dltensor_from_py_object_no_sync != NULL ? managed_from_view(api, v) : NULL;
-  /* the pairs array is full: hold the Python object right away */
-  if (view != NULL && c->n_views == CTX_MAX_VIEWS) view_keep_alive(view);
-  DLManagedTensorVersioned* dlmt = view != NULL ? &view->mt : NULL;
+  view_block* view = api->dltensor_from_py_object_no_sync != NULL ? view_from_py(api, v) : NULL;
   TVMFFIObjectHandle h = NULL;
-  if (dlmt == NULL && api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
-    if (!PyErr_Occurred())
+  if (view != NULL) {
+    h = &view->header;
+    if (c->n_views < CTX_MAX_VIEWS) {
+      c->view_b[c->n_views++] = view;
+    } else { /* no room to decide after the call: hold the Python object right away */
+      view_keep_alive(view);
+      if (ctx_own(c, h) != 0) return CONV_PY_ERROR;
+    }
+  } else {
+    DLManagedTensorVersioned* dlmt = NULL;
+    if (api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+      return CONV_PY_ERROR;
+    }
+    if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
+      discard_ffi_error();
+      if (dlmt->deleter) dlmt->deleter(dlmt);
       PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
-    return CONV_PY_ERROR;
-  }
-  if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
-    discard_ffi_error();
-    if (dlmt->deleter) dlmt->deleter(dlmt);
-    PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
-    return CONV_PY_ERROR;
-  }
-  if (ctx_own(c, h) != 0) return CONV_PY_ERROR; /* h (and the view) already released */
-  if (view != NULL && !view->owns_ref) {
-    c->view_h[c->n_views] = h;
-    c->view_b[c->n_views++] = view;
+      return CONV_PY_ERROR;
+    }
+    if (ctx_own(c, h) != 0) return CONV_PY_ERROR; /* h already released */
   }
   out->type_index = kTVMFFITensor;
   out->zero_padding = 0;

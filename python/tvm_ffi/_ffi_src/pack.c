@@ -14,14 +14,10 @@ static void ctx_init(CallCtx* c) {
 }
 
 static void ctx_release(CallCtx* c) {
-  /* A view tensor the callee (or the result) still references needs its Python object
-   * alive from now on; one only we reference dies below without touching Python. */
-  for (int i = 0; i < c->n_views; ++i)
-    if (__atomic_load_n(&((TVMFFIObject*)c->view_h[i])->combined_ref_count, __ATOMIC_ACQUIRE) !=
-        UINT64_C(0x0000000100000001))
-      view_keep_alive(c->view_b[i]);
-  c->n_views = 0;
+  /* temporaries first: an Array built from the arguments lets go of its view tensors */
   for (int i = 0; i < c->n_owned; ++i) TVMFFIObjectDecRef(c->owned[i]);
+  for (int i = 0; i < c->n_views; ++i) view_release(c->view_b[i]);
+  c->n_views = 0;
   if (c->owned != c->owned_stack) free(c->owned);
   c->owned = c->owned_stack;
   c->n_owned = 0;
