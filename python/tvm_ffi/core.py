@@ -1004,42 +1004,44 @@ def _exchange_api_address(attr):
     """The address of the DLPackExchangeAPI table that ``attr`` (a type's
     ``__dlpack_c_exchange_api__``) points to, after checking that it is one: a capsule named
     "dlpack_exchange_api" (a bare int cannot be checked, so it is refused), DLPack major version
-    1, and the two conversion functions present -- calls jump through them unchecked."""
+    1, and the two conversion functions present -- calls jump through them unchecked.  (Runs
+    once per type, on the first torch call of a process: the accepting path is kept short.)"""
+    if API_MODE:  # read in C (a non-capsule reads as address 0)
+        box = [attr]
+        if _api_fields_c(id(box)) != _OK:
+            raise _take_exception()
+        fields = box[0]
+    else:
+        fields = _exchange_api_fields(attr) if type(attr).__name__ == "PyCapsule" else (0, 0, 0, 0)
+    if fields[0] and fields[1] == __dlpack_version__[0] and fields[3] == 3:
+        return fields[0]
+    raise _exchange_api_refusal(attr, *fields)
+
+
+def _exchange_api_refusal(attr, addr, major, minor, present):
+    """The DLPackExchangeAPIError saying why _exchange_api_address refused attr."""
     if type(attr).__name__ != "PyCapsule":
-        raise DLPackExchangeAPIError(
-            "Expect a dlpack_exchange_api field: __dlpack_c_exchange_api__ must be a PyCapsule "
-            'named "dlpack_exchange_api", got %s' % type(attr).__name__
-        )
-    addr, major, minor, present = _exchange_api_fields(attr)
-    if not addr:
+        why = '__dlpack_c_exchange_api__ must be a PyCapsule named "dlpack_exchange_api", got %s' % (
+            type(attr).__name__)
+    elif not addr:
         name = _capsule_name(attr)
-        raise DLPackExchangeAPIError(
-            "Expect a dlpack_exchange_api field: the __dlpack_c_exchange_api__ capsule is named "
-            '%r, not "dlpack_exchange_api"' % (name.decode("latin-1") if name else None)
-        )
-    if major != lib.DLPACK_MAJOR_VERSION:
-        raise DLPackExchangeAPIError(
-            "Expect a dlpack_exchange_api field: the table reports DLPack version %d.%d, "
-            "this build knows major version %d" % (major, minor, lib.DLPACK_MAJOR_VERSION)
-        )
-    for bit, field in ((1, "managed_tensor_from_py_object_no_sync"),
-                       (2, "managed_tensor_to_py_object_no_sync")):
-        if not present & bit:
-            raise DLPackExchangeAPIError(
-                "Expect a dlpack_exchange_api field: the table's %s is NULL" % field
-            )
-    return addr
+        why = 'the __dlpack_c_exchange_api__ capsule is named %r, not "dlpack_exchange_api"' % (
+            name.decode("latin-1") if name else None)
+    elif major != __dlpack_version__[0]:
+        why = "the table reports DLPack version %d.%d, this build knows major version %d" % (
+            major, minor, __dlpack_version__[0])
+    else:
+        why = "the table's %s is NULL" % ("managed_tensor_from_py_object_no_sync"
+                                            if not present & 1 else
+                                            "managed_tensor_to_py_object_no_sync")
+    return DLPackExchangeAPIError("Expect a dlpack_exchange_api field: " + why)
 
 
 def _exchange_api_fields(capsule):
     """(address, DLPack major, minor, conversion functions present as bits 1 and 2) of an
-    exchange table capsule; address 0 when the capsule has another name.  Read in C where the
-    module is compiled: cffi realising the table's type costs ~0.2 M instructions."""
-    if API_MODE:
-        box = [capsule]
-        if lib.ffipy_exchange_api_fields(id(box)) != _OK:
-            raise _take_exception()
-        return box[0]
+    exchange table capsule in ABI mode; address 0 when the capsule has another name.  The
+    compiled module reads them in C (ffipy_exchange_api_fields): cffi realising the table's
+    type costs ~0.2 M instructions."""
     if _capsule_name(capsule) != b"dlpack_exchange_api":
         return (0, 0, 0, 0)
     from . import _capi  # noqa: PLC0415
@@ -1285,21 +1287,8 @@ from ._conversion import (  # noqa: E402, F401 - re-exported
 
 
 def _slot_offset(cls, name):
-    """Byte offset of a __slots__ member in instances of cls, or -1 (found by scanning)."""
-    obj = cls.__new__(cls)
-    marker = object()
-    old = getattr(obj, name)
-    setattr(obj, name, marker)
-    try:
-        raw = ffi.buffer(ffi.cast("char*", id(obj)), cls.__basicsize__)[:]
-        size = ffi.sizeof("void*")
-        needle = id(marker).to_bytes(size, sys.byteorder)
-        pos = raw.find(needle)
-        while pos >= 0 and pos % size:
-            pos = raw.find(needle, pos + 1)
-        return pos
-    finally:
-        setattr(obj, name, old)
+    """Byte offset of a __slots__ member in instances of cls (its member descriptor), or -1."""
+    return lib.ffipy_slot_offset(id(cls), name.encode())
 
 
 _EXACT_RULES = _rules.exact_types()  # the C fast path keeps references to the types
@@ -1316,6 +1305,10 @@ def _init():
 
         _abi.install(sys.modules[__name__])
         return
+    # cffi builds a lib function on its first access (~5k instructions): fetched here, not
+    # by the first torch call of a process
+    global _api_fields_c
+    _api_fields_c = lib.ffipy_exchange_api_fields
     fa = _global_handle("ffi.Array")
     fm = _global_handle("ffi.Map")
     cfg = ffi.new("ffipy_config*")  # every object named here is a global of this module

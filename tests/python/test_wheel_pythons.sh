@@ -17,16 +17,7 @@ fail() { echo "test_wheel_pythons: FAIL: $*"; exit 1; }
 unset PYTHONPATH TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PIP_REQUIRE_VIRTUALENV
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# the newest pyenv install of 3.N, else a python3.N on PATH that runs (not a pyenv shim
-# that only says where it would be)
-find_python() {
-  p=
-  for d in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$1".*; do
-    [ -x "$d/bin/python$1" ] && p="$d/bin/python$1"
-  done
-  [ -n "$p" ] || p=$(command -v "python$1" 2> /dev/null) || return 1
-  "$p" -c pass > /dev/null 2>&1 && echo "$p"
-}
+. "$top_srcdir/tests/python/find-python.sh"
 self=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || fail "no $PYTHON"
 pythons=
 for v in $VERSIONS; do

@@ -14,6 +14,7 @@
  * them) so that the hot path inlines across them; this header holds what they share:
  *   state.c      ffipy_init: the configuration from core.py, the module state
  *   pyint.c      handles stored in Python ints, read without the generic int API
+ *   slots.c      __slots__ offsets from member descriptors
  *   errors.c     boxes and the Python exception handed back to core.py
  *   identity.c   the wrapper identity table (one live wrapper per handle)
  *   pack.c       Python value -> TVMFFIAny (arguments, callback results)
@@ -97,6 +98,9 @@ static binding_state g = {.off_h = -1, .off_release_gil = -1, .off_view = -1};
 static inline int long_fast(PyObject* o, int layout, uintptr_t* out);
 static inline void* slot_handle(PyObject* o);
 static int probe_long_layout(void);
+
+/* ---- slots.c ------------------------------------------------------------------------- */
+static Py_ssize_t slot_offset(PyObject* cls, const char* name);
 
 /* ---- errors.c ------------------------------------------------------------------------- */
 static PyObject* fetch_exception(void);

@@ -3,6 +3,7 @@
 
 #include "state.c"
 #include "pyint.c"
+#include "slots.c"
 #include "errors.c"
 #include "identity.c"
 #include "pack.c"
