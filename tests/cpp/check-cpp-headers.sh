@@ -29,12 +29,14 @@ for f in $(cd "$top_srcdir" && find cpp/include -name '*.h' | sort); do
 done
 # the kernel headers stay lean: none of the C++ extras (json, structural, reflection, ...)
 # rides along with container/tensor.h or function.h (the C layouts in c/include/.../extra
-# are part of the core)
+# are part of the core), nor <ostream> and what includes it (a tenth of a kernel TU's
+# compile time; bench/bench_cpp.sh)
 for h in tvm/ffi/container/tensor.h tvm/ffi/function.h; do
   printf '#include <%s>\n' "$h" > "$tmp/k.cc"
   $CXX -std=c++17 -H -fsyntax-only -I"$top_srcdir/cpp/include" -I"$top_srcdir/c/include" \
     "$tmp/k.cc" 2>&1 | sed -n 's|^\.* ||p' |
-    grep -E 'cpp/include/tvm/ffi/(extra|reflection)/' > "$tmp/extras"
+    grep -E 'cpp/include/tvm/ffi/(extra|reflection)/|/(ostream|istream|iostream|sstream)$' \
+      > "$tmp/extras"
   if [ -s "$tmp/extras" ]; then
     echo "FAIL: $h pulls in extra headers:" >&2
     cat "$tmp/extras" >&2

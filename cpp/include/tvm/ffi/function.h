@@ -222,10 +222,12 @@ class Function : public ObjectRef {
     TVM_FFI_CHECK_SAFE_CALL(
         TVMFFIFunctionSetGlobal(&n, details::RefHandle(f), override ? 1 : 0));
   }
-  static std::vector<String> ListGlobalNames() {
+  /// (A template only so that a TU that never calls it does not instantiate std::vector.)
+  template <typename Vec = std::vector<String>>
+  static Vec ListGlobalNames() {
     Function functor = GetGlobalRequired("ffi.FunctionListGlobalNamesFunctor")().cast<Function>();
     int64_t n = functor(-1).cast<int64_t>();
-    std::vector<String> names;
+    Vec names;
     names.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) names.push_back(functor(i).cast<String>());
     return names;

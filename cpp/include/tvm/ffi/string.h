@@ -210,9 +210,11 @@ class String : public details::BytesCell<kTVMFFISmallStr, kTVMFFIStr, StringObj>
   bool ends_with(const String& p) const noexcept { return ends_with(p.view()); }
   bool ends_with(const char* p) const noexcept { return ends_with(std::string_view(p)); }
   bool ends_with(const char* p, size_t n) const noexcept { return ends_with(std::string_view(p, n)); }
-  /// Views into this string, split at every `delim`.
-  std::vector<std::string_view> Split(char delim) const {
-    std::vector<std::string_view> out;
+  /// Views into this string, split at every `delim`.  (A template only so that a TU
+  /// that never calls it does not instantiate std::vector's members.)
+  template <typename Vec = std::vector<std::string_view>>
+  Vec Split(char delim) const {
+    Vec out;
     std::string_view v = view();
     size_t start = 0;
     while (true) {

@@ -76,7 +76,10 @@ class Shape : public ObjectRef {
   Shape(std::initializer_list<int64_t> l) : Shape(ShapeView(l.begin(), l.size())) {}  // NOLINT(*)
   template <typename I, typename = std::enable_if_t<std::is_integral_v<I>>>
   Shape(const std::vector<I>& v) : Shape(v.begin(), v.end()) {}  // NOLINT(*)
-  Shape(const Array<int64_t>& a) : Shape(a.begin(), a.end()) {}                      // NOLINT(*)
+  /* Templates (on A, It) so that a TU that never converts an Array does not instantiate
+   * the Array and std::vector code behind it. */
+  template <typename A, typename = std::enable_if_t<std::is_same_v<A, Array<int64_t>>>>
+  Shape(const A& a) : Shape(a.begin(), a.end()) {}  // NOLINT(*)
   template <typename It, typename = typename std::iterator_traits<It>::iterator_category>
   Shape(It first, It last) {
     std::vector<int64_t> v;
@@ -95,13 +98,14 @@ class Shape : public ObjectRef {
   explicit Shape(ObjectPtr<ShapeObj> p) : ObjectRef(std::move(p)) {}
   /// Compact row-major strides of a shape.
   static Shape StridesFromShape(ShapeView shape) {
-    std::vector<int64_t> s(shape.size());
+    Shape out(shape);  // same length, then overwritten in place (not shared yet)
+    int64_t* s = const_cast<int64_t*>(out.data());
     int64_t acc = 1;
     for (size_t i = shape.size(); i-- > 0;) {
       s[i] = acc;
       acc *= shape[i];
     }
-    return Shape(s);
+    return out;
   }
   operator ShapeView() const { return ShapeView(data(), size()); }  // NOLINT(*)
   const int64_t* data() const { return data_ ? Obj()->data : nullptr; }
@@ -139,11 +143,13 @@ inline constexpr bool use_default_type_traits_v<Shape> = false;
 template <>
 struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
   static constexpr int32_t field_static_type_index = kTVMFFIShape;
-  /* A Shape object, or an Array/List of ints (a new Shape). */
+  /* A Shape object, or an Array/List of ints (a new Shape).  A template (on A) so that a TU
+   * that never casts to a Shape does not instantiate Array's conversion code. */
+  template <typename A = Array<int64_t>>
   static std::optional<Shape> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIShape) return CopyFromAnyViewAfterCheck(s);
     if (s->type_index == kTVMFFIArray || s->type_index == kTVMFFIList) {
-      if (std::optional<Array<int64_t>> a = TypeTraits<Array<int64_t>>::TryCastFromAnyView(s)) {
+      if (std::optional<A> a = TypeTraits<A>::TryCastFromAnyView(s)) {
         return Shape(*a);
       }
     }
