@@ -12,6 +12,7 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 import sys
 
 from . import _capi, _conversion, _rules
+from ._type_index import kTVMFFIOpaquePyObject
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -118,13 +119,13 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         out = ffi.new("void**")
         if _BY_ADDRESS:
             _incref(v)
-            if lib.TVMFFIObjectCreateOpaque(ffi.cast("void*", id(v)), 74, decref_deleter, out) != 0:
+            if lib.TVMFFIObjectCreateOpaque(ffi.cast("void*", id(v)), kTVMFFIOpaquePyObject, decref_deleter, out) != 0:
                 _decref_ptr(id(v))
                 core._raise_ffi_error()
         else:
             handle = ffi.new_handle(v)
             _opaque[addr(handle)] = handle
-            if lib.TVMFFIObjectCreateOpaque(handle, 74, decref_deleter, out) != 0:
+            if lib.TVMFFIObjectCreateOpaque(handle, kTVMFFIOpaquePyObject, decref_deleter, out) != 0:
                 _opaque.pop(addr(handle), None)
                 core._raise_ffi_error()
         return core._new_wrapper(core.OpaquePyObject, addr(out[0]))

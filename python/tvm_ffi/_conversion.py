@@ -14,6 +14,7 @@ import sys
 
 from . import _rules, core
 from ._loader import API_MODE, ffi, lib
+from ._type_index import kTVMFFIDataType, kTVMFFIDevice, kTVMFFIDLTensorPtr, kTVMFFIOpaquePtr
 from .core import (
     Bytes,
     CObject,
@@ -257,7 +258,7 @@ def _exchange_table(tp, attr):
 
 def _pack_dtype_tuple(t):
     code, bits, lanes = (int(x) for x in t)
-    return (5, _dtype_pack(code, bits, lanes))
+    return (kTVMFFIDataType, _dtype_pack(code, bits, lanes))
 
 
 def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
@@ -265,7 +266,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
     tp = type(v)
     if isinstance(v, Tensor):
         if not v._h and v._view:
-            return (7, v._view)
+            return (kTVMFFIDLTensorPtr, v._view)
         return None
     if isinstance(v, CObject):
         return None  # empty wrapper
@@ -284,7 +285,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
             raise TypeError("__tvm_ffi_object__ must return an Object, got %r" % type(obj).__name__)
         return obj
     if hasattr(tp, "__cuda_stream__"):
-        return (4, int(v.__cuda_stream__()[1]))
+        return (kTVMFFIOpaquePtr, int(v.__cuda_stream__()[1]))
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(v, torch.Tensor):
         return _torch_fallback(torch, v)
@@ -318,9 +319,9 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return dict(v)
     ctypes = sys.modules.get("ctypes")  # a c_void_p exists only once ctypes was imported
     if ctypes is not None and isinstance(v, ctypes.c_void_p):
-        return (4, v.value or 0)
+        return (kTVMFFIOpaquePtr, v.value or 0)
     if hasattr(tp, "__tvm_ffi_opaque_ptr__"):
-        return (4, int(v.__tvm_ffi_opaque_ptr__()))
+        return (kTVMFFIOpaquePtr, int(v.__tvm_ffi_opaque_ptr__()))
     if callable(v):
         return convert_func(v)
     if torch is not None and isinstance(v, torch.dtype):
@@ -342,7 +343,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return _pack_dtype_tuple(v.__dlpack_data_type__())
     if hasattr(tp, "__dlpack_device__"):
         code, index = v.__dlpack_device__()
-        return (6, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
+        return (kTVMFFIDevice, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
     if hasattr(tp, "__tvm_ffi_int__"):
         return int(v.__tvm_ffi_int__())
     if hasattr(tp, "__tvm_ffi_float__"):

@@ -14,6 +14,7 @@ import types
 import typing
 
 from . import core
+from ._type_index import kTVMFFIShape
 from ._type_schema import INDEX_ORIGIN, TypeSchema
 
 _UNION_TYPE = getattr(types, "UnionType", None)
@@ -96,8 +97,8 @@ def _plain_class(cls):
         return TypeSchema("Device")
     if cls is ctypes.c_void_p:
         return TypeSchema("ctypes.c_void_p")
-    if _typeinfo._value_class_index(cls) == 69:
-        return TypeSchema("Shape", origin_type_index=69)
+    if _typeinfo._value_class_index(cls) == kTVMFFIShape:
+        return TypeSchema("Shape", origin_type_index=kTVMFFIShape)
     if hasattr(cls, "__dlpack__"):
         return TypeSchema("Tensor")
     raise TypeError("Cannot convert %r to TypeSchema: no FFI type corresponds to it" % (cls,))

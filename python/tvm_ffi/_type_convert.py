@@ -21,6 +21,7 @@ import numbers
 import os
 
 from . import core
+from ._type_index import kTVMFFIObject, kTVMFFIStaticObjectBegin
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_VALUE_PROTOCOL_DEPTH = 64
@@ -388,7 +389,7 @@ def _union(alts, hint):
 def _is_instance_index(actual, target):
     if actual == target:
         return True
-    if actual < 64:
+    if actual < kTVMFFIStaticObjectBegin:
         return False
     from ._typeinfo import _type_info_of_index  # noqa: PLC0415
 
@@ -401,7 +402,7 @@ def _object(tidx, hint):
 
     def conv(value):
         if isinstance(value, core.CObject):
-            if value._h and (tidx == 64 or _is_instance_index(core._type_index_of(value._h),
+            if value._h and (tidx == kTVMFFIObject or _is_instance_index(core._type_index_of(value._h),
                                                               tidx)):
                 return value
         else:  # an IntEnum/StrEnum type takes the value of one of its members
@@ -421,7 +422,7 @@ def _marshal_object(value, tidx, hint):
     """Pack the value, apply the type's ``__ffi_convert__`` if any, keep an instance."""
     from ._typeinfo import _lookup_type_attr  # noqa: PLC0415
 
-    fn = _lookup_type_attr(tidx, "__ffi_convert__") if tidx > 64 else None
+    fn = _lookup_type_attr(tidx, "__ffi_convert__") if tidx > kTVMFFIObject else None
     try:
         packed = core.CAny(value)
     except Exception as err:  # noqa: BLE001
@@ -433,7 +434,7 @@ def _marshal_object(value, tidx, hint):
             text = str(err).replace("\n", "\n    ")
             raise Mismatch("expected %s, got %s\n  __ffi_convert__ failed:\n    %s"
                            % (hint, describe(value), text)) from None
-    if packed.type_index >= 64 and _is_instance_index(packed.type_index, tidx):
+    if packed.type_index >= kTVMFFIStaticObjectBegin and _is_instance_index(packed.type_index, tidx):
         return packed.to_py()
     raise _expected(hint, value)
 
@@ -474,9 +475,9 @@ def build(schema):
         elems = None if schema.args is None else [a._converter for a in schema.args]
         return _with_protocols(_tuple(elems), "tuple")
     tidx = schema.origin_type_index
-    if tidx < 64:
-        tidx = core._type_key_to_index(origin) if origin != "Object" else 64
-    if tidx is None or tidx < 64:
+    if tidx < kTVMFFIStaticObjectBegin:
+        tidx = core._type_key_to_index(origin) if origin != "Object" else kTVMFFIObject
+    if tidx is None or tidx < kTVMFFIStaticObjectBegin:
         raise TypeError("unknown TypeSchema origin: %r" % origin)
     return _with_protocols(_object(tidx, origin), origin)
 

@@ -14,6 +14,7 @@ import functools
 import json
 from typing import Optional
 
+from . import _type_index as T
 from . import core
 
 ANY_INDEX = -1
@@ -22,9 +23,12 @@ UNKNOWN_INDEX = -3  # not resolved (yet): an unknown origin or a type not regist
 
 # origin -> type index of the origins that stand for a fixed FFI type
 ORIGIN_INDEX = {
-    "None": 0, "int": 1, "bool": 2, "float": 3, "ctypes.c_void_p": 4, "dtype": 5, "Device": 6,
-    "Object": 64, "str": 65, "bytes": 66, "Callable": 68, "Tensor": 70, "Array": 71, "Map": 72,
-    "Shape": 69, "List": 75, "Dict": 76, "Any": ANY_INDEX,
+    "None": T.kTVMFFINone, "int": T.kTVMFFIInt, "bool": T.kTVMFFIBool, "float": T.kTVMFFIFloat,
+    "ctypes.c_void_p": T.kTVMFFIOpaquePtr, "dtype": T.kTVMFFIDataType, "Device": T.kTVMFFIDevice,
+    "Object": T.kTVMFFIObject, "str": T.kTVMFFIStr, "bytes": T.kTVMFFIBytes,
+    "Callable": T.kTVMFFIFunction, "Tensor": T.kTVMFFITensor, "Array": T.kTVMFFIArray,
+    "Map": T.kTVMFFIMap, "Shape": T.kTVMFFIShape, "List": T.kTVMFFIList, "Dict": T.kTVMFFIDict,
+    "Any": ANY_INDEX,
 }
 # type index -> origin (the inverse, plus indices that read back as one of those origins)
 INDEX_ORIGIN = {v: k for k, v in ORIGIN_INDEX.items()}
@@ -199,11 +203,11 @@ class TypeSchema:
             else None
         if info is None:
             return False
-        if info.type_index == 64:
-            return self.origin_type_index >= 64
+        if info.type_index == T.kTVMFFIObject:
+            return self.origin_type_index >= T.kTVMFFIStaticObjectBegin
         if self.origin_type_index == info.type_index:
             return True
-        if self.origin_type_index < 64:
+        if self.origin_type_index < T.kTVMFFIStaticObjectBegin:
             return False
         source = _typeinfo._type_info_of_index(self.origin_type_index)
         return source is not None and info.type_index in source.type_ancestors
@@ -247,7 +251,7 @@ class TypeSchema:
                 and self.origin not in ("tuple", "list", "dict")):
             return self.fallback._repr_impl(ty_map, input_mode, expanded)
         tidx = self.origin_type_index
-        if input_mode and tidx >= 64 and tidx not in expanded:
+        if input_mode and tidx >= T.kTVMFFIStaticObjectBegin and tidx not in expanded:
             from ._typeinfo import _lookup_type_attr  # noqa: PLC0415
 
             wider = _lookup_type_attr(tidx, "__ffi_convert_type_schema__")

@@ -11,6 +11,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
+from . import _type_index as T
 from . import core
 from .core import ffi, lib
 
@@ -140,7 +141,7 @@ class FieldSetter:
             if self._setter(ffi.cast("void*", h + self.offset), val) != 0:
                 core._raise_ffi_error()
         finally:
-            if val.type_index >= 64:
+            if val.type_index >= T.kTVMFFIStaticObjectBegin:
                 core._decref(core._addr(val.v_obj))
                 val.type_index = 0
 
@@ -319,7 +320,7 @@ def _make_field(fi):
     flags = int(fi.flags)
     offset = int(fi.offset)
     if flags & _SETTER_IS_FUNCTION:
-        setter = FieldSetter(name, offset, core._from_any_view(68, core._addr(fi.setter)), True)
+        setter = FieldSetter(name, offset, core._from_any_view(T.kTVMFFIFunction, core._addr(fi.setter)), True)
     else:
         setter = FieldSetter(name, offset, ffi.cast("TVMFFIFieldSetter", fi.setter), False)
     has_default = bool(flags & _HAS_DEFAULT)
@@ -402,7 +403,8 @@ def _value_class_index(cls):
     from ._dtype import dtype  # noqa: PLC0415
     from ._tensor import Shape  # noqa: PLC0415
 
-    table = {core.String: 65, core.Bytes: 66, Shape: 69, core.DataType: 5, dtype: 5, core.Device: 6}
+    table = {core.String: T.kTVMFFIStr, core.Bytes: T.kTVMFFIBytes, Shape: T.kTVMFFIShape,
+             core.DataType: T.kTVMFFIDataType, dtype: T.kTVMFFIDataType, core.Device: T.kTVMFFIDevice}
     for klass, tidx in table.items():
         if cls is klass:
             return tidx
@@ -449,7 +451,7 @@ def _register_type_attr(type_index, name, value):
     try:
         core._check(lib.TVMFFITypeRegisterAttr(type_index, ba, any_))
     finally:
-        if any_.type_index >= 64:
+        if any_.type_index >= T.kTVMFFIStaticObjectBegin:
             core._decref(core._addr(any_.v_obj))
 
 
@@ -470,6 +472,6 @@ def _lookup_type_attr(type_index, name, ancestor=False):
         i = tidx - col.begin_index
         if 0 <= i < col.size:
             v = col.data[i]
-            if v.type_index != 0:
+            if v.type_index != T.kTVMFFINone:
                 return _view_to_py(v)
     return None

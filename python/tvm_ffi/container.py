@@ -4,6 +4,7 @@ import collections.abc
 import itertools
 import operator
 
+from . import _type_index as T
 from . import core
 from .core import _global
 
@@ -352,7 +353,8 @@ class Dict(_MapMixin, CContainerBase, collections.abc.MutableMapping):
 
 
 def _register():
-    for tidx, cls in ((71, Array), (72, Map), (75, List), (76, Dict)):
+    for tidx, cls in ((T.kTVMFFIArray, Array), (T.kTVMFFIMap, Map), (T.kTVMFFIList, List),
+                      (T.kTVMFFIDict, Dict)):
         core._register_class(tidx, cls)
 
 

@@ -12,6 +12,16 @@ import sys
 
 from . import _loader, _rules
 from ._loader import API_MODE, ffi, lib
+from ._type_index import (
+    kTVMFFIDataType,
+    kTVMFFIDevice,
+    kTVMFFIError,
+    kTVMFFIFunction,
+    kTVMFFIObject,
+    kTVMFFIObjectRValueRef,
+    kTVMFFIOpaquePyObject,
+    kTVMFFITensor,
+)
 
 # ctypes and numbers are imported where used, not here: `import tvm_ffi` stays fast
 
@@ -428,7 +438,7 @@ class ObjectRValueRef:
         _set_h(obj, 0)
         payload = _MovedArg(_addr(cell))
         payload.give_back = (obj, cell)
-        return (10, payload)
+        return (kTVMFFIObjectRValueRef, payload)
 
 
 class _MovedArg(int):
@@ -451,13 +461,13 @@ class _MovedArg(int):
 
 
 class OpaquePyObject(CObject):
-    """An FFI object (type index 74) holding a strong reference to a Python object."""
+    """An FFI object (kTVMFFIOpaquePyObject) holding a strong reference to a Python object."""
 
     __slots__ = ()
 
     def pyobject(self):
         cell = ffi.cast("TVMFFIOpaqueObjectCell*", self._h + _OBJ_HEADER)
-        return _from_any_view(74, self._h) if cell.handle else None
+        return _from_any_view(kTVMFFIOpaquePyObject, self._h) if cell.handle else None
 
 
 class PyNativeObject:
@@ -494,7 +504,7 @@ class Bytes(bytes, PyNativeObject):
 
 
 class Function(CObject):
-    """A callable FFI function object (type index 68)."""
+    """A callable FFI function object (kTVMFFIFunction)."""
 
     __slots__ = ("release_gil", "__dict__")
 
@@ -768,7 +778,7 @@ class DataType:
 
     def _set(self, code, bits, lanes):
         self.type_code, self.bits, self.lanes = code, bits, lanes
-        self.__tvm_ffi_pod__ = (5, _dtype_pack(code, bits, lanes))
+        self.__tvm_ffi_pod__ = (kTVMFFIDataType, _dtype_pack(code, bits, lanes))
         return self
 
     @property
@@ -861,7 +871,7 @@ class Device:
     def _init(self, code, index):
         self._code = code
         self._index = index
-        self.__tvm_ffi_pod__ = (6, (code & 0xFFFFFFFF) | ((index & 0xFFFFFFFF) << 32))
+        self.__tvm_ffi_pod__ = (kTVMFFIDevice, (code & 0xFFFFFFFF) | ((index & 0xFFFFFFFF) << 32))
         return self
 
     @property
@@ -1295,11 +1305,11 @@ _EXACT_RULES = _rules.exact_types()  # the C fast path keeps references to the t
 
 
 def _init():
-    _register_class(64, Object)
-    _register_class(67, Error)
-    _register_class(68, Function)
-    _register_class(70, Tensor)
-    _register_class(74, OpaquePyObject)
+    _register_class(kTVMFFIObject, Object)
+    _register_class(kTVMFFIError, Error)
+    _register_class(kTVMFFIFunction, Function)
+    _register_class(kTVMFFITensor, Tensor)
+    _register_class(kTVMFFIOpaquePyObject, OpaquePyObject)
     if not API_MODE:
         from . import _abi  # noqa: PLC0415
 

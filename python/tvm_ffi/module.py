@@ -4,6 +4,7 @@ import enum
 import os
 
 from . import core
+from ._type_index import kTVMFFIModule
 from .core import _global
 
 
@@ -138,10 +139,10 @@ def _register():
     from .registry import _attach_fields  # noqa: PLC0415
 
     tidx = core._type_key_to_index("ffi.Module")
-    core._register_class(tidx if tidx is not None else 73, Module)
+    core._register_class(tidx if tidx is not None else kTVMFFIModule, Module)
     # the reflected field `imports_` backs Module.imports; reflected methods are not
     # attached: they would shadow library functions reached through __getattr__
-    _attach_fields(Module, tidx if tidx is not None else 73)
+    _attach_fields(Module, tidx if tidx is not None else kTVMFFIModule)
 
 
 _register()

@@ -11,6 +11,7 @@ from enum import IntEnum
 from typing import Any
 
 from . import access_path as _access_path  # noqa: F401 - registers the AccessPath classes
+from . import _type_index as T
 from . import core
 from .core import Object, _global
 from .registry import register_object
@@ -169,7 +170,8 @@ class StructuralMutator(Object):
 
 # ---- structural_walk: callback normalisation --------------------------------------------------
 
-_BUILTIN_TYPE_INDEX = {type(None): 0, int: 1, bool: 2, float: 3, str: 65, bytes: 66}
+_BUILTIN_TYPE_INDEX = {type(None): T.kTVMFFINone, int: T.kTVMFFIInt, bool: T.kTVMFFIBool,
+                       float: T.kTVMFFIFloat, str: T.kTVMFFIStr, bytes: T.kTVMFFIBytes}
 
 
 def _type_index_of(tp, api_name):
@@ -185,12 +187,13 @@ def _type_index_of(tp, api_name):
             tidx = core._CLS_TYPE.get(base)
             if tidx is not None and base is not Object:
                 return tidx
-        for name, tidx in (("Shape", 69), ("String", 65), ("Bytes", 66), ("dtype", 5),
-                           ("DataType", 5), ("Device", 6)):
+        for name, tidx in (("Shape", T.kTVMFFIShape), ("String", T.kTVMFFIStr),
+                           ("Bytes", T.kTVMFFIBytes), ("dtype", T.kTVMFFIDataType),
+                           ("DataType", T.kTVMFFIDataType), ("Device", T.kTVMFFIDevice)):
             if tp.__name__ == name and tp.__module__.startswith("tvm_ffi"):
                 return tidx
         if tp is Object or tp is core.CObject:
-            return 64
+            return T.kTVMFFIObject
     raise TypeError(
         "%s: callback type must be None, int, bool, float, str, bytes, typing.Any/object or an "
         "FFI-registered object class, got %r" % (api_name, tp)

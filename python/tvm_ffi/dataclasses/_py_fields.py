@@ -10,6 +10,7 @@ import json
 import types
 import typing
 
+from .. import _type_index as T
 from .. import core
 from . import _fields as F
 from ._enum_define import payload_member
@@ -99,7 +100,7 @@ def register_field(tidx, key, name, f, offset, kw_only_default, rules):
         core._check(core.lib.TVMFFITypeRegisterField(tidx, fi))
     finally:
         dv = fi.default_value_or_factory
-        if dv.type_index >= 64:
+        if dv.type_index >= T.kTVMFFIStaticObjectBegin:
             core._decref(core._addr(dv.v_obj))
         dv.type_index = 0
     del keep
@@ -122,15 +123,15 @@ def _scalar_rules():
         int: (1, "int", exact("int", int, int)),
         float: (3, "float", exact("float", (int, float), float)),
         bool: (2, "bool", exact("bool", bool, bool)),
-        str: (65, "ffi.String", exact("str", str, str)),
-        bytes: (66, "ffi.Bytes", exact("bytes", (bytes, bytearray), bytes)),
+        str: (T.kTVMFFIStr, "ffi.String", exact("str", str, str)),
+        bytes: (T.kTVMFFIBytes, "ffi.Bytes", exact("bytes", (bytes, bytearray), bytes)),
         list: (-1, "ffi.Array", exact("a sequence (Array or List)", seq, lambda v: v)),
-        tuple: (71, "ffi.Array", exact("a sequence (Array or List)", seq, lambda v: v)),
+        tuple: (T.kTVMFFIArray, "ffi.Array", exact("a sequence (Array or List)", seq, lambda v: v)),
         dict: (-1, "ffi.Map", exact("a mapping (Map or Dict)", mapping, lambda v: v)),
-        Array: (71, "ffi.Array", exact("Array", Array, lambda v: v)),
-        List: (75, "ffi.List", exact("List", List, lambda v: v)),
-        Map: (72, "ffi.Map", exact("Map", Map, lambda v: v)),
-        Dict: (76, "ffi.Dict", exact("Dict", Dict, lambda v: v)),
+        Array: (T.kTVMFFIArray, "ffi.Array", exact("Array", Array, lambda v: v)),
+        List: (T.kTVMFFIList, "ffi.List", exact("List", List, lambda v: v)),
+        Map: (T.kTVMFFIMap, "ffi.Map", exact("Map", Map, lambda v: v)),
+        Dict: (T.kTVMFFIDict, "ffi.Dict", exact("Dict", Dict, lambda v: v)),
     }
 
 

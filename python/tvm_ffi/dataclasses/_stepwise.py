@@ -9,12 +9,13 @@ instead of a class body runs the same steps under the names upstream's package g
 and ``_dunder._install_dataclass_dunders`` (see the README, "Python dataclasses").
 """
 
+from .. import _type_index as T
 from .. import _typeinfo, core
 from . import _fields as F
 from . import _py_fields
 
 HEADER = 24  # sizeof(TVMFFIObject): the first field slot of a root py_class
-_OBJECT = 64
+_OBJECT = T.kTVMFFIObject
 #: set on classes whose type has the py_class layout (every field an Any slot)
 PY_CLASS_ATTR = "__tvm_ffi_py_class__"
 

@@ -13,6 +13,7 @@ A py_class may extend ``tvm_ffi.Object`` or another py_class (C++ types have the
 layouts, which a Python subclass cannot extend).
 """
 
+from .. import _type_index as T
 from .. import _typeinfo, core
 from . import _fields as F
 from . import _init_property, _local_names, _py_fields
@@ -76,7 +77,7 @@ def _parent_index(cls):
                             "tvm_ffi.Object or another py_class"
                             % (cls.__name__, core._type_key(tidx)))
         return tidx
-    return 64
+    return T.kTVMFFIObject
 
 
 def _define(cls, type_key, params, seq_kind=1):
@@ -233,7 +234,7 @@ def _register_hooks(tidx, cls):
         fobj = core.convert_func(func)
         ba, buf = core._bytearray(name.encode())
         value = core.ffi.new("TVMFFIAny*")
-        value.type_index = 68
+        value.type_index = T.kTVMFFIFunction
         value.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
         core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value))
 
@@ -255,7 +256,7 @@ def _register_methods(tidx, cls):
             keep.append(cbuf)
             getattr(mi, slot).data, getattr(mi, slot).size = cbuf, len(data)
         mi.flags = 4 if isinstance(value, staticmethod) else 0
-        mi.method.type_index = 68
+        mi.method.type_index = T.kTVMFFIFunction
         mi.method.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
         core._check(core.lib.TVMFFITypeRegisterMethod(tidx, mi))
         del keep
