@@ -40,16 +40,30 @@ static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI*
   PyGILState_STATE gil = PyGILState_Ensure();
   int rc = 0;
   PyObject* r = NULL;
-  PyObject* tuple = PyTuple_New(n);
-  if (tuple == NULL) goto pyerr;
-  for (int32_t i = 0; i < n; ++i) {
-    PyObject* o = from_any((TVMFFIAny*)&args[i], 0, api_obj, api);
-    if (o == NULL) goto pyerr;
-    PyTuple_SetItem(tuple, i, o);
+  PyObject* tuple = NULL;
+  PyObject* a[3] = {NULL, NULL, NULL};
+  if (n <= 3) { /* the common arities call without an argument tuple */
+    for (int32_t i = 0; i < n; ++i)
+      if ((a[i] = from_any((TVMFFIAny*)&args[i], 0, api_obj, api)) == NULL) goto pyerr;
+    r = n == 0   ? PyObject_CallFunctionObjArgs(fn, NULL)
+        : n == 1 ? PyObject_CallFunctionObjArgs(fn, a[0], NULL)
+        : n == 2 ? PyObject_CallFunctionObjArgs(fn, a[0], a[1], NULL)
+                 : PyObject_CallFunctionObjArgs(fn, a[0], a[1], a[2], NULL);
+  } else {
+    if ((tuple = PyTuple_New(n)) == NULL) goto pyerr;
+    for (int32_t i = 0; i < n; ++i) {
+      PyObject* o = from_any((TVMFFIAny*)&args[i], 0, api_obj, api);
+      if (o == NULL) goto pyerr;
+      PyTuple_SetItem(tuple, i, o);
+    }
+    r = PyObject_Call(fn, tuple, NULL);
   }
-  r = PyObject_Call(fn, tuple, NULL);
   if (r == NULL) goto pyerr;
-  {
+  if (r == Py_None) { /* nothing to convert or own */
+    result->type_index = kTVMFFINone;
+    result->zero_padding = 0;
+    result->v_int64 = 0;
+  } else {
     int prc = pack_to_owned(r, result);
     if (prc == CONV_PY_ERROR) goto pyerr;
     if (prc == CONV_FFI_ERROR) rc = -1;
@@ -61,6 +75,7 @@ pyerr:
 done:
   Py_XDECREF(r);
   Py_XDECREF(tuple);
+  for (int i = 0; i < 3; ++i) Py_XDECREF(a[i]);
   PyGILState_Release(gil);
   return rc;
 }
