@@ -1,9 +1,10 @@
-"""The structural-mutate protocol across implementations: a module compiled against the
-apache-tvm-ffi wheel's headers (its cached venv, scripts/apache-venv.sh) runs upstream's
-header-only StructuralMap / StructuralMutate engines on our runtime.  Those engines call the
-__s_mutate__ / __s_maybe_inplace_mutate__ hooks our runtime registers for containers and
-copy reflected objects through __ffi_shallow_copy__, so results must match the apache
-runtime's, in place for a moved root included."""
+"""The structural-mutate and -visit protocols across implementations: a module compiled
+against the apache-tvm-ffi wheel's headers (its cached venv, scripts/apache-venv.sh) runs
+upstream's header-only StructuralMap / StructuralMutate / StructuralWalk engines on our
+runtime.  Those engines call the __s_mutate__ / __s_maybe_inplace_mutate__ / __s_visit__
+hooks our runtime registers for containers and copy reflected objects through
+__ffi_shallow_copy__, so results must match the apache runtime's, in place for a moved
+root included."""
 
 import os
 import shutil
@@ -20,6 +21,7 @@ CXX = (os.environ.get("CXX") or "c++").split()[0]
 
 KERNEL = textwrap.dedent("""\
     #include <tvm/ffi/extra/structural_mutate.h>
+    #include <tvm/ffi/extra/structural_visit.h>
     #include <tvm/ffi/function.h>
     namespace ffi = tvm::ffi;
     ffi::Any map_post(ffi::Any root) {
@@ -36,6 +38,16 @@ KERNEL = textwrap.dedent("""\
             return ffi::Any(v * 10);
           });
     }
+    int64_t walk_sum(ffi::Any root) {
+      int64_t sum = 0;
+      ffi::StructuralWalk<ffi::WalkOrder::kPostOrder>(
+          root, [&](int64_t v) -> ffi::Expected<ffi::WalkResult> {
+            sum += v;
+            return ffi::WalkResult::Advance();
+          });
+      return sum;
+    }
+    TVM_FFI_DLL_EXPORT_TYPED_FUNC(walk_sum, walk_sum);
     TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_post, map_post);
     TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_pre_strings, map_pre_strings);
     TVM_FFI_DLL_EXPORT_TYPED_FUNC(mutate_times_ten, mutate_times_ten);
@@ -81,6 +93,12 @@ def test_upstream_engines_move_and_objects(kernel):
     pair = tvm_ffi.testing.create_object("testing.TestIntPair", a=3, b=7)
     out = kernel.map_post(tvm_ffi.Array([pair]))
     assert (out[0].a, out[0].b) == (4, 8) and (pair.a, pair.b) == (3, 7)
+
+
+def test_upstream_walk_on_our_runtime(kernel):
+    pair = tvm_ffi.testing.create_object("testing.TestIntPair", a=3, b=7)
+    root = tvm_ffi.Array([1, tvm_ffi.Map({"k": tvm_ffi.List([2, pair])}), tvm_ffi.Dict({"d": 5})])
+    assert kernel.walk_sum(root) == 1 + 2 + 3 + 7 + 5  # map keys are not visited
 
 
 def test_only_our_runtime_is_mapped(kernel):

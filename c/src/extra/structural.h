@@ -98,6 +98,11 @@ void tvmffi__structural_add_field(int32_t type_index, const char* name, const ch
 /* Method (static when is_static) implemented by a C safe-call. */
 void tvmffi__structural_add_method(int32_t type_index, const char* name, const char* doc,
                                    int is_static, TVMFFISafeCallType fn);
+/* Creates the type-attribute column `name` (empty) if it does not exist: code built
+ * with upstream's headers looks the hook columns up and fails on a missing one. */
+void tvmffi__structural_ensure_column(const char* name);
+/* Type attribute `name` holding a raw entry point (an opaque pointer, called directly). */
+void tvmffi__structural_add_raw_hook(int32_t type_index, const char* name, void* fn);
 /* Type attribute `name` holding a new function implemented by `fn`. */
 void tvmffi__structural_add_attr_fn(int32_t type_index, const char* name, TVMFFISafeCallType fn);
 /* Allocates a dynamic index (depth 1, parent ffi.Object) or claims `static_index`,

@@ -913,16 +913,20 @@ static int g_shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
 
 /* ---- registration ----------------------------------------------------------------- */
 
-static void register_hook(int32_t type_index, const char* name, raw_mutate_fn fn) {
+void tvmffi__structural_add_raw_hook(int32_t type_index, const char* name, void* fn) {
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIAny v;
   v.type_index = kTVMFFIOpaquePtr;
   v.zero_padding = 0;
-  v.v_ptr = (void*)fn;
+  v.v_ptr = fn;
   if (TVMFFITypeRegisterAttr(type_index, &n, &v) != 0) tvmffi__fatal("cannot register %s", name);
 }
 
-static void ensure_column(const char* name) {
+static void register_hook(int32_t type_index, const char* name, raw_mutate_fn fn) {
+  tvmffi__structural_add_raw_hook(type_index, name, (void*)fn);
+}
+
+void tvmffi__structural_ensure_column(const char* name) {
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIAny none;
   tvmffi__any_set_none(&none);
@@ -934,9 +938,9 @@ void tvmffi__structural_mutate_globals_init(void) {
   g_mutator_index = tvmffi__structural_new_type(
       "ffi.StructuralMutator", -1, (int32_t)sizeof(engine), kTVMFFISEqHashKindUniqueInstance,
       "State of a running structural mutation.");
-  ensure_column("__s_mutate__");
-  ensure_column("__s_maybe_inplace_mutate__");
-  ensure_column("__ffi_shallow_copy__");
+  tvmffi__structural_ensure_column("__s_mutate__");
+  tvmffi__structural_ensure_column("__s_maybe_inplace_mutate__");
+  tvmffi__structural_ensure_column("__ffi_shallow_copy__");
   static const int32_t leaves[] = {kTVMFFIStr, kTVMFFIBytes, kTVMFFIBigInt};
   for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); ++i) {
     if (tvmffi__type_info_lookup(leaves[i]) == NULL) continue;

@@ -144,33 +144,38 @@ static int walk_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
   return fw->result.type_index != kTVMFFINone; /* non-zero stops the field loop */
 }
 
-/* The children of v, each through the visitor's vtable: elements of Array/List,
- * values of Map/Dict, a `__s_visit__` hook, or the reflected fields. */
+/* The `__s_visit__` hooks of the containers (elements; map values, not keys), so
+ * that engines built with upstream's headers, which descend through hooks and
+ * reflected fields only, walk them too. */
+static TVMFFIAny seq_visit(visitor* vis, TVMFFIAny v) {
+  TVMFFISeqCell* s = TVMFFISeqGetCellPtr(v.v_obj);
+  for (int64_t i = 0; i < s->size; ++i) {
+    TVMFFIAny r = vis->vtable->visit(vis, ((TVMFFIAny*)s->data)[i]);
+    if (r.type_index != kTVMFFINone) return r;
+  }
+  return none_result();
+}
+
+static TVMFFIAny map_visit(visitor* vis, TVMFFIAny v) {
+  TVMFFIMapCell* m = TVMFFIMapGetCellPtr(v.v_obj);
+  for (uint64_t p = TVMFFIMapCellIterBegin(m); p != TVMFFI_MAP_ITER_END;
+       p = TVMFFIMapCellIterNext(m, p)) {
+    TVMFFIAny r = vis->vtable->visit(vis, *TVMFFIMapCellValue(m, p));
+    if (r.type_index != kTVMFFINone) return r;
+  }
+  return none_result();
+}
+
+/* The children of v, each through the visitor's vtable: a `__s_visit__` hook
+ * (the containers' included), else the reflected fields. */
 static TVMFFIAny default_visit(visitor* vis, TVMFFIAny view) {
   TVMFFIAny v = tvmffi__ext_peek(&view);
   if (v.type_index < kTVMFFIStaticObjectBegin) return none_result();
   TVMFFIObject* obj = v.v_obj;
   int32_t t = obj->type_index;
-  if (t == kTVMFFIArray || t == kTVMFFIList) {
-    TVMFFISeqCell* s = TVMFFISeqGetCellPtr(obj);
-    for (int64_t i = 0; i < s->size; ++i) {
-      TVMFFIAny r = vis->vtable->visit(vis, ((TVMFFIAny*)s->data)[i]);
-      if (r.type_index != kTVMFFINone) return r;
-    }
-    return none_result();
-  }
-  if (t == kTVMFFIMap || t == kTVMFFIDict) {
-    TVMFFIMapCell* m = TVMFFIMapGetCellPtr(obj);
-    for (uint64_t p = TVMFFIMapCellIterBegin(m); p != TVMFFI_MAP_ITER_END;
-         p = TVMFFIMapCellIterNext(m, p)) {
-      TVMFFIAny r = vis->vtable->visit(vis, *TVMFFIMapCellValue(m, p));
-      if (r.type_index != kTVMFFINone) return r;
-    }
-    return none_result();
-  }
-  if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return none_result();
   const TVMFFIAny* hook = custom_visit_hook(t);
   if (hook != NULL) return call_visit_hook(vis, hook, &v);
+  if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return none_result();
   field_walk fw = {vis,
                    vis->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
                                                                         : vis->def_region,
@@ -455,6 +460,11 @@ void tvmffi__structural_visit_globals_init(void) {
                                kTVMFFIAny);
   tvmffi__structural_add_method(vi, "__ffi_init__", "Wraps a payload.", 1, g_interrupt);
   tvmffi__structural_add_attr_fn(vi, "__ffi_init__", g_interrupt);
+  tvmffi__structural_ensure_column("__s_visit__");
+  tvmffi__structural_add_raw_hook(kTVMFFIArray, "__s_visit__", (void*)seq_visit);
+  tvmffi__structural_add_raw_hook(kTVMFFIList, "__s_visit__", (void*)seq_visit);
+  tvmffi__structural_add_raw_hook(kTVMFFIMap, "__s_visit__", (void*)map_visit);
+  tvmffi__structural_add_raw_hook(kTVMFFIDict, "__s_visit__", (void*)map_visit);
   g_visitor_index = tvmffi__structural_new_type("ffi.StructuralVisitor", -1,
                                                 (int32_t)sizeof(visitor),
                                                 kTVMFFISEqHashKindUniqueInstance,
