@@ -211,49 +211,51 @@ _SKIP_EXCHANGE = os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") == "1
 _NO_TABLE = object()  # a type without __dlpack_c_exchange_api__
 
 
-_CLASSIFY_ROWS = tuple((test, arg, _rules.ARG_RULES.index(rule))
-                       for (test, arg), rule in _rules.CLASSIFY)
+def _classify_row(test, arg, rule):
+    """A CLASSIFY row with its class resolved: the binding's own or a builtin now, a module's as
+    (module, name), looked up per type (the module may be imported later)."""
+    if test in ("derives", "subclass"):
+        if "." in arg:
+            mod, _, attr = arg.rpartition(".")
+            arg = (mod, attr)
+        else:
+            arg = globals().get(arg) or getattr(_builtins, arg)
+    return (test, arg, _rules.ARG_RULES.index(rule))
 
 
-def _row_class(name):
-    """The class a CLASSIFY row names, or None while its module is not imported."""
-    if "." not in name:  # the binding's own, or a builtin
-        return globals().get(name) or getattr(_builtins, name)
-    mod, _, attr = name.rpartition(".")
-    return getattr(sys.modules.get(mod), attr, None)
+# built at import: the first type classified (often a torch tensor's) would pay for it
+_CLASSIFY_ROWS = tuple(_classify_row(test, arg, rule) for (test, arg), rule in _rules.CLASSIFY)
 
 
 def _classify(tp):
     """The argument rule of a type that is not one of the table's exact types: the first of the
     table's CLASSIFY rows that holds (asked once per type)."""
+    mro = tp.__mro__
     for test, arg, code in _CLASSIFY_ROWS:
-        if test == "subclass":
-            cls = _row_class(arg)
-            if cls is not None and issubclass(tp, cls):
+        if test == "derives" or test == "subclass":
+            if type(arg) is tuple:  # None while the module is not imported
+                arg = getattr(sys.modules.get(arg[0]), arg[1], None)
+            if arg is not None and (arg in mro if test == "derives" else issubclass(tp, arg)):
                 return code
         elif test == "has":
             if hasattr(tp, arg):
                 return code
         elif test == "exchange" and not _SKIP_EXCHANGE:
-            api = _exchange_table(tp, arg)
+            # each lookup on torch.Tensor goes through its metaclass's __getattr__: once here
+            api = getattr(tp, arg, _NO_TABLE)
+            if api is _NO_TABLE and API_MODE:
+                torch = sys.modules.get("torch")
+                if torch is not None and torch.Tensor in mro:
+                    # first torch tensor seen (types are classified once): attach the torch C
+                    # DLPack add-on now, whichever of torch and tvm_ffi was imported first (ABI
+                    # mode cannot call the table, so it never builds one)
+                    from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
+
+                    attach_on_first_tensor()
+                    api = getattr(tp, arg, _NO_TABLE)
             if api is not _NO_TABLE:
                 return (code, _exchange_api_address(api))
     return RULE_SLOW
-
-
-def _exchange_table(tp, attr):
-    # each lookup on torch.Tensor goes through its metaclass's __getattr__: looked up once
-    api = getattr(tp, attr, _NO_TABLE)
-    torch = sys.modules.get("torch")
-    if API_MODE and torch is not None and api is _NO_TABLE and issubclass(tp, torch.Tensor):
-        # first torch tensor seen (types are classified once): attach the torch C DLPack
-        # add-on now, whichever of torch and tvm_ffi was imported first (ABI mode cannot
-        # call the table, so it never builds one)
-        from ._optional_torch_c_dlpack import attach_on_first_tensor  # noqa: PLC0415
-
-        attach_on_first_tensor()
-        api = getattr(tp, attr, _NO_TABLE)
-    return api
 
 
 def _pack_dtype_tuple(t):

@@ -53,28 +53,31 @@ EXACT_TYPES = (
     ("dict", "MAP"),
 )
 
-# Any other type: the first row whose test holds.  Tests: ("subclass", class) -- a bare name is
-# a class of tvm_ffi.core or a builtin, "module.name" one of a module (the row is skipped while the module is
-# not imported: no type can derive from its classes then); ("has", attribute) of the type;
+# Any other type: the first row whose test holds.  Tests: ("derives", class) -- the class is in
+# the type's MRO (no ABC machinery: the first torch tensor of a process pays for every lookup);
+# ("subclass", class) -- issubclass, virtual subclasses included (numbers.Number); a bare name is
+# a class of tvm_ffi.core or a builtin, "module.name" one of a module (the row is skipped while
+# the module is not imported: no type can derive from its classes then); ("has", attribute) of
+# the type;
 # ("exchange", attribute) a type's DLPack exchange table, checked (skipped when
 # TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1).
 CLASSIFY = (
-    (("subclass", "tvm_ffi.container.CContainerBase"), "CONTAINER"),
-    (("subclass", "CObject"), "OBJECT"),
+    (("derives", "tvm_ffi.container.CContainerBase"), "CONTAINER"),
+    (("derives", "CObject"), "OBJECT"),
     (("has", "__tvm_ffi_object__"), "SLOW"),
     (("exchange", "__dlpack_c_exchange_api__"), "EXCHANGE"),
-    (("subclass", "DataType"), "POD"),
-    (("subclass", "Device"), "POD"),
-    (("subclass", "tvm_ffi._dtype.dtype"), "POD"),
+    (("derives", "DataType"), "POD"),
+    (("derives", "Device"), "POD"),
+    (("derives", "tvm_ffi._dtype.dtype"), "POD"),
     (("has", "__cuda_stream__"), "SLOW"),
-    (("subclass", "torch.Tensor"), "SLOW"),  # no exchange API: the legacy capsule fallback
+    (("derives", "torch.Tensor"), "SLOW"),  # no exchange API: the legacy capsule fallback
     (("has", "__dlpack__"), "DLPACK"),
     # convert_slow's rows for numbers and native objects (Shape) come before its sequences
     (("subclass", "numbers.Number"), "SLOW"),
-    (("subclass", "PyNativeObject"), "SLOW"),
-    (("subclass", "tuple"), "SEQUENCE"),
-    (("subclass", "list"), "SEQUENCE"),
-    (("subclass", "object"), "SLOW"),
+    (("derives", "PyNativeObject"), "SLOW"),
+    (("derives", "tuple"), "SEQUENCE"),
+    (("derives", "list"), "SEQUENCE"),
+    (("derives", "object"), "SLOW"),
 )
 
 # Result handlers (codes are positions, as for ARG_RULES).
