@@ -8,6 +8,7 @@ set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${PYTHON:=python3}"
 libdir=${TVMFFI_LIBDIR:-$top_builddir/c/.libs}
 . "$top_srcdir/tests/cpp/find-nvcc.sh"
+. "$top_srcdir/tests/san-host.sh"  # python and the nvcc-linked program load the runtime
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 d="$top_srcdir/tests/cpp/cuda"
@@ -23,9 +24,9 @@ TVM_FFI_LIBRARY_PATH=$libdir
 TVM_FFI_MODULE_DIR=$top_builddir/python/tvm_ffi
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONPATH TVM_FFI_LIBRARY_PATH TVM_FFI_MODULE_DIR PYTHONDONTWRITEBYTECODE
-run "$PYTHON" -m tvm_ffi.utils.embed_cubin \
+run san_host "$PYTHON" -m tvm_ffi.utils.embed_cubin \
   --output-obj "$tmp/test_embedded.o" --input-obj "$tmp/test.o" \
   --cubin "$tmp/kernels.fatbin" --name test_kernels
 run "$nvcc" "$tmp/test_embedded.o" -o "$tmp/test_cubin_launcher" -lcudart \
   -L"$libdir" -ltvm_ffi -Xlinker -rpath -Xlinker "$libdir"
-"$tmp/test_cubin_launcher" "$tmp/kernels.fatbin"
+san_host "$tmp/test_cubin_launcher" "$tmp/kernels.fatbin"

@@ -6,7 +6,7 @@
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$srcdir/tests/host
 CXX=${CXX:-c++}
-[ -n "${TVMFFI_SAN_PRELOAD:-}" ] && { echo "SKIP: sanitizer build (python is uninstrumented)"; exit 77; }
+. "$srcdir/tests/san-host.sh"  # python runs the sanitizer build's runtime under san_host
 command -v "$CXX" > /dev/null 2>&1 || { echo "SKIP: no C++ compiler ($CXX)"; exit 77; }
 site=$(sh "$srcdir/scripts/apache-venv.sh") || { echo "SKIP: no apache-tvm-ffi wheel"; exit 77; }
 tmp=$(mktemp -d) || exit 99
@@ -15,10 +15,10 @@ $CXX -std=c++17 -O1 -shared -fPIC -I"$site/tvm_ffi/include" "$here/upstream_modu
   -L"$site/tvm_ffi/lib" -ltvm_ffi -o "$tmp/upstream_module_ext.so" || { echo "FAIL: build"; exit 1; }
 [ -n "${TVMFFI_LIBDIR:-}" ] && export TVM_FFI_LIBRARY_PATH="$TVMFFI_LIBDIR"
 # The interpreter of our Python tests; our package comes first on sys.path.
-"${PYTHON:-python3}" "$here/upstream_cxx_check.py" "$tmp/upstream_module_ext.so" || exit 1
+san_host "${PYTHON:-python3}" "$here/upstream_cxx_check.py" "$tmp/upstream_module_ext.so" || exit 1
 # Without the package loading the C++ ABI library: the runtime's loader does,
 # and a module made before then (a C kernel) gets its vtable too.
 ckernel=${top_builddir:-$srcdir}/examples/quickstart/.libs/add_one_c.so
 [ -f "$ckernel" ] || { echo "FAIL: $ckernel not built"; exit 1; }
-TVM_FFI_NO_CXX_ABI=1 "${PYTHON:-python3}" "$here/upstream_cxx_check.py" \
+TVM_FFI_NO_CXX_ABI=1 san_host "${PYTHON:-python3}" "$here/upstream_cxx_check.py" \
   "$tmp/upstream_module_ext.so" "$ckernel"
