@@ -46,21 +46,21 @@ ours_i="-I$top_srcdir/cpp/include -I$top_srcdir/c/include"
 i=0
 while [ "$i" -lt "$runs" ]; do
   compile_once "$tmp/ours" $ours_i || exit 1
-  compile_once "$tmp/lean" -DTVM_FFI_IOSTREAM_COMPAT $ours_i || exit 1
+  compile_once "$tmp/lean" -DTVM_FFI_NO_IOSTREAM $ours_i || exit 1
   [ -z "$inc" ] || compile_once "$tmp/up" -I"$inc" || exit 1
   i=$((i + 1))
 done
 ours=$(median "$tmp/ours")
 lean=$(median "$tmp/lean")
 echo "  our headers:               ${ours} ms"
-echo "  ours, TVM_FFI_IOSTREAM_COMPAT: ${lean} ms   (error.h with <iostream>/<sstream>, as upstream)"
+echo "  ours, TVM_FFI_NO_IOSTREAM: ${lean} ms   (error.h without <iostream>/<sstream>)"
 if [ -n "$inc" ]; then
   up=$(median "$tmp/up")
   echo "  apache-tvm-ffi headers:    ${up} ms   ($inc)"
   if [ -n "$ours" ] && [ -n "$up" ] && [ "$ours" -gt 0 ]; then
     echo "  speed-up: $(awk -v a="$up" -v b="$ours" 'BEGIN { printf "%.2fx (goal: >= 2x, %s)", a / b, (a >= 2 * b) ? "met" : "not met" }')"
     [ -n "$lean" ] && [ "$lean" -gt 0 ] &&
-      echo "  speed-up with TVM_FFI_IOSTREAM_COMPAT: $(awk -v a="$up" -v b="$lean" 'BEGIN { printf "%.2fx", a / b }')"
+      echo "  speed-up with TVM_FFI_NO_IOSTREAM: $(awk -v a="$up" -v b="$lean" 'BEGIN { printf "%.2fx", a / b }')"
   fi
 else
   echo "  apache-tvm-ffi headers: not available (scripts/apache-venv.sh could not make its venv)"

@@ -1,9 +1,7 @@
 // Source compatibility of transitive includes (docs/cpp.md §1): code written against
 // upstream uses std::cout and std::ostringstream having included only tvm/ffi/error.h.
-// Ours leaves <iostream>/<sstream> out (kernel TUs compile faster) unless
-// TVM_FFI_IOSTREAM_COMPAT is defined; the helpers below come before any other include,
-// so they compile only if error.h then provides both.
-#define TVM_FFI_IOSTREAM_COMPAT
+// The helpers below come before any other include, so they compile only if error.h
+// provides <sstream> and <iostream> (unless TVM_FFI_NO_IOSTREAM, not defined here).
 #include <tvm/ffi/error.h>
 
 namespace {
@@ -18,7 +16,7 @@ std::ostream* StandardOut() { return &std::cout; }
 #include <doctest/doctest.h>
 
 TEST_SUITE("includes") {
-  TEST_CASE("with TVM_FFI_IOSTREAM_COMPAT error.h provides iostream and sstream") {
+  TEST_CASE("error.h provides iostream and sstream as upstream's does") {
     CHECK(FormatWithStringStream(42) == "value=42");
     CHECK(StandardOut() == &std::cout);
   }

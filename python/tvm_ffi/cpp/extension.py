@@ -24,10 +24,7 @@ import sys
 
 from . import _toolchain as tc
 
-# Inline snippets are written against upstream's prelude, whose error.h brings <iostream> and
-# <sstream> along (std::ostringstream without an include): ask ours for them too.
 _INCLUDES = (
-    "#ifndef TVM_FFI_IOSTREAM_COMPAT\n#define TVM_FFI_IOSTREAM_COMPAT\n#endif\n"
     "#include <tvm/ffi/container/tensor.h>\n"
     "#include <tvm/ffi/dtype.h>\n"
     "#include <tvm/ffi/error.h>\n"
