@@ -107,14 +107,7 @@ def _big_int_arg(v):
 
 def _ret_obj(tidx, payload, api_obj):
     """A result by its kind in the conversion table (what the C path leaves to Python)."""
-    k = _kind(tidx)
-    if k == _K_BIG_INT:  # a Python int, the owned reference released
-        any_ = ffi.new("TVMFFIAny*")
-        any_.type_index, any_.v_uint64 = tidx, payload
-        try:
-            return _int_from_big_int(any_)
-        finally:
-            _decref(payload)
+    k = _KINDS[tidx] if 0 <= tidx < _N_STATIC else _kind(tidx)  # (no call for the common ones)
     if k == _K_STRING or k == _K_BYTES_OBJ:
         data = _unpack_bytes(ffi.cast("TVMFFIByteArray*", payload + _OBJ_HEADER))
         if k == _K_STRING:
@@ -123,6 +116,13 @@ def _ret_obj(tidx, payload, api_obj):
             value = Bytes(data)
         value._tvm_ffi_cached_object = _new_wrapper(Object, payload)
         return value
+    if k == _K_BIG_INT:  # a Python int, the owned reference released
+        any_ = ffi.new("TVMFFIAny*")
+        any_.type_index, any_.v_uint64 = tidx, payload
+        try:
+            return _int_from_big_int(any_)
+        finally:
+            _decref(payload)
     if k == _K_TENSOR:
         t = _new_wrapper(core._CLASS_TENSOR, payload)
         if api_obj is _TORCH_FALLBACK:
