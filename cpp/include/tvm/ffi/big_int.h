@@ -503,7 +503,8 @@ struct TypeTraits<BigInt> : public TypeTraitsBase {
     details::AnySetNone(s);
     return r;
   }
-  static std::optional<BigInt> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = BigInt>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
     if (s->type_index == kTVMFFIBool) return BigInt(s->v_int64);
     return std::nullopt;

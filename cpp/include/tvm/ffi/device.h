@@ -58,7 +58,8 @@ struct TypeTraits<DLDevice> : public TypeTraitsBase {
   static bool CheckAnyStrict(const TVMFFIAny* s) { return s->type_index == kTVMFFIDevice; }
   static DLDevice CopyFromAnyViewAfterCheck(const TVMFFIAny* s) { return s->v_device; }
   static DLDevice MoveFromAnyAfterCheck(TVMFFIAny* s) { return s->v_device; }
-  static std::optional<DLDevice> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = DLDevice>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     switch (s->type_index) {
       case kTVMFFIDevice:
         return s->v_device;

@@ -67,7 +67,8 @@ struct TypeTraits<DLDataType> : public TypeTraitsBase {
   static DLDataType CopyFromAnyViewAfterCheck(const TVMFFIAny* s) { return s->v_dtype; }
   static DLDataType MoveFromAnyAfterCheck(TVMFFIAny* s) { return s->v_dtype; }
   /* Strings and bytes are parsed; an invalid string throws ValueError. */
-  static std::optional<DLDataType> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = DLDataType>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIDataType) return s->v_dtype;
     if (std::optional<std::string> str = TypeTraits<std::string>::TryCastFromAnyView(s)) {
       return StringToDLDataType(String(*str));

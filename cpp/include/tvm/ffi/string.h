@@ -406,7 +406,8 @@ struct TypeTraits<String> : public TypeTraitsBase {
     details::AnySetNone(s);
     return r;
   }
-  static std::optional<String> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = String>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
     if (s->type_index == kTVMFFIRawStr) return String(s->v_c_str);
     return std::nullopt;
@@ -431,7 +432,8 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
     details::AnySetNone(s);
     return r;
   }
-  static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = Bytes>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
     if (s->type_index == kTVMFFIByteArrayPtr) {
       return Bytes(*static_cast<const TVMFFIByteArray*>(s->v_ptr));
@@ -458,7 +460,8 @@ struct TypeTraits<const char*> : public TypeTraitsBase {
     TypeTraits<String>::MoveToAny(String(s), r);
   }
   static bool CheckAnyStrict(const TVMFFIAny*) { return false; }
-  static std::optional<const char*> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = const char*>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIRawStr) return s->v_c_str;
     return std::nullopt;
   }
@@ -488,7 +491,8 @@ struct TypeTraits<std::string> : public TypeTraitsBase {
     TypeTraits<String>::MoveToAny(String(std::move(s)), r);
   }
   static bool CheckAnyStrict(const TVMFFIAny*) { return false; }
-  static std::optional<std::string> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = std::string>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     switch (s->type_index) {
       case kTVMFFIRawStr:
         return std::string(s->v_c_str);
@@ -528,7 +532,8 @@ struct TypeTraits<TVMFFIByteArray*> : public TypeTraitsBase {
     TypeTraits<Bytes>::MoveToAny(Bytes(*b), r);
   }
   static bool CheckAnyStrict(const TVMFFIAny*) { return false; }
-  static std::optional<TVMFFIByteArray*> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = TVMFFIByteArray*>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIByteArrayPtr) return static_cast<TVMFFIByteArray*>(s->v_ptr);
     return std::nullopt;
   }

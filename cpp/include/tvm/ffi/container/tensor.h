@@ -317,7 +317,8 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   static TensorView CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
     return TensorView(static_cast<const DLTensor*>(s->v_ptr));
   }
-  static std::optional<TensorView> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = TensorView>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIDLTensorPtr) return TensorView(static_cast<const DLTensor*>(s->v_ptr));
     if (s->type_index == kTVMFFITensor) return TensorView(TVMFFITensorGetDLTensorPtr(s->v_obj));
     return std::nullopt;
@@ -345,7 +346,8 @@ struct TypeTraits<DLTensor*> : public TypeTraitsBase {
   static DLTensor* CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
     return static_cast<DLTensor*>(s->v_ptr);
   }
-  static std::optional<DLTensor*> TryCastFromAnyView(const TVMFFIAny* s) {
+  template <typename T = DLTensor*>  // (lazy: see TypeTraitsBase)
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIDLTensorPtr) return static_cast<DLTensor*>(s->v_ptr);
     if (s->type_index == kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(s->v_obj);
     return std::nullopt;
