@@ -8,6 +8,7 @@ TVM_FFI_MODULE_DIR and PYTHONPATH); run by hand from a built checkout with
 import gc
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -43,6 +44,18 @@ def _error_slot_clean():
     gc.collect()
     err = tvm_ffi.core._move_raised_error()
     assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
+
+
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt for the test's duration, as in a terminal.
+
+    A suite started as a background job of a non-interactive shell (`sh -c 'make check &'`)
+    inherits SIGINT ignored, and Python then installs no handler: the Ctrl-C tests, which
+    check our polling of PyErr_CheckSignals, would wait out their loop for nothing."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
 
 
 # What the PyPy leg (tests/python/run_pypy.sh) lacks; each marker names the missing piece.

@@ -172,7 +172,7 @@ def test_error_object_api():
     assert tvm_ffi.get_global_func("testing.echo")(e).same_as(e)  # returned, not raised
 
 
-def test_signal_interrupts_native_loop():
+def test_signal_interrupts_native_loop(sigint_raises):
     import os
     import signal
     import threading

@@ -412,7 +412,7 @@ def _interrupt_soon(delay=0.3):
 
 
 @needs_native_signal_check
-def test_sigint_interrupts_a_native_loop(capfd):
+def test_sigint_interrupts_a_native_loop(capfd, sigint_raises):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals are delivered to the main thread")
     f = tvm_ffi.get_global_func("testing.run_check_signal")
@@ -431,6 +431,7 @@ def test_sigint_interrupts_a_native_loop(capfd):
 
 _SIGNAL_CHILD = """
 import os, signal, threading, time, tvm_ffi
+signal.signal(signal.SIGINT, signal.default_int_handler)  # see conftest.sigint_raises
 f = tvm_ffi.get_global_func("testing.run_check_signal")
 threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 t0 = time.monotonic()
