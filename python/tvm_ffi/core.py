@@ -66,8 +66,8 @@ def _incref(h):
 
 # ---------------------------------------------------------------------------------------------
 # wrapper identity ("tying", docs/python.md §4.3): at most one live wrapper per object handle.  The
-# table maps a handle to its wrapper without owning it; a wrapper leaves it in __del__ before
-# its reference is dropped.  Code that changes a tied wrapper's `_h` must _untie it first.
+# protocol is described once, in HACKING.md "Wrapper identity": API mode's table is C
+# (_ffi_src/identity.c), ABI mode's (CPython and PyPy) the dict below.
 
 if API_MODE:
 
@@ -89,68 +89,55 @@ if API_MODE:
     def _tied_count():
         return lib.ffipy_tied_count()
 
-elif sys.implementation.name == "cpython":  # ABI mode: handle -> id(wrapper), read back by address
+else:  # ABI mode (CPython and PyPy): one table, handle -> a non-owning reference to the wrapper
     _TIES = {}
 
-    def _tie(w, h):
-        if h:
-            _TIES.setdefault(h, id(w))
+    if sys.implementation.name == "cpython":
+        # the wrapper's address, read back through ctypes: CObject takes no weak references (as
+        # upstream's), and an entry never outlives its wrapper (__del__ drops it first)
+        import ctypes
 
-    def _untie(w, h):
-        if _TIES.get(h) == id(w):
-            del _TIES[h]
+        _ref = id
 
-    def _drop(w, h, _ties=_TIES, _decref=_decref):  # bound now: finalisers run at shutdown too
-        if _ties.get(h) == id(w):
-            del _ties[h]
-        _decref(h)
+        def _deref(r, _cast=ctypes.cast, _py=ctypes.py_object):
+            return _cast(r, _py).value
 
-    def _tied(h):
-        i = _TIES.get(h)
-        if i is None:
-            return None
-        import ctypes  # noqa: PLC0415
+    else:  # PyPy: objects have no addresses, but every object takes weak references
+        import weakref
 
-        w = ctypes.cast(i, ctypes.py_object).value
-        if w._h != h:  # stale: the wrapper moved on without untying
-            del _TIES[h]
-            return None
-        return w
+        _ref = weakref.ref
 
-    def _tied_count():
-        return len(_TIES)
-
-else:  # PyPy: no object addresses, but weak references to slotted wrappers
-    import weakref
-
-    _TIES = {}
+        def _deref(r):
+            return r()  # None once the GC found the wrapper dead, before its __del__ ran
 
     # identity comparisons only (a wrapper's __eq__ may read fields), and pop, not del: a GC
     # finaliser may run _drop in the middle of another table update
-    def _tie(w, h, _ref=weakref.ref):
+    def _tie(w, h, _ties=_TIES):
         if h:
-            old = _TIES.get(h)
-            if old is None or old() is None:
-                _TIES[h] = _ref(w)
+            old = _ties.get(h)
+            if old is None or _deref(old) is None:
+                _ties[h] = _ref(w)
 
-    def _untie(w, h):
-        r = _TIES.get(h)
-        if r is not None and r() is w:
-            _TIES.pop(h, None)
+    def _untie(w, h, _ties=_TIES):
+        r = _ties.get(h)
+        if r is not None and _deref(r) is w:
+            _ties.pop(h, None)
 
-    def _drop(w, h, _ties=_TIES, _decref=_decref):  # bound now: finalisers run at shutdown too
+    # defaults bound now: finalisers run at shutdown too, after module globals are cleared
+    def _drop(w, h, _ties=_TIES, _decref=_decref, _deref=_deref):
         r = _ties.get(h)
         if r is not None:
-            live = r()
+            live = _deref(r)
             if live is w or live is None:
                 _ties.pop(h, None)
         _decref(h)
 
-    def _tied(h):
-        r = _TIES.get(h)
-        w = r() if r is not None else None
+    def _tied(h, _ties=_TIES):
+        """The live wrapper tied to handle h, or None."""
+        r = _ties.get(h)
+        w = _deref(r) if r is not None else None
         if w is None or w._h != h:  # dead, or stale: the wrapper moved on without untying
-            _TIES.pop(h, None)
+            _ties.pop(h, None)
             return None
         return w
 

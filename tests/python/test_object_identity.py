@@ -2,7 +2,8 @@
 
 At most one live Python wrapper per object handle: a call returning an object that already has
 a live wrapper returns that wrapper.  Value-like kinds (str, bytes, Shape) and tensors are not
-tied.  Everything here runs in API, ABI and pure-cffi modes.
+tied.  Everything here runs in API, ABI and pure-cffi modes and under PyPy: the two tables
+(C in API mode, Python in ABI mode) answer to the same tests (HACKING.md "Wrapper identity").
 """
 
 import gc
@@ -10,6 +11,8 @@ import os
 import random
 import subprocess
 import sys
+import threading
+import weakref
 
 import pytest
 
@@ -104,6 +107,86 @@ def test_table_survives_churn(echo):
         assert echo(w) is w
         assert core._tied(w.__chandle__()) is w
     del live, w
+    gc.collect()
+    assert core._tied_count() == base
+
+
+def test_protocol_primitives():
+    """The primitives both tables answer to (HACKING.md "Wrapper identity"): a live entry is
+    never replaced, only its own wrapper unties it, a stale entry is dropped on lookup."""
+    gc.collect()
+    base = core._tied_count()
+    w1 = tvm_ffi.convert([1])
+    h = w1.__chandle__()
+    w2 = tvm_ffi.Array.__new__(tvm_ffi.Array)  # an empty wrapper
+    core._tie(w2, h)
+    assert core._tied(h) is w1  # the live entry stays
+    core._untie(w2, h)
+    assert core._tied(h) is w1  # not w2's entry
+    core._untie(w1, h)
+    assert core._tied(h) is None and core._tied_count() == base
+    core._tie(w2, h)  # w2 does not hold h: stale, dropped by the next lookup
+    assert core._tied(h) is None and core._tied_count() == base
+    core._tie(w1, h)
+    assert core._tied(h) is w1 and core._tied_count() == base + 1
+    del w1
+    gc.collect()
+    assert core._tied_count() == base
+
+
+def test_last_wrapper_frees_the_object(echo):
+    """A tied wrapper owns one reference however often its object came back: when it dies
+    (GC on PyPy), the entry goes and so does the object (its Python callable with it)."""
+    gc.collect()
+    base = core._tied_count()
+
+    def body():
+        return 1
+
+    alive = weakref.ref(body)
+    f = tvm_ffi.convert(body)
+    del body
+    for _ in range(3):
+        assert echo(f) is f and tvm_ffi.convert([f])[0] is f
+    h = f.__chandle__()
+    del f
+    for _ in range(3):
+        gc.collect()
+    assert core._tied(h) is None and core._tied_count() == base
+    assert alive() is None
+
+
+def test_threads_share_the_table(echo, use_count):
+    """Threads converting, echoing and dropping the same objects leave the table whole: the
+    shared objects keep their wrappers, nothing else stays tied, no reference leaks."""
+    gc.collect()
+    base = core._tied_count()
+    shared = [tvm_ffi.convert([i]) for i in range(8)]
+    holder = tvm_ffi.convert(shared)
+    errors = []
+
+    def work(seed):
+        rng = random.Random(seed)
+        try:
+            for _ in range(300):
+                i = rng.randrange(8)
+                assert echo(shared[i]) is shared[i] and holder[i] is shared[i]
+                tmp = echo(tvm_ffi.convert([i, "x"]))
+                assert tuple(tmp) == (i, "x")
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    gc.collect()
+    assert core._tied_count() == base + 9  # shared and holder
+    for w in shared:
+        assert core._tied(w.__chandle__()) is w and use_count(w) == 2  # holder's + wrapper's
+    del shared, holder, w
     gc.collect()
     assert core._tied_count() == base
 

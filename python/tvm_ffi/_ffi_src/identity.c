@@ -1,16 +1,9 @@
-/* identity.c -- the wrapper identity table ("tying", docs/python.md §4.3).
+/* identity.c -- API mode's wrapper identity table ("tying", docs/python.md §4.3).
  *
- *At most one live wrapper per object handle: an open-addressing table maps a
- * handle to its wrapper (a borrowed reference), consulted only when an object
- * is converted to Python (which kinds have identity: the conversion table,
- * RES_IS(IDENTITY, kind)).  A wrapper leaves the table in its __del__, before
- * dropping its reference, so an entry never outlives its wrapper (code that
- * rewrites a wrapper's `_h` must untie first: core._untie).  Only touched with
- * the GIL held.  Value-like kinds (Str, Bytes, Shape), tensors and opaque
- * Python objects are never tied.  Only owned results (call results, field
- * values, elements) are tied: a callback's argument view gets a wrapper of its
- * own, so a callback moving its argument (`x._move()`) cannot empty the
- * caller's wrapper. */
+ * The protocol (which results are tied, lookup, untie in __del__, stale entries) is described
+ * once, in HACKING.md "Wrapper identity"; ABI mode keeps the same protocol in a Python dict
+ * (core.py).  Here: an open-addressing table mapping a handle to its wrapper (a borrowed
+ * reference), only touched with the GIL held. */
 typedef struct {
   void* h;
   PyObject* w;
@@ -83,16 +76,23 @@ static void tie_drop(const void* h, PyObject* w) {
   ties[i].w = NULL;
 }
 
-/* The live wrapper of h as a new reference (dropping the owned reference of h), or NULL. */
-static PyObject* tie_take(TVMFFIObject* h, int owned) {
+/* The wrapper tied to h (borrowed), or NULL; a stale entry (the wrapper moved on) is dropped. */
+static PyObject* tie_live(const void* h) {
   PyObject* w = tie_get(h);
   if (w == NULL) return NULL;
   PyObject* slot = *(PyObject**)((char*)w + g.off_h);
-  if (slot == NULL || PyLong_AsVoidPtr(slot) != (void*)h) { /* stale: the wrapper moved on */
+  if (slot == NULL || PyLong_AsVoidPtr(slot) != h) {
     PyErr_Clear();
     tie_drop(h, w);
     return NULL;
   }
+  return w;
+}
+
+/* The live wrapper of h as a new reference (dropping the owned reference of h), or NULL. */
+static PyObject* tie_take(TVMFFIObject* h, int owned) {
+  PyObject* w = tie_live(h);
+  if (w == NULL) return NULL;
   Py_INCREF(w);
   if (owned) TVMFFIObjectDecRef(h);
   return w;
@@ -155,7 +155,7 @@ void ffipy_drop_handle(intptr_t wrapper, intptr_t handle) {
 }
 
 int ffipy_tied_wrapper(intptr_t handle, intptr_t box_id) {
-  PyObject* w = tie_get((void*)handle);
+  PyObject* w = g.off_h > 0 ? tie_live((void*)handle) : NULL;
   if (w == NULL) w = Py_None;
   Py_INCREF(w);
   box_set((PyObject*)box_id, w);
