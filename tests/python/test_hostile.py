@@ -92,6 +92,37 @@ def test_malformed_exchange_api_for_callback_tensor_cls():
         core.convert_func(lambda x: x, type(producer))
 
 
+def _null_exporting_table():
+    """A well-formed table whose export reports success but hands back no tensor."""
+    fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+
+    def export_null(obj, out):
+        out[0] = None
+        return 0
+
+    fns = (fn(export_null), fn(lambda t, out: -1))
+    table = _Table(major=1, minor=3)
+    table.fns[1], table.fns[2] = (ctypes.cast(f, ctypes.c_void_p).value for f in fns)
+    return table, fns
+
+
+@pytest.mark.skipif(core._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
+def test_exchange_export_of_no_tensor_is_an_error(echo):
+    table, keep = _null_exporting_table()
+    attr = _capsule_new(ctypes.addressof(table), b"dlpack_exchange_api", None)
+    if attr is None:
+        pytest.skip("no ctypes.pythonapi to make a capsule")
+    producer = _producer(attr)
+    for call in (echo, lambda p: echo([p])):
+        if not core.API_MODE:  # ABI mode never calls the table: __dlpack__ serves
+            call(producer)
+            continue
+        with pytest.raises(BufferError, match="Failed to convert"):  # was a NULL dereference
+            call(producer)
+    # from_dlpack falls back to __dlpack__ after a BufferError of the exchange API
+    assert tvm_ffi.from_dlpack(producer).shape == (3,)
+
+
 # ---------------------------------------------------------------------------------------------
 # a kernel returning an object of an unregistered type
 

@@ -279,8 +279,7 @@ static int from_dlpack_impl(PyObject* v, int32_t align, int32_t contig, PyObject
   if (rule.code == RULE_EXCHANGE) {
     const DLPackExchangeAPI* api = rule.api;
     DLManagedTensorVersioned* t = NULL;
-    if (api->managed_tensor_from_py_object_no_sync((void*)v, &t) != 0) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+    if (exchange_export(api, v, &t, "DLPack exchange export failed") != 0) {
       if (!(has_dlpack && PyErr_ExceptionMatches(PyExc_BufferError))) return CONV_PY_ERROR;
       PyErr_Clear(); /* a BufferError falls through to __dlpack__ */
     } else if (TVMFFITensorFromDLPackVersioned(t, align, contig, &h) != 0) {
@@ -321,10 +320,8 @@ int ffipy_tensor_from_exchange_api(intptr_t box_id, void* api_ptr, int32_t requi
   PyObject* box = (PyObject*)box_id;
   const DLPackExchangeAPI* api = (const DLPackExchangeAPI*)api_ptr;
   DLManagedTensorVersioned* t = NULL;
-  if (api->managed_tensor_from_py_object_no_sync((void*)box_get(box), &t) != 0) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "DLPack exchange export failed");
+  if (exchange_export(api, box_get(box), &t, "DLPack exchange export failed") != 0)
     return box_exception(box, FFIPY_PY_ERROR);
-  }
   if (TVMFFITensorFromDLPackVersioned(t, require_alignment, require_contiguous, out) != 0) {
     if (t->deleter) t->deleter(t);
     return FFIPY_FFI_ERROR;

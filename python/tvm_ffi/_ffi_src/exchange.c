@@ -117,6 +117,17 @@ static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
   return b;
 }
 
+/* The producer's owning export of v: 0 with a tensor in *out, else -1 with a Python error set
+ * (BufferError(why) where the producer set none).  A producer reporting success without a
+ * tensor is a failure, not a NULL to dereference. */
+static int exchange_export(const DLPackExchangeAPI* api, PyObject* v, DLManagedTensorVersioned** out,
+                           const char* why) {
+  *out = NULL;
+  if (api->managed_tensor_from_py_object_no_sync((void*)v, out) == 0 && *out != NULL) return 0;
+  if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, why);
+  return -1;
+}
+
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out) {
   view_block* view = api->dltensor_from_py_object_no_sync != NULL ? view_from_py(api, v) : NULL;
@@ -131,11 +142,8 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
     }
   } else {
     DLManagedTensorVersioned* dlmt = NULL;
-    if (api->managed_tensor_from_py_object_no_sync((void*)v, &dlmt) != 0) {
-      if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+    if (exchange_export(api, v, &dlmt, "Failed to convert DLManagedTensorVersioned to ffi.Tensor") != 0)
       return CONV_PY_ERROR;
-    }
     if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
       discard_ffi_error();
       if (dlmt->deleter) dlmt->deleter(dlmt);
