@@ -160,23 +160,18 @@ class MsgStream {
 class __attribute__((visibility("default"))) Error : public ObjectRef, public std::exception {
  public:
   Error(std::string kind, std::string message, std::string backtrace)
-      : Error(kind, message, backtrace, std::nullopt, std::nullopt) {}
+      : ObjectRef(UnsafeInit{}) {
+    Create(kind, message, backtrace, nullptr, nullptr);
+  }
   Error(std::string kind, std::string message, const TVMFFIByteArray* backtrace)
       : Error(kind, message,
               backtrace ? std::string(backtrace->data, backtrace->size) : std::string()) {}
   Error(const std::string& kind, const std::string& message, const std::string& backtrace,
         const std::optional<Error>& cause_chain, const std::optional<ObjectRef>& extra_context)
       : ObjectRef(UnsafeInit{}) {
-    TVMFFIByteArray k{kind.data(), kind.size()};
-    TVMFFIByteArray m{message.data(), message.size()};
-    TVMFFIByteArray b{backtrace.data(), backtrace.size()};
-    void* cause = cause_chain.has_value() ? details::RefHandle(*cause_chain) : nullptr;
-    void* extra = extra_context.has_value() ? details::RefHandle(*extra_context) : nullptr;
-    TVMFFIObjectHandle out = nullptr;
-    if (TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, &b, cause, extra, &out) != 0) {
-      throw std::bad_alloc();
-    }
-    data_ = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(out);
+    Create(kind, message, backtrace,
+           cause_chain.has_value() ? details::RefHandle(*cause_chain) : nullptr,
+           extra_context.has_value() ? details::RefHandle(*extra_context) : nullptr);
   }
 
   std::string kind() const { return std::string(details::ByteArrayView(cell().kind)); }
@@ -227,6 +222,20 @@ class __attribute__((visibility("default"))) Error : public ObjectRef, public st
 
  private:
   const TVMFFIErrorCell& cell() const { return static_cast<const ErrorObj*>(data_.get())->cell; }
+  /* Both public constructors end here with borrowed handles: delegating through
+   * std::optional temporaries made GCC warn (-Wmaybe-uninitialized) at -O2 under
+   * the sanitizers, in every TU that throws. */
+  void Create(const std::string& kind, const std::string& message, const std::string& backtrace,
+              void* cause, void* extra) {
+    TVMFFIByteArray k{kind.data(), kind.size()};
+    TVMFFIByteArray m{message.data(), message.size()};
+    TVMFFIByteArray b{backtrace.data(), backtrace.size()};
+    TVMFFIObjectHandle out = nullptr;
+    if (TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, &b, cause, extra, &out) != 0) {
+      throw std::bad_alloc();
+    }
+    data_ = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(out);
+  }
 };
 
 namespace details {
