@@ -32,6 +32,35 @@ _BOUNDARY_PREFIXES = ("TVMFFIFunctionCall", "slot_tp_call", "object_is_not_calla
                       "PyObject", "cfunction_call", "cfunction_vectorcall")
 
 
+def _rule_lookup(classify):
+    """rule_of(tp): the table's rule code (or (code, extra)) for arguments of type tp, as
+    pack.c: the exact types, then the classifier (asked once per type).
+
+    On PyPy the exact types are a generated chain of identity tests, which the JIT folds to a
+    constant for a type it knows (a dict lookup stays a call per argument); elsewhere a dict."""
+    exact = _rules.exact_types()
+    memo = dict(exact)
+
+    def classified(tp):
+        rule = memo.get(tp)
+        if rule is None:
+            rule = memo[tp] = classify(tp)
+        return rule
+
+    if sys.implementation.name != "pypy":
+        return classified
+    # module globals, which the JIT reads as constants (a plain dict's entries it does not)
+    ns = globals()
+    ns["_classified"] = classified
+    lines = ["def _rule_of(tp):"]
+    for i, (tp, code) in enumerate(exact):
+        ns["_T%d" % i], ns["_C%d" % i] = tp, code
+        lines.append("    if tp is _T%d: return _C%d" % (i, i))
+    lines.append("    return _classified(tp)")
+    exec("\n".join(lines), ns)  # noqa: S102 - code made from the table above, nothing else
+    return ns["_rule_of"]
+
+
 def install(core):  # noqa: C901 - one closure per replaced hook
     ffi, lib = core.ffi, core.lib
     addr = core._addr
@@ -231,18 +260,30 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         return core._ret_obj(t, a.v_uint64, api_obj)
 
     class Ctx:
+        """What a call's arguments hold until it returns (lists made on first use: most calls
+        hold nothing, and the JIT then allocates nothing)."""
+
         __slots__ = ("keep", "owned", "api_obj")
 
         def __init__(self):
-            self.keep = []
-            self.owned = []
+            self.keep = None  # Python values kept alive for the call
+            self.owned = None  # handles of objects made for the call
             self.api_obj = None
 
+        def hold(self, v):
+            if self.keep is None:
+                self.keep = []
+            self.keep.append(v)
+
+        def own(self, h):
+            if self.owned is None:
+                self.owned = []
+            self.owned.append(h)
+
         def release(self):
-            for h in self.owned:
+            owned, self.owned, self.keep = self.owned, None, None
+            for h in owned or ():
                 core._decref(h)
-            self.owned = []
-            self.keep = []
 
     R_NONE, R_BOOL, R_INT, R_FLOAT, R_STR, R_BYTES, R_SEQUENCE, R_MAP = (
         _rules.ARG_RULES.index(n)
@@ -250,23 +291,33 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     R_OBJECT, R_CONTAINER, R_POD, R_EXCHANGE, R_DLPACK, R_SLOW = (
         _rules.ARG_RULES.index(n)
         for n in ("OBJECT", "CONTAINER", "POD", "EXCHANGE", "DLPACK", "SLOW"))
-    _rules_of = dict(_rules.exact_types())  # type -> rule code (or (code, extra)), as pack.c
+    type_index_of = core._type_index_of
+    # TVMFFIFunctionCall taking the handle as an integer: no pointer cdata made per call
+    function_call_by_address = ffi.cast("int(*)(intptr_t, TVMFFIAny*, int32_t, TVMFFIAny*)",
+                                         lib.TVMFFIFunctionCall)
+    rule_of = _rule_lookup(core._classify)
 
     def pack(v, a, ctx, depth=0):  # noqa: C901 - the handlers of _ffi_src/pack.c
         tp = type(v)
-        rule = _rules_of.get(tp)
-        if rule is None:
-            rule = _rules_of[tp] = core._classify(tp)
+        rule = rule_of(tp)
         code = rule[0] if type(rule) is tuple else rule
         a.zero_padding = 0
-        if code == R_NONE:
+        # wrappers first: the shorter a tensor argument's path, the more of a call PyPy's JIT
+        # keeps in one trace (three tensors through the whole chain outgrew its trace limit)
+        if (code == R_OBJECT or code == R_CONTAINER) and v._h:
+            h = v._h
+            a.type_index = type_index_of(h)
+            a.v_uint64 = h  # the handle's address: no pointer cdata made per argument
+            if code == R_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
+                ctx.api_obj = v._tvm_api
+        elif code == R_NONE:
             a.type_index, a.v_int64 = 0, 0
         elif code == R_BOOL:
             a.type_index, a.v_int64 = 2, int(v)
         elif code == R_INT:
             if v < _INT64_MIN or v > _INT64_MAX:
                 big = core._big_int_arg(v)  # an ffi.BigInt held for the call
-                ctx.keep.append(big)
+                ctx.hold(big)
                 a.type_index, a.v_uint64 = 78, big._h
             else:
                 a.type_index, a.v_int64 = 1, v
@@ -283,27 +334,21 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 ba, buf = core._bytearray(data)
                 fn = lib.TVMFFIStringFromByteArray if code == R_STR else lib.TVMFFIBytesFromByteArray
                 core._check(fn(ba, a))
-                ctx.owned.append(addr(a.v_obj))
+                ctx.own(addr(a.v_obj))
         elif depth > 64:
             raise RecursionError("tvm_ffi: argument nesting is too deep")
         elif code == R_SEQUENCE:
             arr = call_handle(core._global("ffi.Array")._h, list(v), ctx, depth + 1)
-            ctx.keep.append(arr)
+            ctx.hold(arr)
             pack(arr, a, ctx, depth + 1)
         elif code == R_MAP:
             flat = []
             for k, val in v.items():
                 flat += (k, val)
             m = call_handle(core._global("ffi.Map")._h, flat, ctx, depth + 1)
-            ctx.keep.append(m)
+            ctx.hold(m)
             pack(m, a, ctx, depth + 1)
         else:
-            if code in (R_OBJECT, R_CONTAINER) and v._h:
-                a.type_index = core._type_index_of(v._h)
-                a.v_ptr = ffi.cast("void*", v._h)
-                if code == R_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
-                    ctx.api_obj = v._tvm_api
-                return
             if code == R_POD:
                 a.type_index, a.v_uint64 = v.__tvm_ffi_pod__
                 return
@@ -312,11 +357,11 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 code = R_SLOW  # no exchange API here: torch takes the fallback (rule 10)
             if code in (R_DLPACK, R_EXCHANGE):
                 t = from_dlpack(v)
-                ctx.keep.append(t)
+                ctx.hold(t)
                 pack(t, a, ctx, depth + 1)
                 return
             r = _torch_fallback(torch, v) if code == R_SLOW and torch is not None and isinstance(v, torch.Tensor) else core._convert_slow(v)
-            ctx.keep.append(r)
+            ctx.hold(r)
             if type(r) is tuple and len(r) == 2:
                 a.type_index, a.v_uint64 = r
             elif type(r) is tuple and len(r) == 4:
@@ -356,8 +401,18 @@ def install(core):  # noqa: C901 - one closure per replaced hook
 
     def call_with(h, args, ctx, depth, keep_gil, arr, result):
         n = len(args)
-        for i in range(n):
-            pack(args[i], arr + i, ctx, depth)
+        # The first arguments packed without a loop: PyPy's JIT compiles a hot loop here as a
+        # loop of its own, which the caller's trace then enters through a frame (~60 ns).
+        if n > 0:
+            pack(args[0], arr + 0, ctx, depth)
+            if n > 1:
+                pack(args[1], arr + 1, ctx, depth)
+                if n > 2:
+                    pack(args[2], arr + 2, ctx, depth)
+                    if n > 3:
+                        pack(args[3], arr + 3, ctx, depth)
+                        for i in range(4, n):
+                            pack(args[i], arr + i, ctx, depth)
         result.type_index = 0
         result.zero_padding = 0
         result.v_int64 = 0
@@ -371,7 +426,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                     core._move_raised_error()
                     raise
             else:
-                rc = lib.TVMFFIFunctionCall(ffi.cast("void*", h), arr, n, result)
+                rc = function_call_by_address(h, arr, n, result)
         except SystemError as e:
             # C++ polled the registered PyErr_CheckSignals, which left e.g. KeyboardInterrupt
             # pending; cffi reports that as SystemError caused by it.  Raise the real one and
