@@ -47,6 +47,71 @@ static TVMFFI__COLD void decref_strong_with_weak(TVMFFIObject* obj) {
   }
 }
 
+/* Destruction is recursive: a deleter releases what the object holds, and a
+ * chain of objects each holding the next (an Array nested 200k deep, a linked
+ * list of objects) would take one C frame per link and overflow the stack.
+ * Past DEFER_DEPTH nested destructions on a thread, an object whose last
+ * reference goes is queued instead (bit 0 of the entry: weak references
+ * remain) and the outermost destruction frees the queue in a loop.  Where the
+ * queue cannot grow, destruction recurses as before. */
+#define DEFER_DEPTH 256
+
+typedef struct {
+  unsigned depth; /* destructions running on this thread */
+  size_t n, cap;  /* the queue */
+  uintptr_t* v;
+} destroy_state;
+
+static _Thread_local destroy_state destroy_tls;
+
+static inline __attribute__((always_inline)) void destroy_now(TVMFFIObject* obj, int weak_left) {
+  if (weak_left) {
+    decref_strong_with_weak(obj);
+  } else if (obj->deleter) {
+    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+  }
+}
+
+static TVMFFI__COLD void destroy_deep(destroy_state* st, TVMFFIObject* obj, int weak_left) {
+  if (st->n == st->cap) {
+    size_t cap = st->cap ? 2 * st->cap : 1024;
+    uintptr_t* v = (uintptr_t*)realloc(st->v, cap * sizeof(*v));
+    if (v == NULL) {
+      destroy_now(obj, weak_left);
+      return;
+    }
+    st->v = v;
+    st->cap = cap;
+  }
+  st->v[st->n++] = (uintptr_t)obj | (uintptr_t)weak_left;
+}
+
+static TVMFFI__COLD void destroy_drain(destroy_state* st) {
+  while (st->n != 0) {
+    uintptr_t e = st->v[--st->n];
+    st->depth = 1;
+    destroy_now((TVMFFIObject*)(e & ~(uintptr_t)1), (int)(e & 1));
+    st->depth = 0;
+  }
+  free(st->v); /* deep chains are rare: no buffer outlives them */
+  st->v = NULL;
+  st->cap = 0;
+}
+
+/* With the last strong reference gone (weak_left: decref_strong_with_weak's case).  Out of
+ * line, so that a DecRef which frees nothing saves no registers. */
+static __attribute__((noinline)) void destroy(TVMFFIObject* obj, int weak_left) {
+  destroy_state* st = &destroy_tls;
+  __asm__("" : "+r"(st)); /* one TLS lookup: gcc would redo it after the deleter's call */
+  if (TVMFFI__UNLIKELY(st->depth >= DEFER_DEPTH)) {
+    destroy_deep(st, obj, weak_left);
+    return;
+  }
+  ++st->depth;
+  destroy_now(obj, weak_left);
+  if (--st->depth == 0 && TVMFFI__UNLIKELY(st->n != 0)) destroy_drain(st);
+}
+
 /* Inlined into both entry points: the exported DecRef is on every hot path
  * (each call result, each temporary), so it takes no extra call. */
 static inline __attribute__((always_inline)) void decref_impl(TVMFFIObject* obj) {
@@ -55,9 +120,9 @@ static inline __attribute__((always_inline)) void decref_impl(TVMFFIObject* obj)
   if (old == (STRONG_ONE | WEAK_ONE)) {
     /* Last strong reference and no weak ones: destroy and free at once. */
     ACQUIRE_FENCE();
-    if (obj->deleter) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+    destroy(obj, 0);
   } else if (TVMFFI__UNLIKELY((old & 0xFFFFFFFFu) == 1)) {
-    decref_strong_with_weak(obj);
+    destroy(obj, 1);
   }
 }
 

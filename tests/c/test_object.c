@@ -1,7 +1,7 @@
 /*
  * test_object.c -- the reference-count protocol (docs/abi.md §4.3) with a deleter
  * that records its flags, opaque objects (§10.1) and the custom allocator
- * hook (§4.7).
+ * hook (§4.7); releasing deep chains without recursion.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -211,6 +211,62 @@ static void test_custom_allocator(void) {
   CHECK(TVMFFIGetCustomAllocator() == def);
 }
 
+/* A chain link whose deleter releases the next link, as a container releases its items. */
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIObject* next;
+} chain_link;
+
+static long links_freed;
+
+static void link_deleter(void* self, int flags) {
+  chain_link* l = (chain_link*)self;
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) TVMFFIObjectDecRef(l->next);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) {
+    free(l);
+    links_freed++;
+  }
+}
+
+#define CHAIN_LINKS 200000
+
+static void* drop_chain(void* arg) {
+  (void)arg;
+  TVMFFIObject* head = NULL;
+  TVMFFIObject* weak = NULL;
+  for (long i = 0; i < CHAIN_LINKS; ++i) {
+    chain_link* l = (chain_link*)malloc(sizeof(chain_link));
+    CHECK(l != NULL);
+    l->header.combined_ref_count = ONE_STRONG | ONE_WEAK;
+    l->header.type_index = kTVMFFIObject;
+    l->header.deleter = link_deleter;
+    l->next = head;
+    head = &l->header;
+    if (i == CHAIN_LINKS / 2) { /* one link deep inside is also weakly held */
+      weak = head;
+      __atomic_fetch_add(&weak->combined_ref_count, ONE_WEAK, __ATOMIC_RELAXED);
+    }
+  }
+  CHECK_EQ_INT(TVMFFIObjectDecRef(head), 0);
+  CHECK_EQ_INT(links_freed, CHAIN_LINKS - 1);
+  CHECK_EQ_INT(count_word(weak), ONE_WEAK); /* contents released, header kept */
+  simulated_weak_decref(weak);
+  return NULL;
+}
+
+/* Releasing a chain deeper than the stack allows frames (one per link) must not
+ * recurse: on a 1 MiB stack, 200k links were a stack overflow. */
+static void test_deep_chain_released_without_recursion(void) {
+  pthread_attr_t attr;
+  pthread_t t;
+  CHECK_EQ_INT(pthread_attr_init(&attr), 0);
+  CHECK_EQ_INT(pthread_attr_setstacksize(&attr, 1 << 20), 0);
+  CHECK_EQ_INT(pthread_create(&t, &attr, drop_chain, NULL), 0);
+  CHECK_EQ_INT(pthread_join(t, NULL), 0);
+  pthread_attr_destroy(&attr);
+  CHECK_EQ_INT(links_freed, CHAIN_LINKS);
+}
+
 int main(void) {
   test_last_strong_no_weak_calls_both();
   test_strong_then_weak();
@@ -219,6 +275,7 @@ int main(void) {
   test_concurrent_counts();
   test_opaque();
   test_custom_allocator();
+  test_deep_chain_released_without_recursion();
   CHECK_SLOT_CLEAN();
   printf("test_object: ok\n");
   return 0;

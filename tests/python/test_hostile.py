@@ -6,6 +6,7 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -318,3 +319,37 @@ def test_dlpack_capsule_of_another_name(echo):
             call(OtherCapsule())
     with pytest.raises(ValueError, match='PyCapsule is named "not_a_tensor"'):
         tvm_ffi.from_dlpack(other)
+
+
+# ---------------------------------------------------------------------------------------------
+# deep chains of objects
+
+_DEEP_CHAINS = r"""
+import threading
+from typing import Optional
+import tvm_ffi
+
+@tvm_ffi.dataclasses.py_class("hostile.ChainNode")
+class Node(tvm_ffi.Object):
+    nxt: Optional[tvm_ffi.Object]
+
+def build_and_drop():
+    a, n = tvm_ffi.convert([]), None
+    for _ in range(%d):
+        a, n = tvm_ffi.convert([a]), Node(n)
+    del a, n  # each link's deleter releases the next
+
+threading.stack_size(512 * 1024)  # a recursive release overflows this at ~10k links
+t = threading.Thread(target=build_and_drop)
+t.start()
+t.join()
+print("dropped")
+"""
+
+
+def test_deep_chain_of_objects_is_freed_without_recursion():
+    # Arrays nested 50k deep and a 50k-long linked list of objects, dropped on a thread with a
+    # small stack: destruction one C frame per link was a stack overflow (a segfault)
+    r = subprocess.run([sys.executable, "-c", _DEEP_CHAINS % 50000], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0 and "dropped" in r.stdout, r.stderr[-2000:]
