@@ -225,6 +225,15 @@ def _classify_row(test, arg, rule):
 
 # built at import: the first type classified (often a torch tensor's) would pay for it
 _CLASSIFY_ROWS = tuple(_classify_row(test, arg, rule) for (test, arg), rule in _rules.CLASSIFY)
+# a type deriving from this class and lacking the exchange table may get one from an add-on
+# (_optional_torch_c_dlpack): left to _classify, which attaches it
+_TABLE_LATER = ("torch", "Tensor")
+# the rows as the compiled module walks them (classify.c): (test code, class, (module, name) or
+# attribute, rule code); an exchange row's attribute is (name, _TABLE_LATER), and it is left
+# out when the exchange API is skipped
+_CLASSIFY_C = tuple(
+    (_rules.CLASSIFY_TESTS.index(test), (arg, _TABLE_LATER) if test == "exchange" else arg, code)
+    for test, arg, code in _CLASSIFY_ROWS if not (test == "exchange" and _SKIP_EXCHANGE))
 
 
 def _classify(tp):
@@ -244,8 +253,8 @@ def _classify(tp):
             # each lookup on torch.Tensor goes through its metaclass's __getattr__: once here
             api = getattr(tp, arg, _NO_TABLE)
             if api is _NO_TABLE and API_MODE:
-                torch = sys.modules.get("torch")
-                if torch is not None and torch.Tensor in mro:
+                later = getattr(sys.modules.get(_TABLE_LATER[0]), _TABLE_LATER[1], None)
+                if later is not None and later in mro:
                     # first torch tensor seen (types are classified once): attach the torch C
                     # DLPack add-on now, whichever of torch and tvm_ffi was imported first (ABI
                     # mode cannot call the table, so it never builds one)

@@ -9,7 +9,8 @@ Python type or a type index gets, so a rule changes here, once.
 
 * ``ARG_RULES``: the argument handlers, in code order (the codes are their positions).
 * ``EXACT_TYPES``: builtin types converted by exact type (subclasses are classified).
-* ``CLASSIFY``: the ordered tests that pick the handler of any other type (first match wins).
+* ``CLASSIFY``: the ordered tests that pick the handler of any other type (first match wins);
+  ``CLASSIFY_TESTS`` names the kinds of test (their codes are positions, as for ARG_RULES).
 * ``RESULT_KINDS`` / ``RESULTS``: per type index (by its ``c_api.h`` name), the result handler;
   indices not listed take ``DEFAULT_OBJECT`` (objects) or ``DEFAULT_POD``.
 * ``IDENTITY``: result kinds whose wrappers have identity (docs/python.md §4.3).
@@ -61,6 +62,7 @@ EXACT_TYPES = (
 # the type;
 # ("exchange", attribute) a type's DLPack exchange table, checked (skipped when
 # TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1).
+CLASSIFY_TESTS = ("derives", "subclass", "has", "exchange")
 CLASSIFY = (
     (("derives", "tvm_ffi.container.CContainerBase"), "CONTAINER"),
     (("derives", "CObject"), "OBJECT"),
@@ -156,11 +158,11 @@ CONVERT = {
 
 
 def fingerprint():
-    """A 31-bit checksum of what rules.h compiles in (not CLASSIFY or CONVERT: Python reads
-    those itself), compared by ffipy_init."""
+    """A 31-bit checksum of what rules.h compiles in (not CLASSIFY's rows or CONVERT: Python
+    reads those itself and hands the rows to C resolved), compared by ffipy_init."""
     import zlib  # noqa: PLC0415 - already loaded by the interpreter's startup
 
-    words = ARG_RULES + RESULT_KINDS + IDENTITY + CARRIES_API + (
+    words = ARG_RULES + RESULT_KINDS + CLASSIFY_TESTS + IDENTITY + CARRIES_API + (
         DEFAULT_OBJECT, DEFAULT_POD, str(len(EXACT_TYPES)))
     words += tuple(k + "=" + v for k, v in sorted(RESULTS.items()))
     words += tuple(k + "=" + v for k, v in sorted(VIEW_ONLY.items()))
@@ -173,6 +175,8 @@ def c_header():
            "#ifndef TVM_FFI_PY_RULES_H_", "#define TVM_FFI_PY_RULES_H_", ""]
     out.append("enum { /* argument handlers */")
     out += ["  RULE_%s = %d," % (n, i) for i, n in enumerate(ARG_RULES)]
+    out += ["};", "", "enum { /* the kinds of test of the CLASSIFY rows */"]
+    out += ["  TEST_%s = %d," % (n.upper(), i) for i, n in enumerate(CLASSIFY_TESTS)]
     out += ["};", "", "enum { /* result handlers */"]
     out += ["  RES_%s = %d," % (n, i) for i, n in enumerate(RESULT_KINDS)]
     out += ["};", ""]
@@ -194,7 +198,8 @@ def c_header():
     out.append("/* the name an owned value of a view-only kind is refused with */")
     out.append("static const char* const view_only_names[] = {")
     out += ['  [RES_%s] = "%s",' % kv for kv in sorted(VIEW_ONLY.items())]
-    out += ["};", "", "#define RULES_EXACT_MAX %d" % len(EXACT_TYPES),
+    out += ["};", "", "#define RULES_ARG_COUNT %d" % len(ARG_RULES),
+            "#define RULES_EXACT_MAX %d" % len(EXACT_TYPES),
             "#define RULES_FINGERPRINT %d" % fingerprint(), "",
             "#endif /* TVM_FFI_PY_RULES_H_ */", ""]
     return "\n".join(out)

@@ -1235,6 +1235,7 @@ from ._conversion import (  # noqa: E402, F401 - re-exported
     CAny,
     _CARRIES_API,
     _classify,
+    _CLASSIFY_C,
     _CLASSIFY_ROWS,
     convert_func,
     _convert_slow,
@@ -1313,6 +1314,8 @@ def _init():
     cfg.type_cls = id(_TYPE_CLS)
     cfg.test_wrapper = id(DLTensorTestWrapper)
     cfg.classify = id(_classify)
+    cfg.classify_rows = id(_CLASSIFY_C)
+    cfg.exchange_address = id(_exchange_api_address)
     cfg.exact_rules = id(_EXACT_RULES)
     cfg.rules_fingerprint = _rules.fingerprint()
     cfg.convert_slow = id(_convert_slow)

@@ -17,6 +17,7 @@
  *   slots.c      __slots__ offsets from member descriptors
  *   errors.c     boxes and the Python exception handed back to core.py
  *   identity.c   the wrapper identity table (one live wrapper per handle)
+ *   classify.c   the argument rule of a type, by the conversion table's CLASSIFY rows
  *   pack.c       Python value -> TVMFFIAny (arguments, callback results)
  *   exchange.c   framework tensors through the DLPack exchange API
  *   dlpack.c     DLPack capsules, __dlpack__ producers, from_dlpack
@@ -64,6 +65,8 @@ typedef struct {
   PyTypeObject* tensor_cls;   /* core.Tensor; NULL when its slot offsets are unknown */
   PyObject* tensor_cls_box;   /* core._CLASS_TENSOR_BOX: [current tensor class] */
   PyObject* classify;         /* classify(type) -> rule (RULE_* or (rule, extra)) */
+  PyObject* classify_rows;    /* ((TEST_*, class or attribute, RULE_*), ...): classify.c */
+  PyObject* exchange_address; /* exchange_address(capsule) -> int, or raises why not */
   /* the table's exact types and their handlers (RULE_*), as ffipy_config gave them */
   PyTypeObject* exact_tp[RULES_EXACT_MAX];
   long exact_code[RULES_EXACT_MAX];
@@ -88,6 +91,7 @@ typedef struct {
   PyObject* type_rules;        /* dict: type -> rule, filled by classify */
   /* interned attribute names */
   PyObject *str_h, *str_release_gil, *str_pod, *str_api, *str_tensor, *str_dlpack;
+  PyObject* str_max_version;
   int long_layout;             /* pyint.c: 0 unknown, 1 or 2 */
   volatile int finalizing;     /* after atexit: deleters leak instead of touching Python */
 } binding_state;
@@ -156,6 +160,9 @@ static int ctx_own(CallCtx* c, TVMFFIObjectHandle h);
 static int ctx_keep(CallCtx* c, PyObject* o);
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out);
 static int type_rule(PyTypeObject* tp, RuleEntry* out);
+/* classify.c: the rule object of a type (RULE_* or (RULE_*, extra)); new reference or NULL */
+static PyObject* classify_type(PyTypeObject* tp);
+static int classify_rows_valid(PyObject* rows);
 /* The CONV_* of converting v; out is a view whose temporaries c owns until ctx_release. */
 static inline int pack(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth);
 static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out);

@@ -153,10 +153,26 @@ static TVMFFIObjectHandle tensor_self_handle(PyObject* self) {
   return h;
 }
 
+/* (device_type, device_id) of a DLTensor (built by hand: Py_BuildValue parses its format on
+ * every call, ~4 times the cost, and torch.from_dlpack asks for it before every import). */
+static PyObject* device_tuple(const DLTensor* dl) {
+  PyObject* t = PyTuple_New(2);
+  PyObject* a = t ? PyLong_FromLong((long)dl->device.device_type) : NULL;
+  PyObject* b = a ? PyLong_FromLong((long)dl->device.device_id) : NULL;
+  if (b == NULL) {
+    Py_XDECREF(a);
+    Py_XDECREF(t);
+    return NULL;
+  }
+  PyTuple_SetItem(t, 0, a);
+  PyTuple_SetItem(t, 1, b);
+  return t;
+}
+
 /* Whether dl_device (any 2-sequence) names the tensor's own device; -1 with an exception. */
 static int same_device(TVMFFIObjectHandle h, PyObject* dl_device) {
   const DLTensor* dl = TVMFFITensorGetDLTensorPtr(h);
-  PyObject* mine = Py_BuildValue("(ii)", (int)dl->device.device_type, (int)dl->device.device_id);
+  PyObject* mine = device_tuple(dl);
   PyObject* theirs = mine ? PySequence_Tuple(dl_device) : NULL;
   int eq = theirs ? PyObject_RichCompareBool(theirs, mine, Py_EQ) : -1;
   Py_XDECREF(mine);
@@ -175,8 +191,13 @@ static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssiz
   }
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    const char* k = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, i), NULL);
+    PyObject* name = PyTuple_GetItem(kwnames, i);
     PyObject* val = args[i];
+    if (name == g.str_max_version) { /* the interned name, as torch.from_dlpack passes it */
+      max_version = val;
+      continue;
+    }
+    const char* k = PyUnicode_AsUTF8AndSize(name, NULL);
     if (k == NULL) return NULL;
     if (strcmp(k, "max_version") == 0) {
       max_version = val;
@@ -192,7 +213,17 @@ static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssiz
   TVMFFIObjectHandle h = tensor_self_handle(self);
   if (h == NULL) return NULL;
   int versioned = 0;
-  if (max_version != Py_None) {
+  if (max_version != Py_None && PyTuple_CheckExact(max_version) && PyTuple_Size(max_version) > 0 &&
+      PyLong_CheckExact(PyTuple_GetItem(max_version, 0))) { /* (major, minor), the usual form */
+    long major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
+    if (major == -1 && PyErr_Occurred()) { /* beyond a C long: positive or not */
+      PyErr_Clear();
+      versioned = PyObject_RichCompareBool(PyTuple_GetItem(max_version, 0), g.zero, Py_GT);
+      if (versioned < 0) return NULL;
+    } else {
+      versioned = major > 0;
+    }
+  } else if (max_version != Py_None) {
     PyObject* first = PySequence_GetItem(max_version, 0);
     PyObject* major = first ? PyNumber_Long(first) : NULL;
     Py_XDECREF(first);
@@ -237,7 +268,7 @@ static PyObject* py_tensor_dlpack_device(PyObject* self, PyObject* unused) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Tensor has no handle");
     return NULL;
   }
-  return Py_BuildValue("(ii)", (int)dl->device.device_type, (int)dl->device.device_id);
+  return device_tuple(dl);
 }
 
 static PyMethodDef tensor_dlpack_device_def = {

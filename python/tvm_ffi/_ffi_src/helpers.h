@@ -26,7 +26,9 @@ typedef struct {
   intptr_t type_cls;        /* core._TYPE_CLS: type index -> class */
   intptr_t test_wrapper;    /* core.DLTensorTestWrapper (gets its exchange API capsule) */
   /* hooks for the rare cases */
-  intptr_t classify;        /* classify(type) -> rule */
+  intptr_t classify;        /* classify(type) -> rule (the types classify_rows leave to it) */
+  intptr_t classify_rows;   /* _conversion._CLASSIFY_C: the table's CLASSIFY rows, resolved */
+  intptr_t exchange_address; /* exchange_address(capsule) -> the checked table address */
   intptr_t exact_rules;     /* ((type, rule), ...): the table's exact types (_rules.EXACT_TYPES) */
   intptr_t convert_slow;    /* convert_slow(value) -> simpler value */
   intptr_t ret_obj;         /* ret_obj(type_index, payload, api_obj) -> object */

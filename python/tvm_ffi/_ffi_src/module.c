@@ -6,6 +6,7 @@
 #include "slots.c"
 #include "errors.c"
 #include "identity.c"
+#include "classify.c"
 #include "pack.c"
 #include "exchange.c"
 #include "dlpack.c"

@@ -113,7 +113,7 @@ static int type_rule(PyTypeObject* tp, RuleEntry* out) {
     PyObject* rule = PyDict_GetItemWithError(g.type_rules, (PyObject*)tp); /* borrowed */
     if (rule == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
     if (rule == NULL) {
-      rule = PyObject_CallFunctionObjArgs(g.classify, (PyObject*)tp, NULL);
+      rule = classify_type(tp);
       if (rule == NULL) return CONV_PY_ERROR;
       int rc = PyDict_SetItem(g.type_rules, (PyObject*)tp, rule);
       Py_DECREF(rule); /* the cache keeps both the type and the rule alive */

@@ -41,6 +41,7 @@ int ffipy_init(const ffipy_config* cfg) {
   if (cfg->rules_fingerprint != RULES_FINGERPRINT) return -2;
   if (cfg->cobject_cls == 0 || cfg->exact_rules == 0 || cfg->function_cls == 0 || cfg->tensor_cls == 0 ||
       cfg->tensor_cls_box == 0 || cfg->classify == 0 || cfg->convert_slow == 0 ||
+      cfg->exchange_address == 0 || !classify_rows_valid((PyObject*)cfg->classify_rows) ||
       cfg->ret_obj == 0 || cfg->exc_to_error == 0 || cfg->call_error == 0)
     return -1;
   keep_object(&g.cobject_cls, cfg->cobject_cls);
@@ -50,6 +51,8 @@ int ffipy_init(const ffipy_config* cfg) {
   keep_object(&g.type_cls, cfg->type_cls);
   keep_object(&g.test_wrapper, cfg->test_wrapper);
   keep_object(&g.classify, cfg->classify);
+  keep_object(&g.classify_rows, cfg->classify_rows);
+  keep_object(&g.exchange_address, cfg->exchange_address);
   if (keep_exact_rules((PyObject*)cfg->exact_rules) != 0) return -1;
   keep_object(&g.convert_slow, cfg->convert_slow);
   keep_object(&g.ret_obj, cfg->ret_obj);
@@ -76,6 +79,7 @@ int ffipy_init(const ffipy_config* cfg) {
     g.str_api = PyUnicode_InternFromString("_tvm_api");
     g.str_tensor = PyUnicode_InternFromString("_tensor");
     g.str_dlpack = PyUnicode_InternFromString("__dlpack__");
+    g.str_max_version = PyUnicode_InternFromString("max_version");
   }
   /* DLTensorTestWrapper's class attribute, made here so that core.py needs no ctypes */
   PyObject* cap = PyCapsule_New((void*)&test_exchange_api, "dlpack_exchange_api", NULL);
@@ -86,7 +90,7 @@ int ffipy_init(const ffipy_config* cfg) {
   TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)PyErr_CheckSignals);
   TVMFFIEnvRegisterCAPI("PyGILState_Ensure", (void*)PyGILState_Ensure);
   TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)PyGILState_Release);
-  if (PyErr_Occurred() || g.zero == NULL || g.type_rules == NULL || g.str_dlpack == NULL) {
+  if (PyErr_Occurred() || g.zero == NULL || g.type_rules == NULL || g.str_max_version == NULL) {
     PyErr_Clear();
     return -1;
   }
