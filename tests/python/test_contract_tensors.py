@@ -557,7 +557,8 @@ def test_spec82_failed_requirement_leaves_numpy_intact():
     assert sys.getrefcount(arr) == before
 
 
-@pytest.mark.skipif(not core.API_MODE, reason="the test exchange table needs the compiled module")
+@pytest.mark.skipif(not core.API_MODE or core._SKIP_EXCHANGE,
+                    reason="the test exchange table needs the compiled module, and its use")
 def test_spec82_exchange_buffer_error_falls_back_to_dlpack(echo):
     class Fallback(core.DLTensorTestWrapper):
         """Carries the test exchange API, whose export fails with the given error."""
