@@ -47,8 +47,10 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
   if (safe_call == NULL)
     return tvmffi__raise("ValueError", "TVMFFIFunctionCreate: safe_call must not be NULL");
   if (out == NULL) return tvmffi__raise("ValueError", "TVMFFIFunctionCreate: out is NULL");
-  func_obj* f =
-      (func_obj*)tvmffi__object_alloc_uninit(sizeof(func_obj), kTVMFFIFunction, func_deleter);
+  /* Without a deleter there is nothing but the block to free. */
+  func_obj* f = (func_obj*)tvmffi__object_alloc_uninit(
+      sizeof(func_obj), kTVMFFIFunction,
+      deleter == NULL ? tvmffi__object_deleter_plain : func_deleter);
   if (f == NULL) return -1;
   f->self = self;
   f->fn = safe_call;
