@@ -71,11 +71,15 @@ static TVMFFI__COLD int function_call_misuse(TVMFFIObjectHandle func) {
 /* The backtrace boundary (docs/abi.md §9.3): where the compiler keeps this
  * frame, its name marks it; on x86-64 the call is a tail jump (as in upstream's
  * runtime: no frame of ours on the hot path) and backtrace.c recognises the
- * caller's call instruction that targets this function instead. */
+ * caller's call instruction that targets this function instead.  Its 22
+ * bytes start 32-byte aligned so that they never straddle a 64-byte line:
+ * where the second branch crossed one (default 16-byte alignment) a nop
+ * call took 5.2 ns instead of 4.9 on a Zen 4 core. */
 #if defined(__x86_64__)
-int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
-                       TVMFFIAny* result) {
-  /* Both checks fall through on the hot path; the messages live out of line. */
+__attribute__((aligned(32))) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args,
+                                                    int32_t num_args, TVMFFIAny* result) {
+  /* Both checks fall through on the hot path; the messages live out of line.
+   * Upstream has neither; why they stay: README, Benchmarks. */
   if (TVMFFI__UNLIKELY(func == NULL ||
                        ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
     return function_call_misuse(func);
