@@ -41,7 +41,8 @@ static void die(const char* what) {
   exit(1);
 }
 
-/* Best-of-kRepeats ns per call of body(ctx). */
+/* Best-of-kRepeats ns per call of body(ctx).  body runs iters/10 + kRepeats *
+ * iters times: run-bench.sh divides callgrind counts by that. */
 static double measure(void (*body)(void*), void* ctx) {
   long warm = g_iters / 10;
   for (long i = 0; i < warm; ++i) body(ctx);

@@ -2,8 +2,9 @@
 # bench/run-bench.sh -- runs bench/bench_c on our libtvm_ffi.so and on the
 # apache-tvm-ffi wheel's (same binary, LD_LIBRARY_PATH picks the library),
 # and prints one table: ns per operation for both and the ratio
-# (ours / apache: below 1 means ours is faster), then the stripped sizes
-# and the dependencies of both libraries.  Prints figures; never fails on
+# (ours / apache: below 1 means ours is faster), then callgrind's
+# instructions per call of the nop calls (with valgrind), the stripped
+# sizes and the dependencies of both libraries.  Prints figures; never fails on
 # speed.  Without the wheel (scripts/apache-venv.sh cannot make its venv)
 # only our column is printed.
 #
@@ -63,6 +64,36 @@ awk -F '\t' -v have_apache="${apache:+1}" '
         printf "%-26s %12.2f %12s %12s\n", k, a[k], "-", "-"
     }
   }' "$tmp/ours" "$tmp/apache"
+
+# Instructions per call of the two call cases under callgrind: exact and
+# unmoved by load, unlike the ns above.  Two runs of different length are
+# subtracted so that one-time costs (lazy binding on the first call)
+# cancel; bench_c runs a case n/10 + 5n times (warm-up and kRepeats).
+ir_per_call() { # <library dir> <case function in bench_c.c>
+  for n in 1000 2000; do
+    LD_LIBRARY_PATH=$1 valgrind --tool=callgrind --toggle-collect="$2" \
+      --callgrind-out-file="$tmp/cg.$n" "$bin" "$n" > /dev/null 2>&1 || return 1
+  done
+  awk '/^summary:/ { ir[++i] = $2 } END { printf "%.1f", (ir[2] - ir[1]) / 5100 }' \
+    "$tmp/cg.1000" "$tmp/cg.2000"
+}
+ratio() { # "-" where a count is missing
+  case "$1 $2" in *-*) echo - ;; *) awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' ;; esac
+}
+if ! command -v valgrind > /dev/null 2>&1; then
+  echo "run-bench: no instruction counts (valgrind not found)"
+elif ! ir0=$(ir_per_call "$(dirname "$ours")" call0); then
+  echo "run-bench: no instruction counts (bench_c fails under valgrind on this build)"
+else
+  printf '%-26s %12s %12s %12s\n' "callgrind Ir per call" "ours" "apache" "ours/apache"
+  for c in call0:call_0_args call3:call_3_args; do
+    a=$ir0
+    [ "${c%%:*}" = call0 ] || a=$(ir_per_call "$(dirname "$ours")" "${c%%:*}") || a=-
+    b=-
+    [ -z "$apache" ] || b=$(ir_per_call "$(dirname "$apache")" "${c%%:*}") || b=-
+    printf '%-26s %12s %12s %12s\n' "${c#*:}" "$a" "$b" "$(ratio "$a" "$b")"
+  done
+fi
 
 ours_kb=$(stripped_kb "$ours")
 if [ -n "$apache" ]; then
