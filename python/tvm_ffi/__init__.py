@@ -43,7 +43,8 @@ if not _config_mode():
                    "float64 float32 float16 bfloat16 float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
                    "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu "
                    "float6_e2m3fn float6_e3m2fn float4_e2m1fn float4_e2m1fnx2"),
-        ("_tensor", "Shape device DLDeviceType"),
+        ("_tensor", "Shape device"),
+        ("_device_type", "DLDeviceType"),
         ("module", "Module load_module system_lib"),  # core imports it for ffi.Module results
         ("error", "register_error"),
         ("registry", "register_object register_global_func get_global_func "

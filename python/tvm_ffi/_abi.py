@@ -11,7 +11,7 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 
 import sys
 
-from . import _capi, _conversion, _rules
+from . import _capi, _conversion, _rules, _tensor
 from ._type_index import kTVMFFIOpaquePyObject
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -509,7 +509,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     core.Function.__call__ = function_call
     core.Function.__from_extern_c__ = staticmethod(from_extern_c)
     core.Tensor._capsule = tensor_capsule
-    core.from_dlpack = from_dlpack
+    _tensor.from_dlpack = from_dlpack
     _conversion._make_callback = make_callback
     _conversion._make_opaque = make_opaque
     _conversion._from_owned_any = from_owned_any

@@ -12,43 +12,46 @@ import builtins as _builtins
 import os
 import sys
 
-from . import _rules, core
-from ._loader import API_MODE, ffi, lib
-from ._type_index import kTVMFFIDataType, kTVMFFIDevice, kTVMFFIDLTensorPtr, kTVMFFIOpaquePtr
-from .core import (
-    Bytes,
+from . import _rules, _tensor
+from ._base import (
+    _FFI_ERROR,
+    _OBJ_HEADER,
+    _OK,
+    _PY_ERROR,
     CObject,
-    DataType,  # (with Device, PyNativeObject: classes the table's CLASSIFY rows name)
-    Device,
-    Function,
     Object,
     ObjectRValueRef,
-    OpaquePyObject,
-    PyNativeObject,
-    String,
-    Tensor,
-    _OBJ_HEADER,
     _addr,
     _bytearray,
-    _check,
     _decref,
-    _device_from_payload,
-    _dtype_pack,
-    _exc_to_error,
-    _exchange_api_address,
     _incref,
     _new_tied,
     _new_wrapper,
-    _raise_ffi_error,
-    _take_exception,
     _tie,
     _tied,
-    _class_for_index,
     _unpack_bytes,
 )
-
-if API_MODE:  # (ABI mode has no compiled entry points, nor their status codes)
-    from .core import _FFI_ERROR, _OK, _PY_ERROR
+from ._function import Function, _class_for_index
+from ._loader import API_MODE, ffi, lib
+from ._tensor import Shape, Tensor, _exchange_api_address
+from ._type_index import (
+    kTVMFFIDataType,
+    kTVMFFIDevice,
+    kTVMFFIDLTensorPtr,
+    kTVMFFIOpaquePtr,
+    kTVMFFIOpaquePyObject,
+)
+from ._values import (  # (DataType, Device, PyNativeObject: classes the table's CLASSIFY rows name)
+    Bytes,
+    DataType,
+    Device,
+    PyNativeObject,
+    String,
+    _device_from_payload,
+    _dtype_pack,
+)
+from .container import CContainerBase
+from .error import _check, _exc_to_error, _raise_ffi_error, _take_exception
 
 # the conversion table's result kinds (_rules.py), by type index
 _KINDS, _KIND = _rules.resolve(lib)
@@ -66,6 +69,16 @@ def _kind(tidx):
 def _tieable(tidx):
     """Whether results of this type index keep wrapper identity (the table's IDENTITY)."""
     return _kind(tidx) in _IDENTITY
+
+
+class OpaquePyObject(CObject):
+    """An FFI object (kTVMFFIOpaquePyObject) holding a strong reference to a Python object."""
+
+    __slots__ = ()
+
+    def pyobject(self):
+        cell = ffi.cast("TVMFFIOpaqueObjectCell*", self._h + _OBJ_HEADER)
+        return _from_any_view(kTVMFFIOpaquePyObject, self._h) if cell.handle else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,18 +137,16 @@ def _ret_obj(tidx, payload, api_obj):
         finally:
             _decref(payload)
     if k == _K_TENSOR:
-        t = _new_wrapper(core._CLASS_TENSOR, payload)
+        t = _new_wrapper(_tensor._CLASS_TENSOR, payload)
         if api_obj is _TORCH_FALLBACK:
             try:
-                import torch  # noqa: PLC0415
+                import torch  # noqa: PLC0415 - optional, never imported by tvm_ffi itself
 
                 return torch.from_dlpack(t)
             except Exception:  # noqa: BLE001 - fall back to tvm_ffi.Tensor
                 return t
         return t
     if k == _K_SHAPE:
-        from ._tensor import Shape  # noqa: PLC0415
-
         return Shape._from_handle(payload)
     if tidx >= _OBJECT_BEGIN:  # any other object: the class registered for its index
         try:
@@ -148,17 +159,17 @@ def _ret_obj(tidx, payload, api_obj):
             obj._tvm_api = api_obj
         return obj
     if k == _K_OPAQUE_PTR:
-        import ctypes  # noqa: PLC0415
+        import ctypes  # noqa: PLC0415 - ~1 ms: `import tvm_ffi` does not load it
 
         return ctypes.c_void_p(payload or None)
     if k == _K_DTYPE:
-        from ._dtype import dtype  # noqa: PLC0415
+        from ._dtype import dtype  # noqa: PLC0415 - above core; `import tvm_ffi` skips it
 
         return dtype._from_packed(payload)
     if k == _K_DEVICE:
         return _device_from_payload(payload)
     if k == _K_DLTENSOR_PTR:
-        t = core._CLASS_TENSOR.__new__(core._CLASS_TENSOR)
+        t = _tensor._CLASS_TENSOR.__new__(_tensor._CLASS_TENSOR)
         t._view = payload
         return t
     raise ValueError("Unhandled type index %d" % tidx)
@@ -301,10 +312,10 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
     if torch is not None and isinstance(v, torch.Tensor):
         return _torch_fallback(torch, v)
     if hasattr(tp, "__dlpack__"):
-        return core.from_dlpack(v)
+        return _tensor.from_dlpack(v)
     if isinstance(v, bool):
         return bool(v)
-    import numbers  # noqa: PLC0415
+    import numbers  # noqa: PLC0415 - rare types only; not loaded by `import tvm_ffi`
 
     if isinstance(v, numbers.Integral):
         return int(v)
@@ -336,7 +347,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
     if callable(v):
         return convert_func(v)
     if torch is not None and isinstance(v, torch.dtype):
-        from ._dtype import _torch_dtype_code  # noqa: PLC0415
+        from ._dtype import _torch_dtype_code  # noqa: PLC0415 - above core, loaded on need
 
         code = _torch_dtype_code(v)
         if code is None:
@@ -344,7 +355,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return _pack_dtype_tuple(code)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(v, np.dtype):
-        from ._dtype import _numpy_dtype_code  # noqa: PLC0415
+        from ._dtype import _numpy_dtype_code  # noqa: PLC0415 - above core, loaded on need
 
         code = _numpy_dtype_code(v)
         if code is None:
@@ -364,7 +375,7 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
         return list(r) if type(r) is tuple else r
     if isinstance(v, BaseException):
         return _exc_to_error(v, append_native=False)
-    from ._convert import ObjectConvertible  # noqa: PLC0415
+    from ._convert import ObjectConvertible  # noqa: PLC0415 - _convert imports core
 
     if isinstance(v, ObjectConvertible):
         return v.asobject()
@@ -373,9 +384,9 @@ def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
 
 def _torch_fallback(torch, v):
     """Rule 10: torch without an exchange API goes through a legacy capsule."""
-    import torch.utils.dlpack  # noqa: PLC0415
+    import torch.utils.dlpack  # noqa: PLC0415 - the caller holds a torch tensor
 
-    t = core.from_dlpack(torch.utils.dlpack.to_dlpack(v))
+    t = _tensor.from_dlpack(torch.utils.dlpack.to_dlpack(v))
     dev = None
     stream = 0
     if v.device.type == "cuda":
@@ -432,8 +443,6 @@ def _to_framework(tensor_cls, tag, a):
     """convert_func(tensor_cls=...) callback argument without the compiled module (which
     converts in C): tensors become tensor_cls tensors, containers a tagged copy of the wrapper
     whose tensor elements convert on access."""
-    from .container import CContainerBase  # noqa: PLC0415
-
     if isinstance(a, CContainerBase) and a._h:
         if a._tvm_api == tag:
             return a

@@ -13,6 +13,8 @@ from typing import Any, Optional
 
 from . import _type_index as T
 from . import core
+from ._dtype import dtype
+from ._tensor import Shape
 from .core import ffi, lib
 
 # TVMFFIFieldFlagBitMask (c_api.h)
@@ -400,9 +402,6 @@ def _lookup_or_register_type_info_from_type_key(type_key):
 
 # value-like classes that stand for a type index without being object wrappers of it
 def _value_class_index(cls):
-    from ._dtype import dtype  # noqa: PLC0415
-    from ._tensor import Shape  # noqa: PLC0415
-
     table = {core.String: T.kTVMFFIStr, core.Bytes: T.kTVMFFIBytes, Shape: T.kTVMFFIShape,
              core.DataType: T.kTVMFFIDataType, dtype: T.kTVMFFIDataType, core.Device: T.kTVMFFIDevice}
     for klass, tidx in table.items():

@@ -5,8 +5,8 @@ import itertools
 import operator
 
 from . import _type_index as T
-from . import core
-from .core import _global
+from ._base import CObject, Object, _register_class
+from ._function import _global
 
 MISSING = None  # set by __init__ once the sentinel is known
 
@@ -15,13 +15,13 @@ def _g(name):
     return _global(name)
 
 
-class CContainerBase(core.Object):
+class CContainerBase(Object):
     """Base of the four containers; _tvm_api tags results of calls that had framework tensors."""
 
     __slots__ = ("_tvm_api",)
 
     def __new__(cls, *args, **kwargs):
-        self = core.Object.__new__(cls)
+        self = Object.__new__(cls)
         self._tvm_api = None
         return self
 
@@ -279,7 +279,7 @@ class _MapMixin:
 
     def get(self, key, default=None):
         r = _g(self._get_missing_fn)(self, key)
-        if isinstance(r, core.CObject) and MISSING is not None and r.same_as(MISSING):
+        if isinstance(r, CObject) and MISSING is not None and r.same_as(MISSING):
             return default
         return r
 
@@ -355,7 +355,7 @@ class Dict(_MapMixin, CContainerBase, collections.abc.MutableMapping):
 def _register():
     for tidx, cls in ((T.kTVMFFIArray, Array), (T.kTVMFFIMap, Map), (T.kTVMFFIList, List),
                       (T.kTVMFFIDict, Dict)):
-        core._register_class(tidx, cls)
+        _register_class(tidx, cls)
 
 
 _register()

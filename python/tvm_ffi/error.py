@@ -1,20 +1,44 @@
-"""Error kinds <-> Python exception classes, and C++ backtraces as Python traceback frames."""
+"""Errors, every crossing in one module: an FFI error raised in C becomes a Python exception
+(``_raise_ffi_error``, ``Error.py_error``: the kind picks the class, the stored backtrace
+becomes traceback frames), a Python exception becomes an FFI error (``_exc_to_error``, for
+callbacks and conversions), and ``register_error`` maps a kind to an exception class."""
 
-import re
 import sys
 import types
 
-from . import core
+from ._base import (
+    _OBJ_HEADER,
+    _OK,
+    API_MODE,
+    CObject,
+    _addr,
+    _bytearray,
+    _incref,
+    _ptr,
+    _type_index_of,
+    _unpack_bytes,
+)
+from ._loader import ffi, lib
 
-_LINE_RE = re.compile(r'File "(.*)", line (\d+), in (.*)$')
+# ---------------------------------------------------------------------------------------------
+# kinds: an error kind names an exception class, both ways
+
+ERROR_NAME_TO_TYPE = {}
+ERROR_TYPE_TO_NAME = {}
+# OverflowError (a callback result too large for its slot), KeyboardInterrupt and SystemExit
+# too: Ctrl-C or sys.exit() in a callback must reach the caller as itself, not a RuntimeError
+for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
+             AssertionError, MemoryError, OverflowError, KeyboardInterrupt, SystemExit):
+    ERROR_NAME_TO_TYPE[_cls.__name__] = _cls
+    ERROR_TYPE_TO_NAME[_cls] = _cls.__name__
 
 
 def register_error(name_or_cls=None, cls=None):
     """Map an error kind to an exception class (both directions). Usable as a decorator."""
 
     def register(kind, klass):
-        core.ERROR_NAME_TO_TYPE[kind] = klass
-        core.ERROR_TYPE_TO_NAME[klass] = kind
+        ERROR_NAME_TO_TYPE[kind] = klass
+        ERROR_TYPE_TO_NAME[klass] = kind
         return klass
 
     if isinstance(name_or_cls, type):
@@ -26,25 +50,145 @@ def register_error(name_or_cls=None, cls=None):
     return lambda klass: register(name_or_cls, klass)
 
 
+def _exit_code(message):
+    """SystemExit's code back from its message (str(code)): an int, None or the text."""
+    if not message:
+        return None
+    try:
+        return int(message)
+    except ValueError:
+        return message
+
+
+# ---------------------------------------------------------------------------------------------
+# the ffi.Error object
+
+
+class Error(CObject):
+    """An ffi.Error object (kind, message, backtrace)."""
+
+    __slots__ = ()
+
+    def __init__(self, kind, message, backtrace=""):
+        if self._h:
+            return
+        for what, v in (("kind", kind), ("message", message), ("backtrace", backtrace)):
+            if not isinstance(v, str):
+                raise TypeError("Error %s must be a str, got %s" % (what, type(v).__name__))
+        out = ffi.new("void**")
+        k, kb = _bytearray(kind.encode())
+        m, mb = _bytearray(_utf8(message))
+        b, bb = _bytearray(_utf8(backtrace))
+        if lib.TVMFFIErrorCreate(k, m, b, out) != 0:
+            raise MemoryError("TVMFFIErrorCreate failed")
+        self._h = _addr(out[0])
+
+    def _cell(self):
+        return ffi.cast("TVMFFIErrorCell*", self._h + _OBJ_HEADER)
+
+    def __reduce__(self):
+        # by value (an ffi.Error has no JSON-graph form), so an exception that crossed an FFI
+        # call pickles and deep-copies with the Error in its __dict__; extra_context is native
+        # and dropped
+        if not self._h:
+            return (_restore_error, ())
+        return (_restore_error, (self.kind, self.message, self.backtrace))
+
+    @property
+    def kind(self):
+        return _unpack_bytes(self._cell().kind).decode("utf-8", "replace")
+
+    @property
+    def message(self):
+        return _unpack_bytes(self._cell().message).decode("utf-8", "replace")
+
+    @property
+    def backtrace(self):
+        return _unpack_bytes(self._cell().backtrace).decode("utf-8", "replace")
+
+    @property
+    def extra_context(self):
+        h = _addr(self._cell().extra_context)
+        if not h:
+            return None
+        _incref(h)
+        from ._conversion import _ret_obj  # noqa: PLC0415 - the conversion layer builds on this one
+
+        return _ret_obj(_type_index_of(h), h, None)
+
+    def update_backtrace(self, text):
+        ba, buf = _bytearray(_utf8(text))
+        self._cell().update_backtrace(_ptr(self._h), ba, 0)
+
+    def py_error(self):
+        cls = ERROR_NAME_TO_TYPE.get(self.kind, RuntimeError)
+        message = self.message
+        if cls is SystemExit:
+            exc = cls(_exit_code(message))
+        elif cls is KeyboardInterrupt and not message:
+            exc = cls()  # as Ctrl-C raises it
+        else:
+            exc = cls(message)
+        exc.__tvm_ffi_error__ = self
+        return exc.with_traceback(_traceback_from_backtrace(self.backtrace))
+
+
+def _restore_error(*state):
+    """Unpickles an Error: a new one from (kind, message, backtrace), or an empty handle."""
+    return Error(*state) if state else Error.__new__(Error)
+
+
+# ---------------------------------------------------------------------------------------------
+# C -> Python: the raised FFI error as an exception whose traceback shows the native frames
+
+
+def _take_exception():
+    box = [None]
+    if lib.ffipy_take_exception(id(box)) != _OK:
+        return RuntimeError("tvm_ffi: lost a Python exception")
+    return box[0]
+
+
+def _move_raised_error():
+    """Move the raised FFI error out of this thread's slot as an Error wrapper (or None)."""
+    out = ffi.new("void**")
+    lib.TVMFFIErrorMoveFromRaised(out)
+    h = _addr(out[0])
+    if not h:
+        return None
+    err = Error.__new__(Error)
+    err._h = h
+    return err
+
+
+def _raise_ffi_error():
+    err = _move_raised_error()
+    if err is None:
+        raise RuntimeError("tvm_ffi: call failed without an error object")
+    raise err.py_error()
+
+
+def _check(rc):
+    if rc != 0:
+        _raise_ffi_error()
+
+
+_LINE_RE = None  # compiled on first use: `re` is not imported by `import tvm_ffi`
+
+
 def _parse_backtrace(text):
     """[(filename, lineno, func)] for every 'File "f", line N, in fn' line, in text order."""
+    global _LINE_RE
+    if _LINE_RE is None:
+        import re  # noqa: PLC0415 - import time (see _LINE_RE)
+
+        _LINE_RE = re.compile(r'File "(.*)", line (\d+), in (.*)$')
     out = []
     for line in text.splitlines():
         m = _LINE_RE.search(line.strip())
         if m:
             out.append((m.group(1), int(m.group(2)), m.group(3)))
     return out
-
-
-def _format_traceback(tb):
-    """Stored backtrace text of a Python traceback: innermost frame first."""
-    lines = []
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        lines.append('  File "%s", line %d, in %s\n' % (code.co_filename, tb.tb_lineno, code.co_name))
-        tb = tb.tb_next
-    lines.reverse()
-    return "".join(lines)
 
 
 _FRAME_CACHE = {}
@@ -86,10 +230,10 @@ def _synthetic_frame(filename, lineno, func):
         _guard_linecache(filename)
         # Before 3.11 PyFrame_New links f_back to the running frame, and a cached frame would
         # keep the caller's locals alive; the helper thread's frames hold nothing of them.
-        if core.API_MODE and sys.version_info >= (3, 11):
+        if API_MODE and sys.version_info >= (3, 11):
             box = [code, _FRAME_GLOBALS]
-            if core.lib.ffipy_frame_new(id(box)) != core._OK:
-                raise core._take_exception()
+            if lib.ffipy_frame_new(id(box)) != _OK:
+                raise _take_exception()
             frame = box[0]
         else:  # ABI mode: a frame from a real (finished) execution of the raiser code
             frame = _frame_from_clean_stack(filename, lineno, func)
@@ -105,7 +249,7 @@ def _guard_linecache(filename):
     traceback formatter; cache it as having no lines, as 3.10+ does by itself."""
     if sys.version_info >= (3, 10):
         return
-    import linecache  # noqa: PLC0415
+    import linecache  # noqa: PLC0415 - Python 3.9 only, on a native frame
 
     try:
         linecache.getlines(filename)
@@ -116,7 +260,7 @@ def _guard_linecache(filename):
 def _frame_from_clean_stack(filename, lineno, func):
     """Run a one-line raiser in a helper thread: its frame's f_back chain then holds only the
     thread's bootstrap frames, never the caller's locals (frames are cached)."""
-    import threading  # noqa: PLC0415
+    import threading  # noqa: PLC0415 - ABI mode, once per frame: not at import
 
     raiser = compile("\n" * (max(lineno, 1) - 1) + "raise KeyError", filename, "exec")
     try:
@@ -146,3 +290,59 @@ def _traceback_from_backtrace(text):
         # sits one line above): the traceback module reads positions from lasti
         tb = types.TracebackType(tb, frame, 2, lineno)
     return tb
+
+
+# ---------------------------------------------------------------------------------------------
+# Python -> C: an exception (a callback's, a conversion's) as an FFI error
+
+
+def _exc_message(exc):
+    """str(exc), best effort: an exception whose __str__ raises, or whose text the runtime's
+    UTF-8 cannot hold (a lone surrogate), still crosses with its kind and a readable message."""
+    if isinstance(exc, SystemExit) and exc.code is None:
+        return ""  # as _exit_code reads it back (str() would give "None")
+    try:
+        msg = str(exc)
+    except BaseException as e:  # noqa: BLE001 - any failure of user code in __str__
+        return "<%s: str() failed with %s>" % (type(exc).__name__, type(e).__name__)
+    return msg
+
+
+def _utf8(text):
+    """text as the runtime's UTF-8: bytes smuggled in by surrogateescape go back out as they
+    came; other lone surrogates, which UTF-8 cannot hold, are written as \\udXXX escapes."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
+
+
+def _format_traceback(tb):
+    """Stored backtrace text of a Python traceback: innermost frame first."""
+    lines = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        lines.append('  File "%s", line %d, in %s\n' % (code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    lines.reverse()
+    return "".join(lines)
+
+
+def _exc_to_error(exc, append_native=True):
+    """Python exception -> Error (callbacks, arguments, convert)."""
+    text = _format_traceback(exc.__traceback__)
+    if isinstance(append_native, str):  # captured by the C callback at the conversion point
+        text += append_native
+    elif append_native:
+        bt = lib.TVMFFIBacktrace(ffi.NULL, 0, ffi.NULL, 0)
+        if bt != ffi.NULL and bt.size:
+            text += _unpack_bytes(bt).decode("utf-8", "replace")
+    existing = getattr(exc, "__tvm_ffi_error__", None)
+    if isinstance(existing, Error) and existing._h:
+        existing.update_backtrace(text)
+        return existing
+    kind = ERROR_TYPE_TO_NAME.get(type(exc))
+    if kind is None:  # a subclass of Ctrl-C or sys.exit() must not become a catchable RuntimeError
+        kind = next((c.__name__ for c in (KeyboardInterrupt, SystemExit) if isinstance(exc, c)),
+                    "RuntimeError")
+    return Error(kind, _exc_message(exc), text)

@@ -297,7 +297,8 @@ def test_c_path_has_no_rules_of_its_own(path):
     assert not found, "%s decides by type index itself: %s" % (path, found)
 
 
-@pytest.mark.parametrize("path", ["_abi.py", "_convert.py", "core.py", "_conversion.py"])
+@pytest.mark.parametrize("path", ["_abi.py", "_convert.py", "core.py", "_conversion.py",
+                                  "_base.py", "_values.py", "_function.py", "_tensor.py"])
 def test_python_path_has_no_rules_of_its_own(path):
     if not os.path.exists(os.path.join(PKG, path)):
         pytest.skip("%s is not in this tree" % path)

@@ -1,0 +1,179 @@
+"""Functions: the ``Function`` wrapper and its Python-level call path, global functions, and
+the runtime's type keys (name <-> type index, the class bound to an index)."""
+
+import os
+import sys
+import types
+from importlib import import_module
+
+from ._base import (
+    _BOTH_ERRORS,
+    _OK,
+    _PY_ERROR,
+    _SHARED_BOX,
+    API_MODE,
+    CObject,
+    _TYPE_CLS,
+    _addr,
+    _bytearray,
+    _new_wrapper,
+    _ptr,
+)
+from ._loader import ffi, lib
+from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_frame, _take_exception
+
+
+# ---------------------------------------------------------------------------------------------
+# Function: its __call__ here is the pure-cffi path (TVM_FFI_PURE_CFFI_CALL=1); core._init
+# installs the compiled one, ABI mode _abi's
+
+
+class Function(CObject):
+    """A callable FFI function object (kTVMFFIFunction)."""
+
+    __slots__ = ("release_gil", "__dict__")
+
+    def __new__(cls, *args, **kwargs):
+        self = CObject.__new__(cls)
+        self.release_gil = _RELEASE_GIL_DEFAULT
+        return self
+
+    _call_line = sys._getframe().f_lineno + 2  # the line that names the call in tracebacks
+
+    def __call__(*args, _call=lib.ffipy_call if API_MODE else None, _id=id):
+        rc = _call(_id(args))
+        if rc == 0:  # FFIPY_OK
+            return args[0]
+        ok, value = _call_failed(rc, args)
+        if ok:
+            return value
+        try:
+            raise value  # raised here so the traceback shows one package frame
+        finally:
+            del value  # no cycle: exception -> traceback -> this frame -> exception
+
+    @staticmethod
+    def __from_extern_c__(c_symbol, *, keep_alive_object=None):
+        out = ffi.new("void**")
+        box = [keep_alive_object]
+        if lib.ffipy_function_from_extern_c(_ptr(c_symbol), id(box), out) != _OK:
+            _raise_ffi_error()
+        return _new_wrapper(Function, _addr(out[0]))
+
+    @staticmethod
+    def __from_mlir_packed_safe_call__(addr, *, keep_alive_object=None):
+        out = ffi.new("void**")
+        box = [keep_alive_object]
+        if lib.ffipy_function_from_mlir_packed(_ptr(addr), id(box), out) != _OK:
+            _raise_ffi_error()
+        return _new_wrapper(Function, _addr(out[0]))
+
+
+_RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
+
+
+def _call_failed(rc, box):
+    """(True, result) or (False, exception) for a failed ffipy_call status."""
+    if rc == _SHARED_BOX:  # the *args tuple is shared: retry with a private list
+        box = list(box)
+        rc = lib.ffipy_call(id(box))
+        if rc == _OK:
+            return True, box[0]
+    if rc == _PY_ERROR:
+        return False, _take_exception()
+    err = _move_raised_error()
+    if rc == _BOTH_ERRORS:
+        pending = _take_exception()
+        if err is None or err.kind == "EnvErrorAlreadySet":
+            return False, pending
+    if err is None:
+        return False, RuntimeError("tvm_ffi: call failed without an error object")
+    return False, err.py_error()
+
+
+def _call_error(pending):
+    """Exception to raise after a failed call (the FFI error, or the pending Python one)."""
+    err = _move_raised_error()
+    if pending is not None and (err is None or err.kind == "EnvErrorAlreadySet"):
+        return pending
+    if err is None:
+        return RuntimeError("tvm_ffi: call failed without an error object")
+    exc = err.py_error()
+    # the C-level __call__ leaves no Python frame: name the package's call site explicitly
+    line = Function.__dict__.get("_call_line", 1)
+    frame = _synthetic_frame(__file__, line, "Function.__call__")
+    return exc.with_traceback(types.TracebackType(exc.__traceback__, frame, 0, line))
+
+
+# ---------------------------------------------------------------------------------------------
+# global functions
+
+_GLOBAL_CACHE = {}
+
+
+def _global_handle(name):
+    """New reference to a global function handle (int), 0 when absent."""
+    ba, buf = _bytearray(name.encode())
+    out = ffi.new("void**")
+    _check(lib.TVMFFIFunctionGetGlobal(ba, out))
+    return _addr(out[0])
+
+
+def _global(name, allow_missing=False):
+    """Cached Function wrapper of a core global (for internal use)."""
+    f = _GLOBAL_CACHE.get(name)
+    if f is None:
+        h = _global_handle(name)
+        if not h:
+            if allow_missing:
+                return None
+            raise ValueError("Cannot find global function %s" % name)
+        f = Function.__new__(Function)
+        f._h = h
+        _GLOBAL_CACHE[name] = f
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# type keys: the runtime's names of type indices, and the class results of an index get
+
+
+def _type_key(tidx):
+    info = lib.TVMFFIGetTypeInfo(tidx)
+    if info == ffi.NULL:  # an index no type was registered under (RuntimeError raised)
+        _raise_ffi_error()
+    return ffi.string(info.type_key.data, info.type_key.size).decode()
+
+
+def _type_key_to_index(key):
+    ba, buf = _bytearray(key.encode())
+    out = ffi.new("int32_t*")
+    if lib.TVMFFITypeKeyToIndex(ba, out) != 0:
+        err = _move_raised_error()  # leave the slot clean
+        del err
+        return None
+    return out[0]
+
+
+_object_type_key_to_index = _type_key_to_index
+
+
+# built-in object types whose Python class lives in a module `import tvm_ffi` does not
+# import (python/tvm_ffi/__init__.py, _LAZY): type key -> that module, imported on first need
+_LAZY_CLASS_MODULES = {"ffi.Module": "module"}
+
+
+def _class_for_index(tidx):
+    cls = _TYPE_CLS.get(tidx)
+    if cls is None and _LAZY_CLASS_MODULES:
+        modname = _LAZY_CLASS_MODULES.pop(_type_key(tidx), None)
+        if modname is not None:
+            import_module("." + modname, __package__)  # registers the class
+            cls = _TYPE_CLS.get(tidx)
+    if cls is None:
+        # registry imports _typeinfo (dataclasses, json: ~7 ms), which `import tvm_ffi` does not
+        from .registry import _make_fallback_class  # noqa: PLC0415
+
+        cls = _make_fallback_class(tidx)
+    return cls
+
