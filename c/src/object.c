@@ -118,9 +118,14 @@ static inline __attribute__((always_inline)) void decref_impl(TVMFFIObject* obj)
   if (obj == NULL) return;
   uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, STRONG_ONE, DEC_ORDER);
   if (old == (STRONG_ONE | WEAK_ONE)) {
-    /* Last strong reference and no weak ones: destroy and free at once. */
+    /* Last strong reference and no weak ones: destroy and free at once.  A
+     * block with the plain deleter holds no references, so freeing it cannot
+     * nest and skips destroy's depth count (strings, shapes, functions). */
     ACQUIRE_FENCE();
-    destroy(obj, 0);
+    if (obj->deleter == tvmffi__object_deleter_plain)
+      free(obj);
+    else
+      destroy(obj, 0);
   } else if (TVMFFI__UNLIKELY((old & 0xFFFFFFFFu) == 1)) {
     destroy(obj, 1);
   }
