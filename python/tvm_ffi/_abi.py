@@ -98,7 +98,10 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         except BaseException:  # noqa: BLE001
             pass
 
-    @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
+    # error=-1: should even the handler below raise (the recursion limit reached in it), cffi
+    # returns failure, which the caller reports as an error without an object; its default, 0,
+    # reported success with a result never written
+    @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)", error=-1)
     def safe_call(self, args, n, result):
         try:
             f = _callbacks[addr(self)]
@@ -488,7 +491,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     def from_mlir(addr_, *, keep_alive_object=None):
         entry = ffi.cast("void(*)(void**)", addr_)
 
-        @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
+        @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)", error=-1)
         def trampoline(self, args, n, result):
             # the packed slots point to: handle, args pointer, count, result pointer, return code
             handle = ffi.new("void**")

@@ -253,6 +253,21 @@ def test_exception_with_lone_surrogate_keeps_its_kind():
         assert str(exc) == "bad \\ud800 text"
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_callback_whose_error_conversion_fails_still_fails(monkeypatch):
+    # ABI mode turns a callback's exception into an FFI error in Python; when that itself
+    # raises (the recursion limit hit there, here a broken converter) the callback must still
+    # report failure: it reported success, and the call returned a value it never made
+    def broken(*args, **kwargs):
+        raise RecursionError("converter failed")
+
+    monkeypatch.setattr(core, "_exc_to_error", broken)
+    f = tvm_ffi.convert(_raising(ValueError("x")))
+    for call in (f, lambda: tvm_ffi.get_global_func("testing.apply")(f)):
+        with pytest.raises((ValueError, RuntimeError)):  # compiled: ValueError, ABI: no error
+            call()
+
+
 def test_callback_result_too_large():
     f = tvm_ffi.convert(lambda: 2**64)
     try:
