@@ -15,6 +15,7 @@ unset PYTHONPATH TVM_FFI_MODULE_DIR PIP_REQUIRE_VIRTUALENV
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 . "$top_srcdir/tests/python/find-python.sh"
+. "$top_srcdir/tests/san-host.sh"  # the test loads the build tree's (maybe instrumented) runtime
 
 # a cached venv of interpreter $2 with cffi and setuptools (builds need them) in $1
 cffi_venv() {
@@ -47,7 +48,7 @@ for v in $VERSIONS; do
   fi
   PYTHONPATH=$top_srcdir/python TVM_FFI_MODULE_DIR=$out \
     TVM_FFI_LIBRARY_PATH=$top_builddir/c/.libs \
-    "$venv/bin/python" "$top_srcdir/tests/python/test_pyint.py" || rc=1
+    san_host "$venv/bin/python" "$top_srcdir/tests/python/test_pyint.py" || rc=1
   ran=$((ran + 1))
 done
 [ $ran -gt 0 ] || { echo "test_pyint_pythons: SKIP: no CPython of $VERSIONS could be set up"; exit 77; }
