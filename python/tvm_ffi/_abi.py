@@ -363,7 +363,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 ctx.hold(t)
                 pack(t, a, ctx, depth + 1)
                 return
-            r = _torch_fallback(torch, v) if code == R_SLOW and torch is not None and isinstance(v, torch.Tensor) else core._convert_slow(v)
+            r = core._convert_slow(v)  # (a torch tensor: the table's legacy capsule row)
             ctx.hold(r)
             if type(r) is tuple and len(r) == 2:
                 a.type_index, a.v_uint64 = r
@@ -472,7 +472,6 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         a.v_uint64 = payload
         return from_any(a[0], False, None)
 
-    _torch_fallback = core._torch_fallback
 
     def from_extern_c(c_symbol, *, keep_alive_object=None):
         fn = ffi.cast("TVMFFISafeCallType", c_symbol)

@@ -283,103 +283,149 @@ def _pack_dtype_tuple(t):
     return (kTVMFFIDataType, _dtype_pack(code, bits, lanes))
 
 
-def _convert_slow(v):  # noqa: C901 - one branch per row of the conversion table
-    """One step of argument conversion for types the C fast path does not know."""
-    tp = type(v)
-    if isinstance(v, Tensor):
-        if not v._h and v._view:
-            return (kTVMFFIDLTensorPtr, v._view)
-        return None
-    if isinstance(v, CObject):
-        return None  # empty wrapper
-    if tp is int:  # beyond int64 (the fast path took the rest)
-        return _big_int_arg(v)
-    if isinstance(v, ObjectRValueRef):
-        return v._take()
-    if isinstance(v, CAny):  # its value as a view; the CAny outlives the call
-        t = v._any.type_index  # (a small string's length is not in the payload)
-        if t < _OBJECT_BEGIN and _kind(t) not in (_K_SMALL_STR, _K_SMALL_BYTES):
-            return (t, v._any.v_uint64)
-        return v.to_py()
-    if hasattr(tp, "__tvm_ffi_object__"):
-        obj = v.__tvm_ffi_object__()
-        if not isinstance(obj, CObject):
-            raise TypeError("__tvm_ffi_object__ must return an Object, got %r" % type(obj).__name__)
-        return obj
-    if hasattr(tp, "__cuda_stream__"):
-        return (kTVMFFIOpaquePtr, int(v.__cuda_stream__()[1]))
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(v, torch.Tensor):
-        return _torch_fallback(torch, v)
-    if hasattr(tp, "__dlpack__"):
-        return _tensor.from_dlpack(v)
-    if isinstance(v, bool):
-        return bool(v)
-    import numbers  # noqa: PLC0415 - rare types only; not loaded by `import tvm_ffi`
+def _dtype_arg(code, what):
+    if code is None:
+        raise _UnsupportedDType("Unsupported %s" % what)
+    return _pack_dtype_tuple(code)
 
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if isinstance(v, numbers.Real):
-        return float(v)
-    if isinstance(v, (String, Bytes)):
-        cached = v._tvm_ffi_cached_object
-        if cached is not None:
-            return cached
-        return str(v) if isinstance(v, str) else bytes(v)
-    if isinstance(v, PyNativeObject):
-        cached = getattr(v, "_tvm_ffi_cached_object", None)
-        if cached is None:
-            raise ValueError("%s has no cached object" % tp.__name__)
+
+class _UnsupportedDType(ValueError, KeyError):
+    """A framework dtype with no DLPack code: ValueError for a call, KeyError for convert (as
+    the apache package raises them)."""
+
+    __str__ = ValueError.__str__
+
+
+def _tensor_view(v):
+    return (kTVMFFIDLTensorPtr, v._view) if not v._h and v._view else None
+
+
+def _cany(v):  # its value as a view; the CAny outlives the call
+    t = v._any.type_index  # (a small string's length is not in the payload)
+    if t < _OBJECT_BEGIN and _kind(t) not in (_K_SMALL_STR, _K_SMALL_BYTES):
+        return (t, v._any.v_uint64)
+    return v.to_py()
+
+
+def _ffi_object(v):
+    obj = v.__tvm_ffi_object__()
+    if not isinstance(obj, CObject):
+        raise TypeError("__tvm_ffi_object__ must return an Object, got %r" % type(obj).__name__)
+    return obj
+
+
+def _cached(v):
+    cached = getattr(v, "_tvm_ffi_cached_object", None)
+    if cached is None:
+        raise ValueError("%s has no cached object" % type(v).__name__)
+    return cached
+
+
+def _cached_str(v):
+    cached = v._tvm_ffi_cached_object
+    if cached is not None:
         return cached
-    if isinstance(v, str):
-        return str(v)
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v)
-    if isinstance(v, (tuple, list)):
-        return list(v)
-    if isinstance(v, dict):
-        return dict(v)
-    ctypes = sys.modules.get("ctypes")  # a c_void_p exists only once ctypes was imported
-    if ctypes is not None and isinstance(v, ctypes.c_void_p):
-        return (kTVMFFIOpaquePtr, v.value or 0)
-    if hasattr(tp, "__tvm_ffi_opaque_ptr__"):
-        return (kTVMFFIOpaquePtr, int(v.__tvm_ffi_opaque_ptr__()))
-    if callable(v):
-        return convert_func(v)
-    if torch is not None and isinstance(v, torch.dtype):
-        from ._dtype import _torch_dtype_code  # noqa: PLC0415 - above core, loaded on need
+    return str(v) if isinstance(v, str) else bytes(v)
 
-        code = _torch_dtype_code(v)
-        if code is None:
-            raise ValueError("Unsupported torch dtype %s" % v)
-        return _pack_dtype_tuple(code)
-    np = sys.modules.get("numpy")
-    if np is not None and isinstance(v, np.dtype):
-        from ._dtype import _numpy_dtype_code  # noqa: PLC0415 - above core, loaded on need
 
-        code = _numpy_dtype_code(v)
-        if code is None:
-            raise ValueError("Unsupported numpy dtype %s" % v)
-        return _pack_dtype_tuple(code)
-    if hasattr(tp, "__dlpack_data_type__"):
-        return _pack_dtype_tuple(v.__dlpack_data_type__())
-    if hasattr(tp, "__dlpack_device__"):
-        code, index = v.__dlpack_device__()
-        return (kTVMFFIDevice, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
-    if hasattr(tp, "__tvm_ffi_int__"):
-        return int(v.__tvm_ffi_int__())
-    if hasattr(tp, "__tvm_ffi_float__"):
-        return float(v.__tvm_ffi_float__())
-    if hasattr(tp, "__tvm_ffi_value__"):
-        r = v.__tvm_ffi_value__()
-        return list(r) if type(r) is tuple else r
-    if isinstance(v, BaseException):
-        return _exc_to_error(v, append_native=False)
-    from ._convert import ObjectConvertible  # noqa: PLC0415 - _convert imports core
+def _torch_dtype(v):
+    from ._dtype import _torch_dtype_code  # noqa: PLC0415
 
-    if isinstance(v, ObjectConvertible):
-        return v.asobject()
-    return _make_opaque(v)
+    return _dtype_arg(_torch_dtype_code(v), "torch dtype %s" % v)
+
+
+def _numpy_dtype(v):
+    from ._dtype import _numpy_dtype_code  # noqa: PLC0415
+
+    return _dtype_arg(_numpy_dtype_code(v), "numpy dtype %s" % v)
+
+
+def _dlpack_device(v):
+    code, index = v.__dlpack_device__()
+    return (kTVMFFIDevice, (int(code) & 0xFFFFFFFF) | ((int(index) & 0xFFFFFFFF) << 32))
+
+
+def _ffi_value(v):
+    r = v.__tvm_ffi_value__()
+    return list(r) if type(r) is tuple else r
+
+
+# the steps SLOW_ROWS names: what a call passes for a value of the row
+_STEPS = {
+    "tensor_view": _tensor_view,
+    "empty_wrapper": lambda v: None,  # a wrapper without a handle
+    "big_int": lambda v: _big_int_arg(v),  # beyond int64 (the fast path took the rest)
+    "move": lambda v: v._take(),
+    "cany": _cany,
+    "ffi_object": _ffi_object,
+    "cuda_stream": lambda v: (kTVMFFIOpaquePtr, int(v.__cuda_stream__()[1])),
+    "torch_fallback": lambda v: _torch_fallback(sys.modules["torch"], v),
+    "dlpack": lambda v: _tensor.from_dlpack(v),
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "cached_str": _cached_str,
+    "cached": _cached,
+    "str": str,
+    "bytes": bytes,
+    "list": list,
+    "dict": dict,
+    "void_p": lambda v: (kTVMFFIOpaquePtr, v.value or 0),
+    "opaque_ptr": lambda v: (kTVMFFIOpaquePtr, int(v.__tvm_ffi_opaque_ptr__())),
+    "function": lambda v: convert_func(v),
+    "torch_dtype": _torch_dtype,
+    "numpy_dtype": _numpy_dtype,
+    "dlpack_data_type": lambda v: _pack_dtype_tuple(v.__dlpack_data_type__()),
+    "dlpack_device": _dlpack_device,
+    "ffi_int": lambda v: int(v.__tvm_ffi_int__()),
+    "ffi_float": lambda v: float(v.__tvm_ffi_float__()),
+    "ffi_value": _ffi_value,
+    "error": lambda v: _exc_to_error(v, append_native=False),
+    "asobject": lambda v: v.asobject(),
+    "opaque": lambda v: _make_opaque(v),
+}
+
+
+def _slow_test(test, arg):
+    """A SLOW_ROWS test as a predicate on (type, its MRO)."""
+    if test == "exact":
+        cls = getattr(_builtins, arg)
+        return lambda tp, mro: tp is cls
+    if test == "has":
+        return lambda tp, mro: hasattr(tp, arg)
+    if test == "callable":  # the type's own __call__ (hasattr would find the metaclass's)
+        return lambda tp, mro: any("__call__" in c.__dict__ for c in mro)
+    mod, _, name = arg.rpartition(".")
+    if test == "subclass":  # an ABC of the standard library (numbers): virtual subclasses too
+        abc_cls = getattr(__import__(mod), name)
+        return lambda tp, mro: issubclass(tp, abc_cls)
+    if mod:  # a module's class: no type derives from it before the module is imported
+        return lambda tp, mro: getattr(sys.modules.get(mod), name, None) in mro
+    cls = globals().get(arg) or getattr(_builtins, arg)
+    return lambda tp, mro: cls in mro
+
+
+_SLOW_TESTS = None  # the rows' predicates, made on first use (CAny is defined below)
+_SLOW_ROW_OF = {}  # type -> index of its row in SLOW_ROWS (asked once per type)
+
+
+def _slow_row(tp, start=0):
+    """The index of the first SLOW_ROWS row from `start` on whose test holds for type tp."""
+    global _SLOW_TESTS
+    i = _SLOW_ROW_OF.get(tp) if start == 0 else None
+    if i is None:
+        if _SLOW_TESTS is None:
+            _SLOW_TESTS = [_slow_test(*row[0]) for row in _rules.SLOW_ROWS]
+        mro = tp.__mro__
+        i = next(i for i in range(start, len(_SLOW_TESTS)) if _SLOW_TESTS[i](tp, mro))
+        if start == 0:
+            _SLOW_ROW_OF[tp] = i
+    return i
+
+
+def _convert_slow(v):
+    """One step of argument conversion for types the fast path does not know (SLOW_ROWS)."""
+    return _STEPS[_rules.SLOW_ROWS[_slow_row(type(v))][1]](v)
 
 
 def _torch_fallback(torch, v):

@@ -18,6 +18,8 @@ Python type or a type index gets, so a rule changes here, once.
 * ``VIEW_ONLY``: result kinds valid only as borrowed views (callback arguments), with the name
   an owned value of that kind is refused with.
 * ``CONVERT``: what ``tvm_ffi.convert`` does per argument handler.
+* ``SLOW_ROWS``: the ordered rows of the "slow" handler: which step a call takes for a type no
+  other handler covers, and what ``tvm_ffi.convert`` makes of it.
 
 Nothing here imports the package: the build loads this file by path.
 """
@@ -146,15 +148,57 @@ CARRIES_API = ("CONTAINER",)
 VIEW_ONLY = {"RAW_STR": "RawStr", "BYTE_ARRAY": "ByteArrayPtr", "RVALUE_REF": "ObjectRValueRef"}
 
 # tvm_ffi.convert(value) per argument handler: "same" (returned as it is), "array", "map",
-# "string", "bytes", "dlpack" (from_dlpack), "slow" (its own rows, _convert.py), "object" (the
+# "string", "bytes", "dlpack" (from_dlpack), "slow" (SLOW_ROWS' convert column), "object" (the
 # value when it is an Object; the other wrappers -- Function, Tensor, Error, OpaquePyObject are
-# CObjects, not Objects, as in the apache package -- take the "slow" rows: a Function is wrapped
+# CObjects, not Objects, as in the apache package -- take SLOW_ROWS: a Function is wrapped
 # again as a callable, a Tensor imported through __dlpack__)
 CONVERT = {
     "NONE": "same", "BOOL": "same", "INT": "same", "FLOAT": "same", "OBJECT": "object",
     "CONTAINER": "same", "POD": "same", "STR": "string", "BYTES": "bytes",
     "SEQUENCE": "array", "MAP": "map", "EXCHANGE": "dlpack", "DLPACK": "dlpack", "SLOW": "slow",
 }
+
+# The "slow" handler's rows, first match wins: (test, step, convert).  Tests as CLASSIFY's, on
+# the value's type, plus ("exact", class) and ("callable", None): instances are callable.  step: what a call passes (a handler of
+# _conversion._STEPS: a simpler value, a (type index, payload) pair or an object).  convert:
+# what tvm_ffi.convert returns: one of CONVERT's actions, "step" (the step's value), "view" (the
+# step's pair read back as a value: a dtype) or "next" (the rows below decide).
+SLOW_ROWS = (
+    (("derives", "Tensor"), "tensor_view", "next"),
+    (("derives", "CObject"), "empty_wrapper", "next"),  # Function, Error, OpaquePyObject
+    (("exact", "int"), "big_int", "same"),
+    (("derives", "ObjectRValueRef"), "move", "next"),
+    (("derives", "CAny"), "cany", "next"),
+    (("has", "__tvm_ffi_object__"), "ffi_object", "step"),
+    (("has", "__cuda_stream__"), "cuda_stream", "same"),
+    (("derives", "torch.Tensor"), "torch_fallback", "dlpack"),
+    (("has", "__dlpack__"), "dlpack", "step"),
+    (("derives", "bool"), "bool", "same"),
+    (("subclass", "numbers.Integral"), "int", "same"),
+    (("subclass", "numbers.Real"), "float", "same"),
+    (("derives", "String"), "cached_str", "same"),
+    (("derives", "Bytes"), "cached_str", "same"),
+    (("derives", "PyNativeObject"), "cached", "same"),
+    (("derives", "str"), "str", "string"),
+    (("derives", "bytes"), "bytes", "bytes"),
+    (("derives", "bytearray"), "bytes", "bytes"),
+    (("derives", "tuple"), "list", "array"),
+    (("derives", "list"), "list", "array"),
+    (("derives", "dict"), "dict", "map"),
+    (("derives", "ctypes.c_void_p"), "void_p", "same"),
+    (("has", "__tvm_ffi_opaque_ptr__"), "opaque_ptr", "same"),
+    (("callable", None), "function", "step"),
+    (("derives", "torch.dtype"), "torch_dtype", "view"),
+    (("derives", "numpy.dtype"), "numpy_dtype", "view"),
+    (("has", "__dlpack_data_type__"), "dlpack_data_type", "view"),
+    (("has", "__dlpack_device__"), "dlpack_device", "same"),
+    (("has", "__tvm_ffi_int__"), "ffi_int", "same"),
+    (("has", "__tvm_ffi_float__"), "ffi_float", "same"),
+    (("has", "__tvm_ffi_value__"), "ffi_value", "next"),
+    (("derives", "BaseException"), "error", "step"),
+    (("derives", "tvm_ffi._convert.ObjectConvertible"), "asobject", "step"),
+    (("derives", "object"), "opaque", "step"),
+)
 
 
 def fingerprint():

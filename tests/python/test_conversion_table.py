@@ -199,6 +199,32 @@ def test_convert_follows_table(name, make, expected):
         assert type(r) is tvm_ffi.core.Bytes and r == v
 
 
+def test_slow_rows_name_known_steps():
+    """Every SLOW_ROWS row names a step of _conversion and an answer convert() knows."""
+    from tvm_ffi import _conversion  # noqa: PLC0415
+
+    answers = set(_rules.CONVERT.values()) - {"slow", "object"} | {"step", "view", "next"}
+    for test, step, answer in _rules.SLOW_ROWS:
+        assert step in _conversion._STEPS and answer in answers, (test, step, answer)
+    assert set(_conversion._STEPS) == {row[1] for row in _rules.SLOW_ROWS}
+    assert _rules.SLOW_ROWS[-1][0] == ("derives", "object")  # every type has a row
+
+
+def test_convert_and_call_pick_the_same_row(echo):
+    """A type two rows match takes the first for a call and for convert alike."""
+
+    class Both(tvm_ffi.ObjectConvertible):
+        def asobject(self):
+            return tvm_ffi.convert([1])
+
+        def __call__(self):
+            return 5
+
+    assert echo(Both())() == 5
+    r = tvm_ffi.convert(Both())
+    assert isinstance(r, tvm_ffi.Function) and r() == 5
+
+
 def _rule_code(tp):
     exact = dict(_rules.exact_types())
     rule = exact[tp] if tp in exact else core._classify(tp)
