@@ -397,7 +397,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         else:
             bufs = (ffi.new("TVMFFIAny[]", max(n, _POOL_ARGS)), ffi.new("TVMFFIAny*"))
         try:
-            return call_with(h, args, ctx, depth, keep_gil, bufs[0], bufs[1])
+            return _call_with(h, args, ctx, depth, keep_gil, bufs[0], bufs[1])
         finally:
             if len(_pool) < 4:
                 _pool.append(bufs)
@@ -407,15 +407,15 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         # The first arguments packed without a loop: PyPy's JIT compiles a hot loop here as a
         # loop of its own, which the caller's trace then enters through a frame (~60 ns).
         if n > 0:
-            pack(args[0], arr + 0, ctx, depth)
+            _pack(args[0], arr + 0, ctx, depth)
             if n > 1:
-                pack(args[1], arr + 1, ctx, depth)
+                _pack(args[1], arr + 1, ctx, depth)
                 if n > 2:
-                    pack(args[2], arr + 2, ctx, depth)
+                    _pack(args[2], arr + 2, ctx, depth)
                     if n > 3:
-                        pack(args[3], arr + 3, ctx, depth)
+                        _pack(args[3], arr + 3, ctx, depth)
                         for i in range(4, n):
-                            pack(args[i], arr + i, ctx, depth)
+                            _pack(args[i], arr + i, ctx, depth)
         result.type_index = 0
         result.zero_padding = 0
         result.v_int64 = 0
@@ -440,13 +440,13 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             raise e.__cause__ from None
         if rc != 0:
             core._raise_ffi_error()
-        return from_any(result[0], True, ctx.api_obj)
+        return _from_any(result[0], True, ctx.api_obj)
 
     def function_call(*args):
         self = args[0]
         ctx = Ctx()
         try:
-            return call_handle(self._h, args[1:], ctx, 0, not self.release_gil)
+            return _call_handle(self._h, args[1:], ctx, 0, not self.release_gil)
         finally:
             if ctx.owned or ctx.keep:
                 ctx.release()
@@ -507,6 +507,11 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         f.__dict__["_trampoline"] = (trampoline, entry, keep_alive_object)
         return f
 
+    # The call path's functions call each other through module globals: a function the JIT
+    # reads from a global is a constant, one read from a closure cell is not, and calling it
+    # copies its closure cells into every new frame.
+    global _pack, _from_any, _call_with, _call_handle
+    _pack, _from_any, _call_with, _call_handle = pack, from_any, call_with, call_handle
     core.Function.__from_mlir_packed_safe_call__ = staticmethod(from_mlir)
     core.Function.__call__ = function_call
     core.Function.__from_extern_c__ = staticmethod(from_extern_c)
