@@ -329,13 +329,13 @@ def _cached_str(v):
 
 
 def _torch_dtype(v):
-    from ._dtype import _torch_dtype_code  # noqa: PLC0415
+    from ._dtype import _torch_dtype_code  # noqa: PLC0415 - above core, loaded on need
 
     return _dtype_arg(_torch_dtype_code(v), "torch dtype %s" % v)
 
 
 def _numpy_dtype(v):
-    from ._dtype import _numpy_dtype_code  # noqa: PLC0415
+    from ._dtype import _numpy_dtype_code  # noqa: PLC0415 - above core, loaded on need
 
     return _dtype_arg(_numpy_dtype_code(v), "numpy dtype %s" % v)
 
