@@ -157,24 +157,68 @@ static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl)
   return &t->header;
 }
 
-static inline __attribute__((always_inline)) int tensor_import(const char* fname, void* source, int32_t kind, const DLTensor* dl,
-                         uint64_t flags, int32_t require_alignment, int32_t require_contiguous,
-                         TVMFFIObjectHandle* out) {
+/* A tensor the fast test below rejects: tvmffi__dltensor_check names the first
+ * problem (0: none after all, a zero extent made the product overflow). */
+static TVMFFI__COLD int import_recheck(const char* fname, const DLTensor* dl,
+                                       TVMFFIObject* t) {
+  if (tvmffi__dltensor_check(fname, dl, 1) == 0) return 0;
+  free(t);
+  return -1;
+}
+
+/* Checks and wraps in one backward pass over the shape: the pass writes the
+ * strides tensor_wrap would and computes what tvmffi__dltensor_check tests,
+ * which runs only when that test fails, so the messages and their order are
+ * its own.  The block is allocated before the checks end and freed on error. */
+static inline __attribute__((always_inline)) int tensor_import(
+    const char* fname, void* source, int32_t kind, const DLTensor* dl, uint64_t flags,
+    int32_t require_alignment, int32_t require_contiguous, TVMFFIObjectHandle* out) {
   if (out == NULL) return tvmffi__raise("ValueError", "%s: out must not be NULL", fname);
   if (require_alignment < 0)
     return tvmffi__raise("ValueError", "%s: require_alignment must be non-negative, got %d",
                          fname, (int)require_alignment);
-  if (tvmffi__dltensor_check(fname, dl, 1) != 0) return -1;
-  if (require_alignment != 0 && !dltensor_is_aligned(dl, (uint64_t)require_alignment))
-    return tvmffi__raise("RuntimeError", "FromDLPack: Data is not aligned to %d bytes.",
-                         (int)require_alignment);
-  if (require_contiguous != 0 && !dltensor_is_contiguous(dl))
-    return tvmffi__raise("RuntimeError", "FromDLPack: Tensor is not contiguous.");
-  if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
-    return tvmffi__raise("RuntimeError", "Subbyte type padded is not yet supported");
-  TVMFFIObject* t = tensor_wrap(source, kind, dl);
+  int32_t ndim = dl->ndim;
+  const int64_t* shape = dl->shape;
+  if (TVMFFI__UNLIKELY((uint32_t)ndim > TVMFFI__TENSOR_MAX_NDIM || (ndim != 0 && shape == NULL)))
+    return tvmffi__dltensor_check(fname, dl, 1);
+  size_t extra = dl->strides == NULL ? (size_t)ndim : 0;
+  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc_uninit(
+      sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t), kTVMFFITensor, tensor_deleter);
   if (t == NULL) return -1;
-  *out = t;
+  /* Unsigned products: a zero-size tensor may have huge other extents, and
+   * its wrapped strides are harmless (as in tensor_wrap). */
+  uint64_t numel = 1;
+  int64_t sign = 0; /* negative iff some extent is */
+  int overflow = 0;
+  for (int32_t i = ndim - 1; i >= 0; --i) {
+    int64_t d = shape[i];
+    if (extra != 0) t->tail[i] = (int64_t)numel;
+    sign |= d;
+    overflow |= __builtin_mul_overflow(numel, (uint64_t)d, &numel);
+  }
+  if (TVMFFI__UNLIKELY(sign < 0 || overflow || numel > (uint64_t)INT64_MAX ||
+                       !device_type_known((int32_t)dl->device.device_type) ||
+                       dl->device.device_id < 0 || (dl->data == NULL && numel != 0)) &&
+      import_recheck(fname, dl, &t->header) != 0)
+    return -1;
+  int err = 0;
+  if (require_alignment != 0 && !dltensor_is_aligned(dl, (uint64_t)require_alignment))
+    err = tvmffi__raise("RuntimeError", "FromDLPack: Data is not aligned to %d bytes.",
+                        (int)require_alignment);
+  else if (require_contiguous != 0 && !dltensor_is_contiguous(dl))
+    err = tvmffi__raise("RuntimeError", "FromDLPack: Tensor is not contiguous.");
+  else if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
+    err = tvmffi__raise("RuntimeError", "Subbyte type padded is not yet supported");
+  if (TVMFFI__UNLIKELY(err != 0)) {
+    free(t);
+    return err;
+  }
+  t->dl = *dl; /* shape keeps pointing into the source, as upstream */
+  if (extra != 0) t->dl.strides = t->tail;
+  t->source = source;
+  t->source_kind = kind;
+  t->reserved = 0;
+  *out = &t->header;
   return 0;
 }
 

@@ -273,6 +273,19 @@ static void test_malformed(void) {
   CHECK_OK(TVMFFITensorFromDLPack(&mt, 0, 1, &t));
   CHECK_EQ_INT(TVMFFITensorGetDLTensorPtr(t)->strides[2], 1);
   TVMFFIObjectDecRef(t);
+  /* Import multiplies from the last extent: here the product overflows
+   * before it meets the zero, still a valid empty tensor... */
+  huge[0] = 0;
+  huge[2] = 4;
+  CHECK_OK(TVMFFITensorFromDLPack(&mt, 0, 1, &t));
+  CHECK_EQ_INT(TVMFFITensorGetDLTensorPtr(t)->strides[2], 1);
+  CHECK_EQ_INT(TVMFFITensorGetDLTensorPtr(t)->strides[1], 4);
+  TVMFFIObjectDecRef(t);
+  /* ...while a product that wraps to exactly zero is an overflow. */
+  int64_t wraps[2] = {INT64_C(1) << 32, INT64_C(1) << 32};
+  mt.dl_tensor.ndim = 2;
+  mt.dl_tensor.shape = wraps;
+  IMPORT_FAILS(&mt, 0, 0, "ValueError", "overflows");
 }
 
 static void test_export_errors(void) {
