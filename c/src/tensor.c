@@ -189,12 +189,19 @@ static inline __attribute__((always_inline)) int tensor_import(
    * its wrapped strides are harmless (as in tensor_wrap). */
   uint64_t numel = 1;
   int64_t sign = 0; /* negative iff some extent is */
-  int overflow = 0;
+  uint64_t overflow = 0;
+  int64_t* strides = t->tail;
   for (int32_t i = ndim - 1; i >= 0; --i) {
     int64_t d = shape[i];
-    if (extra != 0) t->tail[i] = (int64_t)numel;
+    if (extra != 0) strides[i] = (int64_t)numel;
     sign |= d;
+#ifdef __SIZEOF_INT128__
+    unsigned __int128 p = (unsigned __int128)numel * (uint64_t)d; /* one mul, high half */
+    overflow |= (uint64_t)(p >> 64);
+    numel = (uint64_t)p;
+#else
     overflow |= __builtin_mul_overflow(numel, (uint64_t)d, &numel);
+#endif
   }
   if (TVMFFI__UNLIKELY(sign < 0 || overflow || numel > (uint64_t)INT64_MAX ||
                        !device_type_known((int32_t)dl->device.device_type) ||
