@@ -225,6 +225,12 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         "RVALUE_REF", "OPAQUE_PY"))
     view_only = {K[k]: name for k, name in _rules.VIEW_ONLY.items()}
 
+    identity = _conversion._IDENTITY
+
+    def malformed(t, what):
+        """What a C caller or kernel handed over that would be dereferenced (as results.c)."""
+        return ValueError("tvm_ffi: value of type index %d is %s" % (t, what))
+
     def from_any(a, owned, api_obj):
         t = a.type_index
         k = kinds[t] if 0 <= t < n_static else k_pod if t < 0 else k_default
@@ -237,11 +243,18 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         if k == K_FLOAT:
             return a.v_float64
         if k == K_SMALL_STR or k == K_SMALL_BYTES:
+            if a.small_str_len > 7:
+                raise malformed(t, "a small string longer than 7 bytes")
             data = bytes(ffi.buffer(a.v_bytes, a.small_str_len))
             return data.decode("utf-8", "surrogateescape") if k == K_SMALL_STR else data
         if k in view_only:
             if owned:
                 raise ValueError("Return value cannot be %s" % view_only[k])
+            if (k == K_RAW_STR or k == K_BYTE_ARRAY) and (
+                    a.v_ptr == ffi.NULL or k == K_BYTE_ARRAY and
+                    ffi.cast("TVMFFIByteArray*", a.v_ptr).data == ffi.NULL and
+                    ffi.cast("TVMFFIByteArray*", a.v_ptr).size):
+                raise malformed(t, "a NULL string")
             if k == K_RAW_STR:
                 return ffi.string(a.v_c_str).decode("utf-8", "surrogateescape")
             if k == K_BYTE_ARRAY:
@@ -252,6 +265,8 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             h = addr(slot[0])
             slot[0] = ffi.NULL
             return core._ret_object(core._type_index_of(h), h, True, api_obj)
+        if t >= object_begin and k not in identity and a.v_obj == ffi.NULL:
+            raise malformed(t, "a NULL object")
         if k == K_OPAQUE_PY:
             cell = ffi.cast("TVMFFIOpaqueObjectCell*", addr(a.v_obj) + core._OBJ_HEADER)
             obj = pyobj_from_ptr(cell.handle)

@@ -268,6 +268,26 @@ def test_callback_whose_error_conversion_fails_still_fails(monkeypatch):
             call()
 
 
+@pytest.mark.parametrize("type_index,what", [
+    (8, "a NULL string"), (9, "a NULL string"), (11, "a small string longer than 7 bytes"),
+    (12, "a small string longer than 7 bytes"), (65, "a NULL object"), (66, "a NULL object"),
+    (69, "a NULL object"), (70, "a NULL object"), (74, "a NULL object"), (78, "a NULL object")])
+def test_malformed_value_from_c_is_a_value_error(type_index, what):
+    # a C caller handing a Python callback a NULL RawStr/ByteArrayPtr or a NULL String, Bytes,
+    # Shape, Tensor, OpaquePyObject or BigInt (objects read by value), or a small string
+    # claiming more than its 7 bytes: each was dereferenced, a segfault or an over-read
+    ffi, lib = core.ffi, core.lib
+    f = tvm_ffi.convert(lambda *args: None)
+    args = ffi.new("TVMFFIAny[1]")
+    args[0].type_index = type_index
+    if type_index in (11, 12):
+        args[0].small_str_len = 200
+    result = ffi.new("TVMFFIAny*")
+    assert lib.TVMFFIFunctionCall(ffi.cast("void*", f._h), args, 1, result) == -1
+    err = core._move_raised_error()
+    assert err.kind == "ValueError" and ("is " + what) in err.message, err.message
+
+
 def test_callback_result_too_large():
     f = tvm_ffi.convert(lambda: 2**64)
     try:

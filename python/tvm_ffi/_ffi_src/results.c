@@ -83,11 +83,32 @@ void ffipy_forget_wrapper_kind(intptr_t cls) {
   if (kind_cache != NULL && PyDict_DelItem(kind_cache, (PyObject*)cls) != 0) PyErr_Clear();
 }
 
+/* What a C caller or kernel hands over is checked where it would be dereferenced: a NULL
+ * string, byte array or by-value object, or a small string longer than its 7 bytes, is a
+ * ValueError (set, returning 1), not a crash.  Wrapped objects (identity kinds) may be NULL. */
+static int malformed_any(const TVMFFIAny* v, int kind, int owned) {
+  const char* what = NULL;
+  if (kind == RES_SMALL_STR || kind == RES_SMALL_BYTES) {
+    if (v->small_str_len > 7) what = "a small string longer than 7 bytes";
+  } else if ((kind == RES_RAW_STR || kind == RES_BYTE_ARRAY) && !owned) { /* owned: refused below */
+    const TVMFFIByteArray* ba = (const TVMFFIByteArray*)v->v_ptr;
+    if (ba == NULL || (kind == RES_BYTE_ARRAY && ba->data == NULL && ba->size != 0))
+      what = "a NULL string";
+  } else if (v->type_index >= kTVMFFIStaticObjectBegin && v->v_obj == NULL &&
+             !RES_IS(IDENTITY, kind)) {
+    what = "a NULL object";
+  }
+  if (what == NULL) return 0;
+  PyErr_Format(PyExc_ValueError, "tvm_ffi: value of type index %d is %s", (int)v->type_index, what);
+  return 1;
+}
+
 /* The handlers of the table's result kinds (result_kind(type index), rules.h); the kinds not
  * handled here, and objects whose class needs Python, go to the hook ret_obj. */
 static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPackExchangeAPI* api) {
   int32_t tidx = v->type_index;
   int kind = result_kind(tidx);
+  if (malformed_any(v, kind, owned)) return NULL;
   switch (kind) {
     case RES_NONE:
       Py_RETURN_NONE;
