@@ -44,7 +44,7 @@ def convert(value):
 
 
 def _actions():
-    from .container import Array, Map  # noqa: PLC0415
+    from .container import Array, Map  # noqa: PLC0415 - container imports this module
 
     return {
         "same": lambda v: v,

@@ -159,10 +159,12 @@ CONVERT = {
 }
 
 # The "slow" handler's rows, first match wins: (test, step, convert).  Tests as CLASSIFY's, on
-# the value's type, plus ("exact", class) and ("callable", None): instances are callable.  step: what a call passes (a handler of
-# _conversion._STEPS: a simpler value, a (type index, payload) pair or an object).  convert:
-# what tvm_ffi.convert returns: one of CONVERT's actions, "step" (the step's value), "view" (the
-# step's pair read back as a value: a dtype) or "next" (the rows below decide).
+# the value's type ("subclass" rows name standard-library ABCs, imported when first needed),
+# plus ("exact", class) and ("callable", None): instances are callable.  step: what a call
+# passes (a handler of _conversion._STEPS: a simpler value, a (type index, payload) pair or an
+# object).  convert: what tvm_ffi.convert returns: one of CONVERT's actions, "step" (the step's
+# value), "view" (the step's pair read back as a value: a dtype) or "next" (the rows below
+# decide).
 SLOW_ROWS = (
     (("derives", "Tensor"), "tensor_view", "next"),
     (("derives", "CObject"), "empty_wrapper", "next"),  # Function, Error, OpaquePyObject
