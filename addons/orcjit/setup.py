@@ -40,7 +40,7 @@ def _tvm_ffi_includes():
     if os.path.isfile(os.path.join(top, "cpp", "include", "tvm", "ffi", "tvm_ffi.h")):
         return [os.path.join(top, "c", "include"), os.path.join(top, "cpp", "include")]
     try:
-        from tvm_ffi import libinfo
+        from tvm_ffi import libinfo  # noqa: PLC0415 - only when not built from a checkout
     except ImportError:
         raise SystemExit("tvm_ffi_orcjit: tvm_ffi headers not found; set TVM_FFI_INCLUDE_DIRS, "
                          "build from a tvm-ffi-c checkout, or install tvm_ffi and use "

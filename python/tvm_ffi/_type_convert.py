@@ -7,8 +7,8 @@ containers take Python sequences and mappings and convert their elements, ``Opti
 None, ``Union`` takes the first alternative that accepts the value, an object type takes its
 instances and whatever the binding marshals into one (a type's ``__ffi_convert__`` attribute
 may build it). Before dispatch a value is unwrapped through ``__tvm_ffi_object__``,
-``__tvm_ffi_value__`` (repeatedly, cycles refused) and ``ObjectConvertible.asobject()``. An IntEnum/StrEnum type also takes the value of one of
-its members.
+``__tvm_ffi_value__`` (repeatedly, cycles refused) and ``ObjectConvertible.asobject()``. An
+IntEnum/StrEnum type also takes the value of one of its members.
 
 ``build(schema)`` makes the converter once per schema (cached on it); a converter maps a value
 to the Python value to pack, raising ``Mismatch`` with the reason. Containers whose elements

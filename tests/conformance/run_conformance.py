@@ -107,7 +107,7 @@ def fetch_sdist():
         os.makedirs(root, exist_ok=True)
         lock = open(os.path.join(root, ".lock"), "w")
     except OSError as err:
-        raise Skip("cannot create the cache %s: %s" % (root, err))
+        raise Skip("cannot create the cache %s: %s" % (root, err)) from err
     with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel `make check` jobs: one fetches
         if os.path.isdir(tests):

@@ -1,6 +1,5 @@
 """export_library then tvm.runtime.load_module."""
 import os
-import sys
 import tempfile
 
 import numpy as np

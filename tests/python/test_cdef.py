@@ -1,4 +1,5 @@
-"""The cffi declarations come from the public headers: layouts and enum values (docs/abi.md, docs/dlpack-and-addons.md Part A)."""
+"""The cffi declarations come from the public headers: layouts and enum values (docs/abi.md,
+docs/dlpack-and-addons.md Part A)."""
 
 import os
 import shutil

@@ -1,7 +1,6 @@
 """Acceptance audit of docs/python.md §25.2 (items 35-44) and §14 (errors across languages)."""
 
 import gc
-import os
 import traceback
 import weakref
 

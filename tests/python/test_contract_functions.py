@@ -8,7 +8,6 @@ import ctypes
 import enum
 import fractions
 import gc
-import os
 import sys
 import typing
 
@@ -211,7 +210,7 @@ def test_item16_opaque_identity_and_refcount(echo):
     del y
     assert sys.getrefcount(x) == base
     seen = []
-    _g("testing.apply")(lambda o: seen.append(o), x)
+    _g("testing.apply")(seen.append, x)
     assert seen[0] is x
     del seen
     assert sys.getrefcount(x) == base
@@ -311,7 +310,7 @@ def test_item22_numpy_scalars(echo, np):
 
 
 def test_item23_int_float_protocols(echo):
-    class I:
+    class Int:
         def __tvm_ffi_int__(self):
             return 10
 
@@ -319,7 +318,7 @@ def test_item23_int_float_protocols(echo):
         def __tvm_ffi_float__(self):
             return 10
 
-    r = echo(I())
+    r = echo(Int())
     assert r == 10 and type(r) is int
     r = echo(F())
     assert r == 10.0 and type(r) is float
@@ -742,7 +741,7 @@ def test_rvalue_ref_moves_into_callee(echo, use_count):
     assert isinstance(y, tvm_ffi.Array) and tuple(y) == (1, 2)
     assert use_count(y) == 1
     seen = []
-    f = tvm_ffi.convert(lambda a: seen.append(tuple(a)) or a)
+    f = tvm_ffi.convert(lambda a: seen.append(tuple(a)) or a)  # noqa: F821 - runs before `del seen`
     z = f(y._move())
     assert y.__ctypes_handle__().value is None
     assert seen == [(1, 2)] and tuple(z) == (1, 2)

@@ -1,7 +1,6 @@
 """Acceptance audit of docs/python.md §25.3 (items 45-64): tensors, DLPack, torch, FromEnvAlloc."""
 
 import gc
-import os
 import sys
 import typing
 

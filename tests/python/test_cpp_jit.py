@@ -121,7 +121,7 @@ def test_concurrent_builds_of_one_source(fresh_cache):
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate(timeout=600) for p in procs]
-    for p, (out, err) in zip(procs, outs):
+    for p, (_, err) in zip(procs, outs):
         assert p.returncode == 0, err
     paths = {out.strip() for out, _ in outs}
     assert len(paths) == 1

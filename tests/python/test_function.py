@@ -82,7 +82,7 @@ def test_protocol_objects(echo):
         def __dlpack_device__(self):
             return (2, 1)
 
-    class I:
+    class Int:
         def __tvm_ffi_int__(self):
             return 7
 
@@ -101,7 +101,7 @@ def test_protocol_objects(echo):
     assert echo(D()) == tvm_ffi.dtype("float32")
     assert tvm_ffi.convert(D()) == tvm_ffi.dtype("float32")
     assert echo(Dev()) == tvm_ffi.device("cuda:1")
-    r = echo(I())
+    r = echo(Int())
     assert r == 7 and type(r) is int
     r = echo(F())
     assert r == 10.0 and type(r) is float

@@ -1,10 +1,11 @@
 """Dataclass-style decorators for FFI object types (docs/python.md §21).
 
 ``c_class`` gives a C++-defined type the dunders of a ``dataclasses.dataclass``, derived
-from its reflected fields; ``py_class`` defines a new FFI type from a Python class body; ``field``, ``KW_ONLY``, ``fields``, ``asdict``, ``astuple``,
-``replace`` and ``is_dataclass`` follow the stdlib module of the same name. ``Enum``,
-``IntEnum`` and ``StrEnum`` (with ``auto``, ``entry``, ``EnumAttrMap`` and the runtime's
-``EnumState``) define enums whose members are FFI singletons shared with C++.
+from its reflected fields; ``py_class`` defines a new FFI type from a Python class body;
+``field``, ``KW_ONLY``, ``fields``, ``asdict``, ``astuple``, ``replace`` and ``is_dataclass``
+follow the stdlib module of the same name. ``Enum``, ``IntEnum`` and ``StrEnum`` (with
+``auto``, ``entry``, ``EnumAttrMap`` and the runtime's ``EnumState``) define enums whose
+members are FFI singletons shared with C++.
 """
 
 from ..core import Object

@@ -37,7 +37,7 @@ def __deepcopy__(self, memo):
 
 def __replace__(self, /, **changes):
     """``copy.replace`` protocol (Python 3.13): the same as ``dataclasses.replace``."""
-    from ._api import replace  # _api imports c_class, which imports this module
+    from ._api import replace  # noqa: PLC0415 - _api imports c_class, which imports this module
     return replace(self, **changes)
 
 

@@ -14,7 +14,7 @@ from .. import core
 from ..container import Dict
 from ..core import Object
 from . import _enum_define as _define
-from ._enum_define import ENUM_STATE_ATTR, _EnumEntry, auto, entry, enum_state, normalize_index
+from ._enum_define import ENUM_STATE_ATTR, auto, entry, enum_state, normalize_index
 from .c_class import c_class
 
 __all__ = ["ENUM_STATE_ATTR", "Enum", "EnumAttrMap", "EnumState", "IntEnum", "StrEnum",

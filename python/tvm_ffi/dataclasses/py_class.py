@@ -160,7 +160,7 @@ def _with_mixin_fields(cls, body):
         marker_seen = marker_seen or bool(after_marker)
     if not merged:
         return body
-    for name, f in body.items():  # a mixin's KW_ONLY marker also covers what follows it
+    for f in body.values():  # a mixin's KW_ONLY marker also covers what follows it
         if marker_seen and unset(f):
             f.kw_only = True
     for name in merged:
@@ -240,7 +240,7 @@ def _register_hooks(tidx, cls):
 
 
 def _register_methods(tidx, cls):
-    for attr, value in list(cls.__dict__.items()):
+    for value in list(cls.__dict__.values()):
         func = value.__func__ if isinstance(value, staticmethod) else value
         spec = method_spec(func) if callable(func) else None
         if spec is None or spec["name"] in _HOOK_NAMES:

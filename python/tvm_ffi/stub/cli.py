@@ -44,7 +44,8 @@ def _parser():
     p.add_argument("--imports", default="", help="modules to import first, ';'-separated (e.g. 'pkg;pkg.sub')")
     p.add_argument("--dlls", default="", metavar="LIBS",
                    help="shared libraries to load first (RTLD_GLOBAL), ';'-separated")
-    p.add_argument("--init-pypkg", default="", help="pip distribution name the generated package loads its library from")
+    p.add_argument("--init-pypkg", default="",
+                   help="pip distribution name the generated package loads its library from")
     p.add_argument("--init-lib", default="", help="library (CMake target) name, e.g. my_ext for libmy_ext.so")
     p.add_argument("--init-prefix", default="", help="global function / type key prefix, e.g. my_ext.")
     p.add_argument("--indent", type=int, default=4, help="indentation step inside generated blocks (default 4)")

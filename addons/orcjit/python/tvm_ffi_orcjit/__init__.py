@@ -41,7 +41,7 @@ def _load():
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         lib.TVMFFIOrcJITInitialize()
     except Exception as e:  # noqa: BLE001 - the static initialiser already registered
-        warnings.warn("Failed to explicitly initialize orcjit library: %s" % e)
+        warnings.warn("Failed to explicitly initialize orcjit library: %s" % e, stacklevel=2)
     return path
 
 

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import dlpack
-from dlpack import (DLManagedTensor, DLManagedTensorVersioned, asdlpack, asdlpack_buffer,
+from dlpack import (DLManagedTensorVersioned, asdlpack, asdlpack_buffer,
                     asdlpack_cuda_array_interface, todict)
 
 np = pytest.importorskip("numpy")
