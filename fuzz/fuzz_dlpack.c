@@ -21,14 +21,14 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-#define FUZZ_ASSERT(cond, ...)                                      \
-  do {                                                              \
-    if (!(cond)) {                                                  \
-      fprintf(stderr, "fuzz_dlpack: %s: ", #cond);                  \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fprintf(stderr, "\n");                                        \
-      abort();                                                      \
-    }                                                               \
+#define FUZZ_ASSERT(cond, ...)                     \
+  do {                                             \
+    if (!(cond)) {                                 \
+      fprintf(stderr, "fuzz_dlpack: %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);                \
+      fprintf(stderr, "\n");                       \
+      abort();                                     \
+    }                                              \
   } while (0)
 
 typedef struct {
@@ -46,11 +46,16 @@ static uint8_t take(reader* r) {
 static int64_t take_extent(reader* r) {
   uint8_t b = take(r);
   switch (b >> 5) {
-    case 0: return 0;
-    case 1: return -(int64_t)(b & 31) - 1;
-    case 2: return (int64_t)1 << (b & 31) << (b & 31);
-    case 3: return INT64_MAX - (b & 31);
-    default: return (b & 7) + 1;
+    case 0:
+      return 0;
+    case 1:
+      return -(int64_t)(b & 31) - 1;
+    case 2:
+      return (int64_t)1 << (b & 31) << (b & 31);
+    case 3:
+      return INT64_MAX - (b & 31);
+    default:
+      return (b & 7) + 1;
   }
 }
 
@@ -165,8 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dtype.lanes = (uint16_t)(take(&r) | (take(&r) << 8));
   uint64_t byte_offset = take(&r);
   int8_t align_byte = (int8_t)take(&r);
-  int32_t require_alignment = align_byte >= 0 && align_byte < 16 ? (1 << (align_byte & 15)) >> 1
-                                                                  : (int32_t)align_byte;
+  int32_t require_alignment =
+      align_byte >= 0 && align_byte < 16 ? (1 << (align_byte & 15)) >> 1 : (int32_t)align_byte;
   uint8_t data_shift = take(&r) & 7;
   uint32_t major = take(&r) % 3;
   uint64_t flags = take(&r) & 7;

@@ -20,14 +20,14 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-#define FUZZ_ASSERT(cond, ...)                                      \
-  do {                                                              \
-    if (!(cond)) {                                                  \
-      fprintf(stderr, "fuzz_dtype: %s: ", #cond);                   \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fprintf(stderr, "\n");                                        \
-      abort();                                                      \
-    }                                                               \
+#define FUZZ_ASSERT(cond, ...)                    \
+  do {                                            \
+    if (!(cond)) {                                \
+      fprintf(stderr, "fuzz_dtype: %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);               \
+      fprintf(stderr, "\n");                      \
+      abort();                                    \
+    }                                             \
   } while (0)
 
 /* Moves the raised error out, checks its kind, releases it. */
@@ -83,8 +83,8 @@ static void print_and_reparse(DLDataType t) {
   expect_clean();
   if (!lossy(t)) {
     FUZZ_ASSERT(back.code == t.code && back.bits == t.bits && back.lanes == t.lanes,
-                "(%u,%u,%u) -> \"%.*s\" -> (%u,%u,%u)", t.code, t.bits, t.lanes,
-                (int)text.size, text.data, back.code, back.bits, back.lanes);
+                "(%u,%u,%u) -> \"%.*s\" -> (%u,%u,%u)", t.code, t.bits, t.lanes, (int)text.size,
+                text.data, back.code, back.bits, back.lanes);
   }
   release(&s);
 }

@@ -20,14 +20,14 @@
 
 #include "module.h"
 
-#define FUZZ_ASSERT(cond, ...)                                      \
-  do {                                                              \
-    if (!(cond)) {                                                  \
-      fprintf(stderr, "fuzz_library_bin: %s: ", #cond);            \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fprintf(stderr, "\n");                                        \
-      abort();                                                      \
-    }                                                               \
+#define FUZZ_ASSERT(cond, ...)                          \
+  do {                                                  \
+    if (!(cond)) {                                      \
+      fprintf(stderr, "fuzz_library_bin: %s: ", #cond); \
+      fprintf(stderr, __VA_ARGS__);                     \
+      fprintf(stderr, "\n");                            \
+      abort();                                          \
+    }                                                   \
   } while (0)
 
 static int none_get_function(tvmffi__module* m, const char* name, TVMFFIObject** out) {
@@ -41,15 +41,14 @@ static int none_implements(tvmffi__module* m, const char* name) {
   (void)name;
   return 0;
 }
-static int none_get_info(tvmffi__module* m, const char* prefix, const char* name,
-                         TVMFFIAny* out) {
+static int none_get_info(tvmffi__module* m, const char* prefix, const char* name, TVMFFIAny* out) {
   (void)m;
   (void)prefix;
   (void)name;
   tvmffi__any_set_none(out);
   return 0;
 }
-static const tvmffi__module_vtable kEmpty = {"fuzz", 0, none_get_function, none_implements,
+static const tvmffi__module_vtable kEmpty = {"fuzz",        0,   none_get_function, none_implements,
                                              none_get_info, NULL};
 
 static int load_m(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -103,8 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int ok = (c->kind.size == 12 && memcmp(c->kind.data, "RuntimeError", 12) == 0) ||
              (c->kind.size == 9 && memcmp(c->kind.data, "TypeError", 9) == 0) ||
              (c->kind.size == 11 && memcmp(c->kind.data, "MemoryError", 11) == 0);
-    FUZZ_ASSERT(ok, "unexpected kind %.*s: %s", (int)c->kind.size, c->kind.data,
-                c->message.data);
+    FUZZ_ASSERT(ok, "unexpected kind %.*s: %s", (int)c->kind.size, c->kind.data, c->message.data);
     TVMFFIObjectDecRef(err);
   }
   FUZZ_ASSERT(g_lib->header.combined_ref_count == before, "library module count changed");

@@ -24,15 +24,15 @@ namespace {
 // Like TVM_FFI_SAFE_CALL_BEGIN/END, and also for errors thrown by code built
 // against upstream's headers (a C++ module of such a library).
 #define TVMFFI_CXX_GUARD_BEGIN() try {
-#define TVMFFI_CXX_GUARD_END()                 \
-  return 0;                                     \
-  }                                             \
-  catch (const Error& err) {                    \
-    details::SetSafeCallRaised(err);            \
-    return -1;                                  \
-  }                                             \
-  catch (...) {                                 \
-    return cxxabi::RaiseCurrentException();     \
+#define TVMFFI_CXX_GUARD_END()              \
+  return 0;                                 \
+  }                                         \
+  catch (const Error& err) {                \
+    details::SetSafeCallRaised(err);        \
+    return -1;                              \
+  }                                         \
+  catch (...) {                             \
+    return cxxabi::RaiseCurrentException(); \
   }
 
 // Only ever reached through a vtable pointer the runtime wrote into a module
@@ -130,8 +130,7 @@ int GetInfo(TVMFFIObject* self, int doc, const char* name, size_t n, TVMFFIAny* 
   TVMFFI_CXX_GUARD_END()
 }
 
-int WriteToFile(TVMFFIObject* self, const char* file, size_t nf, const char* format,
-                size_t nfmt) {
+int WriteToFile(TVMFFIObject* self, const char* file, size_t nf, const char* format, size_t nfmt) {
   TVMFFI_CXX_GUARD_BEGIN()
   FromHandle(self)->WriteToFile(String(file, nf), String(format, nfmt));
   TVMFFI_CXX_GUARD_END()
@@ -162,8 +161,16 @@ extern "C" __attribute__((visibility("default"))) const tvmffi_cxx_bridge* TVMFF
     void) {
   using namespace tvm::ffi;  // NOLINT(build/namespaces)
   static const tvmffi_cxx_bridge bridge = {
-      TVMFFI_CXX_BRIDGE_VERSION, RuntimeModuleVptr(), Kind, PropertyMask, GetFunction,
-      Implements, GetInfo, WriteToFile, GetWriteFormats, InspectSource,
+      TVMFFI_CXX_BRIDGE_VERSION,
+      RuntimeModuleVptr(),
+      Kind,
+      PropertyMask,
+      GetFunction,
+      Implements,
+      GetInfo,
+      WriteToFile,
+      GetWriteFormats,
+      InspectSource,
   };
   return &bridge;
 }

@@ -40,11 +40,9 @@ Any Global(const char* name, Args&&... args) {
 }  // namespace
 
 // StructuralEqual::Equal(const Any&, const Any&, bool, bool)
-bool StructuralEqual(const Any& lhs, const Any& rhs, bool map_free_vars,
-                     bool skip_tensor_content)
+bool StructuralEqual(const Any& lhs, const Any& rhs, bool map_free_vars, bool skip_tensor_content)
     TVMFFI_CXX_EXPORT("_ZN3tvm3ffi15StructuralEqual5EqualERKNS0_3AnyES4_bb");
-bool StructuralEqual(const Any& lhs, const Any& rhs, bool map_free_vars,
-                     bool skip_tensor_content) {
+bool StructuralEqual(const Any& lhs, const Any& rhs, bool map_free_vars, bool skip_tensor_content) {
   return Global("ffi.StructuralEqual", lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
 }
 
@@ -72,17 +70,14 @@ String ReprPrint(const Any& value) { return Global("ffi.ReprPrint", value).cast<
 Any DeepCopy(const Any& value) TVMFFI_CXX_EXPORT("_ZN3tvm3ffi8DeepCopyERKNS0_3AnyE");
 Any DeepCopy(const Any& value) { return Global("ffi.DeepCopy", value); }
 
-int64_t RecursiveHash(const Any& value)
-    TVMFFI_CXX_EXPORT("_ZN3tvm3ffi13RecursiveHashERKNS0_3AnyE");
+int64_t RecursiveHash(const Any& value) TVMFFI_CXX_EXPORT("_ZN3tvm3ffi13RecursiveHashERKNS0_3AnyE");
 int64_t RecursiveHash(const Any& value) {
   return Global("ffi.RecursiveHash", value).cast<int64_t>();
 }
 
-#define TVMFFI_CXX_RECURSIVE_CMP(Name, mangled)                              \
-  bool Name(const Any& lhs, const Any& rhs) TVMFFI_CXX_EXPORT(mangled);     \
-  bool Name(const Any& lhs, const Any& rhs) {                               \
-    return Global("ffi." #Name, lhs, rhs).cast<bool>();                     \
-  }
+#define TVMFFI_CXX_RECURSIVE_CMP(Name, mangled)                         \
+  bool Name(const Any& lhs, const Any& rhs) TVMFFI_CXX_EXPORT(mangled); \
+  bool Name(const Any& lhs, const Any& rhs) { return Global("ffi." #Name, lhs, rhs).cast<bool>(); }
 TVMFFI_CXX_RECURSIVE_CMP(RecursiveEq, "_ZN3tvm3ffi11RecursiveEqERKNS0_3AnyES3_")
 TVMFFI_CXX_RECURSIVE_CMP(RecursiveLt, "_ZN3tvm3ffi11RecursiveLtERKNS0_3AnyES3_")
 TVMFFI_CXX_RECURSIVE_CMP(RecursiveLe, "_ZN3tvm3ffi11RecursiveLeERKNS0_3AnyES3_")
@@ -126,8 +121,7 @@ String JSONStringify(const Any& value, const Any& indent) {
 //     const VisitErrorContext& ctx, bool allow_prefix_match) -> Array<AccessPath>
 Array<ObjectRef> FindAccessPaths(const ObjectRef& root, const ObjectRef& ctx, bool allow_prefix)
     TVMFFI_CXX_EXPORT("_ZN3tvm3ffi17VisitErrorContext15FindAccessPathsERKNS0_9ObjectRefERKS1_b");
-Array<ObjectRef> FindAccessPaths(const ObjectRef& root, const ObjectRef& ctx,
-                                 bool allow_prefix) {
+Array<ObjectRef> FindAccessPaths(const ObjectRef& root, const ObjectRef& ctx, bool allow_prefix) {
   return Global("ffi.VisitErrorContext.FindAccessPaths", root, ctx, allow_prefix)
       .cast<Array<ObjectRef>>();
 }

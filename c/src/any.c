@@ -8,7 +8,8 @@
 
 TVM_FFI_DLL int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out) {
   if (any_view == NULL || out == NULL)
-    return tvmffi__raise("ValueError", "TVMFFIAnyViewToOwnedAny: any_view and out must not be NULL");
+    return tvmffi__raise("ValueError",
+                         "TVMFFIAnyViewToOwnedAny: any_view and out must not be NULL");
   int32_t t = any_view->type_index;
   if (t >= kTVMFFIStaticObjectBegin) {
     if (TVMFFI__UNLIKELY(any_view->v_obj == NULL)) {

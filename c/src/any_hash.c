@@ -78,9 +78,8 @@ int tvmffi__container_key_acquire(const TVMFFIAny* view, TVMFFIAny* out) {
   return TVMFFIAnyViewToOwnedAny(view, out);
 }
 
-int tvmffi__container_arg(const char* fname, const TVMFFIAny* args, int32_t i,
-                          int32_t type_index, int32_t alt_index, const char* expected,
-                          TVMFFIObject** out) {
+int tvmffi__container_arg(const char* fname, const TVMFFIAny* args, int32_t i, int32_t type_index,
+                          int32_t alt_index, const char* expected, TVMFFIObject** out) {
   TVMFFIAny tmp;
   const TVMFFIAny* v = deref(&args[i], &tmp);
   if (v->type_index == type_index || (alt_index >= 0 && v->type_index == alt_index)) {

@@ -23,14 +23,12 @@ void tvmffi__seq_deleter(void* self, int flags) {
 }
 
 TVMFFIObject* tvmffi__array_new(int64_t capacity) {
-  if (capacity < 0 ||
-      (uint64_t)capacity > (SIZE_MAX - ARRAY_HEADER_SIZE) / sizeof(TVMFFIAny)) {
+  if (capacity < 0 || (uint64_t)capacity > (SIZE_MAX - ARRAY_HEADER_SIZE) / sizeof(TVMFFIAny)) {
     tvmffi__raise("ValueError", "ffi.Array: invalid capacity %lld", (long long)capacity);
     return NULL;
   }
-  TVMFFIObject* obj =
-      tvmffi__object_alloc(ARRAY_HEADER_SIZE + (size_t)capacity * sizeof(TVMFFIAny),
-                           kTVMFFIArray, tvmffi__seq_deleter);
+  TVMFFIObject* obj = tvmffi__object_alloc(ARRAY_HEADER_SIZE + (size_t)capacity * sizeof(TVMFFIAny),
+                                           kTVMFFIArray, tvmffi__seq_deleter);
   if (obj == NULL) return NULL;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(obj);
   cell->data = (char*)obj + ARRAY_HEADER_SIZE;
@@ -71,8 +69,7 @@ static int array_ctor(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   return tvmffi__array_from_views(args, num_args, result);
 }
 
-static int array_get_item(void* self, const TVMFFIAny* args, int32_t num_args,
-                          TVMFFIAny* result) {
+static int array_get_item(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   static const char fname[] = "ffi.ArrayGetItem(0: ffi.Array, 1: int) -> Any";
   TVMFFIObject* arr;
@@ -111,8 +108,7 @@ int tvmffi__seq_contains(TVMFFIObject* seq, const TVMFFIAny* v, TVMFFIAny* resul
   return 0;
 }
 
-static int array_contains(void* self, const TVMFFIAny* args, int32_t num_args,
-                          TVMFFIAny* result) {
+static int array_contains(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   static const char fname[] = "ffi.ArrayContains(0: ffi.Array, 1: Any) -> bool";
   TVMFFIObject* arr;

@@ -260,16 +260,15 @@ static int is_hidden(const char* func, const char* file) {
   static const char* const func_prefixes[] = {
       "tvm::ffi::Function", "tvm::ffi::details::", "TVMFFIBacktrace",
       /* the same C++ plumbing as our headers name it (inline namespace cimpl) */
-      "tvm::ffi::cimpl::Function", "tvm::ffi::cimpl::details::",
-      "TVMFFIErrorSetRaisedFromCStr", "__libc_", "ffi_call_",
+      "tvm::ffi::cimpl::Function", "tvm::ffi::cimpl::details::", "TVMFFIErrorSetRaisedFromCStr",
+      "__libc_", "ffi_call_",
       /* our own raise plumbing, the C counterpart of the C++ entries above */
       "tvmffi__raise", "tvmffi__vraise",
       /* Python binding plumbing: cffi's generated wrappers, our binding's C
        * helpers (ffipy_*), and upstream's (TVMFFIPy* / TVMFFICy*) */
       "_cffi_f_", "ffipy_", "TVMFFIPy", "TVMFFICy",
       /* cffi's ABI-mode call and callback trampolines (_cffi_backend, libffi) */
-      "cffistatic_", "cdata_call", "cffi_call_python", "general_invoke_callback",
-      "ffi_closure_"};
+      "cffistatic_", "cdata_call", "cffi_call_python", "general_invoke_callback", "ffi_closure_"};
   for (size_t i = 0; i < sizeof(func_prefixes) / sizeof(func_prefixes[0]); ++i)
     if (starts_with(func, func_prefixes[i])) return 1;
   static const char* const file_parts[] = {"include/tvm/ffi/error.h", "function_details.h",
@@ -346,8 +345,8 @@ static void die_call_site(Dwarf_Die* cu, Dwarf_Die* die, const char** file, int*
 }
 
 /* Fills f with the inline chain at addr; returns 0 when there is none. */
-static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym,
-                             const char* file, int line, frame_info* f) {
+static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, const char* file,
+                             int line, frame_info* f) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(mod, (Dwarf_Addr)addr, &bias);
   if (cu == NULL) return 0;

@@ -42,9 +42,8 @@ int tvmffi__big_int_from_words(const int64_t* w, size_t n, TVMFFIAny* out) {
 
 TVM_FFI_DLL int TVMFFIBigIntFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
   if (input->size % sizeof(int64_t) != 0)
-    return tvmffi__raise("ValueError",
-                         "BigInt content must contain whole 64-bit words, got %zu bytes",
-                         input->size);
+    return tvmffi__raise(
+        "ValueError", "BigInt content must contain whole 64-bit words, got %zu bytes", input->size);
   size_t n = input->size / sizeof(int64_t);
   if (n <= 2 || ((uintptr_t)input->data % _Alignof(int64_t)) == 0)
     return tvmffi__big_int_from_words((const int64_t*)(const void*)input->data, n, out);
@@ -124,7 +123,8 @@ int tvmffi__big_int_to_decimal(const TVMFFIAny* v, tvmffi__buf* out) {
       rem = cur % 1000000000u;
     }
     while (nl > 0 && limbs[nl - 1] == 0) --nl;
-    for (int k = 0; k < 9 && (nl > 0 || rem > 0); ++k, rem /= 10) digits[nd++] = (char)('0' + rem % 10);
+    for (int k = 0; k < 9 && (nl > 0 || rem > 0); ++k, rem /= 10)
+      digits[nd++] = (char)('0' + rem % 10);
   }
   if (nd == 0) digits[nd++] = '0';
   if (negative) digits[nd++] = '-';

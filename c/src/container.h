@@ -20,9 +20,8 @@ int tvmffi__container_key_acquire(const TVMFFIAny* view, TVMFFIAny* out);
  * (-1: none), for parameters the reference types as `List<Any>` or
  * `Dict<Any, Any>`; the TypeError names `expected` like typed C++ code.
  * Returns 0/-1. */
-int tvmffi__container_arg(const char* fname, const TVMFFIAny* args, int32_t i,
-                          int32_t type_index, int32_t alt_index, const char* expected,
-                          TVMFFIObject** out);
+int tvmffi__container_arg(const char* fname, const TVMFFIAny* args, int32_t i, int32_t type_index,
+                          int32_t alt_index, const char* expected, TVMFFIObject** out);
 
 /* ffi.Array of owned copies of args[0..n).  Returns 0/-1. */
 int tvmffi__array_from_views(const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result);
@@ -58,8 +57,7 @@ int tvmffi__map_set(TVMFFIObject** obj, TVMFFIAny* key, TVMFFIAny* value);
 #define ARG(t) ",{\"type\":\"" t "\"}"
 /* `List<Any>` / `Dict<Any, Any>` parameters of the mutating globals. */
 #define ARG_LIST_ANY ",{\"type\":\"ffi.List\",\"args\":[{\"type\":\"Any\"}]}"
-#define ARG_DICT_ANY \
-  ",{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"Any\"},{\"type\":\"Any\"}]}"
+#define ARG_DICT_ANY ",{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"Any\"},{\"type\":\"Any\"}]}"
 /* Schema of a packed (variadic) global. */
 #define SCHEMA_PACKED "{\"type\":\"ffi.Function\"}"
 

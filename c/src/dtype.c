@@ -21,9 +21,9 @@
 
 /* Low-precision float names by code (7..17); printed without bits. */
 static const char* const kSmallFloatNames[] = {
-    "float8_e3m4",   "float8_e4m3",   "float8_e4m3b11fnuz", "float8_e4m3fn",
-    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",    "float8_e8m0fnu",
-    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "float8_e3m4",     "float8_e4m3",   "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2",   "float8_e5m2fnuz",    "float8_e8m0fnu",
+    "float6_e2m3fn",   "float6_e3m2fn", "float4_e2m1fn",
 };
 
 /* Variants after "float8_" etc., longest match first so that e.g.
@@ -208,16 +208,16 @@ static int parse_canonical(const char* s, size_t n, const char* orig, size_t ori
   size_t pos;
   if (has_prefix(s, n, 0, "float8_"))
     return parse_small_float(s, n, 7, kFloat8Variants,
-                             sizeof(kFloat8Variants) / sizeof(kFloat8Variants[0]), 8, orig,
-                             orig_n, out);
+                             sizeof(kFloat8Variants) / sizeof(kFloat8Variants[0]), 8, orig, orig_n,
+                             out);
   if (has_prefix(s, n, 0, "float6_"))
     return parse_small_float(s, n, 7, kFloat6Variants,
-                             sizeof(kFloat6Variants) / sizeof(kFloat6Variants[0]), 6, orig,
-                             orig_n, out);
+                             sizeof(kFloat6Variants) / sizeof(kFloat6Variants[0]), 6, orig, orig_n,
+                             out);
   if (has_prefix(s, n, 0, "float4_"))
     return parse_small_float(s, n, 7, kFloat4Variants,
-                             sizeof(kFloat4Variants) / sizeof(kFloat4Variants[0]), 4, orig,
-                             orig_n, out);
+                             sizeof(kFloat4Variants) / sizeof(kFloat4Variants[0]), 4, orig, orig_n,
+                             out);
 
   if (has_prefix(s, n, 0, "int")) {
     t.code = kDLInt;
@@ -269,7 +269,7 @@ static const char* alias_of(const char* s, size_t n, size_t* consumed) {
     const char* alias;
     const char* canon;
   } kPrefixAliases[] = {
-      {"fp8_", "float8_"}, {"f8_", "float8_"}, {"fp6_", "float6_"},
+      {"fp8_", "float8_"}, {"f8_", "float8_"},  {"fp6_", "float6_"},
       {"f6_", "float6_"},  {"fp4_", "float4_"}, {"f4_", "float4_"},
   };
   for (size_t i = 0; i < sizeof(kPrefixAliases) / sizeof(kPrefixAliases[0]); ++i) {
@@ -418,8 +418,7 @@ int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out) {
       return tvmffi__raise("ValueError",
                            "cannot print dtype (code=%u, bits=%u, lanes=%u): unknown type code "
                            "%u",
-                           (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes,
-                           (unsigned)t.code);
+                           (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes, (unsigned)t.code);
   }
   size_t base_n = strlen(base);
   memcpy(buf, base, base_n);

@@ -98,9 +98,8 @@ TVM_FFI_DLL int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteA
 }
 
 TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
-    const TVMFFIByteArray* kind, const TVMFFIByteArray* message,
-    const TVMFFIByteArray* backtrace, TVMFFIObjectHandle cause_chain,
-    TVMFFIObjectHandle extra_context, TVMFFIObjectHandle* out) {
+    const TVMFFIByteArray* kind, const TVMFFIByteArray* message, const TVMFFIByteArray* backtrace,
+    TVMFFIObjectHandle cause_chain, TVMFFIObjectHandle extra_context, TVMFFIObjectHandle* out) {
   tvmffi__error* e = error_new(kind, message, backtrace, cause_chain, extra_context);
   if (e == NULL) return -1;
   *out = e;
@@ -123,15 +122,14 @@ static struct {
   TVMFFIObject header;
   TVMFFIErrorCell cell;
   char* bt_heap;
-} oom_error = {
-    {UINT64_C(1) << 30 | UINT64_C(1) << 32, kTVMFFIError, 0, {NULL}},
-    {{"MemoryError", 11},
-     {"Out of memory", 13},
-     {"", 0},
-     static_error_update_backtrace,
-     NULL,
-     NULL},
-    NULL};
+} oom_error = {{UINT64_C(1) << 30 | UINT64_C(1) << 32, kTVMFFIError, 0, {NULL}},
+               {{"MemoryError", 11},
+                {"Out of memory", 13},
+                {"", 0},
+                static_error_update_backtrace,
+                NULL,
+                NULL},
+               NULL};
 
 /* ---- the raised-error slot ------------------------------------------- */
 

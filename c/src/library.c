@@ -134,8 +134,7 @@ TVM_FFI_DLL int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol
   return 0;
 }
 
-int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name),
-                                         void* env) {
+int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name), void* env) {
   /* Copied out first: the lookup may run foreign code (a JIT linker). */
   pthread_mutex_lock(&g_ctx_lock);
   size_t n = g_ctx_size;
@@ -314,8 +313,7 @@ typedef struct {
   TVMFFISafeCallType fn;
 } lib_func;
 
-static int lib_func_call(void* self, const TVMFFIAny* args, int32_t num_args,
-                         TVMFFIAny* result) {
+static int lib_func_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   lib_func* c = (lib_func*)self;
   if (result->type_index >= kTVMFFIStaticObjectBegin)
     return tvmffi__raise("ValueError",
@@ -361,8 +359,7 @@ static int lib_implements(tvmffi__module* m, const char* name) {
   return addr != NULL;
 }
 
-static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name,
-                        TVMFFIAny* out) {
+static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name, TVMFFIAny* out) {
   char* s = concat3(prefix, name, "");
   if (s == NULL) return -1;
   TVMFFISafeCallType fn = (TVMFFISafeCallType)lib_sym((const lib_impl*)m->impl, s);
@@ -520,7 +517,7 @@ static pthread_mutex_t g_syslib_lock;
 static struct {
   char* prefix;
   tvmffi__module* mod;
-} * g_syslibs;
+}* g_syslibs;
 static size_t g_syslibs_size, g_syslibs_cap;
 
 static int g_system_lib(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {

@@ -152,8 +152,7 @@ static int list_size(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFI
   (void)self;
   static const char fname[] = "ffi.ListSize(0: ffi.List) -> int";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
-    return -1;
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list)) return -1;
   tvmffi__any_set_int(result, TVMFFISeqGetCellPtr(list)->size);
   return 0;
 }
@@ -162,8 +161,7 @@ static int list_contains(void* self, const TVMFFIAny* args, int32_t num_args, TV
   (void)self;
   static const char fname[] = "ffi.ListContains(0: ffi.List, 1: Any) -> bool";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list))
-    return -1;
+  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list)) return -1;
   TVMFFIAny probe;
   if (tvmffi__container_key_acquire(&args[1], &probe) != 0) return -1;
   int rc = tvmffi__seq_contains(list, &probe, result);
@@ -176,8 +174,7 @@ static int list_append(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
   (void)result;
   static const char fname[] = "ffi.ListAppend(0: List<Any>, 1: Any) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list))
-    return -1;
+  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list)) return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   TVMFFIAny v;
   if (TVMFFIAnyViewToOwnedAny(&args[1], &v) != 0) return -1;
@@ -245,8 +242,7 @@ static int list_erase_range_fn(void* self, const TVMFFIAny* args, int32_t num_ar
   static const char fname[] = "ffi.ListEraseRange(0: List<Any>, 1: int, 2: int) -> void";
   TVMFFIObject* list;
   int64_t start, stop;
-  if (tvmffi__args_count(fname, num_args, 3) ||
-      arg_list(fname, args, 0, &list) ||
+  if (tvmffi__args_count(fname, num_args, 3) || arg_list(fname, args, 0, &list) ||
       tvmffi__arg_int(fname, args, 1, &start) || tvmffi__arg_int(fname, args, 2, &stop))
     return -1;
   if (start == stop) return 0;
@@ -264,8 +260,7 @@ static int list_replace_slice(void* self, const TVMFFIAny* args, int32_t num_arg
       "ffi.ListReplaceSlice(0: List<Any>, 1: int, 2: int, 3: List<Any>) -> void";
   TVMFFIObject *list, *repl;
   int64_t start, stop;
-  if (tvmffi__args_count(fname, num_args, 4) ||
-      arg_list(fname, args, 0, &list) ||
+  if (tvmffi__args_count(fname, num_args, 4) || arg_list(fname, args, 0, &list) ||
       tvmffi__arg_int(fname, args, 1, &start) || tvmffi__arg_int(fname, args, 2, &stop) ||
       tvmffi__container_arg(fname, args, 3, kTVMFFIList, kTVMFFIArray, "List<Any>", &repl))
     return -1;
@@ -297,8 +292,7 @@ static int list_reverse(void* self, const TVMFFIAny* args, int32_t num_args, TVM
   (void)result;
   static const char fname[] = "ffi.ListReverse(0: List<Any>) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
-    return -1;
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list)) return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   TVMFFIAny* items = TVMFFISeqCellItems(cell);
   for (int64_t a = 0, b = cell->size - 1; a < b; ++a, --b) {
@@ -314,8 +308,7 @@ static int list_clear(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   (void)result;
   static const char fname[] = "ffi.ListClear(0: List<Any>) -> void";
   TVMFFIObject* list;
-  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list))
-    return -1;
+  if (tvmffi__args_count(fname, num_args, 1) || arg_list(fname, args, 0, &list)) return -1;
   TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(list);
   list_erase_range(cell, 0, cell->size);
   return 0;

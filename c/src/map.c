@@ -241,9 +241,8 @@ static int map_iter_call(void* self, const TVMFFIAny* args, int32_t num_args, TV
                          (long long)cmd);
   if (!map_iter_valid(cell, it->pos))
     return tvmffi__raise(it->pos == TVMFFI_MAP_ITER_END ? "IndexError" : "RuntimeError",
-                         it->pos == TVMFFI_MAP_ITER_END
-                             ? "map iterator is past the end"
-                             : "map changed size during iteration");
+                         it->pos == TVMFFI_MAP_ITER_END ? "map iterator is past the end"
+                                                        : "map changed size during iteration");
   if (cmd == 0) {
     tvmffi__any_copy(TVMFFIMapCellKey(cell, it->pos), result);
   } else if (cmd == 1) {
@@ -255,8 +254,8 @@ static int map_iter_call(void* self, const TVMFFIAny* args, int32_t num_args, TV
   return 0;
 }
 
-static int map_iter_functor(const char* fname, int32_t type_index, const TVMFFIAny* args,
-                            int32_t n, TVMFFIAny* result) {
+static int map_iter_functor(const char* fname, int32_t type_index, const TVMFFIAny* args, int32_t n,
+                            TVMFFIAny* result) {
   TVMFFIObject* obj;
   if (tvmffi__args_count(fname, n, 1) || tvmffi__arg_obj(fname, args, 0, type_index, &obj))
     return -1;

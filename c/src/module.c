@@ -126,8 +126,10 @@ static void vtable_slot_init(tvmffi__module* m) {
 static void vtable_slot_forget(tvmffi__module* m) {
   pthread_mutex_lock(&g_lock);
   if (m->no_vtable) {
-    if (m->no_vtable_prev) m->no_vtable_prev->no_vtable_next = m->no_vtable_next;
-    else g_no_vtable = m->no_vtable_next;
+    if (m->no_vtable_prev)
+      m->no_vtable_prev->no_vtable_next = m->no_vtable_next;
+    else
+      g_no_vtable = m->no_vtable_next;
     if (m->no_vtable_next) m->no_vtable_next->no_vtable_prev = m->no_vtable_prev;
     m->no_vtable = 0;
   }
@@ -277,8 +279,7 @@ int tvmffi__module_import(tvmffi__module* mod, tvmffi__module* other) {
     pthread_mutex_unlock(&g_lock);
     return -1;
   }
-  const TVMFFIAny* items =
-      n ? (const TVMFFIAny*)TVMFFISeqGetCellPtr(mod->imports)->data : NULL;
+  const TVMFFIAny* items = n ? (const TVMFFIAny*)TVMFFISeqGetCellPtr(mod->imports)->data : NULL;
   for (int64_t i = 0; i <= n; ++i) {
     TVMFFIAny v;
     if (i < n) {
@@ -416,8 +417,8 @@ static int cache_put_locked(tvmffi__module* m, const char* name, TVMFFIObject* f
   return 0;
 }
 
-TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
-                                              const char* func_name, TVMFFIObjectHandle* out) {
+TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char* func_name,
+                                              TVMFFIObjectHandle* out) {
   /* The token is the C++ object address, 8 bytes before the header. */
   tvmffi__module* m = library_ctx ? (tvmffi__module*)((char*)library_ctx + 8) : NULL;
   if (m == NULL || m->header.type_index != kTVMFFIModule)

@@ -127,8 +127,7 @@ int tvmffi__module_call_info_symbol(TVMFFISafeCallType fn, const char* symbol, T
 /* library.c: writes each registered context symbol (TVMFFIEnvModRegister-
  * ContextSymbol) into the slot lookup(env, name) returns, when not NULL.
  * Used by module_custom.c.  Returns 0/-1 (out of memory). */
-int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name),
-                                         void* env);
+int tvmffi__library_fill_context_symbols(void* (*lookup)(void* env, const char* name), void* env);
 /* module_custom.c: registers ffi.Module.from_symbol_lookup. */
 void tvmffi__module_custom_globals_init(void);
 

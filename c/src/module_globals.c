@@ -34,8 +34,7 @@ static char* arg_cstr(const char* fname, const TVMFFIAny* args, int32_t i, const
 }
 
 /* Any ffi.Module: ours, or a C++ ModuleObj subclass (module.c dispatches). */
-static int arg_module(const char* fname, const TVMFFIAny* args, int32_t i,
-                      tvmffi__module** out) {
+static int arg_module(const char* fname, const TVMFFIAny* args, int32_t i, tvmffi__module** out) {
   return tvmffi__arg_obj(fname, args, i, kTVMFFIModule, (TVMFFIObject**)out);
 }
 
@@ -79,8 +78,7 @@ static int g_implements(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFI
   tvmffi__module* m;
   char* name;
   int q;
-  if (args_lookup("ffi.ModuleImplementsFunction", args, num_args, &m, &name, &q) != 0)
-    return -1;
+  if (args_lookup("ffi.ModuleImplementsFunction", args, num_args, &m, &name, &q) != 0) return -1;
   int found = tvmffi__module_implements(m, name, q);
   free(name);
   tvmffi__any_set_bool(result, found);
@@ -137,8 +135,7 @@ static int g_inspect_source(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
   tvmffi__module* m;
   TVMFFIByteArray fmt;
   if (n != 1 && n != 2)
-    return tvmffi__raise("TypeError", "%s expects 2 arguments (module, format), got %d", f,
-                         (int)n);
+    return tvmffi__raise("TypeError", "%s expects 2 arguments (module, format), got %d", f, (int)n);
   if (arg_module(f, args, 0, &m) != 0) return -1;
   if (n == 2 && tvmffi__arg_str(f, args, 1, &fmt) != 0) return -1;
   if (n == 1) fmt.data = "", fmt.size = 0;
@@ -172,8 +169,8 @@ static int g_write_to_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
   tvmffi__module* m;
   TVMFFIByteArray file, fmt;
   if (n != 2 && n != 3)
-    return tvmffi__raise("TypeError", "%s expects 3 arguments (module, file, format), got %d",
-                         f, (int)n);
+    return tvmffi__raise("TypeError", "%s expects 3 arguments (module, file, format), got %d", f,
+                         (int)n);
   if (arg_module(f, args, 0, &m) != 0 || tvmffi__arg_str(f, args, 1, &file) != 0) return -1;
   if (n == 3 && tvmffi__arg_str(f, args, 2, &fmt) != 0) return -1;
   if (n == 2) fmt.data = "", fmt.size = 0;
@@ -181,8 +178,7 @@ static int g_write_to_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
     const tvmffi_cxx_bridge* cxx = cxx_of(m);
     return cxx ? cxx->write_to_file(&m->header, file.data, file.size, fmt.data, fmt.size) : -1;
   }
-  return tvmffi__raise("RuntimeError", "Module[%s] does not support WriteToFile",
-                       m->vt->kind);
+  return tvmffi__raise("RuntimeError", "Module[%s] does not support WriteToFile", m->vt->kind);
 }
 
 static int g_import_module(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -282,8 +278,7 @@ static int g_load_from_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
     return -1;
   }
   const char* fmt = dot + 1;
-  if (strcmp(fmt, "dll") == 0 || strcmp(fmt, "dylib") == 0 || strcmp(fmt, "dso") == 0)
-    fmt = "so";
+  if (strcmp(fmt, "dll") == 0 || strcmp(fmt, "dylib") == 0 || strcmp(fmt, "dso") == 0) fmt = "so";
   size_t nl = strlen(LOADER_PREFIX) + strlen(fmt);
   char* loader_name = (char*)malloc(nl + 1);
   if (loader_name == NULL) {
@@ -384,21 +379,18 @@ void tvmffi__module_globals_init(void) {
   tvmffi__register_global("ffi.ModuleLoadFromFile", g_load_from_file,
                           "Loads a module file; the loader is chosen by the file extension.",
                           FN(T("ffi.Module") "," T("ffi.String")));
-  tvmffi__register_global("ffi.ModuleGetFunction", g_get_function,
-                          "Function `name` of a module, or None.",
-                          FN(OPT("ffi.Function") "," T("ffi.Module") "," T("ffi.String") ","
-                             T("bool")));
+  tvmffi__register_global(
+      "ffi.ModuleGetFunction", g_get_function, "Function `name` of a module, or None.",
+      FN(OPT("ffi.Function") "," T("ffi.Module") "," T("ffi.String") "," T("bool")));
   tvmffi__register_global("ffi.ModuleImplementsFunction", g_implements,
                           "Whether a module defines function `name`.",
                           FN(T("bool") "," T("ffi.Module") "," T("ffi.String") "," T("bool")));
-  tvmffi__register_global("ffi.ModuleGetFunctionMetadata", g_get_metadata,
-                          "Metadata JSON of function `name`, or None.",
-                          FN(OPT("ffi.String") "," T("ffi.Module") "," T("ffi.String") ","
-                             T("bool")));
-  tvmffi__register_global("ffi.ModuleGetFunctionDoc", g_get_doc,
-                          "Docstring of function `name`, or None.",
-                          FN(OPT("ffi.String") "," T("ffi.Module") "," T("ffi.String") ","
-                             T("bool")));
+  tvmffi__register_global(
+      "ffi.ModuleGetFunctionMetadata", g_get_metadata, "Metadata JSON of function `name`, or None.",
+      FN(OPT("ffi.String") "," T("ffi.Module") "," T("ffi.String") "," T("bool")));
+  tvmffi__register_global(
+      "ffi.ModuleGetFunctionDoc", g_get_doc, "Docstring of function `name`, or None.",
+      FN(OPT("ffi.String") "," T("ffi.Module") "," T("ffi.String") "," T("bool")));
   tvmffi__register_global("ffi.ModuleGetKind", g_get_kind, "Kind of a module (\"library\").",
                           FN(T("ffi.String") "," T("ffi.Module")));
   tvmffi__register_global("ffi.ModuleGetPropertyMask", g_get_property_mask,
@@ -407,14 +399,13 @@ void tvmffi__module_globals_init(void) {
   tvmffi__register_global("ffi.ModuleInspectSource", g_inspect_source,
                           "Source of a module in `format`; empty if unsupported.",
                           FN(T("ffi.String") "," T("ffi.Module") "," T("ffi.String")));
-  tvmffi__register_global("ffi.ModuleGetWriteFormats", g_get_write_formats,
-                          "Formats WriteToFile supports.",
-                          FN("{\"type\":\"ffi.Array\",\"args\":[" T("ffi.String") "]},"
-                             T("ffi.Module")));
-  tvmffi__register_global("ffi.ModuleWriteToFile", g_write_to_file,
-                          "Writes a module to a file (unsupported by library modules).",
-                          FN(T("None") "," T("ffi.Module") "," T("ffi.String") ","
-                             T("ffi.String")));
+  tvmffi__register_global(
+      "ffi.ModuleGetWriteFormats", g_get_write_formats, "Formats WriteToFile supports.",
+      FN("{\"type\":\"ffi.Array\",\"args\":[" T("ffi.String") "]}," T("ffi.Module")));
+  tvmffi__register_global(
+      "ffi.ModuleWriteToFile", g_write_to_file,
+      "Writes a module to a file (unsupported by library modules).",
+      FN(T("None") "," T("ffi.Module") "," T("ffi.String") "," T("ffi.String")));
   tvmffi__register_global("ffi.ModuleImportModule", g_import_module,
                           "Appends `other` to the imports of `m` (cycles rejected).",
                           FN(T("None") "," T("ffi.Module") "," T("ffi.Module")));

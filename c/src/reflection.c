@@ -145,17 +145,15 @@ int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
   if (info->name.size == 0 || info->name.data == NULL)
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterMethod: method name is empty");
   if (info->method.type_index != kTVMFFIFunction)
-    return tvmffi__raise("TypeError",
-                         "TVMFFITypeRegisterMethod: method `%.*s` must be an `ffi.Function`, got `%s`",
-                         (int)info->name.size, info->name.data,
-                         tvmffi__any_type_key(&info->method));
+    return tvmffi__raise(
+        "TypeError", "TVMFFITypeRegisterMethod: method `%.*s` must be an `ffi.Function`, got `%s`",
+        (int)info->name.size, info->name.data, tvmffi__any_type_key(&info->method));
   TVMFFIMethodInfo m = *info;
   int rc = -1;
   lock();
   TVMFFITypeInfo* ti = info_or_raise("TVMFFITypeRegisterMethod", type_index);
   if (ti == NULL) goto out;
-  TVMFFIMethodInfo* arr =
-      grow_for_append(ti->methods, ti->num_methods, sizeof(TVMFFIMethodInfo));
+  TVMFFIMethodInfo* arr = grow_for_append(ti->methods, ti->num_methods, sizeof(TVMFFIMethodInfo));
   if (arr == NULL) {
     tvmffi__raise_oom();
     goto out;
@@ -190,8 +188,7 @@ int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* met
   if (ti == NULL) goto out;
   if (ti->metadata != NULL) {
     fprintf(stderr, "tvm_ffi: type metadata of `%s` is already registered\n", ti->type_key.data);
-    tvmffi__raise("RuntimeError", "Type metadata of `%s` is already registered",
-                  ti->type_key.data);
+    tvmffi__raise("RuntimeError", "Type metadata of `%s` is already registered", ti->type_key.data);
     goto out;
   }
   TVMFFITypeMetadata* copy = malloc(sizeof(*copy));
@@ -277,8 +274,7 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterAttr: attr_value is NULL");
   int rc = -1;
   lock();
-  if (type_index != kTVMFFINone &&
-      info_or_raise("TVMFFITypeRegisterAttr", type_index) == NULL)
+  if (type_index != kTVMFFINone && info_or_raise("TVMFFITypeRegisterAttr", type_index) == NULL)
     goto out;
   column* c = column_get_or_create(attr_name);
   if (c == NULL) goto out;

@@ -21,8 +21,7 @@ TVMFFIObject* tvmffi__shape_new(const int64_t* data, size_t n) {
     return NULL;
   }
   tvmffi__shape_obj* s = (tvmffi__shape_obj*)tvmffi__object_alloc(
-      sizeof(tvmffi__shape_obj) + n * sizeof(int64_t), kTVMFFIShape,
-      tvmffi__object_deleter_plain);
+      sizeof(tvmffi__shape_obj) + n * sizeof(int64_t), kTVMFFIShape, tvmffi__object_deleter_plain);
   if (s == NULL) return NULL;
   if (n != 0) memcpy(s->values, data, n * sizeof(int64_t));
   s->cell.data = s->values;
@@ -43,9 +42,8 @@ static int shape_global(void* self, const TVMFFIAny* args, int32_t num_args, TVM
     if (args[i].type_index != kTVMFFIInt && args[i].type_index != kTVMFFIBool) {
       const char* got = tvmffi__any_type_key(&args[i]);
       tvmffi__decref(&s->header);
-      return tvmffi__raise("ValueError",
-                           "ffi.Shape expects int arguments, but argument %d is `%s`", (int)i,
-                           got);
+      return tvmffi__raise("ValueError", "ffi.Shape expects int arguments, but argument %d is `%s`",
+                           (int)i, got);
     }
     s->values[i] = args[i].v_int64;
   }
@@ -57,7 +55,6 @@ static int shape_global(void* self, const TVMFFIAny* args, int32_t num_args, TVM
 
 void tvmffi__shape_globals_init(void) {
   /* Packed (variadic): the schema names no argument list. */
-  tvmffi__register_global("ffi.Shape", shape_global,
-                          "Creates an ffi.Shape from integer arguments.",
+  tvmffi__register_global("ffi.Shape", shape_global, "Creates an ffi.Shape from integer arguments.",
                           "{\"type\":\"ffi.Function\"}");
 }

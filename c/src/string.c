@@ -89,8 +89,7 @@ static int from_byte_array(const char* api, int32_t type_index, const TVMFFIByte
   if (input == NULL || out == NULL)
     return tvmffi__raise("ValueError", "%s: input and out must not be NULL", api);
   if (input->data == NULL && input->size != 0)
-    return tvmffi__raise("ValueError", "%s: input->data is NULL but size is %zu", api,
-                         input->size);
+    return tvmffi__raise("ValueError", "%s: input->data is NULL but size is %zu", api, input->size);
   return tvmffi__str_to_any(type_index, input->data, input->size, out);
 }
 

@@ -185,21 +185,21 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
                                  int32_t num_child_slots, int32_t can_overflow,
                                  int32_t parent_type_index, refusal* why) {
   if (num_child_slots < 0)
-    return refuse(why, "ValueError", "type `%.*s`: num_child_slots must be >= 0, got %d", (int)len, key,
-                  num_child_slots);
+    return refuse(why, "ValueError", "type `%.*s`: num_child_slots must be >= 0, got %d", (int)len,
+                  key, num_child_slots);
   type_entry* parent = NULL;
   if (parent_type_index == -1) {
     if (type_depth != 0)
-      return refuse(why, "ValueError", "type `%.*s` has no parent but type_depth=%d (expected 0)", (int)len, key,
-                    type_depth);
+      return refuse(why, "ValueError", "type `%.*s` has no parent but type_depth=%d (expected 0)",
+                    (int)len, key, type_depth);
   } else {
     parent = entry_get(parent_type_index);
     if (parent == NULL)
-      return refuse(why, "ValueError", "type `%.*s`: parent type_index=%d is not registered", (int)len, key,
-                    parent_type_index);
+      return refuse(why, "ValueError", "type `%.*s`: parent type_index=%d is not registered",
+                    (int)len, key, parent_type_index);
     if (type_depth != parent->info.type_depth + 1)
-      return refuse(why, "ValueError", "type `%.*s`: type_depth=%d but parent `%s` has depth %d", (int)len, key,
-                    type_depth, parent->key, parent->info.type_depth);
+      return refuse(why, "ValueError", "type `%.*s`: type_depth=%d but parent `%s` has depth %d",
+                    (int)len, key, type_depth, parent->key, parent->info.type_depth);
   }
   int32_t n = num_child_slots + 1;
   if (n <= 0 || n > MAX_TYPES)
@@ -207,8 +207,9 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
   int32_t index;
   if (static_type_index >= 0) {
     if (static_type_index >= MAX_TYPES || entry_get(static_type_index))
-      return refuse(why, "ValueError", "type `%.*s`: static type_index=%d is already taken or out of range",
-                    (int)len, key, static_type_index);
+      return refuse(why, "ValueError",
+                    "type `%.*s`: static type_index=%d is already taken or out of range", (int)len,
+                    key, static_type_index);
     index = static_type_index;
   } else if (parent && parent->allocated_slots + n <= parent->num_slots) {
     index = parent->info.type_index + parent->allocated_slots;
@@ -221,7 +222,8 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
                     parent->key, (int)len, key, parent->key);
     while (g_next_dynamic <= MAX_TYPES - n && !range_free(g_next_dynamic, n)) ++g_next_dynamic;
     if (g_next_dynamic > MAX_TYPES - n)
-      return refuse(why, "RuntimeError", "type table is full while registering `%.*s`", (int)len, key);
+      return refuse(why, "RuntimeError", "type table is full while registering `%.*s`", (int)len,
+                    key);
     index = g_next_dynamic;
     g_next_dynamic += n;
   }
@@ -253,8 +255,8 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
 }
 
 static int32_t type_get_or_alloc(const char* key, size_t len, int32_t static_type_index,
-                                 int32_t type_depth, int32_t num_child_slots,
-                                 int32_t can_overflow, int32_t parent_type_index, refusal* why) {
+                                 int32_t type_depth, int32_t num_child_slots, int32_t can_overflow,
+                                 int32_t parent_type_index, refusal* why) {
   uint64_t hash = tvmffi__hash_bytes(key, len);
   type_entry* e = key_find(key, len, hash);
   if (e) return e->info.type_index;
@@ -377,19 +379,29 @@ static void reg_static(const char* key, int32_t index, int32_t depth, int32_t sl
 }
 
 void tvmffi__types_init(void) {
-  static const char* const pod_keys[] = {
-      "None",        "int",              "bool",           "float",        "void*",
-      "DataType",    "Device",           "DLTensor*",      "const char*",  "TVMFFIByteArray*",
-      "ObjectRValueRef", "ffi.SmallStr", "ffi.SmallBytes", "ffi.Unchanged"};
+  static const char* const pod_keys[] = {"None",
+                                         "int",
+                                         "bool",
+                                         "float",
+                                         "void*",
+                                         "DataType",
+                                         "Device",
+                                         "DLTensor*",
+                                         "const char*",
+                                         "TVMFFIByteArray*",
+                                         "ObjectRValueRef",
+                                         "ffi.SmallStr",
+                                         "ffi.SmallBytes",
+                                         "ffi.Unchanged"};
   static const struct {
     const char* key;
     int32_t index;
-  } objects[] = {{"ffi.String", kTVMFFIStr},         {"ffi.Bytes", kTVMFFIBytes},
-                 {"ffi.Error", kTVMFFIError},        {"ffi.Function", kTVMFFIFunction},
-                 {"ffi.Shape", kTVMFFIShape},        {"ffi.Tensor", kTVMFFITensor},
-                 {"ffi.Array", kTVMFFIArray},        {"ffi.List", kTVMFFIList},
-                 {"ffi.Map", kTVMFFIMap},            {"ffi.Dict", kTVMFFIDict},
-                 {"ffi.Module", kTVMFFIModule},      {"ffi.OpaquePyObject", kTVMFFIOpaquePyObject},
+  } objects[] = {{"ffi.String", kTVMFFIStr},    {"ffi.Bytes", kTVMFFIBytes},
+                 {"ffi.Error", kTVMFFIError},   {"ffi.Function", kTVMFFIFunction},
+                 {"ffi.Shape", kTVMFFIShape},   {"ffi.Tensor", kTVMFFITensor},
+                 {"ffi.Array", kTVMFFIArray},   {"ffi.List", kTVMFFIList},
+                 {"ffi.Map", kTVMFFIMap},       {"ffi.Dict", kTVMFFIDict},
+                 {"ffi.Module", kTVMFFIModule}, {"ffi.OpaquePyObject", kTVMFFIOpaquePyObject},
                  {"ffi.BigInt", kTVMFFIBigInt}};
   /* Set first: the hooks init.c runs after this one may call the public
    * entry points, which must not re-enter tvmffi__ensure_init. */

@@ -194,8 +194,7 @@ static int enum_variant_get(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
   if (r->type_index == g_variant) return 0;
   release(r);
   char msg[256];
-  snprintf(msg, sizeof(msg), "Enum `testing.TestEnumVariant` has no instance with index %s",
-           name);
+  snprintf(msg, sizeof(msg), "Enum `testing.TestEnumVariant` has no instance with index %s", name);
   TVMFFIErrorSetRaisedFromCStr("ValueError", msg);
   return -1;
 }
@@ -239,8 +238,7 @@ static int get_member(void* addr, TVMFFIAny* r) {
 static int set_member(int32_t want, const char* want_key, void* addr, const TVMFFIAny* v) {
   if (v->type_index != want) {
     char msg[256];
-    snprintf(msg, sizeof(msg), "Cannot convert from type `%s` to `%s`", type_key_of(v),
-             want_key);
+    snprintf(msg, sizeof(msg), "Cannot convert from type `%s` to `%s`", type_key_of(v), want_key);
     TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
     return -1;
   }

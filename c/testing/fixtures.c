@@ -70,6 +70,8 @@ typedef struct tdesc {
 #define FD(n, k, fl, d) {n, k, fl, 1, d, NULL, 0}
 #define FS(n, fl, s) {n, F_STR, fl, 1, 0, s, 0}
 
+/* One row per type, its fields on the row's last line. */
+/* clang-format off */
 static const tspec k_specs[] = {
     {"testing.TestFrozenCxx", NULL, "Object whose writable fields a frozen class hides.", 1,
      INIT_AUTO, {F("value", F_I64, W), F("tag", F_STR, W)}},
@@ -125,6 +127,7 @@ static const tspec k_specs[] = {
     {"testing.TestDeepCopyEdges", NULL, "Any and ObjectRef fields holding what ffi.DeepCopy copies.",
      1, INIT_AUTO, {F("v_any", F_ANY, W), F("v_obj", F_OBJ, W)}},
 };
+/* clang-format on */
 #define NUM_TYPES ((int)(sizeof(k_specs) / sizeof(k_specs[0])))
 
 /* What the fixtures' C++ classes have beyond their reflected fields: finality
@@ -136,10 +139,14 @@ static const struct {
   int final;
   int32_t gap_after, gap_bytes;
 } k_shapes[] = {
-    {"testing.TestFrozenCxx", 1, 0, 0},         {"testing.TestCompare", 1, 0, 0},
-    {"testing.TestHash", 1, 0, 0},              {"testing.TestCustomHash", 1, 0, 0},
-    {"testing.TestCustomCompare", 1, 0, 0},     {"testing.TestEqWithoutHash", 1, 0, 0},
-    {"testing.TestCxxAutoInitChild", 1, 0, 0},  {"testing.TestCxxClassHiddenField", 1, 1, 8},
+    {"testing.TestFrozenCxx", 1, 0, 0},
+    {"testing.TestCompare", 1, 0, 0},
+    {"testing.TestHash", 1, 0, 0},
+    {"testing.TestCustomHash", 1, 0, 0},
+    {"testing.TestCustomCompare", 1, 0, 0},
+    {"testing.TestEqWithoutHash", 1, 0, 0},
+    {"testing.TestCxxAutoInitChild", 1, 0, 0},
+    {"testing.TestCxxClassHiddenField", 1, 1, 8},
     {"testing.TestCxxClassPolymorphic", 1, 1, 8},
 };
 
@@ -223,7 +230,8 @@ static const char* kind_schema(fkind k) {
     case F_OBJ:
       return "{\\\"type\\\":\\\"ffi.Object\\\"}";
     default:
-      return "{\\\"type\\\":\\\"Optional\\\",\\\"args\\\":[{\\\"type\\\":\\\"testing.TestObjectBase\\\"}]}";
+      return "{\\\"type\\\":\\\"Optional\\\",\\\"args\\\":[{\\\"type\\\":\\\"testing."
+             "TestObjectBase\\\"}]}";
   }
 }
 
@@ -280,8 +288,7 @@ static int accepts(fkind k, const TVMFFIAny* v) {
 
 static int cannot_convert(fkind k, const TVMFFIAny* v) {
   char msg[256];
-  snprintf(msg, sizeof(msg), "Cannot convert from type `%s` to `%s`", type_key_of(v),
-           kind_name(k));
+  snprintf(msg, sizeof(msg), "Cannot convert from type `%s` to `%s`", type_key_of(v), kind_name(k));
   TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
   return -1;
 }
@@ -369,10 +376,10 @@ static int load(fkind k, void* addr, TVMFFIAny* r) {
 }
 
 /* One getter/setter pair per kind (field accessors only see the address). */
-#define ACCESSORS(K)                                                    \
+#define ACCESSORS(K)                                                        \
   static int get_##K(void* addr, TVMFFIAny* r) { return load(K, addr, r); } \
-  static int set_##K(void* addr, const TVMFFIAny* v) {                  \
-    return accepts(K, v) ? store(K, addr, v) : cannot_convert(K, v);    \
+  static int set_##K(void* addr, const TVMFFIAny* v) {                      \
+    return accepts(K, v) ? store(K, addr, v) : cannot_convert(K, v);        \
   }
 ACCESSORS(F_I64)
 ACCESSORS(F_I32)
@@ -440,13 +447,15 @@ static TVMFFIObject* new_object(const tdesc* d) {
 }
 
 /* Creators receive no context: one per type, dispatching on its slot. */
-#define CREATOR(i)                                            \
-  static int create_##i(TVMFFIObjectHandle* out) {            \
-    TVMFFIObject* o = new_object(&g_types[i]);                \
-    if (o == NULL) return -1;                                 \
-    *out = o;                                                 \
-    return 0;                                                 \
+#define CREATOR(i)                                 \
+  static int create_##i(TVMFFIObjectHandle* out) { \
+    TVMFFIObject* o = new_object(&g_types[i]);     \
+    if (o == NULL) return -1;                      \
+    *out = o;                                      \
+    return 0;                                      \
   }
+/* Macro expansions clang-format cannot see as declarations. */
+/* clang-format off */
 CREATOR(0) CREATOR(1) CREATOR(2) CREATOR(3) CREATOR(4) CREATOR(5) CREATOR(6) CREATOR(7)
 CREATOR(8) CREATOR(9) CREATOR(10) CREATOR(11) CREATOR(12) CREATOR(13) CREATOR(14) CREATOR(15)
 CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19) CREATOR(20) CREATOR(21) CREATOR(22)
@@ -455,6 +464,7 @@ static const TVMFFIObjectCreator k_creators[] = {
     create_7,  create_8,  create_9,  create_10, create_11, create_12, create_13,
     create_14, create_15, create_16, create_17, create_18, create_19, create_20,
     create_21, create_22};
+/* clang-format on */
 _Static_assert(sizeof(k_creators) / sizeof(k_creators[0]) == sizeof(k_specs) / sizeof(k_specs[0]),
                "one creator per fixture type");
 
@@ -517,9 +527,8 @@ static int call_on_keys(const char* sig, const TVMFFIAny* args, int32_t n, int32
   if (arg_count(sig, n, nobj + 1) != 0) return -1;
   TVMFFIAny keys[2];
   for (int32_t i = 0; i < nobj; ++i) {
-    const tdesc* d = args[i].type_index >= kTVMFFIStaticObjectBegin
-                         ? desc_of(args[i].type_index)
-                         : NULL;
+    const tdesc* d =
+        args[i].type_index >= kTVMFFIStaticObjectBegin ? desc_of(args[i].type_index) : NULL;
     if (d == NULL || strcmp(d->fields[0].name, "key") != 0)
       return arg_mismatch(sig, i, "ffi.Object", &args[i]);
     set_int(&keys[i], *(int64_t*)((char*)args[i].v_obj + d->offsets[0]));
@@ -540,8 +549,8 @@ static int hook_hash(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r)
 static int hook_eq(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   const tdesc* d = (const tdesc*)self;
   char sig[192];
-  snprintf(sig, sizeof(sig),
-           "%s.__ffi_eq__(0: ffi.Object, 1: ffi.Object, 2: ffi.Function) -> bool", d->key);
+  snprintf(sig, sizeof(sig), "%s.__ffi_eq__(0: ffi.Object, 1: ffi.Object, 2: ffi.Function) -> bool",
+           d->key);
   return call_on_keys(sig, args, n, 2, r);
 }
 
@@ -555,8 +564,7 @@ static int hook_compare(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 
 /* ---- registration ---------------------------------------------------------- */
 
-static void register_attr_fn(int32_t tindex, const char* name, TVMFFISafeCallType fn,
-                             void* self) {
+static void register_attr_fn(int32_t tindex, const char* name, TVMFFISafeCallType fn, void* self) {
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(self, fn, NULL, &f) != 0) return;
   TVMFFIAny v;
@@ -699,8 +707,19 @@ static void register_type(tdesc* d, int idx) {
  * C++ one (POD inline, String/Bytes/Optional/Variant as 16-byte Any, Array/Map
  * as object pointers), so offsets match the upstream fixture. */
 
-typedef enum { S_INT, S_FLOAT, S_BOOL, S_STR, S_BYTES, S_DEVICE, S_DTYPE, S_ARR, S_MAP, S_OPT,
-               S_VARIANT } skind;
+typedef enum {
+  S_INT,
+  S_FLOAT,
+  S_BOOL,
+  S_STR,
+  S_BYTES,
+  S_DEVICE,
+  S_DTYPE,
+  S_ARR,
+  S_MAP,
+  S_OPT,
+  S_VARIANT
+} skind;
 
 /* A C++ field type: kind, argument types, the spelling messages show. */
 typedef struct sty {
@@ -719,12 +738,13 @@ static const sty t_opt_int = {S_OPT, {&t_int}, "Optional<int>"},
                  t_arr_str = {S_ARR, {&t_str}, "Array<str>"},
                  t_map_str_int = {S_MAP, {&t_str, &t_int}, "Map<str, int>"};
 static const sty t_map_str_arr_int = {S_MAP, {&t_str, &t_arr_int}, "Map<str, Array<int>>"},
-                 t_variant = {S_VARIANT, {&t_str, &t_arr_int, &t_map_str_int},
+                 t_variant = {S_VARIANT,
+                              {&t_str, &t_arr_int, &t_map_str_int},
                               "Variant<str, Array<int>, Map<str, int>>"},
                  t_int_or_str = {S_VARIANT, {&t_int, &t_str}, "Variant<int, str>"};
 static const sty t_arr_variant = {S_ARR, {&t_int_or_str}, "Array<Variant<int, str>>"};
-static const sty t_opt_arr_variant = {S_OPT, {&t_arr_variant},
-                                      "Optional<Array<Variant<int, str>>>"};
+static const sty t_opt_arr_variant = {
+    S_OPT, {&t_arr_variant}, "Optional<Array<Variant<int, str>>>"};
 
 static int is_bytes(const TVMFFIAny* v) {
   return v->type_index == kTVMFFISmallBytes || v->type_index == kTVMFFIBytes ||
@@ -790,10 +810,14 @@ static const sty* sty_pick(const sty* t, const TVMFFIAny* v) {
 static int sty_exact(const sty* t, const TVMFFIAny* v) {
   t = sty_pick(t, v);
   switch (t->k) {
-    case S_INT: return v->type_index == kTVMFFIInt;
-    case S_BOOL: return v->type_index == kTVMFFIBool;
-    case S_FLOAT: return v->type_index == kTVMFFIFloat;
-    case S_OPT: return v->type_index == kTVMFFINone || sty_exact(t->a[0], v);
+    case S_INT:
+      return v->type_index == kTVMFFIInt;
+    case S_BOOL:
+      return v->type_index == kTVMFFIBool;
+    case S_FLOAT:
+      return v->type_index == kTVMFFIFloat;
+    case S_OPT:
+      return v->type_index == kTVMFFINone || sty_exact(t->a[0], v);
     case S_ARR: {
       TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(v->v_obj);
       for (int64_t i = 0; i < cell->size; ++i)
@@ -809,7 +833,8 @@ static int sty_exact(const sty* t, const TVMFFIAny* v) {
           return 0;
       return 1;
     }
-    default: return 1;
+    default:
+      return 1;
   }
 }
 
@@ -851,14 +876,19 @@ static int sty_convert(const sty* t, const TVMFFIAny* v, TVMFFIAny* out) {
   if (t->k == S_OPT && v->type_index != kTVMFFINone) t = sty_pick(t->a[0], v);
   if (!sty_exact(t, v)) {
     switch (t->k) {
-      case S_INT: set_int(out, v->v_int64); return 0;
-      case S_BOOL: set_bool(out, v->v_int64 != 0); return 0;
+      case S_INT:
+        set_int(out, v->v_int64);
+        return 0;
+      case S_BOOL:
+        set_bool(out, v->v_int64 != 0);
+        return 0;
       case S_FLOAT:
         out->type_index = kTVMFFIFloat;
         out->zero_padding = 0;
         out->v_float64 = as_double(v);
         return 0;
-      default: return sty_rebuild(t, v, out); /* S_ARR, S_MAP */
+      default:
+        return sty_rebuild(t, v, out); /* S_ARR, S_MAP */
     }
   }
   if (t->k == S_DEVICE && is_str(v)) /* the schema_id_device fixture parses "cuda:1" */
@@ -924,17 +954,18 @@ static const sfield k_saf[] = {
         "},{" Q "type" Q ":" Q "int" Q "}]}")},
     {"v_map_str_arr_int", &t_map_str_arr_int, ST_OBJ, 152, 8, kTVMFFIObject, "map<str,array<int>>",
      SJ("{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
-        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q "}]}]}")},
+        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q
+        "}]}]}")},
     {"v_variant", &t_variant, ST_ANY, 160, 16, kTVMFFIAny, "variant<str,array<int>,map<str,int>>",
      SJ("{" Q "type" Q ":" Q "Variant" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
-        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q
-        "}]},{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q
-        "},{" Q "type" Q ":" Q "int" Q "}]}]}")},
+        "},{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q "}]},{" Q
+        "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.String" Q "},{" Q
+        "type" Q ":" Q "int" Q "}]}]}")},
     {"v_opt_arr_variant", &t_opt_arr_variant, ST_OPT_OBJ, 176, 8, kTVMFFIAny,
      "optional<array<variant<int,str>>>",
-     SJ("{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.Array" Q
-        "," Q "args" Q ":[{" Q "type" Q ":" Q "Variant" Q "," Q "args" Q ":[{" Q "type" Q ":" Q
-        "int" Q "},{" Q "type" Q ":" Q "ffi.String" Q "}]}]}]}")},
+     SJ("{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "ffi.Array" Q "," Q
+        "args" Q ":[{" Q "type" Q ":" Q "Variant" Q "," Q "args" Q ":[{" Q "type" Q ":" Q "int" Q
+        "},{" Q "type" Q ":" Q "ffi.String" Q "}]}]}]}")},
 };
 #undef SJ
 #undef Q
@@ -953,11 +984,21 @@ static void saf_store(const sfield* f, char* addr, TVMFFIAny* owned) {
   switch (f->store) {
     case ST_POD:
       switch (f->ty->k) {
-        case S_BOOL: *(uint8_t*)addr = owned->v_int64 != 0; break;
-        case S_INT: *(int64_t*)addr = owned->v_int64; break;
-        case S_FLOAT: *(double*)addr = as_double(owned); break;
-        case S_DEVICE: *(DLDevice*)addr = owned->v_device; break;
-        default: *(DLDataType*)addr = owned->v_dtype; break;
+        case S_BOOL:
+          *(uint8_t*)addr = owned->v_int64 != 0;
+          break;
+        case S_INT:
+          *(int64_t*)addr = owned->v_int64;
+          break;
+        case S_FLOAT:
+          *(double*)addr = as_double(owned);
+          break;
+        case S_DEVICE:
+          *(DLDevice*)addr = owned->v_device;
+          break;
+        default:
+          *(DLDataType*)addr = owned->v_dtype;
+          break;
       }
       release(owned);
       return;
@@ -994,11 +1035,24 @@ static int saf_get(const sfield* f, const char* addr, TVMFFIAny* r) {
   switch (f->store) {
     case ST_POD:
       switch (f->ty->k) {
-        case S_BOOL: set_bool(r, *(const uint8_t*)addr); break;
-        case S_INT: set_int(r, *(const int64_t*)addr); break;
-        case S_FLOAT: r->type_index = kTVMFFIFloat; r->v_float64 = *(const double*)addr; break;
-        case S_DEVICE: r->type_index = kTVMFFIDevice; r->v_device = *(const DLDevice*)addr; break;
-        default: r->type_index = kTVMFFIDataType; r->v_dtype = *(const DLDataType*)addr; break;
+        case S_BOOL:
+          set_bool(r, *(const uint8_t*)addr);
+          break;
+        case S_INT:
+          set_int(r, *(const int64_t*)addr);
+          break;
+        case S_FLOAT:
+          r->type_index = kTVMFFIFloat;
+          r->v_float64 = *(const double*)addr;
+          break;
+        case S_DEVICE:
+          r->type_index = kTVMFFIDevice;
+          r->v_device = *(const DLDevice*)addr;
+          break;
+        default:
+          r->type_index = kTVMFFIDataType;
+          r->v_dtype = *(const DLDataType*)addr;
+          break;
       }
       return 0;
     case ST_ANY:
@@ -1018,15 +1072,18 @@ static int saf_get(const sfield* f, const char* addr, TVMFFIAny* r) {
 }
 
 /* Field accessors only see the address: one pair per field, by index. */
-#define SAF_ACCESSORS(i)                                                           \
+#define SAF_ACCESSORS(i)                                                             \
   static int saf_get_##i(void* a, TVMFFIAny* r) { return saf_get(&k_saf[i], a, r); } \
   static int saf_set_##i(void* a, const TVMFFIAny* v) { return saf_set(&k_saf[i], a, v); }
+/* Macro expansions clang-format cannot see as declarations. */
+/* clang-format off */
 SAF_ACCESSORS(0) SAF_ACCESSORS(1) SAF_ACCESSORS(2) SAF_ACCESSORS(3) SAF_ACCESSORS(4)
 SAF_ACCESSORS(5) SAF_ACCESSORS(6) SAF_ACCESSORS(7) SAF_ACCESSORS(8) SAF_ACCESSORS(9)
 SAF_ACCESSORS(10) SAF_ACCESSORS(11) SAF_ACCESSORS(12) SAF_ACCESSORS(13) SAF_ACCESSORS(14)
 static const TVMFFIFieldGetter k_saf_get[] = {
     saf_get_0, saf_get_1, saf_get_2,  saf_get_3,  saf_get_4,  saf_get_5,  saf_get_6, saf_get_7,
     saf_get_8, saf_get_9, saf_get_10, saf_get_11, saf_get_12, saf_get_13, saf_get_14};
+/* clang-format on */
 static const TVMFFIFieldSetter k_saf_set[] = {
     saf_set_0, saf_set_1, saf_set_2,  saf_set_3,  saf_set_4,  saf_set_5,  saf_set_6, saf_set_7,
     saf_set_8, saf_set_9, saf_set_10, saf_set_11, saf_set_12, saf_set_13, saf_set_14};
@@ -1291,8 +1348,8 @@ static int saf_shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
   return 0;
 }
 
-static void saf_add_method(const char* name, const char* doc, int is_static,
-                           TVMFFISafeCallType fn, const char* meta) {
+static void saf_add_method(const char* name, const char* doc, int is_static, TVMFFISafeCallType fn,
+                           const char* meta) {
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0) return;
   TVMFFIMethodInfo m;
@@ -1349,15 +1406,17 @@ static void register_schema_all_types(void) {
   }
 #define Q "\\\""
 #define T(x) "{" Q "type" Q ":" Q x Q "}"
-#define FN(ret, ...)                                                                      \
+#define FN(ret, ...)                                                                              \
   "{\"type_schema\":\"{" Q "type" Q ":" Q "ffi.Function" Q "," Q "named_args" Q ":{" Q "return" Q \
   ":[" ret "]," Q "params" Q ":[" __VA_ARGS__ "]}}\""
 #define ARR_INT "{" Q "type" Q ":" Q "ffi.Array" Q "," Q "args" Q ":[" T("int") "]}"
 #define OPT_STR "{" Q "type" Q ":" Q "Optional" Q "," Q "args" Q ":[" T("ffi.String") "]}"
-#define MAP_SAI "{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[" T("ffi.String") "," ARR_INT "]}"
-  saf_add_method("add_int", "add int method", 0, saf_add_int,
-                 FN(T("int"), T("testing.SchemaAllTypes") "," T("int"))
-                 ",\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"}");
+#define MAP_SAI \
+  "{" Q "type" Q ":" Q "ffi.Map" Q "," Q "args" Q ":[" T("ffi.String") "," ARR_INT "]}"
+  saf_add_method(
+      "add_int", "add int method", 0, saf_add_int,
+      FN(T("int"), T("testing.SchemaAllTypes") "," T(
+                       "int")) ",\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"}");
   saf_add_method("append_int", "append int to array", 0, saf_append_int,
                  FN(ARR_INT, T("testing.SchemaAllTypes") "," ARR_INT "," T("int")) "}");
   saf_add_method("maybe_concat", "optional concat", 0, saf_maybe_concat,

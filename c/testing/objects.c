@@ -205,8 +205,8 @@ static int set_array(void* addr, const TVMFFIAny* v) {
 
 /* ---- methods and globals ------------------------------------------------------ */
 
-static int self_of(const char* sig, const TVMFFIAny* args, int32_t n, int32_t want,
-                   int32_t tindex, const char* key, TVMFFIObject** out) {
+static int self_of(const char* sig, const TVMFFIAny* args, int32_t n, int32_t want, int32_t tindex,
+                   const char* key, TVMFFIObject** out) {
   if (arg_count(sig, n, want) != 0) return -1;
   int32_t t = args[0].type_index;
   int ok = t == tindex || (tindex == g_base_index && t == g_derived_index);
@@ -228,8 +228,8 @@ static int pair_sum(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
 static int pair_sum_global(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   TVMFFIObject* o = NULL;
   (void)h;
-  if (self_of("testing.TestIntPairSum(0: testing.TestIntPair) -> int", args, n, 1,
-              g_pair_index, "testing.TestIntPair", &o) != 0)
+  if (self_of("testing.TestIntPairSum(0: testing.TestIntPair) -> int", args, n, 1, g_pair_index,
+              "testing.TestIntPair", &o) != 0)
     return -1;
   set_int(r, ((int_pair*)o)->a + ((int_pair*)o)->b);
   return 0;
@@ -352,9 +352,9 @@ static void set_metadata(int32_t tindex, const char* doc, TVMFFIObjectCreator cr
   tt_set_final(tindex, tindex != g_base_index);
 }
 
-#define FN_SCHEMA(ret, params)                                                          \
-  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret "\"}],\"params\":[" \
-  params "]}}"
+#define FN_SCHEMA(ret, params)                                              \
+  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret \
+  "\"}],\"params\":[" params "]}}"
 
 void tvmffi_testing__objects_init(void) {
   g_pair_index = alloc_type("testing.TestIntPair", 1, kTVMFFIObject);
@@ -363,10 +363,10 @@ void tvmffi_testing__objects_init(void) {
   if (TVMFFIGetTypeInfo(g_pair_index)->metadata == NULL) {
     set_metadata(g_pair_index, "A pair of integers.", create_pair, sizeof(int_pair));
     TVMFFIAny nd = no_default();
-    field_spec a = {"a", "Field `a`", "int", offsetof(int_pair, a), 8, 0, get_i64, set_i64,
-                    kTVMFFIInt, nd};
-    field_spec b = {"b", "Field `b`", "int", offsetof(int_pair, b), 8, 0, get_i64, set_i64,
-                    kTVMFFIInt, nd};
+    field_spec a = {"a",     "Field `a`", "int", offsetof(int_pair, a), 8, 0, get_i64,
+                    set_i64, kTVMFFIInt,  nd};
+    field_spec b = {"b",     "Field `b`", "int", offsetof(int_pair, b), 8, 0, get_i64,
+                    set_i64, kTVMFFIInt,  nd};
     add_field(g_pair_index, &a);
     add_field(g_pair_index, &b);
     tt_add_method(g_pair_index, "__ffi_init__", "Constructs from a and b.", 1, pair_init, NULL,
@@ -385,23 +385,23 @@ void tvmffi_testing__objects_init(void) {
     TVMFFIByteArray hello = ba("hello");
     TVMFFIStringFromByteArray(&hello, &d_str); /* 5 bytes: a small string, nothing owned */
     field_spec fs[3] = {
-        {"v_i64", "i64 field", "int", offsetof(obj_base, v_i64), 8, 1, get_i64, set_i64,
-         kTVMFFIInt, d_i64},
-        {"v_f64", "", "float", offsetof(obj_base, v_f64), 8, 0, get_f64, set_f64,
-         kTVMFFIFloat, d_f64},
-        {"v_str", "", "ffi.String", offsetof(obj_base, v_str), 16, 1, get_any, set_str,
-         kTVMFFIStr, d_str},
+        {"v_i64", "i64 field", "int", offsetof(obj_base, v_i64), 8, 1, get_i64, set_i64, kTVMFFIInt,
+         d_i64},
+        {"v_f64", "", "float", offsetof(obj_base, v_f64), 8, 0, get_f64, set_f64, kTVMFFIFloat,
+         d_f64},
+        {"v_str", "", "ffi.String", offsetof(obj_base, v_str), 16, 1, get_any, set_str, kTVMFFIStr,
+         d_str},
     };
     for (int i = 0; i < 3; ++i) add_field(g_base_index, &fs[i]);
     tt_add_method(g_base_index, "add_i64", "add_i64 method", 0, base_add_i64, NULL,
                   FN_SCHEMA("int", "{\"type\":\"int\"}"));
-    set_metadata(g_derived_index, "Derived object with required container fields.",
-                 create_derived, sizeof(obj_derived));
+    set_metadata(g_derived_index, "Derived object with required container fields.", create_derived,
+                 sizeof(obj_derived));
     field_spec ds[2] = {
-        {"v_map", "", "ffi.Map", offsetof(obj_derived, v_map), 16, 1, get_any, set_map,
-         kTVMFFIMap, nd},
-        {"v_array", "", "ffi.Array", offsetof(obj_derived, v_array), 16, 1, get_any,
-         set_array, kTVMFFIArray, nd},
+        {"v_map", "", "ffi.Map", offsetof(obj_derived, v_map), 16, 1, get_any, set_map, kTVMFFIMap,
+         nd},
+        {"v_array", "", "ffi.Array", offsetof(obj_derived, v_array), 16, 1, get_any, set_array,
+         kTVMFFIArray, nd},
     };
     for (int i = 0; i < 2; ++i) add_field(g_derived_index, &ds[i]);
     register_shallow_copy(g_base_index);

@@ -10,9 +10,26 @@
 
 /* What a parameter accepts; containers carry element kinds. */
 typedef enum {
-  K_ANY, K_INT, K_FLOAT, K_BOOL, K_STR, K_BYTES, K_OBJ, K_FUNC, K_DEVICE, K_DTYPE,
-  K_TENSOR, K_DLTENSOR, K_OPT_INT, K_OPT_STR, K_OPT_OBJ, K_VARIANT_INT_STR,
-  K_ARRAY, K_LIST, K_MAP, K_DICT
+  K_ANY,
+  K_INT,
+  K_FLOAT,
+  K_BOOL,
+  K_STR,
+  K_BYTES,
+  K_OBJ,
+  K_FUNC,
+  K_DEVICE,
+  K_DTYPE,
+  K_TENSOR,
+  K_DLTENSOR,
+  K_OPT_INT,
+  K_OPT_STR,
+  K_OPT_OBJ,
+  K_VARIANT_INT_STR,
+  K_ARRAY,
+  K_LIST,
+  K_MAP,
+  K_DICT
 } kind;
 
 typedef struct {
@@ -51,8 +68,7 @@ static const fixture kFixtures[] = {
      J1("Optional", J("ffi.String"))},
     {"testing.schema_id_opt_obj", K_OPT_OBJ, K_ANY, K_ANY, "Optional<ffi.Object>",
      J1("Optional", J("ffi.Object"))},
-    {"testing.schema_id_arr_int", K_ARRAY, K_INT, K_ANY, "Array<int>",
-     J1("ffi.Array", J("int"))},
+    {"testing.schema_id_arr_int", K_ARRAY, K_INT, K_ANY, "Array<int>", J1("ffi.Array", J("int"))},
     {"testing.schema_id_arr_str", K_ARRAY, K_STR, K_ANY, "Array<str>",
      J1("ffi.Array", J("ffi.String"))},
     {"testing.schema_id_arr_obj", K_ARRAY, K_OBJ, K_ANY, "Array<ffi.Object>",
@@ -69,8 +85,7 @@ static const fixture kFixtures[] = {
      J2("ffi.Map", J("ffi.String"), J("ffi.String"))},
     {"testing.schema_id_map_str_obj", K_MAP, K_OBJ, K_STR, "Map<str, ffi.Object>",
      J2("ffi.Map", J("ffi.String"), J("ffi.Object"))},
-    {"testing.schema_id_map", K_MAP, K_ANY, K_ANY, "Map<Any, Any>",
-     J("ffi.Map")},
+    {"testing.schema_id_map", K_MAP, K_ANY, K_ANY, "Map<Any, Any>", J("ffi.Map")},
     {"testing.schema_id_dict_str_int", K_DICT, K_INT, K_STR, "Dict<str, int>",
      J2("ffi.Dict", J("ffi.String"), J("int"))},
     {"testing.schema_id_dict_str_str", K_DICT, K_STR, K_STR, "Dict<str, str>",
@@ -89,11 +104,16 @@ static int is_int(const TVMFFIAny* v) {
  * values, so strings are SmallStr or Str there. */
 static int elem_ok(kind e, const TVMFFIAny* v) {
   switch (e) {
-    case K_ANY: return 1;
-    case K_INT: return is_int(v);
-    case K_STR: return is_str(v);
-    case K_OBJ: return v->type_index >= kTVMFFIStaticObjectBegin;
-    default: return 0;
+    case K_ANY:
+      return 1;
+    case K_INT:
+      return is_int(v);
+    case K_STR:
+      return is_str(v);
+    case K_OBJ:
+      return v->type_index >= kTVMFFIStaticObjectBegin;
+    default:
+      return 0;
   }
 }
 
@@ -102,9 +122,9 @@ static int parse_device(const char* s, DLDevice* out) {
   static const struct {
     const char* name;
     int code;
-  } kNames[] = {{"cpu", 1},     {"cuda", 2},     {"opencl", 4},   {"vulkan", 7}, {"metal", 8},
-                {"mps", 8},     {"vpi", 9},      {"rocm", 10},    {"ext_dev", 12},
-                {"hexagon", 16}, {"wgpu", 15},   {"webgpu", 15},  {"maia", 17},  {"trn", 18}};
+  } kNames[] = {{"cpu", 1},   {"cuda", 2},    {"opencl", 4}, {"vulkan", 7},   {"metal", 8},
+                {"mps", 8},   {"vpi", 9},     {"rocm", 10},  {"ext_dev", 12}, {"hexagon", 16},
+                {"wgpu", 15}, {"webgpu", 15}, {"maia", 17},  {"trn", 18}};
   char buf[64], msg[128];
   size_t n = strcspn(s, " ");
   if (n >= sizeof(buf)) n = sizeof(buf) - 1;
@@ -162,8 +182,7 @@ static int convert_map(const char* sig, const fixture* f, const TVMFFIAny* a, in
     return arg_mismatch(sig, 0, f->shown, a);
   int is_map = a->type_index == kTVMFFIMap;
   TVMFFIAny sz, it;
-  if (call_global(is_map ? "ffi.MapSize" : "ffi.DictSize", (TVMFFIAny*)a, 1, &sz) != 0)
-    return -1;
+  if (call_global(is_map ? "ffi.MapSize" : "ffi.DictSize", (TVMFFIAny*)a, 1, &sz) != 0) return -1;
   int64_t n = sz.v_int64;
   TVMFFIAny* kv = (TVMFFIAny*)calloc((size_t)(2 * n + 1), sizeof(TVMFFIAny));
   if (kv == NULL) {
@@ -224,7 +243,8 @@ static int schema_id(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r)
   int t = a->type_index;
   char buf[64];
   switch (f->k) {
-    case K_ANY: return TVMFFIAnyViewToOwnedAny(a, r);
+    case K_ANY:
+      return TVMFFIAnyViewToOwnedAny(a, r);
     case K_OPT_INT:
       if (t == kTVMFFINone) return 0;
       /* fall through */
@@ -319,18 +339,20 @@ static int schema_id(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r)
       r->v_dtype = dt;
       return 0;
     }
-    case K_ARRAY: return convert_seq(sig, f, a, kTVMFFIArray, r);
-    case K_LIST: return convert_seq(sig, f, a, kTVMFFIList, r);
-    case K_MAP: return convert_map(sig, f, a, kTVMFFIMap, r);
-    case K_DICT: return convert_map(sig, f, a, kTVMFFIDict, r);
+    case K_ARRAY:
+      return convert_seq(sig, f, a, kTVMFFIArray, r);
+    case K_LIST:
+      return convert_seq(sig, f, a, kTVMFFIList, r);
+    case K_MAP:
+      return convert_map(sig, f, a, kTVMFFIMap, r);
+    case K_DICT:
+      return convert_map(sig, f, a, kTVMFFIDict, r);
   }
   return arg_mismatch(sig, 0, f->shown, a);
 }
 
-int tvmffi_testing__schema_id_int(void* self, const TVMFFIAny* args, int32_t n,
-                                  TVMFFIAny* result) {
-  static const fixture kDll = {"testing_dll_schema_id_int", K_INT, K_ANY, K_ANY, "int",
-                               J("int")};
+int tvmffi_testing__schema_id_int(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const fixture kDll = {"testing_dll_schema_id_int", K_INT, K_ANY, K_ANY, "int", J("int")};
   (void)self;
   return schema_id((void*)&kDll, args, n, result);
 }
@@ -385,7 +407,7 @@ static int schema_arr_map_opt(void* h, const TVMFFIAny* args, int32_t n, TVMFFIA
       "testing.schema_arr_map_opt(0: Array<Optional<int>>, 1: Map<str, Array<int>>, 2: "
       "Optional<str>) -> Map<str, Array<int>>";
   static const fixture kMap = {"testing.schema_arr_map_opt", K_MAP, K_ANY, K_STR,
-                               "Map<str, Array<int>>", ""};
+                               "Map<str, Array<int>>",       ""};
   (void)h;
   if (arg_count(sig, n, 3) != 0) return -1;
   if (args[0].type_index != kTVMFFIArray && args[0].type_index != kTVMFFIList)
@@ -450,8 +472,8 @@ void tvmffi_testing__schema_init(void) {
     char schema[1024];
     snprintf(schema, sizeof(schema), FN("%s", "%s"), kFixtures[i].schema, kFixtures[i].schema);
     tt_reg_meta(kFixtures[i].name, schema_id, (void*)&kFixtures[i],
-           "Returns its argument after the typed conversion.", schema,
-           i == 0 ? "\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"" : NULL);
+                "Returns its argument after the typed conversion.", schema,
+                i == 0 ? "\"bool_attr\":true,\"int_attr\":1,\"str_attr\":\"hello\"" : NULL);
   }
   tt_reg_meta("testing.schema_packed", schema_packed, NULL,
               "Packed arguments; returns their count.", "{\"type\":\"ffi.Function\"}", NULL);
@@ -459,16 +481,16 @@ void tvmffi_testing__schema_init(void) {
               NULL);
   tt_reg_meta("testing.schema_no_return", schema_no_return, NULL, "No result.",
               FN(J("None"), J("int")), NULL);
-  tt_reg_meta("testing.schema_no_args_no_return", schema_no_args_no_return, NULL,
-              "Nothing at all.", FN(J("None"), ""), NULL);
+  tt_reg_meta("testing.schema_no_args_no_return", schema_no_args_no_return, NULL, "Nothing at all.",
+              FN(J("None"), ""), NULL);
   tt_reg_meta("testing.schema_tensor_view_input", schema_tensor_view_input, NULL,
               "Takes a tensor view.", FN(J("None"), J("DLTensor*")), NULL);
 #define MAP_STR_ARR_INT J2("ffi.Map", J("ffi.String"), J1("ffi.Array", J("int")))
-  tt_reg_meta("testing.schema_arr_map_opt", schema_arr_map_opt, NULL,
-              "Array, Map and Optional parameters.",
-              FN(MAP_STR_ARR_INT, J1("ffi.Array", J1("Optional", J("int"))) "," MAP_STR_ARR_INT
-                                      "," J1("Optional", J("ffi.String"))),
-              NULL);
+  tt_reg_meta(
+      "testing.schema_arr_map_opt", schema_arr_map_opt, NULL, "Array, Map and Optional parameters.",
+      FN(MAP_STR_ARR_INT, J1("ffi.Array", J1("Optional", J("int"))) "," MAP_STR_ARR_INT "," J1(
+                              "Optional", J("ffi.String"))),
+      NULL);
 #undef MAP_STR_ARR_INT
   tt_reg_meta("testing.schema_variant_mix", schema_variant_mix, NULL, "Variant parameter.",
               FN(J3V, J3V), NULL);

@@ -84,8 +84,7 @@ int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
 int TestApply(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   if (n < 1) {
-    TVMFFIErrorSetRaisedFromCStr("TypeError",
-                                 "testing.apply expects a function and its arguments");
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.apply expects a function and its arguments");
     return -1;
   }
   if (args[0].type_index != kTVMFFIFunction)
@@ -160,8 +159,7 @@ static void mlir_add_one(void** packed) {
   *(int*)packed[4] = add_one_c(handle, args, n, result);
 }
 
-static int get_mlir_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n,
-                                     TVMFFIAny* result) {
+static int get_mlir_add_one_c_symbol(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   (void)args;
   if (arg_count("testing.get_mlir_add_one_c_symbol() -> int", n, 0) != 0) return -1;
@@ -216,8 +214,7 @@ static unreg_obj* unreg_self(const char* sig, const TVMFFIAny* args, int32_t n, 
   int t = args[0].type_index;
   if (t != g_unreg_index && (derived || t != g_unreg_base_index)) {
     arg_mismatch(sig, 0,
-                 derived ? "testing.TestUnregisteredObject"
-                         : "testing.TestUnregisteredBaseObject",
+                 derived ? "testing.TestUnregisteredObject" : "testing.TestUnregisteredBaseObject",
                  &args[0]);
     return NULL;
   }
@@ -240,8 +237,7 @@ static int get_v2_plus_two(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
   return 0;
 }
 
-static int make_unregistered_object(void* h, const TVMFFIAny* args, int32_t n,
-                                     TVMFFIAny* result) {
+static int make_unregistered_object(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   (void)args;
   if (arg_count("testing.make_unregistered_object() -> ffi.Object", n, 0) != 0) return -1;
@@ -261,8 +257,7 @@ static int make_unregistered_object(void* h, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
-static void register_int_field(int32_t tindex, const char* name, const char* doc,
-                               int64_t offset) {
+static void register_int_field(int32_t tindex, const char* name, const char* doc, int64_t offset) {
   TVMFFIFieldInfo f;
   memset(&f, 0, sizeof(f));
   f.name = ba(name);
@@ -286,9 +281,9 @@ static void register_method(int32_t tindex, const char* name, const char* doc,
   memset(&m, 0, sizeof(m));
   m.name = ba(name);
   m.doc = ba(doc);
-  m.metadata = ba(
-      "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":"
-      "[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[]}}\"}");
+  m.metadata =
+      ba("{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":"
+         "[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[]}}\"}");
   m.flags = 0;
   m.method.type_index = kTVMFFIFunction;
   m.method.v_obj = (TVMFFIObject*)f;
@@ -350,18 +345,15 @@ static int make_array_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVM
 
 static int make_array_with_mixed(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)h;
-  if (want_tensors("testing.make_array_with_mixed(0: ffi.Tensor, 1: Any) -> ffi.Array", args,
-                   n, 2))
+  if (want_tensors("testing.make_array_with_mixed(0: ffi.Tensor, 1: Any) -> ffi.Array", args, n, 2))
     return -1;
   TVMFFIAny a[3] = {args[0], args[1], v_str("hello")};
   return call_global("ffi.Array", a, 3, r);
 }
 
-static int make_nested_array_with_tensor(void* h, const TVMFFIAny* args, int32_t n,
-                                         TVMFFIAny* r) {
+static int make_nested_array_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)h;
-  if (want_tensors("testing.make_nested_array_with_tensor(0: ffi.Tensor) -> ffi.Array", args,
-                   n, 1))
+  if (want_tensors("testing.make_nested_array_with_tensor(0: ffi.Tensor) -> ffi.Array", args, n, 1))
     return -1;
   TVMFFIAny inner, a[2] = {args[0], v_int(42)};
   if (call_global("ffi.Array", a, 2, &inner) != 0) return -1;
@@ -373,8 +365,7 @@ static int make_nested_array_with_tensor(void* h, const TVMFFIAny* args, int32_t
 
 static int make_list_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)h;
-  if (want_tensors("testing.make_list_with_tensor(0: ffi.Tensor, 1: Any) -> ffi.List", args, n,
-                   2))
+  if (want_tensors("testing.make_list_with_tensor(0: ffi.Tensor, 1: Any) -> ffi.List", args, n, 2))
     return -1;
   TVMFFIAny a[2] = {args[0], args[1]};
   return call_global("ffi.List", a, 2, r);
@@ -382,10 +373,9 @@ static int make_list_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMF
 
 static int make_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)h;
-  if (want_tensors("testing.make_map_with_tensor(0: ffi.Tensor) -> ffi.Map", args, n, 1))
-    return -1;
-  TVMFFIAny a[6] = {v_str("tensor"), args[0], v_str("value"), v_int(42), v_str("name"),
-                    v_str("test")};
+  if (want_tensors("testing.make_map_with_tensor(0: ffi.Tensor) -> ffi.Map", args, n, 1)) return -1;
+  TVMFFIAny a[6] = {v_str("tensor"), args[0],       v_str("value"),
+                    v_int(42),       v_str("name"), v_str("test")};
   return call_global("ffi.Map", a, 6, r);
 }
 
@@ -400,18 +390,16 @@ static int make_dict_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMF
 static int make_empty_array_with_tensor_input(void* h, const TVMFFIAny* args, int32_t n,
                                               TVMFFIAny* r) {
   (void)h;
-  if (want_tensors("testing.make_empty_array_with_tensor_input(0: ffi.Tensor) -> ffi.Array",
-                   args, n, 1))
+  if (want_tensors("testing.make_empty_array_with_tensor_input(0: ffi.Tensor) -> ffi.Array", args,
+                   n, 1))
     return -1;
   return call_global("ffi.Array", NULL, 0, r);
 }
 
-static int make_nested_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n,
-                                       TVMFFIAny* r) {
+static int make_nested_map_with_tensor(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
   (void)h;
-  if (want_tensors(
-          "testing.make_nested_map_with_tensor(0: ffi.Tensor, 1: ffi.Tensor) -> ffi.Map", args,
-          n, 2))
+  if (want_tensors("testing.make_nested_map_with_tensor(0: ffi.Tensor, 1: ffi.Tensor) -> ffi.Map",
+                   args, n, 2))
     return -1;
   TVMFFIAny arr, inner;
   TVMFFIAny a[2] = {args[0], args[1]};
@@ -443,8 +431,7 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_schema_id_int(void* h, const TVMFFI
   return tvmffi_testing__schema_id_int(h, args, n, r);
 }
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h,
-                                                                     const TVMFFIAny* args,
+TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h, const TVMFFIAny* args,
                                                                      int32_t n, TVMFFIAny* r) {
   (void)h;
   (void)args;
@@ -455,8 +442,7 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_schema_id_int(void* h,
                  "\\\"int\\\"}]}}\"}");
 }
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_test_add_with_docstring(void* h,
-                                                                     const TVMFFIAny* args,
+TVM_FFI_DLL_EXPORT int __tvm_ffi_testing_dll_test_add_with_docstring(void* h, const TVMFFIAny* args,
                                                                      int32_t n, TVMFFIAny* r) {
   static const char* sig = "testing_dll_test_add_with_docstring(0: int, 1: int) -> int";
   (void)h;
@@ -479,8 +465,9 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_testing_dll_test_add_with_docstring(
                  "\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}}\"}");
 }
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(
-    void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_testing_dll_test_add_with_docstring(void* h,
+                                                                          const TVMFFIAny* args,
+                                                                          int32_t n, TVMFFIAny* r) {
   (void)h;
   (void)args;
   (void)n;
@@ -549,8 +536,9 @@ fail:;
 
 /* {"type":"ffi.Function","named_args":{"return":[ret],"params":[...]}}: the first
  * parameter is P(t), the others ARG(t). */
-#define SCHEMA(ret, params)                                                         \
-  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret "\"}]," \
+#define SCHEMA(ret, params)                                                 \
+  "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"" ret \
+  "\"}],"                                                                   \
   "\"params\":[" params "]}}"
 #define P(t) "{\"type\":\"" t "\"}"
 #define ARG(t) "," P(t)
@@ -595,8 +583,8 @@ __attribute__((constructor)) static void testing_init(void) {
          SCHEMA("ffi.List", P("ffi.Tensor") ARG("Any")));
   tt_reg("testing.make_map_with_tensor", make_map_with_tensor, NULL,
          "Map{tensor: t, value: 42, name: test}", SCHEMA("ffi.Map", P("ffi.Tensor")));
-  tt_reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL,
-         "Dict{tensor: t, value: 42}", SCHEMA("ffi.Dict", P("ffi.Tensor")));
+  tt_reg("testing.make_dict_with_tensor", make_dict_with_tensor, NULL, "Dict{tensor: t, value: 42}",
+         SCHEMA("ffi.Dict", P("ffi.Tensor")));
   tt_reg("testing.make_empty_array_with_tensor_input", make_empty_array_with_tensor_input, NULL,
          "An empty Array.", SCHEMA("ffi.Array", P("ffi.Tensor")));
   tt_reg("testing.make_nested_map_with_tensor", make_nested_map_with_tensor, NULL,

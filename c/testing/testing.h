@@ -61,8 +61,8 @@ static inline const char* type_key_of(const TVMFFIAny* v) {
 static inline int arg_mismatch(const char* sig, int i, const char* expected, const TVMFFIAny* got) {
   char msg[512];
   snprintf(msg, sizeof(msg),
-           "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but got `%s`", i,
-           sig, expected, type_key_of(got));
+           "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but got `%s`", i, sig,
+           expected, type_key_of(got));
   TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
   return -1;
 }

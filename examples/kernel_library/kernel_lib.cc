@@ -33,8 +33,8 @@ void CheckF32Cpu(const ffi::TensorView& t, const char* name) {
 }
 
 // output = (input + optional_input) * scale; workspace receives the pre-scale sum.
-void Axpy(ffi::TensorView input, ffi::Optional<ffi::Tensor> optional_input,
-          ffi::TensorView output, ffi::TensorView workspace, ffi::Optional<double> scale) {
+void Axpy(ffi::TensorView input, ffi::Optional<ffi::Tensor> optional_input, ffi::TensorView output,
+          ffi::TensorView workspace, ffi::Optional<double> scale) {
   CheckF32Cpu(input, "input");
   CheckF32Cpu(output, "output");
   CheckF32Cpu(workspace, "workspace");

@@ -29,11 +29,11 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_add_one(void* handle, const TVMFFIAny* args, in
     TVMFFIErrorSetRaisedFromCStr("TypeError", "add_one(x, y) expects two tensor arguments");
     return -1;
   }
-  if (x->device.device_type != kDLCPU || y->device.device_type != kDLCPU || x->ndim != 1 || y->ndim != 1 || x->shape[0] != y->shape[0] ||
-      x->dtype.code != kDLFloat || x->dtype.bits != 32 || y->dtype.code != kDLFloat ||
-      y->dtype.bits != 32) {
-    TVMFFIErrorSetRaisedFromCStr("ValueError",
-                                 "add_one(x, y) expects 1-d float32 CPU tensors of the same length");
+  if (x->device.device_type != kDLCPU || y->device.device_type != kDLCPU || x->ndim != 1 ||
+      y->ndim != 1 || x->shape[0] != y->shape[0] || x->dtype.code != kDLFloat ||
+      x->dtype.bits != 32 || y->dtype.code != kDLFloat || y->dtype.bits != 32) {
+    TVMFFIErrorSetRaisedFromCStr(
+        "ValueError", "add_one(x, y) expects 1-d float32 CPU tensors of the same length");
     return -1;
   }
   /* strides == NULL means compact; byte_offset is counted in bytes */
@@ -46,8 +46,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_add_one(void* handle, const TVMFFIAny* args, in
 }
 
 /* always_fails(): shows how a C kernel reports an error. */
-TVM_FFI_DLL_EXPORT int __tvm_ffi_always_fails(void* handle, const TVMFFIAny* args,
-                                              int32_t num_args, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi_always_fails(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                              TVMFFIAny* result) {
   (void)handle, (void)args, (void)num_args, (void)result;
   TVMFFIErrorSetRaisedFromCStr("ValueError", "always_fails was called, as its name says");
   return -1;

@@ -15,39 +15,39 @@
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
-#define FAIL(...)                                              \
-  do {                                                         \
-    fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);      \
-    fprintf(stderr, __VA_ARGS__);                              \
-    fprintf(stderr, "\n");                                     \
-    exit(1);                                                   \
+#define FAIL(...)                                         \
+  do {                                                    \
+    fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
+    fprintf(stderr, __VA_ARGS__);                         \
+    fprintf(stderr, "\n");                                \
+    exit(1);                                              \
   } while (0)
 
-#define CHECK(cond)                                  \
-  do {                                               \
-    if (!(cond)) FAIL("check failed: %s", #cond);    \
+#define CHECK(cond)                               \
+  do {                                            \
+    if (!(cond)) FAIL("check failed: %s", #cond); \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                          \
-  do {                                                                              \
-    long long _a = (long long)(a), _b = (long long)(b);                             \
-    if (_a != _b) FAIL("%s == %s: %lld != %lld", #a, #b, _a, _b);                   \
+#define CHECK_EQ_INT(a, b)                                        \
+  do {                                                            \
+    long long _a = (long long)(a), _b = (long long)(b);           \
+    if (_a != _b) FAIL("%s == %s: %lld != %lld", #a, #b, _a, _b); \
   } while (0)
 
-#define CHECK_EQ_STR(a, b)                                                          \
-  do {                                                                              \
-    const char *_a = (a), *_b = (b);                                                \
-    if (_a == NULL || _b == NULL || strcmp(_a, _b) != 0)                            \
+#define CHECK_EQ_STR(a, b)                                                                \
+  do {                                                                                    \
+    const char *_a = (a), *_b = (b);                                                      \
+    if (_a == NULL || _b == NULL || strcmp(_a, _b) != 0)                                  \
       FAIL("%s == %s: \"%s\" != \"%s\"", #a, #b, _a ? _a : "(null)", _b ? _b : "(null)"); \
   } while (0)
 
 /* A byte array equals a C string. */
-#define CHECK_EQ_BYTES(ba, s)                                                       \
-  do {                                                                              \
-    TVMFFIByteArray _ba = (ba);                                                     \
-    const char* _s = (s);                                                           \
-    if (_ba.size != strlen(_s) || memcmp(_ba.data, _s, _ba.size) != 0)              \
-      FAIL("%s == \"%s\": got \"%.*s\"", #ba, _s, (int)_ba.size, _ba.data);         \
+#define CHECK_EQ_BYTES(ba, s)                                               \
+  do {                                                                      \
+    TVMFFIByteArray _ba = (ba);                                             \
+    const char* _s = (s);                                                   \
+    if (_ba.size != strlen(_s) || memcmp(_ba.data, _s, _ba.size) != 0)      \
+      FAIL("%s == \"%s\": got \"%.*s\"", #ba, _s, (int)_ba.size, _ba.data); \
   } while (0)
 
 /* The raised-error slot holds an error; returns it moved out (caller DecRefs). */
@@ -75,38 +75,38 @@ static inline void check__slot_clean(const char* file, int line) {
 #define CHECK_SLOT_CLEAN() check__slot_clean(__FILE__, __LINE__)
 
 /* The call returns 0 and leaves the slot clean. */
-#define CHECK_OK(call)                                                              \
-  do {                                                                              \
-    int _rc = (call);                                                               \
-    if (_rc != 0) {                                                                 \
-      TVMFFIObjectHandle _e = NULL;                                                 \
-      TVMFFIErrorMoveFromRaised(&_e);                                               \
-      if (_e) {                                                                     \
-        TVMFFIErrorCell* _c = TVMFFIErrorGetCellPtr(_e);                            \
-        FAIL("%s returned %d: %.*s: %.*s", #call, _rc, (int)_c->kind.size,          \
-             _c->kind.data, (int)_c->message.size, _c->message.data);               \
-      }                                                                             \
-      FAIL("%s returned %d (no error raised)", #call, _rc);                         \
-    }                                                                               \
-    check__slot_clean(__FILE__, __LINE__);                                          \
+#define CHECK_OK(call)                                                                    \
+  do {                                                                                    \
+    int _rc = (call);                                                                     \
+    if (_rc != 0) {                                                                       \
+      TVMFFIObjectHandle _e = NULL;                                                       \
+      TVMFFIErrorMoveFromRaised(&_e);                                                     \
+      if (_e) {                                                                           \
+        TVMFFIErrorCell* _c = TVMFFIErrorGetCellPtr(_e);                                  \
+        FAIL("%s returned %d: %.*s: %.*s", #call, _rc, (int)_c->kind.size, _c->kind.data, \
+             (int)_c->message.size, _c->message.data);                                    \
+      }                                                                                   \
+      FAIL("%s returned %d (no error raised)", #call, _rc);                               \
+    }                                                                                     \
+    check__slot_clean(__FILE__, __LINE__);                                                \
   } while (0)
 
 /* The call returns non-zero with an error of `kind` raised; the error is
  * moved out and released, and the message must contain `needle` (may be ""). */
-#define CHECK_RAISED(call, kind_, needle)                                            \
-  do {                                                                              \
-    int _rc = (call);                                                               \
-    if (_rc == 0) FAIL("%s succeeded, expected %s", #call, kind_);                   \
-    TVMFFIObjectHandle _e = check__take_error(__FILE__, __LINE__);                  \
-    TVMFFIErrorCell* _c = TVMFFIErrorGetCellPtr(_e);                                \
-    if (_c->kind.size != strlen(kind_) || memcmp(_c->kind.data, kind_, _c->kind.size)) \
-      FAIL("%s raised %.*s (%.*s), expected %s", #call, (int)_c->kind.size,         \
-           _c->kind.data, (int)_c->message.size, _c->message.data, kind_);           \
-    if (strstr(_c->message.data, (needle)) == NULL)                                 \
-      FAIL("%s: message \"%.*s\" lacks \"%s\"", #call, (int)_c->message.size,       \
-           _c->message.data, (const char*)(needle));                                \
-    TVMFFIObjectDecRef(_e);                                                         \
-    check__slot_clean(__FILE__, __LINE__);                                          \
+#define CHECK_RAISED(call, kind_, needle)                                                       \
+  do {                                                                                          \
+    int _rc = (call);                                                                           \
+    if (_rc == 0) FAIL("%s succeeded, expected %s", #call, kind_);                              \
+    TVMFFIObjectHandle _e = check__take_error(__FILE__, __LINE__);                              \
+    TVMFFIErrorCell* _c = TVMFFIErrorGetCellPtr(_e);                                            \
+    if (_c->kind.size != strlen(kind_) || memcmp(_c->kind.data, kind_, _c->kind.size))          \
+      FAIL("%s raised %.*s (%.*s), expected %s", #call, (int)_c->kind.size, _c->kind.data,      \
+           (int)_c->message.size, _c->message.data, kind_);                                     \
+    if (strstr(_c->message.data, (needle)) == NULL)                                             \
+      FAIL("%s: message \"%.*s\" lacks \"%s\"", #call, (int)_c->message.size, _c->message.data, \
+           (const char*)(needle));                                                              \
+    TVMFFIObjectDecRef(_e);                                                                     \
+    check__slot_clean(__FILE__, __LINE__);                                                      \
   } while (0)
 
 /* Byte array of a C string literal. */
@@ -119,8 +119,8 @@ static inline TVMFFIByteArray check_ba(const char* s) {
 
 /* Strong count of a live object. */
 static inline uint32_t check_use_count(TVMFFIObjectHandle obj) {
-  return (uint32_t)(__atomic_load_n(&((TVMFFIObject*)obj)->combined_ref_count,
-                                    __ATOMIC_RELAXED) & 0xFFFFFFFFu);
+  return (uint32_t)(__atomic_load_n(&((TVMFFIObject*)obj)->combined_ref_count, __ATOMIC_RELAXED) &
+                    0xFFFFFFFFu);
 }
 
 /* Calls a global function by name with views; the result must be released by

@@ -61,8 +61,8 @@ static inline int ext_set_any(void* addr, const TVMFFIAny* v) {
   return 0;
 }
 
-static inline void ext_add_field(const char* name, int64_t offset, int64_t flags, TVMFFIFieldGetter g,
-                          TVMFFIFieldSetter s) {
+static inline void ext_add_field(const char* name, int64_t offset, int64_t flags,
+                                 TVMFFIFieldGetter g, TVMFFIFieldSetter s) {
   TVMFFIFieldInfo f;
   memset(&f, 0, sizeof(f));
   f.name = check_ba(name);

@@ -9,8 +9,8 @@
 #include "check.h"
 
 #define OFF(T, f, o) _Static_assert(offsetof(T, f) == (o), #T "." #f " at " #o)
-#define SIZE(T, s, a)                                          \
-  _Static_assert(sizeof(T) == (s), "sizeof " #T " == " #s);    \
+#define SIZE(T, s, a)                                       \
+  _Static_assert(sizeof(T) == (s), "sizeof " #T " == " #s); \
   _Static_assert(alignof(T) == (a), "alignof " #T " == " #a)
 
 SIZE(TVMFFIVersion, 12, 4);
@@ -140,7 +140,8 @@ _Static_assert(kTVMFFIStaticObjectBegin == 64 && kTVMFFIObject == 64 && kTVMFFIS
                    kTVMFFIShape == 69 && kTVMFFITensor == 70 && kTVMFFIArray == 71 &&
                    kTVMFFIMap == 72 && kTVMFFIModule == 73 && kTVMFFIOpaquePyObject == 74 &&
                    kTVMFFIList == 75 && kTVMFFIDict == 76 && kTVMFFIVisitInterrupt == 77 &&
-                   kTVMFFIBigInt == 78 && kTVMFFIStaticObjectEnd == 79 && kTVMFFIDynObjectBegin == 128,
+                   kTVMFFIBigInt == 78 && kTVMFFIStaticObjectEnd == 79 &&
+                   kTVMFFIDynObjectBegin == 128,
                "object type indices");
 _Static_assert(kTVMFFIObjectDeleterFlagBitMaskStrong == 1 &&
                    kTVMFFIObjectDeleterFlagBitMaskWeak == 2 &&
@@ -156,15 +157,14 @@ _Static_assert(kTVMFFIFieldFlagBitMaskWritable == 1 && kTVMFFIFieldFlagBitMaskHa
                    kTVMFFIFieldFlagBitMaskDefaultFromFactory == 32 &&
                    kTVMFFIFieldFlagBitMaskReprOff == 64 &&
                    kTVMFFIFieldFlagBitMaskCompareOff == 128 &&
-                   kTVMFFIFieldFlagBitMaskHashOff == 256 &&
-                   kTVMFFIFieldFlagBitMaskInitOff == 512 && kTVMFFIFieldFlagBitMaskKwOnly == 1024 &&
+                   kTVMFFIFieldFlagBitMaskHashOff == 256 && kTVMFFIFieldFlagBitMaskInitOff == 512 &&
+                   kTVMFFIFieldFlagBitMaskKwOnly == 1024 &&
                    kTVMFFIFieldFlagBitSetterIsFunctionObj == 2048 &&
                    kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive == 4096,
                "field flags");
 _Static_assert(kTVMFFISEqHashKindUnsupported == 0 && kTVMFFISEqHashKindTreeNode == 1 &&
                    kTVMFFISEqHashKindFreeVar == 2 && kTVMFFISEqHashKindDAGNode == 3 &&
-                   kTVMFFISEqHashKindConstTreeNode == 4 &&
-                   kTVMFFISEqHashKindUniqueInstance == 5,
+                   kTVMFFISEqHashKindConstTreeNode == 4 && kTVMFFISEqHashKindUniqueInstance == 5,
                "structural eq/hash kinds");
 
 int main(void) {

@@ -118,8 +118,7 @@ static void test_rvalue_ref(void) {
   CHECK(out.v_obj == s.v_obj);
   CHECK_EQ_INT(check_use_count(out.v_obj), 1); /* transferred, not added */
   TVMFFIAny untouched = view_of(kTVMFFIInt, 5);
-  CHECK_RAISED(TVMFFIAnyViewToOwnedAny(&v, &untouched), "InternalError",
-               "RValueRef already moved");
+  CHECK_RAISED(TVMFFIAnyViewToOwnedAny(&v, &untouched), "InternalError", "RValueRef already moved");
   CHECK_EQ_INT(untouched.type_index, kTVMFFIInt);
   check_any_release(&out);
 }

@@ -58,8 +58,7 @@ static void check_format(const char* s) {
     if (q == NULL) FAIL("bad frame line: %s", l);
     char* end = NULL;
     strtol(q + 8, &end, 10);
-    if (end == q + 8 || strncmp(end, ", in ", 5) != 0 || end[5] == 0)
-      FAIL("bad frame line: %s", l);
+    if (end == q + 8 || strncmp(end, ", in ", 5) != 0 || end[5] == 0) FAIL("bad frame line: %s", l);
   }
 }
 
@@ -264,8 +263,7 @@ static void* thread_capture(void* arg) {
   pthread_barrier_wait(&barrier); /* the other thread has captured too */
   int same = mine->size == strlen(before) && memcmp(mine->data, before, mine->size) == 0;
   char expect[64];
-  snprintf(expect, sizeof(expect), "  File \"thread.c\", line %d, in worker\n",
-           (int)(intptr_t)arg);
+  snprintf(expect, sizeof(expect), "  File \"thread.c\", line %d, in worker\n", (int)(intptr_t)arg);
   same = same && strncmp(before, expect, strlen(expect)) == 0;
   free(before);
   return (void*)(intptr_t)same;
@@ -318,8 +316,9 @@ static void test_inline_namespace_hidden(void) {
   const TVMFFIByteArray* bt = TVMFFIBacktrace(
       "src/extension.cc", 45,
       "void ns::RaiseError(tvm::ffi::cimpl::String, tvm::ffi::cimpl::Array<int>)", 0);
-  CHECK(strstr(bt->data, "  File \"src/extension.cc\", line 45, in void "
-                         "ns::RaiseError(tvm::ffi::String, tvm::ffi::Array<int>)\n") == bt->data);
+  CHECK(strstr(bt->data,
+               "  File \"src/extension.cc\", line 45, in void "
+               "ns::RaiseError(tvm::ffi::String, tvm::ffi::Array<int>)\n") == bt->data);
   CHECK(strstr(bt->data, "cimpl") == NULL);
 }
 

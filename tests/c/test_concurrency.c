@@ -74,8 +74,8 @@ static void* run(void* arg) {
   /* Register distinct globals; the value encodes (tid, i). */
   for (int i = 0; i < NGLOBALS; ++i) {
     TVMFFIObjectHandle f;
-    CHECK_OK(TVMFFIFunctionCreate((void*)(intptr_t)(w->tid * 1000 + i), ret_self, count_delete,
-                                  &f));
+    CHECK_OK(
+        TVMFFIFunctionCreate((void*)(intptr_t)(w->tid * 1000 + i), ret_self, count_delete, &f));
     global_name(name, sizeof(name), w->tid, i);
     TVMFFIByteArray n = check_ba(name);
     CHECK_OK(TVMFFIFunctionSetGlobal(&n, f, 0));
@@ -202,8 +202,7 @@ static void override_rounds(void) {
     __atomic_store_n(&g_stop, 0, __ATOMIC_RELEASE);
     for (int i = 0; i < NTHREADS; ++i) {
       TVMFFIObjectHandle f;
-      CHECK_OK(TVMFFIFunctionCreate((void*)(intptr_t)(round * 10 + i), ret_self, count_delete,
-                                    &f));
+      CHECK_OK(TVMFFIFunctionCreate((void*)(intptr_t)(round * 10 + i), ret_self, count_delete, &f));
       CHECK_OK(TVMFFIFunctionSetGlobal(&hot, f, 1));
       TVMFFIObjectDecRef(f);
       overrides++;
@@ -255,8 +254,7 @@ static void fork_while_reading(void) {
       memset(&a, 0, sizeof(a));
       a.type_index = kTVMFFIRawStr;
       a.v_c_str = "test.conc.hot";
-      if (check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r) != 0 || r.v_int64 != 1)
-        _exit(3);
+      if (check_call_global("ffi.FunctionRemoveGlobal", &a, 1, &r) != 0 || r.v_int64 != 1) _exit(3);
       _exit(0);
     }
     int status = 0;

@@ -128,8 +128,8 @@ static void sweep(const char* name, step_fn step) {
   printf("  %s: %ld allocation points\n", name, at);
 }
 
-static TVMFFIObjectHandle f_array, f_list, f_append, f_insert, f_replace, f_clear, f_map,
-    f_dict, f_set, f_get, f_erase, f_iter;
+static TVMFFIObjectHandle f_array, f_list, f_append, f_insert, f_replace, f_clear, f_map, f_dict,
+    f_set, f_get, f_erase, f_iter;
 
 static const char* kLong[3] = {"a string longer than seven", "another long string value",
                                "the third long string here"};
@@ -137,9 +137,9 @@ static const char* kLong[3] = {"a string longer than seven", "another long strin
 /* ---- cases -------------------------------------------------------------- */
 
 static int step_array(long at) {
-  TVMFFIAny args[8] = {check_any_int(1), check_any_cstr(kLong[0]), check_any_cstr("short"),
-                       check_any_cstr(kLong[1]), check_any_int(2), check_any_cstr(kLong[2]),
-                       check_any_int(3), check_any_int(4)};
+  TVMFFIAny args[8] = {check_any_int(1),         check_any_cstr(kLong[0]), check_any_cstr("short"),
+                       check_any_cstr(kLong[1]), check_any_int(2),         check_any_cstr(kLong[2]),
+                       check_any_int(3),         check_any_int(4)};
   TVMFFIAny r;
   if (call_with_failure(f_array, args, 8, &r, at) != 0) return -1;
   CHECK_EQ_INT(TVMFFISeqGetCellPtr(r.v_obj)->size, 8);
@@ -186,7 +186,8 @@ static int step_list_replace(long at) {
   static const int64_t before[4] = {0, 1, 2, 3}, after[7] = {0, 7, 8, 9, 10, 11, 3};
   list_reset();
   TVMFFIAny items[5] = {check_any_int(7), check_any_int(8), check_any_int(9), check_any_int(10),
-                        check_any_int(11)}, repl;
+                        check_any_int(11)},
+            repl;
   CHECK_OK(TVMFFIFunctionCall(f_list, items, 5, &repl));
   TVMFFIAny a[4] = {g_list, check_any_int(1), check_any_int(3), repl}, r;
   int rc = call_with_failure(f_replace, a, 4, &r, at);

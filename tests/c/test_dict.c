@@ -248,10 +248,10 @@ static void test_chain_erase(void) {
 
 /* Dumps a dense table in the format of the golden strings below. */
 static void dump(const TVMFFIMapCell* c, char* out, size_t cap) {
-  size_t n = (size_t)snprintf(out, cap, "slots=%llu shift=%u size=%llu head=%lld tail=%lld\n",
-                              (unsigned long long)c->slots, c->fib_shift,
-                              (unsigned long long)c->size, (long long)c->iter_list_head,
-                              (long long)c->iter_list_tail);
+  size_t n =
+      (size_t)snprintf(out, cap, "slots=%llu shift=%u size=%llu head=%lld tail=%lld\n",
+                       (unsigned long long)c->slots, c->fib_shift, (unsigned long long)c->size,
+                       (long long)c->iter_list_head, (long long)c->iter_list_tail);
   for (uint64_t s = 0; s < c->slots && n < cap; ++s) {
     uint8_t meta = *TVMFFIMapDenseMeta(c, s);
     if (meta == 0xFF) continue;
@@ -577,11 +577,8 @@ static uint64_t layout_digest(const TVMFFIMapCell* c) {
  * (apache-tvm-ffi 0.1.13), taken every 10000 operations and at the end;
  * regenerate by building this file with -DPRINT_GOLDEN against it. */
 static const uint64_t kGoldenDigests[5] = {
-    UINT64_C(5511148683392823915),
-    UINT64_C(4229384067071109518),
-    UINT64_C(8205468506578461383),
-    UINT64_C(6693658807495035987),
-    UINT64_C(6693658807495035987)};
+    UINT64_C(5511148683392823915), UINT64_C(4229384067071109518), UINT64_C(8205468506578461383),
+    UINT64_C(6693658807495035987), UINT64_C(6693658807495035987)};
 
 static void test_golden_long_run(void) {
   static char names[4000][24];

@@ -181,7 +181,10 @@ static void test_malformed(void) {
     TVMFFIObjectDecRef(e);
   }
   /* Embedded NUL bytes never match. */
-  TVMFFIByteArray ba = {"int\0" "32", 6};
+  TVMFFIByteArray ba = {
+      "int\0"
+      "32",
+      6};
   DLDataType t;
   CHECK_RAISED(TVMFFIDataTypeFromString(&ba, &t), "ValueError", "unknown dtype");
   CHECK_RAISED(TVMFFIDataTypeFromString(NULL, &t), "ValueError", "must not be NULL");

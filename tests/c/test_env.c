@@ -29,7 +29,8 @@ static void test_streams(void) {
   CHECK_OK(TVMFFIEnvSetStream(kDLCUDA, 0, (void*)0x102, &orig));
   CHECK(orig == (void*)0x100);
   /* Many devices: the table grows. */
-  for (int i = 0; i < 40; ++i) CHECK_OK(TVMFFIEnvSetStream(kDLCUDA, 100 + i, (void*)(uintptr_t)(0x1000 + i), NULL));
+  for (int i = 0; i < 40; ++i)
+    CHECK_OK(TVMFFIEnvSetStream(kDLCUDA, 100 + i, (void*)(uintptr_t)(0x1000 + i), NULL));
   for (int i = 0; i < 40; ++i)
     CHECK(TVMFFIEnvGetStream(kDLCUDA, 100 + i) == (void*)(uintptr_t)(0x1000 + i));
 
@@ -271,9 +272,7 @@ static void* fake_gil_ensure(void) {
   log_event('E');
   return (void*)0x6157;
 }
-static void fake_gil_release(void* state) {
-  log_event(state == (void*)0x6157 ? 'R' : '?');
-}
+static void fake_gil_release(void* state) { log_event(state == (void*)0x6157 ? 'R' : '?'); }
 
 static void* as_ptr_int(int (*f)(void)) {
   void* p;

@@ -89,8 +89,7 @@ static void test_cause_and_extra_context(void) {
   CHECK_OK(TVMFFIStringFromByteArray(&(TVMFFIByteArray){"extra context object", 20}, &extra));
   TVMFFIByteArray k = check_ba("RuntimeError"), m = check_ba("wrapped");
   TVMFFIObjectHandle e = NULL;
-  CHECK_EQ_INT(
-      TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, NULL, cause, extra.v_obj, &e), 0);
+  CHECK_EQ_INT(TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, NULL, cause, extra.v_obj, &e), 0);
   CHECK(cell(e)->cause_chain == cause);
   CHECK(cell(e)->extra_context == extra.v_obj);
   CHECK_EQ_INT(check_use_count(cause), 2); /* borrowed in, own reference kept */

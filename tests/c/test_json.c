@@ -168,7 +168,8 @@ static void test_errors(void) {
   TVMFFIAny m = ext_make("ffi.Map", kv, 2);
   bad[0] = m;
   bad[1] = ext_none();
-  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "TypeError", "keys must be str");
+  CHECK_RAISED(check_call_global("ffi.json.Stringify", bad, 2, &r), "TypeError",
+               "keys must be str");
   check_any_release(&m);
   TVMFFIAny s = ext_make("ffi.Shape", kv, 2);
   bad[0] = s;

@@ -51,8 +51,8 @@ static void expect_ints(TVMFFIAny l, const int64_t* ref, int64_t n) {
   const TVMFFIAny* items = (const TVMFFIAny*)cell->data;
   for (int64_t i = 0; i < n; ++i) {
     if (items[i].type_index != kTVMFFIInt || items[i].v_int64 != ref[i])
-      FAIL("element %lld: got kind %d value %lld, want %lld", (long long)i,
-           items[i].type_index, (long long)items[i].v_int64, (long long)ref[i]);
+      FAIL("element %lld: got kind %d value %lld, want %lld", (long long)i, items[i].type_index,
+           (long long)items[i].v_int64, (long long)ref[i]);
   }
   TVMFFIAny r;
   CHECK_OK(check_call_global("ffi.ListSize", &l, 1, &r));

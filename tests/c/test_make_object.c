@@ -89,10 +89,10 @@ static int set_i64(void* addr, const TVMFFIAny* v) {
 }
 
 /* Logging setters record the assignment order. */
-#define LOGGED(letter, base)                                                     \
-  static int set_##letter(void* addr, const TVMFFIAny* v) {                      \
-    note(#letter[0]);                                                            \
-    return base(addr, v);                                                        \
+#define LOGGED(letter, base)                                \
+  static int set_##letter(void* addr, const TVMFFIAny* v) { \
+    note(#letter[0]);                                       \
+    return base(addr, v);                                   \
   }
 LOGGED(x, set_i64)
 LOGGED(y, set_i64)
@@ -141,8 +141,8 @@ static int new_only(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) 
   return 0;
 }
 
-static int32_t new_type(const char* key, int32_t parent, int32_t depth,
-                        TVMFFIObjectCreator creator, int32_t size) {
+static int32_t new_type(const char* key, int32_t parent, int32_t depth, TVMFFIObjectCreator creator,
+                        int32_t size) {
   TVMFFIByteArray k = check_ba(key);
   int32_t t = TVMFFITypeGetOrAllocIndex(&k, -1, depth, 0, 1, parent);
   TVMFFITypeMetadata md;
@@ -189,13 +189,13 @@ static void setup_types(void) {
   add_field(g_point, "x", 24, W, get_i64, (void*)set_x, none);
   add_field(g_point, "y", 32, W | D, get_i64, (void*)set_y, check_any_int(7));
   TVMFFIObjectHandle factory = make_fn(label_factory);
-  add_field(g_point, "label", 40, W | D | kTVMFFIFieldFlagBitMaskDefaultFromFactory, check_field_get_any,
-            (void*)set_l, check_any_obj(factory));
+  add_field(g_point, "label", 40, W | D | kTVMFFIFieldFlagBitMaskDefaultFromFactory,
+            check_field_get_any, (void*)set_l, check_any_obj(factory));
   TVMFFIObjectDecRef(factory); /* the field keeps it */
   add_field(g_point, "z", 56, W | D | kTVMFFIFieldFlagBitMaskKwOnly, get_i64, (void*)set_z,
             check_any_int(0));
-  add_field(g_point, "hidden", 64, W | D | kTVMFFIFieldFlagBitMaskInitOff, get_i64,
-            (void*)set_h, check_any_int(5));
+  add_field(g_point, "hidden", 64, W | D | kTVMFFIFieldFlagBitMaskInitOff, get_i64, (void*)set_h,
+            check_any_int(5));
 
   g_point3 = new_type("mo.Point3", g_point, 2, create_point3, sizeof(point3));
   TVMFFIObjectHandle setter = make_fn(fn_set_w);
@@ -223,7 +223,8 @@ static TVMFFIAny i64(int64_t v) { return check_any_int(v); }
 
 #define ARGS(...) ((TVMFFIAny[]){__VA_ARGS__})
 #define NARGS(...) ((int32_t)(sizeof((TVMFFIAny[]){__VA_ARGS__}) / sizeof(TVMFFIAny)))
-#define MAKE(out, ...) check_call_global("ffi.MakeObjectFromPackedArgs", ARGS(__VA_ARGS__), NARGS(__VA_ARGS__), out)
+#define MAKE(out, ...) \
+  check_call_global("ffi.MakeObjectFromPackedArgs", ARGS(__VA_ARGS__), NARGS(__VA_ARGS__), out)
 
 static TVMFFIObjectHandle init_of(int32_t t) {
   TVMFFIByteArray n = check_ba("__ffi_init__");
@@ -274,8 +275,8 @@ static void test_make_defaults(void) {
   check_any_release(&r);
 
   /* By index; InitOff fields can still be named; a given value skips the factory. */
-  CHECK_OK(MAKE(&r, i64(g_point), str("hidden"), i64(8), str("label"), str("mine"),
-                str("x"), i64(2)));
+  CHECK_OK(
+      MAKE(&r, i64(g_point), str("hidden"), i64(8), str("label"), str("mine"), str("x"), i64(2)));
   p = as_point(&r);
   CHECK_EQ_INT(p->hidden, 8);
   CHECK_EQ_INT(p->x, 2);
@@ -388,19 +389,19 @@ static void test_register_ffi_init(void) {
   TVMFFIAny r;
   CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", NULL, 0, &r), "TypeError",
                "Expected 1 but got 0");
-  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(str("mo.Point")), 1, &r),
-               "TypeError", "Expected `int` but got");
-  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(1 << 30)), 1, &r),
-               "ValueError", "is not registered");
-  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(kTVMFFIInt)), 1, &r),
-               "TypeError", "`int` is not an object type");
+  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(str("mo.Point")), 1, &r), "TypeError",
+               "Expected `int` but got");
+  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(1 << 30)), 1, &r), "ValueError",
+               "is not registered");
+  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(kTVMFFIInt)), 1, &r), "TypeError",
+               "`int` is not an object type");
   int32_t types[] = {g_point, g_point3, g_nocreator};
   for (int i = 0; i < 3; ++i) {
     CHECK_OK(check_call_global("ffi._RegisterFFIInit", ARGS(i64(types[i])), 1, &r));
     CHECK_EQ_INT(r.type_index, kTVMFFINone);
   }
-  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(g_point)), 1, &r),
-               "RuntimeError", "already registered");
+  CHECK_RAISED(check_call_global("ffi._RegisterFFIInit", ARGS(i64(g_point)), 1, &r), "RuntimeError",
+               "already registered");
   /* Registered for a type that cannot be created: calling it says so. */
   CHECK_RAISED(INIT(g_nocreator, &r, i64(1)), "TypeError",
                "mo.NoCreator.__ffi_init__(): type `mo.NoCreator` cannot be created");

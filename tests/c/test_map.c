@@ -210,8 +210,8 @@ static int hash_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* re
 static int equal_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   CHECK_EQ_INT(n, 2);
-  *result = any_kind(kTVMFFIBool, ((user_key*)args[0].v_obj)->payload ==
-                                      ((user_key*)args[1].v_obj)->payload);
+  *result = any_kind(kTVMFFIBool,
+                     ((user_key*)args[0].v_obj)->payload == ((user_key*)args[1].v_obj)->payload);
   return 0;
 }
 /* The OpaquePtr form: a native adapter `TVMFFIAny f(const Any&[, const Any&])
@@ -273,8 +273,8 @@ static void test_hooks(void) {
   check_any_release(&o99);
 
   /* As map keys: k1 and k2 are the same key, k3 collides but differs. */
-  TVMFFIAny args[12] = {k1, check_any_int(1), k3, check_any_int(3), k2, check_any_int(2), o1,
-                        check_any_int(4)};
+  TVMFFIAny args[12] = {k1, check_any_int(1), k3, check_any_int(3),
+                        k2, check_any_int(2), o1, check_any_int(4)};
   for (int i = 0; i < 4; ++i) args[8 + i] = check_any_int(100 + i); /* make it dense */
   TVMFFIAny m, r;
   CHECK_OK(check_call_global("ffi.Map", args, 12, &m));
@@ -377,8 +377,8 @@ static void test_layouts(void) {
 
 static void test_duplicates(void) {
   /* Small: a later duplicate wins and keeps the first position. */
-  TVMFFIAny args[10] = {check_any_int(1), check_any_int(10), check_any_int(2), check_any_int(20),
-                        check_any_int(1), check_any_int(11)};
+  TVMFFIAny args[10] = {check_any_int(1),  check_any_int(10), check_any_int(2),
+                        check_any_int(20), check_any_int(1),  check_any_int(11)};
   TVMFFIAny m;
   CHECK_OK(check_call_global("ffi.Map", args, 6, &m));
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(m.v_obj);
@@ -390,7 +390,7 @@ static void test_duplicates(void) {
   /* A full capacity-4 small map re-setting a key turns dense and the key
    * moves to the end (the reference behaves so). */
   TVMFFIAny a5[10] = {check_any_int(21), check_any_int(0), check_any_int(29), check_any_int(1),
-                      check_any_int(20), check_any_int(2), check_any_int(8), check_any_int(3),
+                      check_any_int(20), check_any_int(2), check_any_int(8),  check_any_int(3),
                       check_any_int(29), check_any_int(4)};
   CHECK_OK(check_call_global("ffi.Map", a5, 10, &m));
   c = TVMFFIMapGetCellPtr(m.v_obj);
@@ -457,8 +457,12 @@ static void test_view_keys(void) {
   memset(&bk, 0, sizeof(bk));
   bk.type_index = kTVMFFIByteArrayPtr;
   bk.v_ptr = &bytes_key;
-  TVMFFIAny args[6] = {check_any_cstr("abc"), check_any_int(1), check_any_cstr("a long string key"),
-                       check_any_int(2), bk, check_any_int(3)};
+  TVMFFIAny args[6] = {check_any_cstr("abc"),
+                       check_any_int(1),
+                       check_any_cstr("a long string key"),
+                       check_any_int(2),
+                       bk,
+                       check_any_int(3)};
   TVMFFIAny m, r;
   CHECK_OK(check_call_global("ffi.Map", args, 6, &m));
   TVMFFIMapCell* c = TVMFFIMapGetCellPtr(m.v_obj);

@@ -277,8 +277,7 @@ static void test_load_errors(void) {
                "use ./nosuchlib_for_tvmffi.so for a file here");
   CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
                "Loader for `.unknownext` files is not registered");
-  CHECK_RAISED(load("x.unknownext", &m), "RuntimeError",
-               "ffi.Module.load_from_file.unknownext");
+  CHECK_RAISED(load("x.unknownext", &m), "RuntimeError", "ffi.Module.load_from_file.unknownext");
   TVMFFIAny a = check_any_int(3), r;
   CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 1, &r), "TypeError", "");
   CHECK_RAISED(check_call_global("ffi.ModuleLoadFromFile", &a, 0, &r), "TypeError", "");
@@ -290,8 +289,7 @@ static void test_load_errors(void) {
   CHECK_EQ_INT(r.type_index, kTVMFFIModule);
   check_any_release(&r);
   la[0] = check_any_cstr(""); /* dlopen("") would be the main program */
-  CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 2, &r), "ValueError",
-               "empty");
+  CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 2, &r), "ValueError", "empty");
 }
 
 static void foreign_deleter(void* self, int flags) {
@@ -314,8 +312,9 @@ static void test_foreign_module(void) {
   void* cxx = dlopen("libtvm_ffi_cxx.so", RTLD_LAZY | RTLD_NOLOAD);
   if (cxx != NULL) {
     dlclose(cxx);
-    fprintf(stderr, "test_foreign_module: C++ ABI library already loaded, "
-                    "not-found checks skipped\n");
+    fprintf(stderr,
+            "test_foreign_module: C++ ABI library already loaded, "
+            "not-found checks skipped\n");
   } else {
     CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "RuntimeError",
                  "libtvm_ffi_cxx.so");

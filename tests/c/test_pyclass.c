@@ -229,8 +229,8 @@ static void test_errors(void) {
   CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", other_size, 2, &r),
                "ValueError", "registered with total_size");
   TVMFFIAny pod[2] = {check_any_int(kTVMFFIInt), check_any_int(HDR)};
-  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", pod, 2, &r),
-               "ValueError", "not a registered object type");
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", pod, 2, &r), "ValueError",
+               "not a registered object type");
   TVMFFIAny conv[3] = {check_any_int(-1), check_any_int(1), none_any()};
   CHECK_RAISED(check_call_global("ffi.MakeFieldSetter", conv, 3, &r), "ValueError", "reserved");
   TVMFFIAny notfn[3] = {check_any_int(-1), check_any_int(0), check_any_int(3)};

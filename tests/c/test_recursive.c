@@ -166,8 +166,8 @@ static void test_containers(void) {
   CHECK_RAISED(check_call_global("ffi.RecursiveHash", args, 2, &r), "TypeError", "Expected 1");
 
   CHECK_EQ_INT(check_use_count(a123.v_obj), 6); /* self, nested1, m1, d1, m3, m4 */
-  TVMFFIAny* all[] = {&a123, &a12, &a1f, &af, &a124, &l123, &l123b, &nested1, &nested2, &m1,
-                      &m2,   &d1,  &d2,  &m3,   &m4,   &s1,    &s2,     &s3};
+  TVMFFIAny* all[] = {&a123, &a12, &a1f, &af, &a124, &l123, &l123b, &nested1, &nested2,
+                      &m1,   &m2,  &d1,  &d2, &m3,   &m4,   &s1,    &s2,      &s3};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
 }
 
@@ -361,7 +361,7 @@ static int repr_hook(void* self, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
   }
   char buf[128];
   TVMFFIByteArray ba = s.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&s)
-                                                      : *TVMFFIBytesGetByteArrayPtr(s.v_obj);
+                                                       : *TVMFFIBytesGetByteArrayPtr(s.v_obj);
   snprintf(buf, sizeof(buf), "K<%.*s>", (int)ba.size, ba.data);
   check_any_release(&s);
   TVMFFIByteArray out = check_ba(buf);
@@ -591,10 +591,9 @@ static void test_hooks(void) {
   CHECK_EQ_INT(check_use_count(k1.v_obj), 1);
 
   CHECK_EQ_INT(check_use_count(a1.v_obj), 2); /* self, w1 */
-  TVMFFIAny* objs[] = {&a1, &a1b, &a2, &w1, &w2, &e1, &e2, &c1, &c1b, &c2, &n1, &n2, &m, &mc,
-                       &m1, &m2, &nan1, &f1, &h1, &h1b, &p,  &q,  &lk, &sk, &h_a1, &h_sk,
-                       &a1f, &w3,
-                       &l1, &l2, &k1,   &k2};
+  TVMFFIAny* objs[] = {&a1, &a1b, &a2,   &w1,   &w2,  &e1,   &e2, &c1, &c1b, &c2, &n1,
+                       &n2, &m,   &mc,   &m1,   &m2,  &nan1, &f1, &h1, &h1b, &p,  &q,
+                       &lk, &sk,  &h_a1, &h_sk, &a1f, &w3,   &l1, &l2, &k1,  &k2};
   for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) check_any_release(objs[i]);
 }
 

@@ -308,8 +308,9 @@ static void test_type_final(void) {
   static const struct {
     const char* key;
     int final;
-  } expect[] = {{"ffi.Module", 1},       {"ffi.BigInt", 1},     {"ffi.StructuralKey", 1},
-                {"ffi.reflection.AccessPath", 1}, {"ffi.Enum", 0}, {"ffi.StructuralVisitor", 0}};
+  } expect[] = {{"ffi.Module", 1},        {"ffi.BigInt", 1},
+                {"ffi.StructuralKey", 1}, {"ffi.reflection.AccessPath", 1},
+                {"ffi.Enum", 0},          {"ffi.StructuralVisitor", 0}};
   for (size_t i = 0; i < sizeof expect / sizeof expect[0]; ++i) {
     TVMFFIByteArray key = check_ba(expect[i].key);
     int32_t t;

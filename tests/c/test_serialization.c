@@ -46,9 +46,10 @@ static TVMFFIAny roundtrip(TVMFFIAny v) {
 static void test_format(void) {
   TVMFFIAny arr = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(7), ext_str("s")}, 2);
   /* children first, the root last (the reference writer's order) */
-  CHECK_EQ_STR(to_string(arr, ext_none()),
-               "{\"root_index\":2,\"nodes\":[{\"type\":\"int\",\"data\":7},"
-               "{\"type\":\"ffi.String\",\"data\":\"s\"},{\"type\":\"ffi.Array\",\"data\":[0,1]}]}");
+  CHECK_EQ_STR(
+      to_string(arr, ext_none()),
+      "{\"root_index\":2,\"nodes\":[{\"type\":\"int\",\"data\":7},"
+      "{\"type\":\"ffi.String\",\"data\":\"s\"},{\"type\":\"ffi.Array\",\"data\":[0,1]}]}");
   TVMFFIAny md = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("v"), ext_int(1)}, 2);
   CHECK_EQ_STR(to_string(ext_none(), md),
                "{\"root_index\":0,\"nodes\":[{\"type\":\"None\"}],\"metadata\":{\"v\":1}}");
@@ -87,7 +88,7 @@ static void test_roundtrip(void) {
   TVMFFIAny map = ext_make("ffi.Map", kv, 4);
   TVMFFIAny obj = ext_pair_new(-4, dict, 5);
   TVMFFIAny items[] = {ext_none(), ext_bool(1), ext_int(-9), ext_float(1.5), heap, bytes,
-                       dt, dev, shape, dict, map, obj};
+                       dt,         dev,         shape,       dict,           map,  obj};
   TVMFFIAny list = ext_make("ffi.List", items, (int32_t)(sizeof(items) / sizeof(items[0])));
   TVMFFIAny back = roundtrip(list);
   TVMFFIAny* bi = (TVMFFIAny*)TVMFFISeqGetCellPtr(back.v_obj)->data;

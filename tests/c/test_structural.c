@@ -33,7 +33,6 @@ static void node_deleter(void* self, int flags) {
   }
 }
 
-
 static int32_t new_type(const char* key, TVMFFISEqHashKind kind, int nfields, const char** names,
                         const int64_t* flags) {
   TVMFFIByteArray k = check_ba(key);
@@ -99,10 +98,14 @@ static TVMFFIAny container(const char* ctor, TVMFFIAny* items, int32_t n) {
   CHECK_OK(check_call_global(ctor, items, n, &r));
   return r;
 }
-#define ARR(...) arr_of((TVMFFIAny[]){__VA_ARGS__}, sizeof((TVMFFIAny[]){__VA_ARGS__}) / sizeof(TVMFFIAny))
-static TVMFFIAny arr_of(TVMFFIAny* items, size_t n) { return container("ffi.Array", items, (int32_t)n); }
-#define MAP(...) container("ffi.Map", (TVMFFIAny[]){__VA_ARGS__}, \
-                           (int32_t)(sizeof((TVMFFIAny[]){__VA_ARGS__}) / sizeof(TVMFFIAny)))
+#define ARR(...) \
+  arr_of((TVMFFIAny[]){__VA_ARGS__}, sizeof((TVMFFIAny[]){__VA_ARGS__}) / sizeof(TVMFFIAny))
+static TVMFFIAny arr_of(TVMFFIAny* items, size_t n) {
+  return container("ffi.Array", items, (int32_t)n);
+}
+#define MAP(...)                                   \
+  container("ffi.Map", (TVMFFIAny[]){__VA_ARGS__}, \
+            (int32_t)(sizeof((TVMFFIAny[]){__VA_ARGS__}) / sizeof(TVMFFIAny)))
 
 /* ---- calls ------------------------------------------------------------------- */
 
@@ -307,8 +310,8 @@ static void test_free_vars(void) {
   TVMFFIAny shared = ARR(d1, d1), split = ARR(d2, d3), shared2 = ARR(d2, d2);
   same(shared, shared2, 0);
   CHECK(!sequal(shared, split, 0)); /* d1 is bound to d2, so d1 vs d3 fails */
-  TVMFFIAny all[] = {x, y, z, w, xx, yy, yz, xy, zz, px, py, fx, fy, fyx, gx, gy,
-                     d1, d2, d3, shared, split, shared2};
+  TVMFFIAny all[] = {x,  y,  z,   w,  xx, yy, yz, xy, zz,     px,    py,
+                     fx, fy, fyx, gx, gy, d1, d2, d3, shared, split, shared2};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(&all[i]);
 }
 
@@ -351,8 +354,7 @@ static void test_unsupported_and_args(void) {
   CHECK_RAISED(check_call_global("ffi.StructuralEqual", args, 2, &r), "TypeError",
                "Expected 4 but got 2");
   args[2] = check_any_cstr("yes");
-  CHECK_RAISED(check_call_global("ffi.StructuralEqual", args, 4, &r), "TypeError",
-               "argument #2");
+  CHECK_RAISED(check_call_global("ffi.StructuralEqual", args, 4, &r), "TypeError", "argument #2");
   CHECK_RAISED(check_call_global("ffi.StructuralKeyEqual", args, 2, &r), "TypeError",
                "ffi.StructuralKey");
   check_any_release(&o1);
@@ -360,7 +362,8 @@ static void test_unsupported_and_args(void) {
 }
 
 static void test_key(void) {
-  TVMFFIAny a = ARR(check_any_int(1), check_any_cstr("s")), b = ARR(check_any_int(1), check_any_cstr("s"));
+  TVMFFIAny a = ARR(check_any_int(1), check_any_cstr("s")),
+            b = ARR(check_any_int(1), check_any_cstr("s"));
   TVMFFIAny ka, kb, r;
   CHECK_OK(check_call_global("ffi.StructuralKey", &a, 1, &ka));
   CHECK_OK(check_call_global("ffi.StructuralKey", &b, 1, &kb));
@@ -462,11 +465,16 @@ static int log_cb(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* resul
   walk_log* w = (walk_log*)self;
   char buf[32];
   const TVMFFIAny* v = &args[0];
-  if (v->type_index == kTVMFFIInt) snprintf(buf, sizeof(buf), "%lld", (long long)v->v_int64);
-  else if (v->type_index == kTVMFFIArray) snprintf(buf, sizeof(buf), "A");
-  else if (v->type_index == t_var) snprintf(buf, sizeof(buf), "V");
-  else if (v->type_index == t_fn) snprintf(buf, sizeof(buf), "F");
-  else snprintf(buf, sizeof(buf), "t%d", (int)v->type_index);
+  if (v->type_index == kTVMFFIInt)
+    snprintf(buf, sizeof(buf), "%lld", (long long)v->v_int64);
+  else if (v->type_index == kTVMFFIArray)
+    snprintf(buf, sizeof(buf), "A");
+  else if (v->type_index == t_var)
+    snprintf(buf, sizeof(buf), "V");
+  else if (v->type_index == t_fn)
+    snprintf(buf, sizeof(buf), "F");
+  else
+    snprintf(buf, sizeof(buf), "t%d", (int)v->type_index);
   if (n == 2) snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "/%d", (int)args[1].v_int64);
   strncat(w->log, buf, sizeof(w->log) - strlen(w->log) - 2);
   strcat(w->log, " ");
@@ -484,8 +492,8 @@ static TVMFFIAny walk(TVMFFIAny root, walk_log* w, int32_t type_index, int with_
   TVMFFIAny pair = ARR(check_any_int(type_index), check_any_obj(f));
   TVMFFIAny entries = ARR(pair);
   TVMFFIAny none_entries = container("ffi.Array", NULL, 0);
-  TVMFFIAny args[4] = {root, with_kind ? none_entries : entries,
-                       with_kind ? entries : none_entries, check_any_int(order)};
+  TVMFFIAny args[4] = {root, with_kind ? none_entries : entries, with_kind ? entries : none_entries,
+                       check_any_int(order)};
   TVMFFIAny r;
   CHECK_OK(check_call_global("ffi.StructuralWalk", args, 4, &r));
   check_any_release(&pair);
@@ -513,7 +521,6 @@ static int custom_visit(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
   TVMFFIAny vargs[2] = {args[1], obj->f[0]};
   return check_call_global("ffi.StructuralVisitorVisit", vargs, 2, result);
 }
-
 
 static void test_walk(void) {
   TVMFFIAny x = var("x", 1);

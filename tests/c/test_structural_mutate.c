@@ -146,7 +146,6 @@ static void node_deleter(void* self, int flags) {
   }
 }
 
-
 static TVMFFIAny mk(int32_t t, TVMFFIAny a, TVMFFIAny b) {
   node* n = (node*)calloc(1, sizeof(node));
   CHECK(n != NULL);
@@ -223,8 +222,7 @@ static int fail_cb(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
 }
 
 /* [(type_index, fn)] (width 2) or [(type_index, fn, with_mode)] (width 3) */
-static TVMFFIAny entries_mode(int32_t type_index, TVMFFISafeCallType cb, int width,
-                              int with_mode) {
+static TVMFFIAny entries_mode(int32_t type_index, TVMFFISafeCallType cb, int width, int with_mode) {
   TVMFFIObjectHandle fn;
   CHECK_OK(TVMFFIFunctionCreate(NULL, cb, NULL, &fn));
   TVMFFIAny bmode = check_any_int(with_mode);
@@ -291,7 +289,8 @@ static void test_map_objects(void) {
   CHECK_RAISED(run_map(ro, cbs, 1, &r), "TypeError", "does not define a setter");
   /* no __ffi_shallow_copy__ */
   TVMFFIAny nc = mk(t_nocopy, check_any_int(1), check_any_int(2));
-  CHECK_RAISED(run_map(nc, cbs, 1, &r), "TypeError", "__ffi_shallow_copy__ must be an ffi.Function");
+  CHECK_RAISED(run_map(nc, cbs, 1, &r), "TypeError",
+               "__ffi_shallow_copy__ must be an ffi.Function");
   /* a failing callback: its error, nothing leaked */
   TVMFFIAny bad = entries(kTVMFFIInt, fail_cb, 2);
   CHECK_RAISED(run_map(fn, bad, 0, &r), "ValueError", "callback refused");
@@ -378,8 +377,8 @@ static void test_mutate(void) {
 
 int main(void) {
   t_var = new_type("smut.Var", kTVMFFISEqHashKindFreeVar, 0, 1, 1);
-  t_fn = new_type("smut.Fn", kTVMFFISEqHashKindTreeNode, kTVMFFIFieldFlagBitMaskSEqHashDefSimple,
-                  1, 1);
+  t_fn = new_type("smut.Fn", kTVMFFISEqHashKindTreeNode, kTVMFFIFieldFlagBitMaskSEqHashDefSimple, 1,
+                  1);
   t_ro = new_type("smut.Ro", kTVMFFISEqHashKindTreeNode, 0, 0, 1);
   t_nocopy = new_type("smut.NoCopy", kTVMFFISEqHashKindTreeNode, 0, 1, 0);
   test_builtin_hooks();

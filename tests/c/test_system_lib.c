@@ -252,7 +252,8 @@ static void test_testing_library(void) {
   TVMFFIByteArray rn = check_ba("testing.test_raise_error");
   TVMFFIObjectHandle raiser = NULL;
   CHECK_OK(TVMFFIFunctionGetGlobal(&rn, &raiser));
-  TVMFFIAny ap[3] = {check_any_obj(raiser), check_any_cstr("KeyError"), check_any_cstr("through apply")};
+  TVMFFIAny ap[3] = {check_any_obj(raiser), check_any_cstr("KeyError"),
+                     check_any_cstr("through apply")};
   CHECK_EQ_INT(check_call_global("testing.apply", ap, 3, &r), -1);
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
@@ -346,8 +347,8 @@ static void test_testing_library(void) {
   CHECK_OK(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r));
   CHECK_EQ_INT(r.v_int64, 1);
   a[0] = check_any_int(3);
-  CHECK_RAISED(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r),
-               "TypeError", "Mismatched type on argument #0");
+  CHECK_RAISED(check_call_global("testing.optional_tensor_view_has_value", a, 1, &r), "TypeError",
+               "Mismatched type on argument #0");
 
   /* schema fixtures carry their type_schema metadata */
   a[0] = check_any_cstr("testing.schema_id_int");
@@ -447,8 +448,8 @@ static const TVMFFIAny* seq_at(const TVMFFIAny* v, int64_t i) {
 
 static TVMFFIAny map_get(const TVMFFIAny* m, const char* key) {
   TVMFFIAny a[2] = {*m, check_any_cstr(key)}, r;
-  CHECK_OK(check_call_global(m->type_index == kTVMFFIMap ? "ffi.MapGetItem" : "ffi.DictGetItem",
-                             a, 2, &r));
+  CHECK_OK(check_call_global(m->type_index == kTVMFFIMap ? "ffi.MapGetItem" : "ffi.DictGetItem", a,
+                             2, &r));
   return r;
 }
 
@@ -736,8 +737,7 @@ static void test_run_check_signal(void) {
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyGILState_Release", (void*)fake_gil_release));
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", (void*)fake_check_signals));
   a = check_any_int(3);
-  CHECK_RAISED(check_call_global("testing.run_check_signal", &a, 1, &r), "EnvErrorAlreadySet",
-               "");
+  CHECK_RAISED(check_call_global("testing.run_check_signal", &a, 1, &r), "EnvErrorAlreadySet", "");
   CHECK_OK(TVMFFIEnvRegisterCAPI("PyErr_CheckSignals", NULL));
 }
 

@@ -131,13 +131,13 @@ static void test_zero_dim_and_null_deleter(void) {
 }
 
 /* A failed import raises `kind` and leaves the managed tensor to the caller. */
-#define IMPORT_FAILS(mtp, align, contig, kind, needle)                      \
-  do {                                                                      \
-    TVMFFIObjectHandle _t = (TVMFFIObjectHandle)0x1;                        \
-    legacy_deleted = 0;                                                     \
+#define IMPORT_FAILS(mtp, align, contig, kind, needle)                                 \
+  do {                                                                                 \
+    TVMFFIObjectHandle _t = (TVMFFIObjectHandle)0x1;                                   \
+    legacy_deleted = 0;                                                                \
     CHECK_RAISED(TVMFFITensorFromDLPack((mtp), (align), (contig), &_t), kind, needle); \
-    CHECK(_t == (TVMFFIObjectHandle)0x1);                                   \
-    CHECK_EQ_INT(legacy_deleted, 0);                                        \
+    CHECK(_t == (TVMFFIObjectHandle)0x1);                                              \
+    CHECK_EQ_INT(legacy_deleted, 0);                                                   \
   } while (0)
 
 static void test_alignment(void) {

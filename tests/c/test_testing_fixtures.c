@@ -74,9 +74,12 @@ static int64_t get_int(const TVMFFIAny* obj, const char* name) {
 static void check_str(const TVMFFIAny* obj, const char* name, const char* want) {
   TVMFFIAny v = get(obj, name);
   TVMFFIByteArray b;
-  if (v.type_index == kTVMFFIStr) b = *TVMFFIBytesGetByteArrayPtr(v.v_obj);
-  else if (v.type_index == kTVMFFISmallStr) b = TVMFFISmallBytesGetContentByteArray(&v);
-  else FAIL("field %s holds type %d", name, (int)v.type_index);
+  if (v.type_index == kTVMFFIStr)
+    b = *TVMFFIBytesGetByteArrayPtr(v.v_obj);
+  else if (v.type_index == kTVMFFISmallStr)
+    b = TVMFFISmallBytesGetContentByteArray(&v);
+  else
+    FAIL("field %s holds type %d", name, (int)v.type_index);
   CHECK_EQ_BYTES(b, want);
   check_any_release(&v);
 }
@@ -114,8 +117,8 @@ static void test_object_base(void) {
   check_any_release(&r);
   CHECK_RAISED(MAKE(&r, str("testing.TestObjectBase"), str("v_str"), i64(1)), "TypeError",
                "field 'v_str'");
-  CHECK_RAISED(MAKE(&r, str("testing.TestObjectBase"), str("v_i64"), str("hello")),
-               "TypeError", "field 'v_i64'");
+  CHECK_RAISED(MAKE(&r, str("testing.TestObjectBase"), str("v_i64"), str("hello")), "TypeError",
+               "field 'v_i64'");
 }
 
 static void test_object_derived(void) {
@@ -263,8 +266,8 @@ static void test_cxx_init_fixtures(void) {
   CHECK(get_int(&r, "x") == 7 && get_int(&r, "y") == 9 && get_int(&r, "z") == 1234);
   check_any_release(&r);
   t = type_index("testing.TestCxxAutoInitChild");
-  CHECK_OK(CALL_ATTR(t, "__ffi_init__", &r, i64(1), i64(2), i64(4), g_kwargs,
-                     str("child_kw_only"), i64(3)));
+  CHECK_OK(CALL_ATTR(t, "__ffi_init__", &r, i64(1), i64(2), i64(4), g_kwargs, str("child_kw_only"),
+                     i64(3)));
   CHECK(get_int(&r, "parent_required") == 1 && get_int(&r, "child_required") == 2 &&
         get_int(&r, "parent_default") == 4 && get_int(&r, "child_kw_only") == 3);
   check_any_release(&r);
@@ -277,8 +280,8 @@ static void test_cxx_init_fixtures(void) {
   CHECK_EQ_INT(field(t, "v_i32")->size, 4);
   CHECK_EQ_INT(field(t, "v_i64")->flags,
                kTVMFFIFieldFlagBitMaskWritable | kTVMFFIFieldFlagBitMaskReprOff);
-  CHECK_OK(CALL_ATTR(t, "__ffi_init__", &r, i64(1), i64(2), i64(3), g_kwargs, str("v_bool"),
-                     i64(1)));
+  CHECK_OK(
+      CALL_ATTR(t, "__ffi_init__", &r, i64(1), i64(2), i64(3), g_kwargs, str("v_bool"), i64(1)));
   TVMFFIAny f32 = get(&r, "v_f32"), b = get(&r, "v_bool");
   CHECK(f32.type_index == kTVMFFIFloat && f32.v_float64 == 8.0);
   CHECK(b.type_index == kTVMFFIBool && b.v_int64 == 1);

@@ -25,15 +25,22 @@ static int is_instance(int32_t t, int32_t T, int32_t slots) {
   if (t <= T) return 0;
   const TVMFFITypeInfo* ti = TVMFFIGetTypeInfo(t);
   const TVMFFITypeInfo* Ti = TVMFFIGetTypeInfo(T);
-  return ti->type_depth > Ti->type_depth &&
-         ti->type_ancestors[Ti->type_depth]->type_index == T;
+  return ti->type_depth > Ti->type_depth && ti->type_ancestors[Ti->type_depth]->type_index == T;
 }
 
 static void test_static_table(void) {
-  static const char* pods[] = {"None",        "int",          "bool",
-                               "float",       "void*",        "DataType",
-                               "Device",      "DLTensor*",    "const char*",
-                               "TVMFFIByteArray*", "ObjectRValueRef", "ffi.SmallStr",
+  static const char* pods[] = {"None",
+                               "int",
+                               "bool",
+                               "float",
+                               "void*",
+                               "DataType",
+                               "Device",
+                               "DLTensor*",
+                               "const char*",
+                               "TVMFFIByteArray*",
+                               "ObjectRValueRef",
+                               "ffi.SmallStr",
                                "ffi.SmallBytes"};
   for (int32_t i = 0; i < 13; ++i) {
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(i);
@@ -55,10 +62,10 @@ static void test_static_table(void) {
   static const struct {
     const char* key;
     int32_t index;
-  } objs[] = {{"ffi.String", 65}, {"ffi.Bytes", 66},  {"ffi.Error", 67},
-              {"ffi.Function", 68}, {"ffi.Shape", 69}, {"ffi.Tensor", 70},
-              {"ffi.Array", 71},  {"ffi.Map", 72},    {"ffi.Module", 73},
-              {"ffi.OpaquePyObject", 74}, {"ffi.List", 75}, {"ffi.Dict", 76}};
+  } objs[] = {{"ffi.String", 65},         {"ffi.Bytes", 66}, {"ffi.Error", 67},
+              {"ffi.Function", 68},       {"ffi.Shape", 69}, {"ffi.Tensor", 70},
+              {"ffi.Array", 71},          {"ffi.Map", 72},   {"ffi.Module", 73},
+              {"ffi.OpaquePyObject", 74}, {"ffi.List", 75},  {"ffi.Dict", 76}};
   for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); ++i) {
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(objs[i].index);
     CHECK_EQ_STR(info->type_key.data, objs[i].key);

@@ -45,10 +45,10 @@ static void context_deleter(void* self, int flags) {
   }
 }
 
-
 static void register_node(void) {
   static const char* const names[2] = {"a", "b"};
-  t_node = check_type_with_any_fields("vectest.Node", (int32_t)sizeof(node), names, 2, check_field_get_any);
+  t_node = check_type_with_any_fields("vectest.Node", (int32_t)sizeof(node), names, 2,
+                                      check_field_get_any);
 }
 
 static TVMFFIAny none(void) {
@@ -209,15 +209,15 @@ int main(void) {
   /* Argument errors. */
   TVMFFIAny bad[3] = {root, root, check_any_int(0)};
   TVMFFIAny r;
-  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 3, &r),
-               "TypeError", "ffi.VisitErrorContext");
+  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 3, &r), "TypeError",
+               "ffi.VisitErrorContext");
   bad[0] = check_any_int(3);
   bad[1] = c1;
   bad[2].type_index = kTVMFFIBool;
-  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 3, &r),
-               "TypeError", "FindAccessPaths");
-  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 2, &r),
-               "TypeError", "FindAccessPaths");
+  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 3, &r), "TypeError",
+               "FindAccessPaths");
+  CHECK_RAISED(check_call_global("ffi.VisitErrorContext.FindAccessPaths", bad, 2, &r), "TypeError",
+               "FindAccessPaths");
 
   /* Once the contexts (whose Lists hold pattern entries) are gone, the
    * searches left no references behind. */

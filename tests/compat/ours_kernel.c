@@ -84,8 +84,10 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_sum(void* handle, const TVMFFIAny* args, int32_
   }
   result->type_index = any_float ? kTVMFFIFloat : kTVMFFIInt;
   result->zero_padding = 0;
-  if (any_float) result->v_float64 = fsum;
-  else result->v_int64 = isum;
+  if (any_float)
+    result->v_float64 = fsum;
+  else
+    result->v_int64 = isum;
   return 0;
 }
 
@@ -120,12 +122,13 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_greet(void* handle, const TVMFFIAny* args, int3
 }
 
 /* raise_error(kind, message): fails with exactly that kind and message. */
-TVM_FFI_DLL_EXPORT int __tvm_ffi_raise_error(void* handle, const TVMFFIAny* args,
-                                             int32_t num_args, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi_raise_error(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                             TVMFFIAny* result) {
   (void)handle;
   (void)result;
   TVMFFIByteArray kind, message;
-  if (num_args != 2 || string_arg(&args[0], &kind) != 0) return type_error("raise_error", 0, "a str");
+  if (num_args != 2 || string_arg(&args[0], &kind) != 0)
+    return type_error("raise_error", 0, "a str");
   if (string_arg(&args[1], &message) != 0) return type_error("raise_error", 1, "a str");
   /* the first frame names this file and line; the runtime adds the rest */
   const TVMFFIByteArray* backtrace = TVMFFIBacktrace(__FILE__, __LINE__, __func__, 0);

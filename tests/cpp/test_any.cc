@@ -15,7 +15,8 @@ TEST_SUITE("any") {
     CHECK_THROWS_FFI(v.cast<int>(), "TypeError", "Cannot convert from type `None` to `int`");
     CHECK_THROWS_FFI(v.cast<bool>(), "TypeError", "Cannot convert from type `None` to `bool`");
     CHECK_THROWS_FFI(v.cast<double>(), "TypeError", "Cannot convert from type `None` to `float`");
-    CHECK_THROWS_FFI(v.cast<DLDevice>(), "TypeError", "Cannot convert from type `None` to `Device`");
+    CHECK_THROWS_FFI(v.cast<DLDevice>(), "TypeError",
+                     "Cannot convert from type `None` to `Device`");
     CHECK_THROWS_FFI(v.cast<DLDataType>(), "TypeError",
                      "Cannot convert from type `None` to `DataType`");
     CHECK_THROWS_FFI(v.cast<DLTensor*>(), "TypeError",
@@ -37,7 +38,8 @@ TEST_SUITE("any") {
     CHECK(a.as<bool>().has_value());
     CHECK_EQ(a.try_cast<int>().value(), 1);
     CHECK(a.try_cast<double>().has_value());
-    CHECK_THROWS_FFI(Any(3.5).cast<int>(), "TypeError", "Cannot convert from type `float` to `int`");
+    CHECK_THROWS_FFI(Any(3.5).cast<int>(), "TypeError",
+                     "Cannot convert from type `float` to `int`");
     CHECK_THROWS_FFI(Any(1).as_or_throw<double>(), "TypeError",
                      "Cannot treat type `int` as type `float`");
     int8_t narrowed = Any(300).cast<int8_t>();

@@ -5,8 +5,8 @@
 #include <tvm/ffi/extra/dataclass.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -200,8 +200,10 @@ TEST_SUITE("big_int") {
     CHECK_EQ(static_cast<double>(-Pow2(200)), -std::ldexp(1.0, 200));
     // 2^64 + 2^11 is halfway between doubles: ties to even rounds down, one more rounds up
     CHECK_EQ(static_cast<double>(Pow2(64) + Pow2(11)), std::ldexp(1.0, 64));
-    CHECK_EQ(static_cast<double>(Pow2(64) + Pow2(11) + 1), std::ldexp(1.0, 64) + std::ldexp(1.0, 12));
-    CHECK_EQ(static_cast<double>(Pow2(64) + 3 * Pow2(11)), std::ldexp(1.0, 64) + std::ldexp(1.0, 13));
+    CHECK_EQ(static_cast<double>(Pow2(64) + Pow2(11) + 1),
+             std::ldexp(1.0, 64) + std::ldexp(1.0, 12));
+    CHECK_EQ(static_cast<double>(Pow2(64) + 3 * Pow2(11)),
+             std::ldexp(1.0, 64) + std::ldexp(1.0, 13));
     CHECK_EQ(static_cast<double>(BigInt(std::numeric_limits<double>::max())),
              std::numeric_limits<double>::max());
     CHECK_EQ(KindOf([] { (void)static_cast<double>(Pow2(1024)); }), "OverflowError");
@@ -231,7 +233,8 @@ TEST_SUITE("big_int") {
     // made by the header, read by the runtime (content words, repr, map hashing)
     BigInt mine = -(Pow2(130) + 5);
     Any held = mine;
-    TVMFFIByteArray content = TVMFFIBigIntGetContentByteArray(ffi::details::AnyUnsafe::GetRaw(&held));
+    TVMFFIByteArray content =
+        TVMFFIBigIntGetContentByteArray(ffi::details::AnyUnsafe::GetRaw(&held));
     auto view = BigIntUnsafe::GetArrayView(mine);
     REQUIRE_EQ(content.size, view.size() * 8);
     CHECK_EQ(std::memcmp(content.data, view.data(), content.size), 0);

@@ -1,6 +1,6 @@
 // tests/cpp/test_containers.cc -- Array, List, Map and Dict.
-#include <algorithm>
 #include <tvm/ffi/extra/stl.h>
+#include <algorithm>
 #include <vector>
 
 #include "testing_objects.h"
@@ -199,7 +199,8 @@ TEST_SUITE("map") {
     Any bad = Map<Any, Any>{{11, 1.1}};
     CHECK_THROWS_FFI((bad.cast<Map<int64_t, int64_t>>()), "TypeError",
                      "Cannot convert from type `Map[K, some value is float]` to `Map<int, int>`");
-    CHECK_THROWS_FFI_HAS((bad.cast<Map<TNumber, double>>()), "TypeError", "Map[some key is int, V]");
+    CHECK_THROWS_FFI_HAS((bad.cast<Map<TNumber, double>>()), "TypeError",
+                         "Map[some key is int, V]");
   }
 
   TEST_CASE("maps made by the runtime") {
@@ -260,16 +261,16 @@ TEST_SUITE("stl") {
     CHECK_EQ(sum(ffi::List<int>{4}).cast<int>(), 4);
     CHECK_THROWS_FFI_HAS(sum(ffi::Array<ffi::Any>{1.5}), "TypeError",
                          "Expected `Array<int>` but got `Array[index 0: float]`");
-    ffi::Function make = ffi::Function::FromTyped([](int n) { return std::vector<double>(n, 0.5); });
+    ffi::Function make =
+        ffi::Function::FromTyped([](int n) { return std::vector<double>(n, 0.5); });
     ffi::Array<double> made = make(3).cast<ffi::Array<double>>();
     CHECK_EQ(made.size(), 3u);
     ffi::Function opt = ffi::Function::FromTyped(
         [](std::optional<int> v) { return std::optional<int>(v.has_value() ? *v + 1 : -1); });
     CHECK_EQ(opt(nullptr).cast<int>(), -1);
     CHECK_EQ(opt(1).cast<int>(), 2);
-    ffi::Function keys = ffi::Function::FromTyped([](std::map<ffi::String, int> m) {
-      return static_cast<int>(m.size()) * 10 + m.at("b");
-    });
+    ffi::Function keys = ffi::Function::FromTyped(
+        [](std::map<ffi::String, int> m) { return static_cast<int>(m.size()) * 10 + m.at("b"); });
     CHECK_EQ(keys(ffi::Map<ffi::String, int>{{"a", 1}, {"b", 2}}).cast<int>(), 22);
   }
 }

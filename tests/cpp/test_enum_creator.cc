@@ -45,9 +45,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   refl::ObjectDef<PointObj>()
       .def_rw("x", &PointObj::x)
       .def_rw("y", &PointObj::y, refl::default_value(int64_t{5}))
-      .def_rw("tags", &PointObj::tags,
-              refl::default_factory(
-                  ffi::Function::FromTyped([]() { return ffi::Array<int64_t>(); })));
+      .def_rw(
+          "tags", &PointObj::tags,
+          refl::default_factory(ffi::Function::FromTyped([]() { return ffi::Array<int64_t>(); })));
 }
 
 struct Shape {
@@ -103,10 +103,9 @@ TEST_SUITE("creator") {
 TEST_SUITE("registry helpers") {
   TEST_CASE("ForEachFieldInfo, AttrKey::ValueFrom and type_attr::kTypeFinal") {
     std::vector<std::string> names;
-    refl::ForEachFieldInfo(TVMFFIGetTypeInfo(PointObj::RuntimeTypeIndex()),
-                           [&](const TVMFFIFieldInfo* f) {
-                             names.emplace_back(f->name.data, f->name.size);
-                           });
+    refl::ForEachFieldInfo(
+        TVMFFIGetTypeInfo(PointObj::RuntimeTypeIndex()),
+        [&](const TVMFFIFieldInfo* f) { names.emplace_back(f->name.data, f->name.size); });
     CHECK(names == std::vector<std::string>{"x", "y", "tags"});
     refl::TypeAttrColumn finals(ffi::type_attr::kTypeFinal);
     CHECK(ffi::type_attr::kTypeFinal.ValueFrom(finals[PointObj::RuntimeTypeIndex()]) == true);
@@ -117,8 +116,8 @@ TEST_SUITE("registry helpers") {
   TEST_CASE("overload_cast") {
     Shape s;
     const Shape& cs = s;
-    static_assert(std::is_same_v<decltype(refl::overload_cast<int>(&Shape::Area)),
-                                 int (Shape::*)(int)>);
+    static_assert(
+        std::is_same_v<decltype(refl::overload_cast<int>(&Shape::Area)), int (Shape::*)(int)>);
     CHECK((s.*refl::overload_cast<int, int>(&Shape::Area))(3, 4) == 12);
     CHECK((s.*refl::overload_cast<int>(&Shape::Name))(0) == 2);
     CHECK((cs.*refl::overload_cast<int>(&Shape::Name, refl::const_))(0) == 1);

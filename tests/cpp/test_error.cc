@@ -5,7 +5,10 @@ namespace {
 using namespace testing;
 namespace ffi = tvm::ffi;
 
+// One line: the backtrace must name the line kThrowLine holds.
+// clang-format off
 const int kThrowLine = __LINE__; void ThrowHere() { TVM_FFI_THROW(RuntimeError) << "test" << 0; }
+// clang-format on
 
 TEST_SUITE("error") {
   TEST_CASE("TVM_FFI_THROW carries kind, message and a backtrace naming this line") {
@@ -52,7 +55,8 @@ TEST_SUITE("error") {
     int* p = &x;
     CHECK_EQ(TVM_FFI_CHECK_NOTNULL(p, ValueError), p);
     int* null = nullptr;
-    CHECK_THROWS_FFI(TVM_FFI_CHECK_NOTNULL(null, ValueError), "ValueError", "Check not null: null ");
+    CHECK_THROWS_FFI(TVM_FFI_CHECK_NOTNULL(null, ValueError), "ValueError",
+                     "Check not null: null ");
     CHECK_THROWS_FFI_HAS(TVM_FFI_ICHECK_NOTNULL(null), "InternalError", "Check not null");
   }
 
@@ -76,7 +80,8 @@ TEST_SUITE("error") {
   TEST_CASE("traceback order, cause chain and Any round trip") {
     ffi::Error e("TypeError", "here", "test0\ntest1\ntest2\n");
     CHECK_EQ(e.TracebackMostRecentCallLast(), "test2\ntest1\ntest0\n");
-    CHECK_EQ(e.FullMessage(), "Traceback (most recent call last):\ntest2\ntest1\ntest0\nTypeError: here\n");
+    CHECK_EQ(e.FullMessage(),
+             "Traceback (most recent call last):\ntest2\ntest1\ntest0\nTypeError: here\n");
     ffi::Error caused("ValueError", "cause", "t", e, std::nullopt);
     REQUIRE(caused.cause_chain().has_value());
     CHECK_EQ(caused.cause_chain()->kind(), e.kind());

@@ -38,8 +38,8 @@ TEST_SUITE("function") {
   }
 
   TEST_CASE("named signatures") {
-    Function f = Function::FromTyped(
-        [](TInt, int, AnyView) { return Function(); }, "fpass_and_return");
+    Function f =
+        Function::FromTyped([](TInt, int, AnyView) { return Function(); }, "fpass_and_return");
     CHECK_THROWS_FFI_HAS(f(), "TypeError",
                          "`fpass_and_return(0: test.Int, 1: int, 2: AnyView) -> ffi.Function`");
     Function addi = Function::FromTyped(AddI, "addi");
@@ -192,9 +192,8 @@ namespace {
 TEST_SUITE("expected") {
   TEST_CASE("CallExpected and Expected returns") {
     namespace ffi = tvm::ffi;
-    ffi::Function thrower = ffi::Function::FromTyped([](int) -> int {
-      TVM_FFI_THROW(ValueError) << "no";
-    });
+    ffi::Function thrower =
+        ffi::Function::FromTyped([](int) -> int { TVM_FFI_THROW(ValueError) << "no"; });
     ffi::Expected<int> r = thrower.CallExpected<int>(-1);
     CHECK(r.is_err());
     CHECK_EQ(r.error().kind(), "ValueError");

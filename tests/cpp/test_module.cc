@@ -2,8 +2,8 @@
 // the C API and through Module: exports, load-time registration, errors, examples.
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <tvm/ffi/extra/module.h>
+#include <cstdlib>
 
 #include "testing_objects.h"
 
@@ -88,7 +88,8 @@ TEST_SUITE("module") {
     CHECK_EQ(std::string(cell->kind.data, cell->kind.size), "ValueError");
     CHECK_EQ(std::string(cell->message.data, cell->message.size), "bad 1");
     std::string bt(cell->backtrace.data, cell->backtrace.size);
-    CHECK_MESSAGE(bt.find("cpp_testlib.cc\", line " + std::to_string(line)) != std::string::npos, bt);
+    CHECK_MESSAGE(bt.find("cpp_testlib.cc\", line " + std::to_string(line)) != std::string::npos,
+                  bt);
     CHECK_MESSAGE(bt.find("RaiseValueError") != std::string::npos, bt);
     TVMFFIObjectDecRef(err);
 
@@ -122,7 +123,8 @@ TEST_SUITE("module") {
     CHECK_EQ(runs[1], 1);
     CHECK_EQ(Function::GetGlobalRequired("cpptestlib.add")(2, 3).cast<int>(), 5);
     CHECK_EQ(Function::GetGlobalRequired("cpptestlib.old_form")(2, 3).cast<int>(), 6);
-    CHECK_EQ(Function::GetGlobalRequired("cpptestlib.concat")("ab", "cd").cast<ffi::String>(), "abcd");
+    CHECK_EQ(Function::GetGlobalRequired("cpptestlib.concat")("ab", "cd").cast<ffi::String>(),
+             "abcd");
     CHECK_EQ(Function::GetGlobalRequired("cpptestlib.count_args")(1, 2, 3).cast<int>(), 3);
     CHECK_EQ(mod->GetFunction("lambda_add").value()(20, 22).cast<int>(), 42);
     CHECK_FALSE(mod->GetFunction("missing").has_value());
@@ -139,12 +141,13 @@ TEST_SUITE("module") {
     const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&init_name);
     REQUIRE(col != nullptr);
     REQUIRE_LT(tindex - col->begin_index, col->size);
-    Function init = ffi::AnyView::CopyFromTVMFFIAny(col->data[tindex - col->begin_index]).cast<Function>();
+    Function init =
+        ffi::AnyView::CopyFromTVMFFIAny(col->data[tindex - col->begin_index]).cast<Function>();
     ffi::ObjectRef pair = init(1, 2).cast<ffi::ObjectRef>();
     Any x;
-    CHECK_EQ(info->fields[0].getter(reinterpret_cast<char*>(ffi::details::RefHandle(pair)) +
-                                        info->fields[0].offset,
-                                    ffi::details::AnyUnsafe::GetRaw(&x)),
+    CHECK_EQ(info->fields[0].getter(
+                 reinterpret_cast<char*>(ffi::details::RefHandle(pair)) + info->fields[0].offset,
+                 ffi::details::AnyUnsafe::GetRaw(&x)),
              0);
     CHECK_EQ(x.cast<int>(), 1);
     CHECK_EQ(pair.GetTypeKey(), "cpptestlib.Pair");
@@ -178,8 +181,8 @@ TEST_SUITE("module") {
     Tensor x = Vec({1, 2}), y = Vec({0, 0});
     mod->GetFunction("add_one_cpu").value()(x, y);
     CHECK_EQ(At(y, 1), 3.0f);
-    Tensor wrong = Tensor::FromNDAlloc(CPUNDAlloc(), {2}, DLDataType{kDLInt, 32, 1},
-                                       DLDevice{kDLCPU, 0});
+    Tensor wrong =
+        Tensor::FromNDAlloc(CPUNDAlloc(), {2}, DLDataType{kDLInt, 32, 1}, DLDevice{kDLCPU, 0});
     CHECK_THROWS_FFI_HAS(mod->GetFunction("add_one_cpu").value()(wrong, y), "InternalError",
                          "x must be a float tensor");
   }

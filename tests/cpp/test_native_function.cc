@@ -65,7 +65,6 @@ TEST_SUITE("native_function") {
     CHECK_THROWS_WITH(m.count(Key(-1)), doctest::Contains("negative key"));
   }
 
-
   TEST_CASE("native pointers") {
     auto twice = NativeFunctionView<int(int)>::FromNative<&Twice>();
     CHECK(twice(4) == 8);

@@ -80,7 +80,8 @@ TEST_SUITE("optional") {
   TEST_CASE("Variant") {
     ffi::Variant<int, float> v = 1;
     CHECK_EQ(v.get<int>(), 1);
-    ffi::Variant<TPrimExpr, ffi::Array<TPrimExpr>> pe = Any(1).cast<ffi::Variant<TPrimExpr, ffi::Array<TPrimExpr>>>();
+    ffi::Variant<TPrimExpr, ffi::Array<TPrimExpr>> pe =
+        Any(1).cast<ffi::Variant<TPrimExpr, ffi::Array<TPrimExpr>>>();
     REQUIRE(pe.as<TPrimExpr>().has_value());
     CHECK_EQ(pe.as<TPrimExpr>().value()->dtype, "int64");
     ffi::String heap = "a heap allocated string";

@@ -49,9 +49,10 @@ TEST_SUITE("reflection") {
     CHECK_MESSAGE(meta.find("\"pure\":true") != ffi::String::npos, meta);
     CHECK_THROWS_FFI_HAS(refl::GlobalDef().def("cpptest.add1", [](int x) { return x; }),
                          "RuntimeError", "Global Function `cpptest.add1` is already registered");
-    CHECK_THROWS_FFI_HAS(refl::GlobalDef().def("cpptest.badmeta", [](int x) { return x; },
-                                               refl::Metadata{{"f", 1.5}}),
-                         "TypeError", "must be int, bool or string");
+    CHECK_THROWS_FFI_HAS(
+        refl::GlobalDef().def(
+            "cpptest.badmeta", [](int x) { return x; }, refl::Metadata{{"f", 1.5}}),
+        "TypeError", "must be int, bool or string");
   }
 
   TEST_CASE("ObjectDef fields, flags and __ffi_init__") {
@@ -66,7 +67,8 @@ TEST_SUITE("reflection") {
     CHECK((y.flags & kTVMFFIFieldFlagBitMaskHasDefault) != 0);
     CHECK_EQ(ffi::AnyView::CopyFromTVMFFIAny(y.default_value_or_factory).cast<double>(), 10.0);
     CHECK_EQ(std::string(y.doc.data, y.doc.size), "the y field");
-    CHECK_EQ(refl::GetFieldByteOffsetToObject(&TestObjA::x), static_cast<int64_t>(sizeof(TVMFFIObject)));
+    CHECK_EQ(refl::GetFieldByteOffsetToObject(&TestObjA::x),
+             static_cast<int64_t>(sizeof(TVMFFIObject)));
     TVMFFIByteArray name{"__ffi_init__", 12};
     const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
     REQUIRE(col != nullptr);
@@ -138,7 +140,8 @@ TEST_SUITE("object") {
     CHECK_FALSE(c.as<TInt>().has_value());
     CHECK_THROWS_FFI(a.as_or_throw<TFloat>(), "TypeError",
                      "Cannot treat type `test.Int` as type `test.Float`");
-    CHECK_THROWS_FFI(c.as_or_throw<TInt>(), "TypeError", "Cannot treat type `None` as type `test.Int`");
+    CHECK_THROWS_FFI(c.as_or_throw<TInt>(), "TypeError",
+                     "Cannot treat type `None` as type `test.Int`");
     ffi::ObjectRef ref = TInt(1);
     std::optional<TInt> moved = std::move(ref).as<TInt>();
     CHECK(moved.has_value());

@@ -41,7 +41,9 @@ class SLamObj : public ffi::Object {
 };
 class SLam : public ffi::ObjectRef {
  public:
-  SLam(Array<SVar> p, ffi::ObjectRef b) { data_ = ffi::make_object<SLamObj>(std::move(p), std::move(b)); }
+  SLam(Array<SVar> p, ffi::ObjectRef b) {
+    data_ = ffi::make_object<SLamObj>(std::move(p), std::move(b));
+  }
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(SLam, ffi::ObjectRef, SLamObj);
 };
 

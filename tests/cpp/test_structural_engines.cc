@@ -71,10 +71,12 @@ TEST_SUITE("structural engines") {
       trace.push_back("obj");
       return WalkResult::Advance();
     };
-    CHECK_FALSE(ffi::StructuralWalk<WalkOrder::kPreOrder>(root, on_var, on_int, on_object).has_value());
+    CHECK_FALSE(
+        ffi::StructuralWalk<WalkOrder::kPreOrder>(root, on_var, on_int, on_object).has_value());
     CHECK(trace == std::vector<std::string>{"obj", "x:def", "obj", "x:use", "7"});
     trace.clear();
-    CHECK_FALSE(ffi::StructuralWalk<WalkOrder::kPostOrder>(root, on_var, on_int, on_object).has_value());
+    CHECK_FALSE(
+        ffi::StructuralWalk<WalkOrder::kPostOrder>(root, on_var, on_int, on_object).has_value());
     CHECK(trace == std::vector<std::string>{"x:def", "x:use", "7", "obj", "obj"});
 
     // skip prunes the children; an interrupt stops the walk and comes back
@@ -109,21 +111,24 @@ TEST_SUITE("structural engines") {
     CHECK(ctx.value()->reverse_visit_pattern[2].same_as(root));
     // a thrown error is caught the same way
     auto throws = [](const EVarObj*) -> Expected<WalkResult> { TVM_FFI_THROW(TypeError) << "no"; };
-    CHECK(ffi::StructuralWalkExpected<WalkOrder::kPostOrder>(root, throws).error().kind() == "TypeError");
+    CHECK(ffi::StructuralWalkExpected<WalkOrder::kPostOrder>(root, throws).error().kind() ==
+          "TypeError");
   }
 
   TEST_CASE("the runtime's visitor globals drive a C++ engine through its vtable") {
     ffi::ObjectRef root = Pair(Var("x"), Var("y"));
     std::vector<std::string> names;
     // the callback owns the pair: it visits `use` only, via ffi.StructuralVisitorVisit
-    auto on_pair = [](const EPairObj* p, ffi::StructuralVisitorObj* visitor)
-        -> Expected<ffi::Optional<ffi::VisitInterrupt>> {
-      static const ffi::Function visit = ffi::Function::GetGlobalRequired("ffi.StructuralVisitorVisit");
+    auto on_pair =
+        [](const EPairObj* p,
+           ffi::StructuralVisitorObj* visitor) -> Expected<ffi::Optional<ffi::VisitInterrupt>> {
+      static const ffi::Function visit =
+          ffi::Function::GetGlobalRequired("ffi.StructuralVisitorVisit");
       return visit(ffi::ObjectRef(ffi::GetObjectPtr<ffi::Object>(visitor)), p->use)
           .cast<ffi::Optional<ffi::VisitInterrupt>>();
     };
-    auto on_var = [&](const EVarObj* v, ffi::StructuralVisitorObj*)
-        -> Expected<ffi::Optional<ffi::VisitInterrupt>> {
+    auto on_var = [&](const EVarObj* v,
+                      ffi::StructuralVisitorObj*) -> Expected<ffi::Optional<ffi::VisitInterrupt>> {
       names.push_back(v->name);
       return ffi::Optional<ffi::VisitInterrupt>();
     };
@@ -159,16 +164,17 @@ TEST_SUITE("structural engines") {
 
     const ffi::Object* address = root.get();
     inner = AnyArray();
-    AnyArray in_place = ffi::StructuralMap<WalkOrder::kPostOrder>(std::move(root), inc).cast<AnyArray>();
+    AnyArray in_place =
+        ffi::StructuralMap<WalkOrder::kPostOrder>(std::move(root), inc).cast<AnyArray>();
     CHECK(in_place.get() == address);
     CHECK(in_place[1].cast<int64_t>() == 3);
 
     // pre-order: a replacement is descended too; Unchanged keeps the value
-    AnyArray pre = ffi::StructuralMap<WalkOrder::kPreOrder>(
-                       AnyArray{ffi::String("x")},
-                       [](const ffi::String&) -> Expected<Any> { return Any(AnyArray{int64_t{5}}); },
-                       inc)
-                       .cast<AnyArray>();
+    AnyArray pre =
+        ffi::StructuralMap<WalkOrder::kPreOrder>(
+            AnyArray{ffi::String("x")},
+            [](const ffi::String&) -> Expected<Any> { return Any(AnyArray{int64_t{5}}); }, inc)
+            .cast<AnyArray>();
     CHECK(pre[0].cast<AnyArray>()[0].cast<int64_t>() == 6);
     AnyArray same{int64_t{1}};
     Any kept = ffi::StructuralMap<WalkOrder::kPreOrder>(
@@ -195,10 +201,11 @@ TEST_SUITE("structural engines") {
 
     // the runtime's descent skips SEqHashIgnore fields (the names)
     int map_calls = 0;
-    Any mapped = ffi::StructuralMap<WalkOrder::kPostOrder>(root, [&](const ffi::String& s) -> Expected<Any> {
-      ++map_calls;
-      return Any(s);
-    });
+    Any mapped =
+        ffi::StructuralMap<WalkOrder::kPostOrder>(root, [&](const ffi::String& s) -> Expected<Any> {
+          ++map_calls;
+          return Any(s);
+        });
     CHECK(mapped.same_as(root));
     CHECK(map_calls == 0);
   }

@@ -48,10 +48,12 @@ class HPairObj : public ffi::Object {
                                                 AnyView value) noexcept {
     ++g_mutate_calls;
     const auto* self = ffi::details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<HPairObj>(value);
-    TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(ffi::UnchangedOr<ffi::ObjectRef>, seen,
-                                      mutator->MutateExpected(self->seen, ffi::InplaceMode::kDisallow));
+    TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(
+        ffi::UnchangedOr<ffi::ObjectRef>, seen,
+        mutator->MutateExpected(self->seen, ffi::InplaceMode::kDisallow));
     if (seen.UnchangedOrSameAs(self->seen)) return ffi::Unchanged();
-    return Any(ffi::make_object<HPairObj>(std::move(seen).ValueOrUnchanged(self->seen), self->hidden));
+    return Any(
+        ffi::make_object<HPairObj>(std::move(seen).ValueOrUnchanged(self->seen), self->hidden));
   }
   static constexpr TVMFFISEqHashKind _type_s_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("cpphooks.Pair", HPairObj, ffi::Object);
@@ -82,7 +84,8 @@ TEST_SUITE("structural hooks") {
       if (const ffi::Object* o = v.as<ffi::Object>()) visited.push_back(o);
       return Any(nullptr);
     });
-    ffi::Array<ffi::Tuple<int, ffi::Function>> callbacks{ffi::Tuple<int, ffi::Function>(-1, record)};
+    ffi::Array<ffi::Tuple<int, ffi::Function>> callbacks{
+        ffi::Tuple<int, ffi::Function>(-1, record)};
     g_visit_calls = 0;
     Any r = ffi::Function::GetGlobalRequired("ffi.StructuralWalk")(root, callbacks, nullptr, 0);
     CHECK(r == nullptr);

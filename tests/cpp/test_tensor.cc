@@ -31,7 +31,9 @@ struct ThrowingAlloc {
   void FreeData(DLTensor*) { FAIL("FreeData must not run after a failed AllocData"); }
 };
 
-Tensor MakeTensor(ffi::ShapeView shape) { return Tensor::FromNDAlloc(CPUNDAlloc(), shape, kF32, kCPU); }
+Tensor MakeTensor(ffi::ShapeView shape) {
+  return Tensor::FromNDAlloc(CPUNDAlloc(), shape, kF32, kCPU);
+}
 
 TEST_SUITE("tensor") {
   TEST_CASE("GetDataSize") {
@@ -83,8 +85,10 @@ TEST_SUITE("tensor") {
     CHECK_EQ(v.size(-1), 4);
     CHECK_EQ(v.stride(0), 12);
     CHECK_THROWS_FFI(t.size(3), "IndexError", "Index 3 out of bounds for tensor with 3 dimensions");
-    CHECK_THROWS_FFI(t.size(-4), "IndexError", "Index -4 out of bounds for tensor with 3 dimensions");
-    CHECK_THROWS_FFI(v.stride(3), "IndexError", "Index 3 out of bounds for tensor with 3 dimensions");
+    CHECK_THROWS_FFI(t.size(-4), "IndexError",
+                     "Index -4 out of bounds for tensor with 3 dimensions");
+    CHECK_THROWS_FFI(v.stride(3), "IndexError",
+                     "Index 3 out of bounds for tensor with 3 dimensions");
   }
 
   TEST_CASE("DLPack export and import") {
@@ -139,7 +143,8 @@ TEST_SUITE("tensor") {
       return -1;
     };
     TVMFFIEnvSetDLPackManagedTensorAllocator(failing, 0, nullptr);
-    CHECK_THROWS_FFI(Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {2}, kF32, kCPU), "MemoryError", "X");
+    CHECK_THROWS_FFI(Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {2}, kF32, kCPU), "MemoryError",
+                     "X");
     auto working = [](DLTensor* proto, DLManagedTensorVersioned** out, void*,
                       void (*)(void*, const char*, const char*)) -> int {
       Tensor t = Tensor::FromNDAlloc(CPUNDAlloc(), ffi::ShapeView(proto->shape, proto->ndim),

@@ -77,9 +77,7 @@ class TPaddedObj : public Pad, public ffi::Object {
 };
 
 /* Strong count of a live object (through the header, as C would read it). */
-inline uint64_t RefCount(const ffi::ObjectRef& r) {
-  return r.defined() ? r->use_count() : 0;
-}
+inline uint64_t RefCount(const ffi::ObjectRef& r) { return r.defined() ? r->use_count() : 0; }
 
 /*! \brief A new T made from args, as a plain ObjectRef (for types with no ref class). */
 template <typename T, typename... Args>
@@ -114,31 +112,31 @@ struct TypeTraits<::testing::TPrimExpr>
 }  // namespace tvm
 
 /* Expects `stmt` to throw ffi::Error of `kind` whose message equals `msg`. */
-#define CHECK_THROWS_FFI(stmt, want_kind, want_msg)                          \
-  do {                                                             \
-    bool __thrown = false;                                         \
-    try {                                                          \
-      stmt;                                                        \
-    } catch (const ::tvm::ffi::Error& __e) {                       \
-      __thrown = true;                                             \
-      CHECK_EQ(__e.kind(), std::string(want_kind));                \
-      CHECK_EQ(__e.message(), std::string(want_msg));              \
-    }                                                              \
-    CHECK_MESSAGE(__thrown, "expected an ffi::Error: " #stmt);     \
+#define CHECK_THROWS_FFI(stmt, want_kind, want_msg)            \
+  do {                                                         \
+    bool __thrown = false;                                     \
+    try {                                                      \
+      stmt;                                                    \
+    } catch (const ::tvm::ffi::Error& __e) {                   \
+      __thrown = true;                                         \
+      CHECK_EQ(__e.kind(), std::string(want_kind));            \
+      CHECK_EQ(__e.message(), std::string(want_msg));          \
+    }                                                          \
+    CHECK_MESSAGE(__thrown, "expected an ffi::Error: " #stmt); \
   } while (0)
 
 /* Like CHECK_THROWS_FFI but the message only has to contain `part`. */
-#define CHECK_THROWS_FFI_HAS(stmt, want_kind, part)                                 \
-  do {                                                                         \
-    bool __thrown = false;                                                     \
-    try {                                                                      \
-      stmt;                                                                    \
-    } catch (const ::tvm::ffi::Error& __e) {                                   \
-      __thrown = true;                                                         \
-      CHECK_EQ(__e.kind(), std::string(want_kind));                            \
+#define CHECK_THROWS_FFI_HAS(stmt, want_kind, part)                                \
+  do {                                                                             \
+    bool __thrown = false;                                                         \
+    try {                                                                          \
+      stmt;                                                                        \
+    } catch (const ::tvm::ffi::Error& __e) {                                       \
+      __thrown = true;                                                             \
+      CHECK_EQ(__e.kind(), std::string(want_kind));                                \
       CHECK_MESSAGE(__e.message().find(part) != std::string::npos, __e.message()); \
-    }                                                                          \
-    CHECK_MESSAGE(__thrown, "expected an ffi::Error: " #stmt);                 \
+    }                                                                              \
+    CHECK_MESSAGE(__thrown, "expected an ffi::Error: " #stmt);                     \
   } while (0)
 
 /* The raised-error slot is empty (no stale error left behind). */

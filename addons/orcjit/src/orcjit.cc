@@ -36,9 +36,9 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 
-#include <tvm/ffi/tvm_ffi.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/tvm_ffi.h>
 
 namespace orcjit {
 
@@ -47,10 +47,10 @@ using namespace llvm;
 using namespace llvm::orc;
 
 // Every LLVM error is reported as InternalError "<file>:<line>: <what> failed: <LLVM message>".
-#define ORCJIT_CHECK_LLVM(expr, what)                                             \
-  do {                                                                            \
-    if (auto __err = (expr))                                                      \
-      TVM_FFI_THROW(InternalError) << "orcjit.cc:" << __LINE__ << ": " << (what)  \
+#define ORCJIT_CHECK_LLVM(expr, what)                                            \
+  do {                                                                           \
+    if (auto __err = (expr))                                                     \
+      TVM_FFI_THROW(InternalError) << "orcjit.cc:" << __LINE__ << ": " << (what) \
                                    << " failed: " << toString(std::move(__err)); \
   } while (0)
 
@@ -253,7 +253,8 @@ static void* SelfHandle() {
   // (libtvm_ffi, libstdc++, libc), which a host may have loaded RTLD_LOCAL.
   static void* h = [] {
     Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(&SelfHandle), &info) == 0) return static_cast<void*>(nullptr);
+    if (dladdr(reinterpret_cast<void*>(&SelfHandle), &info) == 0)
+      return static_cast<void*>(nullptr);
     return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
   }();
   return h;
@@ -266,14 +267,15 @@ Session::Session() {
     InitializeNativeTargetAsmPrinter();
   });
   auto jit = LLJITBuilder()
-                 .setObjectLinkingLayerCreator([this](ExecutionSession& es, const Triple&)
-                                                   -> Expected<std::unique_ptr<ObjectLayer>> {
-                   auto layer = std::make_unique<ObjectLinkingLayer>(es);
-                   layer->addPlugin(std::make_unique<EHFrameRegistrationPlugin>(
-                       es, std::make_unique<jitlink::InProcessEHFrameRegistrar>()));
-                   layer->addPlugin(std::make_unique<InitFiniPlugin>(this));
-                   return std::unique_ptr<ObjectLayer>(std::move(layer));
-                 })
+                 .setObjectLinkingLayerCreator(
+                     [this](ExecutionSession& es,
+                            const Triple&) -> Expected<std::unique_ptr<ObjectLayer>> {
+                       auto layer = std::make_unique<ObjectLinkingLayer>(es);
+                       layer->addPlugin(std::make_unique<EHFrameRegistrationPlugin>(
+                           es, std::make_unique<jitlink::InProcessEHFrameRegistrar>()));
+                       layer->addPlugin(std::make_unique<InitFiniPlugin>(this));
+                       return std::unique_ptr<ObjectLayer>(std::move(layer));
+                     })
                  .setPlatformSetUp(setUpInactivePlatform)  // init/fini are ours (C.7)
                  .create();
   ORCJIT_CHECK_LLVM(jit.takeError(), "LLJITBuilder::create");
@@ -311,8 +313,9 @@ std::shared_ptr<Dylib> Session::CreateDylib(std::string name) {
     SymbolMap defs;
     defs[es.intern("__dso_handle")] =
         JITEvaluatedSymbol(pointerToJITTargetAddress(d->dso_handle), JITSymbolFlags::Exported);
-    defs[es.intern("__cxa_atexit")] = JITEvaluatedSymbol(
-        pointerToJITTargetAddress(&AtexitShim), JITSymbolFlags::Exported | JITSymbolFlags::Callable);
+    defs[es.intern("__cxa_atexit")] =
+        JITEvaluatedSymbol(pointerToJITTargetAddress(&AtexitShim),
+                           JITSymbolFlags::Exported | JITSymbolFlags::Callable);
     std::lock_guard<std::mutex> g(mu);
     ORCJIT_CHECK_LLVM(raw->define(absoluteSymbols(std::move(defs))), "define");
   }

@@ -12,12 +12,12 @@
 
 #include <tvm/ffi/c_api.h>
 
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      exit(1);                                                             \
-    }                                                                      \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
 
 static TVMFFIByteArray ba(const char* s) {

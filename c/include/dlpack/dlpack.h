@@ -144,9 +144,10 @@ typedef struct DLManagedTensorVersioned {
  * device are read).  0 and *out set on success; -1 after calling
  * SetError(error_ctx, kind, message) once on failure.
  */
-typedef int (*DLPackManagedTensorAllocator)(
-    DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
-    void (*SetError)(void* error_ctx, const char* kind, const char* message));
+typedef int (*DLPackManagedTensorAllocator)(DLTensor* prototype, DLManagedTensorVersioned** out,
+                                            void* error_ctx,
+                                            void (*SetError)(void* error_ctx, const char* kind,
+                                                             const char* message));
 
 /* Export a framework tensor object to a new owning managed tensor. */
 typedef int (*DLPackManagedTensorFromPyObjectNoSync)(void* py_object,

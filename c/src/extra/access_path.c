@@ -177,8 +177,7 @@ static TVMFFIObject* path_new(TVMFFIObject* parent, TVMFFIObject* step) {
 
 TVMFFIObject* tvmffi__access_path_root(void) { return path_new(NULL, NULL); }
 
-TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
-                                         const TVMFFIAny* key) {
+TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind, const TVMFFIAny* key) {
   TVMFFIObject* step = step_new(kind, key);
   if (step == NULL) return NULL;
   TVMFFIObject* p = path_new(parent, step);
@@ -259,11 +258,11 @@ static int extend_typed(const char* sig, int32_t kind, const TVMFFIAny* args, in
   return ret_obj(tvmffi__access_path_extend(self, kind, &args[1]), result);
 }
 
-#define EXTEND_FN(fn, name, argt, kind)                                                  \
-  static int fn(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {         \
-    (void)h;                                                                             \
-    return extend_typed(SIG_PATH "." name "(0: " SIG_PATH ", 1: " argt ") -> " SIG_PATH, \
-                        kind, args, n, result);                                          \
+#define EXTEND_FN(fn, name, argt, kind)                                                        \
+  static int fn(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {                \
+    (void)h;                                                                                   \
+    return extend_typed(SIG_PATH "." name "(0: " SIG_PATH ", 1: " argt ") -> " SIG_PATH, kind, \
+                        args, n, result);                                                      \
   }
 EXTEND_FN(m_attr, "_attr", "str", TVMFFI__ACCESS_ATTR)
 EXTEND_FN(m_array_item, "_array_item", "int", TVMFFI__ACCESS_ARRAY_ITEM)
@@ -281,20 +280,21 @@ static int two_paths(const char* sig, const TVMFFIAny* args, int32_t n, TVMFFIOb
 static int m_is_prefix_of(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   TVMFFIObject *self, *other;
-  if (two_paths(SIG_PATH "._is_prefix_of(0: " SIG_PATH ", 1: " SIG_PATH ") -> bool", args, n,
-                &self, &other) != 0)
+  if (two_paths(SIG_PATH "._is_prefix_of(0: " SIG_PATH ", 1: " SIG_PATH ") -> bool", args, n, &self,
+                &other) != 0)
     return -1;
   int32_t d = ((tvmffi__access_path*)self)->depth;
   while (((tvmffi__access_path*)other)->depth > d) other = ((tvmffi__access_path*)other)->parent;
-  tvmffi__any_set_bool(result, ((tvmffi__access_path*)other)->depth == d && paths_equal(self, other));
+  tvmffi__any_set_bool(result,
+                       ((tvmffi__access_path*)other)->depth == d && paths_equal(self, other));
   return 0;
 }
 
 static int m_path_equal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   TVMFFIObject *self, *other;
-  if (two_paths(SIG_PATH "._path_equal(0: " SIG_PATH ", 1: " SIG_PATH ") -> bool", args, n,
-                &self, &other) != 0)
+  if (two_paths(SIG_PATH "._path_equal(0: " SIG_PATH ", 1: " SIG_PATH ") -> bool", args, n, &self,
+                &other) != 0)
     return -1;
   tvmffi__any_set_bool(result, paths_equal(self, other));
   return 0;
@@ -303,8 +303,8 @@ static int m_path_equal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* re
 static int m_to_steps(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   TVMFFIObject* self;
-  if (self_arg(SIG_PATH "._to_steps(0: " SIG_PATH ") -> ffi.Array<ffi.reflection.AccessStep>",
-               args, n, 1, &self) != 0)
+  if (self_arg(SIG_PATH "._to_steps(0: " SIG_PATH ") -> ffi.Array<ffi.reflection.AccessStep>", args,
+               n, 1, &self) != 0)
     return -1;
   int32_t depth = ((tvmffi__access_path*)self)->depth;
   TVMFFIObject* arr = tvmffi__array_new(depth);
@@ -336,11 +336,13 @@ static int repr_step(tvmffi__buf* out, const tvmffi__access_step* s, TVMFFIObjec
   tvmffi__any_set_none(&text);
   if (TVMFFIFunctionCall(repr_fn, &key, 1, &text) != 0) return -1;
   int missing = s->kind >= TVMFFI__ACCESS_ATTR_MISSING;
-  int rc = tvmffi__any_as_str(&text, &name) ? 0 : tvmffi__raise("TypeError", "ffi.ReprPrint: the "
-                                                                "callback did not return a str");
+  int rc = tvmffi__any_as_str(&text, &name) ? 0
+                                            : tvmffi__raise("TypeError",
+                                                            "ffi.ReprPrint: the "
+                                                            "callback did not return a str");
   if (rc == 0)
-    rc = tvmffi__buf_printf(out, missing ? "[<missing:%.*s>]" : "[%.*s]", (int)name.size,
-                            name.data);
+    rc =
+        tvmffi__buf_printf(out, missing ? "[<missing:%.*s>]" : "[%.*s]", (int)name.size, name.data);
   tvmffi__any_release(&text);
   return rc;
 }
@@ -353,8 +355,9 @@ static int repr_to_result(tvmffi__buf* out, int rc, TVMFFIAny* result) {
 
 static int m_step_repr(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  static const char sig[] = "ffi.reflection.AccessStep.__ffi_repr__(0: ffi.reflection.AccessStep, "
-                            "1: ffi.Function) -> str";
+  static const char sig[] =
+      "ffi.reflection.AccessStep.__ffi_repr__(0: ffi.reflection.AccessStep, "
+      "1: ffi.Function) -> str";
   TVMFFIObject *self, *repr_fn;
   if (tvmffi__args_count(sig, n, 2) != 0 ||
       tvmffi__arg_obj(sig, args, 0, tvmffi__access_step_index, &self) != 0 ||
@@ -389,13 +392,12 @@ static int m_path_repr(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* res
 /* ---- registration ------------------------------------------------------------- */
 
 void tvmffi__access_path_globals_init(void) {
-  int32_t s = tvmffi__structural_new_type("ffi.reflection.AccessStep", -1,
-                                          (int32_t)sizeof(tvmffi__access_step),
-                                          kTVMFFISEqHashKindTreeNode, "One step of an access path.");
-  int32_t p = tvmffi__structural_new_type("ffi.reflection.AccessPath", -1,
-                                          (int32_t)sizeof(tvmffi__access_path),
-                                          kTVMFFISEqHashKindTreeNode,
-                                          "Path from a root value to a sub-value.");
+  int32_t s = tvmffi__structural_new_type(
+      "ffi.reflection.AccessStep", -1, (int32_t)sizeof(tvmffi__access_step),
+      kTVMFFISEqHashKindTreeNode, "One step of an access path.");
+  int32_t p = tvmffi__structural_new_type(
+      "ffi.reflection.AccessPath", -1, (int32_t)sizeof(tvmffi__access_path),
+      kTVMFFISEqHashKindTreeNode, "Path from a root value to a sub-value.");
   tvmffi__access_step_index = s;
   tvmffi__access_path_index = p;
   tvmffi__structural_add_field(s, "kind", "AccessKind of the step.",
@@ -409,9 +411,8 @@ void tvmffi__access_path_globals_init(void) {
                                kTVMFFIObject);
   tvmffi__structural_add_field(p, "step", "The last step (None at the root).",
                                offsetof(tvmffi__access_path, step), 8, tvmffi__getter_obj, s);
-  tvmffi__structural_add_field(p, "depth", "Number of steps.",
-                               offsetof(tvmffi__access_path, depth), 4, tvmffi__getter_i32,
-                               kTVMFFIInt);
+  tvmffi__structural_add_field(p, "depth", "Number of steps.", offsetof(tvmffi__access_path, depth),
+                               4, tvmffi__getter_i32, kTVMFFIInt);
   tvmffi__structural_add_method(p, "_root", "The root path.", 1, m_root);
   tvmffi__structural_add_method(p, "_extend", "This path plus one step.", 0, m_extend);
   tvmffi__structural_add_method(p, "_attr", "This path plus attribute access.", 0, m_attr);
@@ -424,8 +425,8 @@ void tvmffi__access_path_globals_init(void) {
                                 m_array_item_missing);
   tvmffi__structural_add_method(p, "_map_item_missing", "This path plus a missing map key.", 0,
                                 m_map_item_missing);
-  tvmffi__structural_add_method(p, "_is_prefix_of", "Whether this path is a prefix of another.",
-                                0, m_is_prefix_of);
+  tvmffi__structural_add_method(p, "_is_prefix_of", "Whether this path is a prefix of another.", 0,
+                                m_is_prefix_of);
   tvmffi__structural_add_method(p, "_to_steps", "The steps from the root, as an Array.", 0,
                                 m_to_steps);
   tvmffi__structural_add_method(p, "_path_equal", "Step-wise equality of two paths.", 0,

@@ -103,8 +103,8 @@ static int copy_map(copy_state* st, TVMFFIObject* obj, TVMFFIObject** out) {
   if (dst != first) {
     /* The table outgrew its layout into another object: fine unless an entry already
      * points back at the first one (which the memo alone holds otherwise). */
-    uint64_t strong = __atomic_load_n(&first->combined_ref_count, __ATOMIC_RELAXED) &
-                      (TVMFFI__WEAK_ONE - 1);
+    uint64_t strong =
+        __atomic_load_n(&first->combined_ref_count, __ATOMIC_RELAXED) & (TVMFFI__WEAK_ONE - 1);
     if (strong > TVMFFI__STRONG_ONE) {
       tvmffi__raise("ValueError",
                     "ffi.DeepCopy: an ffi.Map that contains itself outgrew its table while "

@@ -53,8 +53,7 @@ static void enum_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
-static int32_t g_state_index = -1, g_enum_index = -1, g_int_enum_index = -1,
-               g_str_enum_index = -1;
+static int32_t g_state_index = -1, g_enum_index = -1, g_int_enum_index = -1, g_str_enum_index = -1;
 
 /* ---- fields ---------------------------------------------------------------------- */
 
@@ -69,9 +68,15 @@ static int set_obj(void* addr, const TVMFFIAny* v, int32_t want, const char* wha
   *(TVMFFIObject**)addr = x.v_obj;
   return 0;
 }
-static int set_entries(void* addr, const TVMFFIAny* v) { return set_obj(addr, v, kTVMFFIList, "entries"); }
-static int set_indexes(void* addr, const TVMFFIAny* v) { return set_obj(addr, v, kTVMFFIDict, "indexes"); }
-static int set_attrs(void* addr, const TVMFFIAny* v) { return set_obj(addr, v, kTVMFFIDict, "attrs"); }
+static int set_entries(void* addr, const TVMFFIAny* v) {
+  return set_obj(addr, v, kTVMFFIList, "entries");
+}
+static int set_indexes(void* addr, const TVMFFIAny* v) {
+  return set_obj(addr, v, kTVMFFIDict, "indexes");
+}
+static int set_attrs(void* addr, const TVMFFIAny* v) {
+  return set_obj(addr, v, kTVMFFIDict, "attrs");
+}
 
 static int set_int_index(void* addr, const TVMFFIAny* v) {
   if (v->type_index != kTVMFFIInt && v->type_index != kTVMFFIBool)
@@ -93,9 +98,9 @@ static int set_str_index(void* addr, const TVMFFIAny* v) {
   return 0;
 }
 
-static void add_field(int32_t t, const char* name, const char* doc, int64_t offset,
-                      int64_t size, int64_t flags, tvmffi__field_getter getter,
-                      TVMFFIFieldSetter setter, int32_t static_type) {
+static void add_field(int32_t t, const char* name, const char* doc, int64_t offset, int64_t size,
+                      int64_t flags, tvmffi__field_getter getter, TVMFFIFieldSetter setter,
+                      int32_t static_type) {
   TVMFFIFieldInfo info;
   memset(&info, 0, sizeof(info));
   info.name.data = name;
@@ -144,8 +149,8 @@ static int g_state_init(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* re
 static int g_enum_new(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)args;
   if (tvmffi__args_count("ffi.Enum.__ffi_new__() -> ffi.Enum", n, 0) != 0) return -1;
-  enum_obj* e = (enum_obj*)tvmffi__object_alloc(sizeof(enum_obj), (int32_t)(intptr_t)h,
-                                                enum_deleter);
+  enum_obj* e =
+      (enum_obj*)tvmffi__object_alloc(sizeof(enum_obj), (int32_t)(intptr_t)h, enum_deleter);
   if (e == NULL) return -1;
   tvmffi__any_set_none(&e->str_index);
   if (tvmffi__str_to_any(kTVMFFIStr, "", 0, &e->str_index) != 0) {
@@ -196,28 +201,25 @@ void tvmffi__enum_globals_init(void) {
             offsetof(enum_state, indexes), 8, init_off, tvmffi__getter_obj, set_indexes,
             kTVMFFIObject);
   add_field(g_state_index, "attrs", "Extensible attributes keyed by singleton.",
-            offsetof(enum_state, attrs), 8, init_off, tvmffi__getter_obj, set_attrs,
-            kTVMFFIObject);
-  tvmffi__structural_add_method(g_state_index, "__ffi_init__", "An empty state.", 1,
-                                g_state_init);
+            offsetof(enum_state, attrs), 8, init_off, tvmffi__getter_obj, set_attrs, kTVMFFIObject);
+  tvmffi__structural_add_method(g_state_index, "__ffi_init__", "An empty state.", 1, g_state_init);
   tvmffi__structural_add_attr_fn(g_state_index, "__ffi_init__", g_state_init);
   register_fn_attr(g_state_index, "__ffi_new__", g_state_init, NULL);
 
   g_enum_index = new_enum_type("ffi.Enum", 1, kTVMFFIObject, "Base of enum singletons.");
-  add_field(g_enum_index, "_int_index", "Canonical integer index.",
-            offsetof(enum_obj, int_index), 8, kTVMFFIFieldFlagBitMaskSEqHashIgnore,
-            tvmffi__getter_i64, set_int_index, kTVMFFIInt);
+  add_field(g_enum_index, "_int_index", "Canonical integer index.", offsetof(enum_obj, int_index),
+            8, kTVMFFIFieldFlagBitMaskSEqHashIgnore, tvmffi__getter_i64, set_int_index, kTVMFFIInt);
   add_field(g_enum_index, "_str_index", "Canonical string index.", offsetof(enum_obj, str_index),
             16, 0, tvmffi__getter_any, set_str_index, kTVMFFIAny);
-  g_int_enum_index = new_enum_type("ffi.IntEnum", 2, g_enum_index,
-                                   "Enum whose value is its integer index.");
-  g_str_enum_index = new_enum_type("ffi.StrEnum", 2, g_enum_index,
-                                   "Enum whose value is its string index.");
+  g_int_enum_index =
+      new_enum_type("ffi.IntEnum", 2, g_enum_index, "Enum whose value is its integer index.");
+  g_str_enum_index =
+      new_enum_type("ffi.StrEnum", 2, g_enum_index, "Enum whose value is its string index.");
   const int64_t alias = kTVMFFIFieldFlagBitMaskInitOff | kTVMFFIFieldFlagBitMaskSEqHashIgnore;
-  add_field(g_int_enum_index, "value", "Canonical integer index.", offsetof(enum_obj, int_index),
-            8, alias, tvmffi__getter_i64, set_int_index, kTVMFFIInt);
-  add_field(g_str_enum_index, "value", "Canonical string index.", offsetof(enum_obj, str_index),
-            16, alias, tvmffi__getter_any, set_str_index, kTVMFFIAny);
+  add_field(g_int_enum_index, "value", "Canonical integer index.", offsetof(enum_obj, int_index), 8,
+            alias, tvmffi__getter_i64, set_int_index, kTVMFFIInt);
+  add_field(g_str_enum_index, "value", "Canonical string index.", offsetof(enum_obj, str_index), 16,
+            alias, tvmffi__getter_any, set_str_index, kTVMFFIAny);
   enum_new_attr(g_enum_index);
   enum_new_attr(g_int_enum_index);
   enum_new_attr(g_str_enum_index);
@@ -240,7 +242,7 @@ int tvmffi__enum_is_instance_type(int32_t type_index) {
  * asks where its slots start and lets this file handle the Enum part. */
 int64_t tvmffi__enum_prefix_size(int32_t type_index) {
   return tvmffi__enum_is_instance_type(type_index) ? (int64_t)sizeof(enum_obj)
-                                                    : (int64_t)sizeof(TVMFFIObject);
+                                                   : (int64_t)sizeof(TVMFFIObject);
 }
 
 void tvmffi__enum_prefix_release(TVMFFIObject* obj) {
@@ -284,8 +286,7 @@ int tvmffi__enum_member_at(int32_t type_index, const TVMFFIAny* index, TVMFFIAny
   TVMFFIByteArray name = {"__ffi_enum__", 12};
   if (col == NULL) col = TVMFFIGetTypeAttrColumn(&name);
   const TVMFFIAny* state = NULL;
-  if (col != NULL && type_index >= col->begin_index &&
-      type_index < col->begin_index + col->size &&
+  if (col != NULL && type_index >= col->begin_index && type_index < col->begin_index + col->size &&
       col->data[type_index - col->begin_index].type_index == g_state_index)
     state = &col->data[type_index - col->begin_index];
   TVMFFIByteArray s;

@@ -64,10 +64,14 @@ static int hex4(const parser* p, size_t at, size_t report, unsigned* out) {
   for (int k = 0; k < 4; ++k) {
     char c = p->s[at + k];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else return perr(p, report, "Invalid \\uXXXX escape");
+    if (c >= '0' && c <= '9')
+      v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (unsigned)(c - 'A' + 10);
+    else
+      return perr(p, report, "Invalid \\uXXXX escape");
   }
   *out = v;
   return 0;
@@ -133,14 +137,30 @@ static int parse_string(parser* p, TVMFFIAny* out) {
     char e = p->s[p->i + 1];
     const char* rep = NULL;
     switch (e) {
-      case '"': rep = "\""; break;
-      case '\\': rep = "\\"; break;
-      case '/': rep = "/"; break;
-      case 'b': rep = "\b"; break;
-      case 'f': rep = "\f"; break;
-      case 'n': rep = "\n"; break;
-      case 'r': rep = "\r"; break;
-      case 't': rep = "\t"; break;
+      case '"':
+        rep = "\"";
+        break;
+      case '\\':
+        rep = "\\";
+        break;
+      case '/':
+        rep = "/";
+        break;
+      case 'b':
+        rep = "\b";
+        break;
+      case 'f':
+        rep = "\f";
+        break;
+      case 'n':
+        rep = "\n";
+        break;
+      case 'r':
+        rep = "\r";
+        break;
+      case 't':
+        rep = "\t";
+        break;
       case 'u': {
         unsigned cp;
         size_t at = p->i + 1; /* the 'u' */
@@ -430,8 +450,7 @@ static int write_container(writer* w, TVMFFIObject* obj) {
   if (is_seq) {
     TVMFFISeqCell* c = TVMFFISeqGetCellPtr(obj);
     for (int64_t i = 0; rc == 0 && i < c->size; ++i) {
-      rc = (count++ && wput(w, ",")) || newline(w) ||
-           write_value(w, &((TVMFFIAny*)c->data)[i]);
+      rc = (count++ && wput(w, ",")) || newline(w) || write_value(w, &((TVMFFIAny*)c->data)[i]);
     }
   } else {
     TVMFFIMapCell* c = TVMFFIMapGetCellPtr(obj);
@@ -475,8 +494,10 @@ static int write_value(writer* w, const TVMFFIAny* view) {
     case kTVMFFIDict:
       return write_container(w, v.v_obj);
     default:
-      return tvmffi__raise("TypeError", "ffi.json.Stringify: a value of type `%s` is not JSON "
-                           "serializable", tvmffi__any_type_key(&v));
+      return tvmffi__raise("TypeError",
+                           "ffi.json.Stringify: a value of type `%s` is not JSON "
+                           "serializable",
+                           tvmffi__any_type_key(&v));
   }
 }
 

@@ -185,14 +185,16 @@ TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
     TVMFFIAny r;
     tvmffi__any_set_none(&r);
     if (TVMFFIFunctionCall(f->v_obj, NULL, 0, &r) != 0) return NULL;
-    if (r.type_index >= kTVMFFIStaticObjectBegin) obj = r.v_obj;
-    else tvmffi__any_release(&r);
+    if (r.type_index >= kTVMFFIStaticObjectBegin)
+      obj = r.v_obj;
+    else
+      tvmffi__any_release(&r);
   }
   if (obj == NULL || obj->type_index != t) {
     int32_t got = obj ? obj->type_index : kTVMFFINone;
     tvmffi__decref(obj);
-    tvmffi__raise("RuntimeError", "%s: the creator of `%s` returned `%s`", who,
-                  tvmffi__type_key(t), tvmffi__type_key(got));
+    tvmffi__raise("RuntimeError", "%s: the creator of `%s` returned `%s`", who, tvmffi__type_key(t),
+                  tvmffi__type_key(got));
     return NULL;
   }
   return obj;
@@ -206,13 +208,13 @@ static int prefix_error(const char* who, const char* what, const TVMFFIByteArray
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
   if (err == NULL)
-    return tvmffi__raise("RuntimeError", "%s: %s '%.*s': the setter failed without raising",
-                         who, what, (int)field->size, field->data);
+    return tvmffi__raise("RuntimeError", "%s: %s '%.*s': the setter failed without raising", who,
+                         what, (int)field->size, field->data);
   TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(err);
   tvmffi__buf msg = {NULL, 0, 0};
   TVMFFIObjectHandle wrapped = NULL;
-  int ok = tvmffi__buf_printf(&msg, "%s %s '%.*s':\n  ", who, what, (int)field->size,
-                              field->data) == 0;
+  int ok =
+      tvmffi__buf_printf(&msg, "%s %s '%.*s':\n  ", who, what, (int)field->size, field->data) == 0;
   for (size_t i = 0; ok && i < c->message.size; ++i) /* indent every line of the message */
     ok = c->message.data[i] == '\n' ? tvmffi__buf_printf(&msg, "\n  ") == 0
                                     : tvmffi__buf_printf(&msg, "%c", c->message.data[i]) == 0;
@@ -245,8 +247,8 @@ int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFF
   return ((TVMFFIFieldSetter)f->setter)(addr, v);
 }
 
-static int set_field(const char* who, const char* what, const TVMFFIFieldInfo* f,
-                     TVMFFIObject* obj, const TVMFFIAny* v) {
+static int set_field(const char* who, const char* what, const TVMFFIFieldInfo* f, TVMFFIObject* obj,
+                     const TVMFFIAny* v) {
   if (f->setter == NULL)
     return tvmffi__raise("TypeError", "%s: field `%.*s` of `%s` has no setter", who,
                          (int)f->name.size, f->name.data, tvmffi__type_key(obj->type_index));
@@ -259,9 +261,9 @@ static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* 
   if (!(f->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory))
     return set_field(who, "default for field", f, obj, &f->default_value_or_factory);
   if (f->default_value_or_factory.type_index != kTVMFFIFunction)
-    return tvmffi__raise("TypeError", "%s: the default factory of field `%.*s` is `%s`, not a function",
-                         who, (int)f->name.size, f->name.data,
-                         tvmffi__any_type_key(&f->default_value_or_factory));
+    return tvmffi__raise(
+        "TypeError", "%s: the default factory of field `%.*s` is `%s`, not a function", who,
+        (int)f->name.size, f->name.data, tvmffi__any_type_key(&f->default_value_or_factory));
   TVMFFIAny v;
   tvmffi__any_set_none(&v);
   if (TVMFFIFunctionCall(f->default_value_or_factory.v_obj, NULL, 0, &v) != 0)
@@ -323,7 +325,8 @@ static int resolve_type(const TVMFFIAny* v, int32_t* out) {
     return 0;
   }
   return tvmffi__raise("TypeError",
-                       MAKE_NAME ": argument #0 must be a type key (str) or type index (int), "
+                       MAKE_NAME
+                       ": argument #0 must be a type key (str) or type index (int), "
                        "got `%s`",
                        tvmffi__any_type_key(v));
 }
@@ -331,15 +334,17 @@ static int resolve_type(const TVMFFIAny* v, int32_t* out) {
 static int make_object(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)self;
   if (num_args < 1)
-    return tvmffi__raise("TypeError", MAKE_NAME " expects a type key or index followed by "
-                                      "name/value pairs, got no arguments");
+    return tvmffi__raise("TypeError", MAKE_NAME
+                         " expects a type key or index followed by "
+                         "name/value pairs, got no arguments");
   int32_t t = -1;
   if (resolve_type(&args[0], &t) != 0) return -1;
   if (!can_create(t)) return raise_cannot_create(MAKE_NAME, t);
   if ((num_args - 1) % 2 != 0)
     return tvmffi__raise("TypeError",
-                         MAKE_NAME ": expected name/value pairs after the type, got %d "
-                                   "argument(s) after it",
+                         MAKE_NAME
+                         ": expected name/value pairs after the type, got %d "
+                         "argument(s) after it",
                          (int)(num_args - 1));
   TVMFFIObject* missing = sentinel("ffi.GetInvalidObject", &g_missing);
   if (missing == NULL) return -1;
@@ -390,8 +395,7 @@ static int kw_only(const TVMFFIFieldInfo* f) {
 }
 
 /* self is the type index itself (no allocation, nothing to free). */
-static int generated_init(void* self, const TVMFFIAny* args, int32_t num_args,
-                          TVMFFIAny* result) {
+static int generated_init(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   int32_t t = (int32_t)(intptr_t)self;
   char who[256];
   snprintf(who, sizeof(who), "%s.__ffi_init__()", tvmffi__type_key(t));
@@ -421,8 +425,8 @@ static int generated_init(void* self, const TVMFFIAny* args, int32_t num_args,
     }
   }
   if (npos > nparams) {
-    tvmffi__raise("TypeError", "%s takes at most %d positional argument(s), but %d were given",
-                  who, (int)nparams, (int)npos);
+    tvmffi__raise("TypeError", "%s takes at most %d positional argument(s), but %d were given", who,
+                  (int)nparams, (int)npos);
     goto out;
   }
   if (npos < num_args && (num_args - npos - 1) % 2 != 0) {
@@ -444,8 +448,8 @@ static int generated_init(void* self, const TVMFFIAny* args, int32_t num_args,
     }
     /* A positional argument counts as given even when it was MISSING. */
     if (s->value != NULL || (s->pos >= 0 && s->pos < npos)) {
-      tvmffi__raise("TypeError", "%s got multiple values for argument '%.*s'", who,
-                    (int)name.size, name.data);
+      tvmffi__raise("TypeError", "%s got multiple values for argument '%.*s'", who, (int)name.size,
+                    name.data);
       goto out;
     }
     if (!is_obj(&args[i + 1], missing)) s->value = &args[i + 1];
@@ -453,8 +457,7 @@ static int generated_init(void* self, const TVMFFIAny* args, int32_t num_args,
   for (int pass = 0; pass < 2; ++pass) {
     for (int32_t i = 0; i < p.n; ++i) {
       const TVMFFIFieldInfo* f = p.slots[i].field;
-      if (!init_param(f) || kw_only(f) != (pass == 1) || !required(f) || p.slots[i].value)
-        continue;
+      if (!init_param(f) || kw_only(f) != (pass == 1) || !required(f) || p.slots[i].value) continue;
       tvmffi__raise("TypeError", "%s missing required %sargument: '%.*s'", who,
                     pass ? "keyword-only " : "", (int)f->name.size, f->name.data);
       goto out;

@@ -90,7 +90,8 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
                              TVMFFIAny* result) {
   (void)self;
   int64_t type_index, converter;
-  if (tvmffi__args_count(SETTER_SIG, num_args, 3) || tvmffi__arg_int(SETTER_SIG, args, 0, &type_index) ||
+  if (tvmffi__args_count(SETTER_SIG, num_args, 3) ||
+      tvmffi__arg_int(SETTER_SIG, args, 0, &type_index) ||
       tvmffi__arg_int(SETTER_SIG, args, 1, &converter))
     return -1;
   if (converter != 0)
@@ -257,18 +258,19 @@ static int alloc_type_index(void* self, const TVMFFIAny* args, int32_t num_args,
                          ALLOC_SIG, (long long)parent);
   /* Children may overflow their parent's block: a Python class hierarchy has
    * no fixed size. */
-  int32_t t = tvmffi__type_alloc_or_raise(key.data, key.size, pinfo->type_depth + 1, 0, 1,
-                                          (int32_t)parent);
+  int32_t t =
+      tvmffi__type_alloc_or_raise(key.data, key.size, pinfo->type_depth + 1, 0, 1, (int32_t)parent);
   if (t < 0) return -1;
   tvmffi__any_set_int(result, t);
   return 0;
 }
 
 void tvmffi__pyclass_globals_init(void) {
-  tvmffi__register_global("ffi.MakeFieldGetter", make_field_getter,
-                          "Address of the getter of a field of a Python-defined type (every "
-                          "such field is stored as an Any).",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]}");
+  tvmffi__register_global(
+      "ffi.MakeFieldGetter", make_field_getter,
+      "Address of the getter of a field of a Python-defined type (every "
+      "such field is stored as an Any).",
+      "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]}");
   tvmffi__register_global("ffi.MakeFieldSetter", make_field_setter,
                           "Setter Function of a field of a Python-defined type; stores "
                           "f_convert(value) when f_convert is given.",

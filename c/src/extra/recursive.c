@@ -86,8 +86,7 @@ static int cmp_bytes(TVMFFIByteArray x, TVMFFIByteArray y) {
 
 static int cmp_float(cmp_ctx* c, double x, double y, int* out) {
   if (isnan(x) || isnan(y)) {
-    if (c->order)
-      return tvmffi__raise("TypeError", "%s: cannot order NaN values", c->name);
+    if (c->order) return tvmffi__raise("TypeError", "%s: cannot order NaN values", c->name);
     *out = isnan(x) && isnan(y) ? CMP_EQ : CMP_NE;
     return 0;
   }
@@ -127,8 +126,7 @@ static int cmp_map(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, int*
     if (TVMFFIMapCellFind(cb, TVMFFIMapCellKey(ca, p), &q) != 0) return -1;
     if (q == TVMFFI_MAP_ITER_END) return 0;
     int r;
-    if (cmp_any(c, TVMFFIMapCellValue(ca, p), TVMFFIMapCellValue(cb, q), depth, &r) != 0)
-      return -1;
+    if (cmp_any(c, TVMFFIMapCellValue(ca, p), TVMFFIMapCellValue(cb, q), depth, &r) != 0) return -1;
     if (r != CMP_EQ) return 0;
   }
   *out = CMP_EQ;
@@ -181,8 +179,8 @@ static int hook_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 }
 
 /* Calls hook(a, [b,] callback) and reads its int or bool result into *out. */
-static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* global,
-                     TVMFFIObject* a, TVMFFIObject* b, const hook_cb* tmpl, int64_t* out) {
+static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* global, TVMFFIObject* a,
+                     TVMFFIObject* b, const hook_cb* tmpl, int64_t* out) {
   hook_cb* cb = (hook_cb*)malloc(sizeof(hook_cb));
   if (cb == NULL) return tvmffi__raise_oom();
   *cb = *tmpl;
@@ -204,9 +202,8 @@ static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* glob
   if (rc != 0) return -1;
   if (res.type_index != kTVMFFIInt && res.type_index != kTVMFFIBool) {
     const char* got = tvmffi__any_type_key(&res);
-    rc = tvmffi__raise("TypeError", "%s: %s of `%s` returned `%s`, expected %s", global,
-                       hook_name, tvmffi__type_key(a->type_index), got,
-                       tmpl->kind == CB_EQ ? "bool" : "int");
+    rc = tvmffi__raise("TypeError", "%s: %s of `%s` returned `%s`, expected %s", global, hook_name,
+                       tvmffi__type_key(a->type_index), got, tmpl->kind == CB_EQ ? "bool" : "int");
     tvmffi__any_release(&res);
     return rc;
   }
@@ -225,12 +222,14 @@ static int cmp_hooked(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, i
    * three-way order. */
   hook_cb cb = {eq ? CB_EQ : CB_CMP, {eq ? 0 : 2, c->name, c->pairs}, depth, NULL};
   int64_t r;
-  if (call_hook(eq ? eq : cmp, eq ? "__ffi_eq__" : "__ffi_compare__", c->name, a, b, &cb, &r) !=
-      0)
+  if (call_hook(eq ? eq : cmp, eq ? "__ffi_eq__" : "__ffi_compare__", c->name, a, b, &cb, &r) != 0)
     return -1;
-  if (eq) *out = r ? CMP_EQ : CMP_NE;
-  else if (c->order == 0) *out = r == 0 ? CMP_EQ : CMP_NE;
-  else *out = r < 0 ? CMP_LT : r > 0 ? CMP_GT : CMP_EQ;
+  if (eq)
+    *out = r ? CMP_EQ : CMP_NE;
+  else if (c->order == 0)
+    *out = r == 0 ? CMP_EQ : CMP_NE;
+  else
+    *out = r < 0 ? CMP_LT : r > 0 ? CMP_GT : CMP_EQ;
   return 0;
 }
 
@@ -265,8 +264,7 @@ static int cmp_fields(cmp_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int depth, i
   return 0;
 }
 
-static int cmp_obj_body(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth,
-                        int* out) {
+static int cmp_obj_body(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int depth, int* out) {
   TVMFFIObject* a = av->v_obj;
   TVMFFIObject* b = bv->v_obj;
   int32_t t = a->type_index;
@@ -315,7 +313,8 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
         if (c->order)
           return tvmffi__raise("ValueError",
                                "%s: cyclic reference: the values contain themselves, so they "
-                               "have no order", c->name);
+                               "have no order",
+                               c->name);
         *out = CMP_EQ; /* assumed equal while being compared: the rest decides */
         return 0;
       }
@@ -338,9 +337,12 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   TVMFFIAny a = tvmffi__ext_peek(av), b = tvmffi__ext_peek(bv);
   TVMFFIByteArray x, y;
   if (a.type_index == kTVMFFINone || b.type_index == kTVMFFINone) {
-    if (a.type_index == b.type_index) *out = CMP_EQ;
-    else if (!c->order) *out = CMP_NE;
-    else *out = a.type_index == kTVMFFINone ? CMP_LT : CMP_GT; /* None first */
+    if (a.type_index == b.type_index)
+      *out = CMP_EQ;
+    else if (!c->order)
+      *out = CMP_NE;
+    else
+      *out = a.type_index == kTVMFFINone ? CMP_LT : CMP_GT; /* None first */
     return 0;
   }
   if (tvmffi__any_as_str(&a, &x) && tvmffi__any_as_str(&b, &y)) {
@@ -370,7 +372,7 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
       return 0;
     case kTVMFFIDataType: {
       DLDataType p = a.v_dtype, q = b.v_dtype;
-      *out = p.code != q.code ? CMP3(p.code, q.code)
+      *out = p.code != q.code   ? CMP3(p.code, q.code)
              : p.bits != q.bits ? CMP3(p.bits, q.bits)
                                 : CMP3(p.lanes, q.lanes);
       return 0;
@@ -388,8 +390,7 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   }
 }
 
-static int compare(int order, const char* name, const TVMFFIAny* a, const TVMFFIAny* b,
-                   int* out) {
+static int compare(int order, const char* name, const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
   pair_stack* ps = (pair_stack*)malloc(sizeof(pair_stack));
   if (ps == NULL) return tvmffi__raise_oom();
   ps->n = 0;
@@ -474,8 +475,7 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
       return 0;
     }
   if (st->depth >= RECURSIVE_MAX_DEPTH)
-    return tvmffi__raise("RuntimeError",
-                         "ffi.RecursiveHash: maximum recursion depth %d exceeded",
+    return tvmffi__raise("RuntimeError", "ffi.RecursiveHash: maximum recursion depth %d exceeded",
                          RECURSIVE_MAX_DEPTH);
   st->stack[st->depth++] = obj;
   int rc = 0;
@@ -508,8 +508,7 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
   } else if (t == kTVMFFIShape) {
     TVMFFIShapeCell* c = TVMFFIShapeGetCellPtr(obj);
     h = HASH_SEED_SHAPE;
-    for (size_t i = 0; i < c->size; ++i)
-      h = TVMFFIContainerHashCombine(h, (uint64_t)c->data[i]);
+    for (size_t i = 0; i < c->size; ++i) h = TVMFFIContainerHashCombine(h, (uint64_t)c->data[i]);
   } else {
     h = 0;
     rc = hash_hooked(st, obj, &h); /* 1: the type has no hash hook */
@@ -517,8 +516,7 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
       /* Skip what equality skips too, or equal objects could hash apart. */
       field_hash_ctx fc = {st, tvmffi__type_info_lookup(t)->type_key_hash};
       rc = tvmffi__ext_visit_fields(
-          obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field,
-          &fc);
+          obj, kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskHashOff, hash_field, &fc);
       h = fc.h;
     } else if (rc == 1) { /* no reflected fields: equal to every other of its type */
       rc = 0;
@@ -599,19 +597,29 @@ static int compare_global(const char* sig, const char* name, int which, const TV
   if (compare(which != 0, name, &args[0], &args[1], &r) != 0) return -1;
   int v = 0;
   switch (which) {
-    case 0: v = r == CMP_EQ; break;
-    case 1: v = r == CMP_LT; break;
-    case 2: v = r == CMP_LT || r == CMP_EQ; break;
-    case 3: v = r == CMP_GT; break;
-    default: v = r == CMP_GT || r == CMP_EQ; break;
+    case 0:
+      v = r == CMP_EQ;
+      break;
+    case 1:
+      v = r == CMP_LT;
+      break;
+    case 2:
+      v = r == CMP_LT || r == CMP_EQ;
+      break;
+    case 3:
+      v = r == CMP_GT;
+      break;
+    default:
+      v = r == CMP_GT || r == CMP_EQ;
+      break;
   }
   tvmffi__any_set_bool(result, v);
   return 0;
 }
 
-#define COMPARE_FN(fn, NAME, which)                                                     \
-  static int fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {     \
-    (void)self;                                                                         \
+#define COMPARE_FN(fn, NAME, which)                                                       \
+  static int fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {        \
+    (void)self;                                                                           \
     return compare_global(NAME "(0: Any, 1: Any) -> bool", NAME, which, args, n, result); \
   }
 COMPARE_FN(recursive_eq, "ffi.RecursiveEq", 0)

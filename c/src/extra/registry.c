@@ -41,12 +41,18 @@ static const struct {
   const char* key;
   _Bool final;
 } type_finality[] = {
-    {"ffi.Module", 1},        {"ffi.BigInt", 1},
-    {"ffi.VisitInterrupt", 1}, {"ffi.reflection.AccessStep", 1},
-    {"ffi.reflection.AccessPath", 1}, {"ffi.VisitErrorContext", 1},
-    {"ffi.StructuralKey", 1}, {"ffi.EnumState", 1},
-    {"ffi.Enum", 0},          {"ffi.IntEnum", 0},
-    {"ffi.StrEnum", 0},       {"ffi.StructuralVisitor", 0},
+    {"ffi.Module", 1},
+    {"ffi.BigInt", 1},
+    {"ffi.VisitInterrupt", 1},
+    {"ffi.reflection.AccessStep", 1},
+    {"ffi.reflection.AccessPath", 1},
+    {"ffi.VisitErrorContext", 1},
+    {"ffi.StructuralKey", 1},
+    {"ffi.EnumState", 1},
+    {"ffi.Enum", 0},
+    {"ffi.IntEnum", 0},
+    {"ffi.StrEnum", 0},
+    {"ffi.StructuralVisitor", 0},
     {"ffi.StructuralMutator", 0},
 };
 

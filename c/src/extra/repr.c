@@ -70,23 +70,40 @@ TVMFFIObject* tvmffi__ext_type_hook(const char* name, const TVMFFITypeAttrColumn
 
 const char* tvmffi__ext_device_name(int32_t t) {
   switch (t) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLVPI: return "vpi";
-    case kDLROCM: return "rocm";
-    case kDLROCMHost: return "rocm_host";
-    case kDLExtDev: return "ext_dev";
-    case kDLCUDAManaged: return "cuda_managed";
-    case kDLOneAPI: return "oneapi";
-    case kDLWebGPU: return "webgpu";
-    case kDLHexagon: return "hexagon";
-    case 17: return "maia";
-    case 18: return "trn";
-    default: return NULL;
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda";
+    case kDLCUDAHost:
+      return "cuda_host";
+    case kDLOpenCL:
+      return "opencl";
+    case kDLVulkan:
+      return "vulkan";
+    case kDLMetal:
+      return "metal";
+    case kDLVPI:
+      return "vpi";
+    case kDLROCM:
+      return "rocm";
+    case kDLROCMHost:
+      return "rocm_host";
+    case kDLExtDev:
+      return "ext_dev";
+    case kDLCUDAManaged:
+      return "cuda_managed";
+    case kDLOneAPI:
+      return "oneapi";
+    case kDLWebGPU:
+      return "webgpu";
+    case kDLHexagon:
+      return "hexagon";
+    case 17:
+      return "maia";
+    case 18:
+      return "trn";
+    default:
+      return NULL;
   }
 }
 
@@ -98,13 +115,27 @@ static int quote(tvmffi__buf* b, const char* s, size_t n, int escape_slash) {
     const char* esc = NULL;
     char tmp[8];
     switch (c) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
+      case '"':
+        esc = "\\\"";
+        break;
+      case '\\':
+        esc = "\\\\";
+        break;
+      case '\n':
+        esc = "\\n";
+        break;
+      case '\r':
+        esc = "\\r";
+        break;
+      case '\t':
+        esc = "\\t";
+        break;
+      case '\b':
+        esc = "\\b";
+        break;
+      case '\f':
+        esc = "\\f";
+        break;
       case '/':
         if (escape_slash) esc = "\\/";
         break;
@@ -383,8 +414,8 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
   } else {
     field_ctx fc = {st, 0};
     rc = type_head(st, obj) != 0 ||
-                 tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskReprOff, repr_field,
-                                          &fc) != 0 ||
+                 tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskReprOff, repr_field, &fc) !=
+                     0 ||
                  (fc.count > 0 && PUTS(st->out, ")") != 0)
              ? -1
              : 0;
@@ -437,9 +468,8 @@ static int repr_any(repr_state* st, const TVMFFIAny* view) {
       return PUTS(b, "b") || tvmffi__ext_quote(b, ba.data, ba.size) ? -1 : 0;
     default:
       if (v.type_index >= kTVMFFIStaticObjectBegin) return repr_object(st, v.v_obj);
-      return tvmffi__buf_printf(b, "<unknown kind %d>", (int)v.type_index)
-                 ? tvmffi__raise_oom()
-                 : 0;
+      return tvmffi__buf_printf(b, "<unknown kind %d>", (int)v.type_index) ? tvmffi__raise_oom()
+                                                                           : 0;
   }
 }
 

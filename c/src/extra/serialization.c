@@ -294,8 +294,8 @@ static int pod_data(const TVMFFIAny* v, const char** type, TVMFFIAny* data) {
       return TVMFFIDataTypeToString(&v->v_dtype, data);
     case kTVMFFIBigInt: { /* decimal text, as upstream writes it */
       tvmffi__buf b = {NULL, 0, 0};
-      int rc = tvmffi__big_int_to_decimal(v, &b) ||
-               tvmffi__str_to_any(kTVMFFIStr, b.data, b.size, data);
+      int rc =
+          tvmffi__big_int_to_decimal(v, &b) || tvmffi__str_to_any(kTVMFFIStr, b.data, b.size, data);
       tvmffi__buf_free(&b);
       *type = "ffi.BigInt";
       return rc ? -1 : 0;
@@ -386,8 +386,7 @@ static int to_json_graph(const TVMFFIAny* value, const TVMFFIAny* metadata, TVMF
   TVMFFIAny ri, nv, md;
   tvmffi__any_set_int(&ri, root);
   tvmffi__any_set_obj(&nv, nodes);
-  if (map_put_str(&top, "root_index", &ri) != 0 || map_put_str(&top, "nodes", &nv) != 0)
-    goto done;
+  if (map_put_str(&top, "root_index", &ri) != 0 || map_put_str(&top, "nodes", &nv) != 0) goto done;
   TVMFFIAny mv = tvmffi__ext_peek(metadata);
   if (mv.type_index != kTVMFFINone) {
     if (TVMFFIAnyViewToOwnedAny(&mv, &md) != 0 || map_put_str(&top, "metadata", &md) != 0)
@@ -398,8 +397,7 @@ static int to_json_graph(const TVMFFIAny* value, const TVMFFIAny* metadata, TVMF
   rc = 0;
 done:
   if (top) tvmffi__decref(top);
-  for (int64_t i = 0; i < num_nodes(&w); ++i)
-    tvmffi__any_release(&((TVMFFIAny*)w.nodes.data)[i]);
+  for (int64_t i = 0; i < num_nodes(&w); ++i) tvmffi__any_release(&((TVMFFIAny*)w.nodes.data)[i]);
   tvmffi__buf_free(&w.nodes);
   tvmffi__decref(w.memo);
   return rc;
@@ -431,8 +429,7 @@ static int node_ref(graph_reader* r, int64_t from, const TVMFFIAny* v, int64_t* 
 
 /* The int array in `data` (Array/List of Int). */
 static int int_items(const TVMFFIAny* data, int64_t node, const TVMFFIAny** items, int64_t* n) {
-  if (data == NULL ||
-      (data->type_index != kTVMFFIArray && data->type_index != kTVMFFIList))
+  if (data == NULL || (data->type_index != kTVMFFIArray && data->type_index != kTVMFFIList))
     return bad(node, "\"data\" must be an array");
   TVMFFISeqCell* c = TVMFFISeqGetCellPtr(data->v_obj);
   *items = (const TVMFFIAny*)c->data;
@@ -459,13 +456,14 @@ static int read_inline_field(int64_t i, const char* name, int32_t static_type, c
     out->v_int64 = 0;
     return TVMFFIDataTypeFromString(&text, &out->v_dtype);
   }
-  int ok = v->type_index == kTVMFFINone ||
-           (v->type_index == kTVMFFIBool && static_type == kTVMFFIBool) ||
-           (v->type_index == kTVMFFIInt &&
-            (static_type == kTVMFFIInt || static_type == kTVMFFIFloat)) ||
-           (v->type_index == kTVMFFIFloat && static_type == kTVMFFIFloat);
+  int ok =
+      v->type_index == kTVMFFINone ||
+      (v->type_index == kTVMFFIBool && static_type == kTVMFFIBool) ||
+      (v->type_index == kTVMFFIInt && (static_type == kTVMFFIInt || static_type == kTVMFFIFloat)) ||
+      (v->type_index == kTVMFFIFloat && static_type == kTVMFFIFloat);
   if (!ok)
-    return tvmffi__raise("ValueError", "ffi.FromJSONGraph: node %lld: field `%s` holds a `%s`, "
+    return tvmffi__raise("ValueError",
+                         "ffi.FromJSONGraph: node %lld: field `%s` holds a `%s`, "
                          "expected its value inline",
                          (long long)i, name, tvmffi__any_type_key(v));
   *out = *v;

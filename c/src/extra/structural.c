@@ -261,8 +261,8 @@ static int eq_fields(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   int outer_region = c->def_region;
   /* A non-recursive def region covers the variables directly in the field,
    * not those inside the objects it holds. */
-  int inner_region = outer_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                      : outer_region;
+  int inner_region =
+      outer_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : outer_region;
   int result = 1;
   for (int32_t d = 0; result == 1 && d <= info->type_depth; ++d) {
     const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
@@ -344,8 +344,10 @@ static int s_equal_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
       r = child(c, 0, TVMFFI__ACCESS_ATTR, &key);
       tvmffi__any_release(&key);
     }
-    if (r == 0 && cb->keep == 0) cb->keep = c->nsteps > mark ? c->nsteps : 0;
-    else drop_steps(c, mark > cb->keep ? mark : cb->keep); /* later mismatches add nothing */
+    if (r == 0 && cb->keep == 0)
+      cb->keep = c->nsteps > mark ? c->nsteps : 0;
+    else
+      drop_steps(c, mark > cb->keep ? mark : cb->keep); /* later mismatches add nothing */
   }
   if (r < 0) return -1;
   tvmffi__any_set_bool(result, r);
@@ -359,8 +361,8 @@ static int eq_hooked(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   s_equal_cb* cb = (s_equal_cb*)malloc(sizeof(s_equal_cb));
   if (cb == NULL) return tvmffi__raise_oom();
   cb->c = c;
-  cb->inner_region = c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                       : c->def_region;
+  cb->inner_region =
+      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region;
   cb->keep = 0;
   size_t mark = c->nsteps;
   TVMFFIObjectHandle f = NULL;
@@ -596,9 +598,9 @@ static int hash_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
 }
 
 static int hash_fields(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
-  field_hash fh = {c, tvmffi__type_info_lookup(obj->type_index)->type_key_hash,
-                   c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                      : c->def_region};
+  field_hash fh = {
+      c, tvmffi__type_info_lookup(obj->type_index)->type_key_hash,
+      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region};
   if (tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, hash_field, &fh) != 0)
     return -1;
   *out = fh.h;
@@ -649,8 +651,8 @@ static int hash_hooked(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   s_hash_cb* cb = (s_hash_cb*)malloc(sizeof(s_hash_cb));
   if (cb == NULL) return tvmffi__raise_oom();
   cb->c = c;
-  cb->inner_region = c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                       : c->def_region;
+  cb->inner_region =
+      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region;
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(cb, s_hash_cb_call, free, &f) != 0) {
     free(cb);
@@ -746,15 +748,14 @@ static int hash_obj(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
     for (size_t i = 0; i < s->size; ++i) h = combine(h, (uint64_t)s->data[i]);
   } else if (t == kTVMFFITensor) {
     DLTensor* d = TVMFFITensorGetDLTensorPtr(obj);
-    h = combine(h, (uint64_t)d->dtype.code | (uint64_t)d->dtype.bits << 8 |
-                       (uint64_t)d->dtype.lanes << 16);
+    h = combine(
+        h, (uint64_t)d->dtype.code | (uint64_t)d->dtype.bits << 8 | (uint64_t)d->dtype.lanes << 16);
     h = combine(h, (uint64_t)d->device.device_type << 32 | (uint32_t)d->device.device_id);
     for (int32_t i = 0; i < d->ndim; ++i) h = combine(h, (uint64_t)d->shape[i]);
     if (!c->skip_tensor_content) {
       size_t n;
       if (tensor_bytes(d, "ffi.StructuralHash", &n) != 0) return -1;
-      if (n > 0)
-        h = combine(h, TVMFFIContainerHashBytes((const char*)d->data + d->byte_offset, n));
+      if (n > 0) h = combine(h, TVMFFIContainerHashBytes((const char*)d->data + d->byte_offset, n));
     }
   } else {
     return hash_reflected(c, obj, out);
@@ -794,8 +795,8 @@ static int hash_any(hash_ctx* c, const TVMFFIAny* view, uint64_t* out) {
       *out = combine(kTVMFFIFloat, isnan(v.v_float64) ? H_NAN : v.v_uint64);
       return 0;
     case kTVMFFIDevice:
-      *out = combine(kTVMFFIDevice, (uint64_t)v.v_device.device_type << 32 |
-                                        (uint32_t)v.v_device.device_id);
+      *out = combine(kTVMFFIDevice,
+                     (uint64_t)v.v_device.device_type << 32 | (uint32_t)v.v_device.device_id);
       return 0;
     case kTVMFFIDataType:
       *out = combine(kTVMFFIDataType, (uint64_t)v.v_dtype.code | (uint64_t)v.v_dtype.bits << 8 |
@@ -849,7 +850,8 @@ typedef struct {
 static int32_t g_key_index = -1;
 
 static void key_deleter(void* self, int flags) {
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) tvmffi__any_release(&((structural_key*)self)->key);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong)
+    tvmffi__any_release(&((structural_key*)self)->key);
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
@@ -880,8 +882,8 @@ static int keys_equal(TVMFFIObject* a, TVMFFIObject* b) {
 /* ---- globals ---------------------------------------------------------------- */
 
 #define SIG_EQ "ffi.StructuralEqual(0: Any, 1: Any, 2: bool, 3: bool) -> bool"
-#define SIG_MISMATCH                                                                   \
-  "ffi.GetFirstStructuralMismatch(0: Any, 1: Any, 2: bool, 3: bool) -> "              \
+#define SIG_MISMATCH                                                     \
+  "ffi.GetFirstStructuralMismatch(0: Any, 1: Any, 2: bool, 3: bool) -> " \
   "Optional<ffi.Tuple<ffi.reflection.AccessPath, ffi.reflection.AccessPath>>"
 #define SIG_HASH "ffi.StructuralHash(0: Any, 1: bool, 2: bool) -> int"
 #define SIG_KEY "ffi.StructuralKey(0: Any) -> ffi.StructuralKey"
@@ -932,8 +934,7 @@ static int g_hash(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) 
   (void)h;
   int mfv, skip;
   uint64_t out;
-  if (tvmffi__args_count(SIG_HASH, n, 3) != 0 ||
-      tvmffi__arg_bool(SIG_HASH, args, 1, &mfv) != 0 ||
+  if (tvmffi__args_count(SIG_HASH, n, 3) != 0 || tvmffi__arg_bool(SIG_HASH, args, 1, &mfv) != 0 ||
       tvmffi__arg_bool(SIG_HASH, args, 2, &skip) != 0 ||
       structural_hash(&args[0], mfv, skip, &out) != 0)
     return -1;
@@ -984,9 +985,9 @@ static int key_any_equal(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
 }
 
 void tvmffi__structural_globals_init(void) {
-  g_key_index = tvmffi__structural_new_type("ffi.StructuralKey", -1, (int32_t)sizeof(structural_key),
-                                            kTVMFFISEqHashKindTreeNode,
-                                            "A value that hashes and compares structurally.");
+  g_key_index = tvmffi__structural_new_type(
+      "ffi.StructuralKey", -1, (int32_t)sizeof(structural_key), kTVMFFISEqHashKindTreeNode,
+      "A value that hashes and compares structurally.");
   tvmffi__structural_add_field(g_key_index, "key", "The wrapped value.",
                                offsetof(structural_key, key), 16, tvmffi__getter_any, kTVMFFIAny);
   tvmffi__structural_add_field(g_key_index, "hash_i64", "Structural hash of key (bit-cast).",
@@ -1011,7 +1012,6 @@ void tvmffi__structural_globals_init(void) {
                           SCHEMA_FN("int", ARG("Any") ARG("bool") ARG("bool")));
   tvmffi__register_global("ffi.StructuralKey", g_key, "Wraps a value as a structural key.",
                           SCHEMA_FN("ffi.StructuralKey", ARG("Any")));
-  tvmffi__register_global("ffi.StructuralKeyEqual", g_key_equal,
-                          "Equality of two structural keys.",
+  tvmffi__register_global("ffi.StructuralKeyEqual", g_key_equal, "Equality of two structural keys.",
                           SCHEMA_FN("bool", ARG("ffi.StructuralKey") ARG("ffi.StructuralKey")));
 }

@@ -45,8 +45,7 @@ extern int32_t tvmffi__access_path_index;
 TVMFFIObject* tvmffi__access_path_root(void);
 /* New path parent + (kind, key); `key` is copied (owned form).  NULL after
  * raising.  `parent` is borrowed. */
-TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind,
-                                         const TVMFFIAny* key);
+TVMFFIObject* tvmffi__access_path_extend(TVMFFIObject* parent, int32_t kind, const TVMFFIAny* key);
 
 /* Registration hooks (listed in registry.c's table). */
 void tvmffi__access_path_globals_init(void);
@@ -85,7 +84,8 @@ int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node);
  * region, any other field takes `inner` (the walk's rule for the enclosing object). */
 static inline int32_t tvmffi__field_def_region(int64_t flags, int32_t inner) {
   if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) return kTVMFFIDefRegionKindRecursive;
-  if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) return kTVMFFIDefRegionKindNonRecursive;
+  if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive)
+    return kTVMFFIDefRegionKindNonRecursive;
   return inner;
 }
 

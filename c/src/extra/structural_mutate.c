@@ -335,8 +335,8 @@ static TVMFFIAny walk_fields(mutator* m, void* varg) {
   ctx.info = tvmffi__type_info_lookup(copy->type_index);
   ctx.changed = 0;
   tvmffi__any_set_none(&ctx.error);
-  int rc = tvmffi__ext_visit_fields(copy, kTVMFFIFieldFlagBitMaskSEqHashIgnore, mutate_one_field,
-                                    &ctx);
+  int rc =
+      tvmffi__ext_visit_fields(copy, kTVMFFIFieldFlagBitMaskSEqHashIgnore, mutate_one_field, &ctx);
   if (rc < 0 && !is_error(&ctx.error)) return tvmffi__raw_raised(); /* a getter failed */
   if (is_error(&ctx.error)) return ctx.error;
   TVMFFIAny r;
@@ -381,9 +381,8 @@ static TVMFFIAny mutate_reflected_fields(mutator* m, const TVMFFIAny* v) {
 
 static TVMFFIAny default_mutate_object(mutator* m, const TVMFFIAny* v) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(v->type_index);
-  int32_t kind = info == NULL || info->metadata == NULL
-                     ? kTVMFFISEqHashKindUnsupported
-                     : info->metadata->structural_eq_hash_kind;
+  int32_t kind = info == NULL || info->metadata == NULL ? kTVMFFISEqHashKindUnsupported
+                                                        : info->metadata->structural_eq_hash_kind;
   int is_var = kind == kTVMFFISEqHashKindFreeVar, is_dag = kind == kTVMFFISEqHashKindDAGNode;
   if (is_var || is_dag) {
     TVMFFIAny mapped = m->vtable->var_remap_get(m, *v);
@@ -645,8 +644,8 @@ static const mutator_vtable g_engine_vtable = {engine_mutate, engine_maybe_inpla
 
 /* ---- globals ------------------------------------------------------------------------ */
 
-#define SIG_MAP                                                                              \
-  "ffi.StructuralMap(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>, 2: "               \
+#define SIG_MAP                                                               \
+  "ffi.StructuralMap(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>, 2: " \
   "ffi.Array<ffi.Tuple<int, ffi.Function>>, 3: int) -> Any"
 #define SIG_MUTATE \
   "ffi.StructuralMutate(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function, bool>>) -> Any"
@@ -657,8 +656,9 @@ static int parse_callbacks(const char* sig, const TVMFFIAny* args, int32_t i, in
   TVMFFIAny a = tvmffi__ext_peek(&args[i]);
   if (a.type_index == kTVMFFINone) return 0;
   if (a.type_index != kTVMFFIArray && a.type_index != kTVMFFIList)
-    return tvmffi__raise("TypeError", "%s: argument #%d must be an Array of callback entries, got `%s`",
-                         sig, (int)i, tvmffi__any_type_key(&a));
+    return tvmffi__raise("TypeError",
+                         "%s: argument #%d must be an Array of callback entries, got `%s`", sig,
+                         (int)i, tvmffi__any_type_key(&a));
   TVMFFISeqCell* s = TVMFFISeqGetCellPtr(a.v_obj);
   callback* grown =
       (callback*)realloc(e->callbacks, (size_t)(e->num_callbacks + s->size + 1) * sizeof(callback));
@@ -784,7 +784,7 @@ static int finish(TVMFFIAny r, const TVMFFIAny* input, TVMFFIAny* result) {
 #define SIG_M_SET \
   "ffi.StructuralMutatorVarRemapSet(0: ffi.StructuralMutator, 1: Any, 2: Any) -> None"
 #define SIG_M_KIND "ffi.StructuralMutatorDefRegionKind(0: ffi.StructuralMutator) -> int"
-#define SIG_M_WITH                                                                         \
+#define SIG_M_WITH                                                                             \
   "ffi.StructuralMutatorWithDefRegionKind(0: ffi.StructuralMutator, 1: int, 2: ffi.Function) " \
   "-> Any"
 
@@ -882,8 +882,7 @@ static int g_shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
   (void)h;
   static const char sig[] = "__ffi_shallow_copy__(0: Object) -> Object";
   TVMFFIObject* src;
-  if (tvmffi__args_count(sig, n, 1) != 0 ||
-      tvmffi__arg_obj(sig, args, 0, kTVMFFIObject, &src) != 0)
+  if (tvmffi__args_count(sig, n, 1) != 0 || tvmffi__arg_obj(sig, args, 0, kTVMFFIObject, &src) != 0)
     return -1;
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(src->type_index);
   if (info == NULL || info->metadata == NULL || info->metadata->total_size <= 0)
@@ -956,9 +955,14 @@ void tvmffi__structural_mutate_globals_init(void) {
     register_hook(maps[i], "__s_maybe_inplace_mutate__", map_maybe_inplace);
   }
 
-  static const char* copyable[] = {"ffi.VisitInterrupt", "ffi.reflection.AccessStep",
-                                   "ffi.reflection.AccessPath", "ffi.StructuralKey",
-                                   "ffi.EnumState", "ffi.Enum", "ffi.IntEnum", "ffi.StrEnum"};
+  static const char* copyable[] = {"ffi.VisitInterrupt",
+                                   "ffi.reflection.AccessStep",
+                                   "ffi.reflection.AccessPath",
+                                   "ffi.StructuralKey",
+                                   "ffi.EnumState",
+                                   "ffi.Enum",
+                                   "ffi.IntEnum",
+                                   "ffi.StrEnum"};
   for (size_t i = 0; i < sizeof(copyable) / sizeof(copyable[0]); ++i) {
     TVMFFIByteArray key = {copyable[i], strlen(copyable[i])};
     int32_t t;
@@ -966,10 +970,10 @@ void tvmffi__structural_mutate_globals_init(void) {
     tvmffi__structural_add_attr_fn(t, "__ffi_shallow_copy__", g_shallow_copy);
   }
 
-  tvmffi__register_global("ffi.StructuralMap", g_map,
-                          "Maps a value with typed replacement callbacks (pre- or post-order).",
-                          SCHEMA_FN("Any", ARG("Any") ARG("ffi.Array") ARG("ffi.Array")
-                                               ARG("int")));
+  tvmffi__register_global(
+      "ffi.StructuralMap", g_map,
+      "Maps a value with typed replacement callbacks (pre- or post-order).",
+      SCHEMA_FN("Any", ARG("Any") ARG("ffi.Array") ARG("ffi.Array") ARG("int")));
   tvmffi__register_global("ffi.StructuralMutate", g_mutate,
                           "Mutates a value with callbacks that own their recursion.",
                           SCHEMA_FN("Any", ARG("Any") ARG("ffi.Array")));
@@ -992,8 +996,8 @@ void tvmffi__structural_mutate_globals_init(void) {
   tvmffi__register_global("ffi.StructuralMutatorDefRegionKind", g_m_kind,
                           "Def-region kind in effect (0 none, 1 pattern, 2 simple).",
                           SCHEMA_FN("int", ARG("ffi.StructuralMutator")));
-  tvmffi__register_global("ffi.StructuralMutatorWithDefRegionKind", g_m_with,
-                          "Calls callback() with the def-region kind set.",
-                          SCHEMA_FN("Any", ARG("ffi.StructuralMutator") ARG("int")
-                                               ARG("ffi.Function")));
+  tvmffi__register_global(
+      "ffi.StructuralMutatorWithDefRegionKind", g_m_with,
+      "Calls callback() with the def-region kind set.",
+      SCHEMA_FN("Any", ARG("ffi.StructuralMutator") ARG("int") ARG("ffi.Function")));
 }

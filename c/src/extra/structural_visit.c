@@ -178,7 +178,7 @@ static TVMFFIAny default_visit(visitor* vis, TVMFFIAny view) {
   if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return none_result();
   field_walk fw = {vis,
                    vis->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                        : vis->def_region,
+                                                                       : vis->def_region,
                    none_result()};
   int rc = tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, walk_field, &fw);
   if (rc < 0) return tvmffi__raw_raised(); /* a getter failed */
@@ -212,8 +212,8 @@ static int call_callback(walk_visitor* w, const TVMFFIAny* v, TVMFFIAny* out) {
       *out = res;
       return 2;
     }
-    int skip = (res.type_index == kTVMFFIInt || res.type_index == kTVMFFIBool) &&
-               res.v_int64 == WALK_SKIP;
+    int skip =
+        (res.type_index == kTVMFFIInt || res.type_index == kTVMFFIBool) && res.v_int64 == WALK_SKIP;
     tvmffi__any_release(&res);
     return skip ? WALK_SKIP : 0;
   }
@@ -260,13 +260,12 @@ static const visitor_vtable g_walk_vtable = {walk_visit};
 
 /* ---- globals ------------------------------------------------------------------ */
 
-#define SIG_WALK                                                                             \
-  "ffi.StructuralWalk(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>, 2: "              \
+#define SIG_WALK                                                               \
+  "ffi.StructuralWalk(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>, 2: " \
   "ffi.Array<ffi.Tuple<int, ffi.Function>>, 3: int) -> Optional<ffi.VisitInterrupt>"
 
 /* Appends the (type_index, Function) pairs of argument i to entries. */
-static int parse_entries(const TVMFFIAny* args, int32_t i, int with_kind, entry* out,
-                         int64_t* n) {
+static int parse_entries(const TVMFFIAny* args, int32_t i, int with_kind, entry* out, int64_t* n) {
   TVMFFIAny a = tvmffi__ext_peek(&args[i]);
   if (a.type_index == kTVMFFINone) return 0;
   if (a.type_index != kTVMFFIArray && a.type_index != kTVMFFIList)
@@ -303,8 +302,7 @@ static int64_t entry_count(const TVMFFIAny* v) {
 }
 
 /* Runs a walk over args[0] with the entries of args[1] (and, for StructuralWalk, args[2]). */
-static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order,
-                    TVMFFIAny* result) {
+static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order, TVMFFIAny* result) {
   int64_t total = entry_count(&args[1]) + (callback_owned ? 0 : entry_count(&args[2]));
   walk_visitor* w = (walk_visitor*)tvmffi__object_alloc(sizeof(walk_visitor), g_visitor_index,
                                                         tvmffi__object_deleter_plain);
@@ -346,7 +344,7 @@ static int g_walk(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) 
   return run_walk(args, 0, (int)order, result);
 }
 
-#define SIG_SVISIT \
+#define SIG_SVISIT                                                              \
   "ffi.StructuralVisit(0: Any, 1: ffi.Array<ffi.Tuple<int, ffi.Function>>) -> " \
   "Optional<ffi.VisitInterrupt>"
 
@@ -358,8 +356,7 @@ static int g_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result)
 
 static int g_interrupt(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
-  if (tvmffi__args_count("ffi.VisitInterrupt(0: Any) -> ffi.VisitInterrupt", n, 1) != 0)
-    return -1;
+  if (tvmffi__args_count("ffi.VisitInterrupt(0: Any) -> ffi.VisitInterrupt", n, 1) != 0) return -1;
   return interrupt_new(&args[0], result);
 }
 
@@ -369,18 +366,19 @@ static int visitor_arg(const char* sig, const TVMFFIAny* args, visitor** out) {
   TVMFFIObject* v;
   if (tvmffi__arg_obj(sig, args, 0, g_visitor_index, &v) != 0) return -1;
   *out = (visitor*)v;
-  if ((*out)->vtable == NULL ||
-      ((*out)->vtable == &g_walk_vtable && !((walk_visitor*)v)->active))
+  if ((*out)->vtable == NULL || ((*out)->vtable == &g_walk_vtable && !((walk_visitor*)v)->active))
     return tvmffi__raise("RuntimeError",
                          "%s: the visitor is no longer active (its walk has finished)", sig);
   return 0;
 }
 
-#define SIG_VISIT "ffi.StructuralVisitorVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
-                  "Optional<ffi.VisitInterrupt>"
+#define SIG_VISIT                                                    \
+  "ffi.StructuralVisitorVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
+  "Optional<ffi.VisitInterrupt>"
 #define SIG_KIND "ffi.StructuralVisitorDefRegionKind(0: ffi.StructuralVisitor) -> int"
-#define SIG_WITH "ffi.StructuralVisitorWithDefRegionKind(0: ffi.StructuralVisitor, 1: int, " \
-                 "2: ffi.Function) -> Any"
+#define SIG_WITH                                                              \
+  "ffi.StructuralVisitorWithDefRegionKind(0: ffi.StructuralVisitor, 1: int, " \
+  "2: ffi.Function) -> Any"
 
 /* A raw visit result handed to a caller: None or the interrupt; an error is raised. */
 static int hand_result(TVMFFIAny r, TVMFFIAny* result) {
@@ -397,8 +395,9 @@ static int g_visitor_visit(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
   return hand_result(vis->vtable->visit(vis, args[1]), result);
 }
 
-#define SIG_DEFAULT "ffi.StructuralVisitorDefaultVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
-                    "Optional<ffi.VisitInterrupt>"
+#define SIG_DEFAULT                                                         \
+  "ffi.StructuralVisitorDefaultVisit(0: ffi.StructuralVisitor, 1: Any) -> " \
+  "Optional<ffi.VisitInterrupt>"
 
 /* The registered/default descent of a value: its children re-enter the walk. */
 static int g_visitor_default(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -412,8 +411,7 @@ static int g_visitor_default(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAn
 static int g_visitor_kind(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)h;
   visitor* vis;
-  if (tvmffi__args_count(SIG_KIND, n, 1) != 0 || visitor_arg(SIG_KIND, args, &vis) != 0)
-    return -1;
+  if (tvmffi__args_count(SIG_KIND, n, 1) != 0 || visitor_arg(SIG_KIND, args, &vis) != 0) return -1;
   tvmffi__any_set_int(result, vis->def_region);
   return 0;
 }
@@ -451,10 +449,9 @@ static int g_default_entry(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 }
 
 void tvmffi__structural_visit_globals_init(void) {
-  int32_t vi = tvmffi__structural_new_type("ffi.VisitInterrupt", kTVMFFIVisitInterrupt,
-                                           (int32_t)sizeof(visit_interrupt),
-                                           kTVMFFISEqHashKindTreeNode,
-                                           "Stops a structural visit, carrying a value.");
+  int32_t vi = tvmffi__structural_new_type(
+      "ffi.VisitInterrupt", kTVMFFIVisitInterrupt, (int32_t)sizeof(visit_interrupt),
+      kTVMFFISEqHashKindTreeNode, "Stops a structural visit, carrying a value.");
   tvmffi__structural_add_field(vi, "value", "Payload returned to the caller of the walk.",
                                offsetof(visit_interrupt, value), 16, tvmffi__getter_any,
                                kTVMFFIAny);
@@ -465,10 +462,9 @@ void tvmffi__structural_visit_globals_init(void) {
   tvmffi__structural_add_raw_hook(kTVMFFIList, "__s_visit__", (void*)seq_visit);
   tvmffi__structural_add_raw_hook(kTVMFFIMap, "__s_visit__", (void*)map_visit);
   tvmffi__structural_add_raw_hook(kTVMFFIDict, "__s_visit__", (void*)map_visit);
-  g_visitor_index = tvmffi__structural_new_type("ffi.StructuralVisitor", -1,
-                                                (int32_t)sizeof(visitor),
-                                                kTVMFFISEqHashKindUniqueInstance,
-                                                "State of a running structural walk.");
+  g_visitor_index = tvmffi__structural_new_type(
+      "ffi.StructuralVisitor", -1, (int32_t)sizeof(visitor), kTVMFFISEqHashKindUniqueInstance,
+      "State of a running structural walk.");
 
   tvmffi__register_global("ffi.VisitInterrupt", g_interrupt, "Makes a VisitInterrupt.",
                           SCHEMA_FN("ffi.VisitInterrupt", ARG("Any")));
@@ -490,16 +486,15 @@ void tvmffi__structural_visit_globals_init(void) {
                           "The shared descent as a raw entry point "
                           "(TVMFFIAny (*)(visitor, value), for C++ engines).",
                           SCHEMA_FN("void*", ""));
-  tvmffi__register_global("ffi.StructuralVisitorVisit", g_visitor_visit,
-                          "Visits a value with the walk's callbacks.",
-                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
-                          "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("ffi.StructuralVisitor")
-                              ARG("Any") "]}");
+  tvmffi__register_global(
+      "ffi.StructuralVisitorVisit", g_visitor_visit, "Visits a value with the walk's callbacks.",
+      "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"Optional\",\"args\":"
+      "[{\"type\":\"ffi.VisitInterrupt\"}]}" ARG("ffi.StructuralVisitor") ARG("Any") "]}");
   tvmffi__register_global("ffi.StructuralVisitorDefRegionKind", g_visitor_kind,
                           "Def-region kind in effect (0 none, 1 recursive, 2 non-recursive).",
                           SCHEMA_FN("int", ARG("ffi.StructuralVisitor")));
-  tvmffi__register_global("ffi.StructuralVisitorWithDefRegionKind", g_visitor_with,
-                          "Calls callback() with the def-region kind set.",
-                          SCHEMA_FN("Any", ARG("ffi.StructuralVisitor") ARG("int")
-                                               ARG("ffi.Function")));
+  tvmffi__register_global(
+      "ffi.StructuralVisitorWithDefRegionKind", g_visitor_with,
+      "Calls callback() with the def-region kind set.",
+      SCHEMA_FN("Any", ARG("ffi.StructuralVisitor") ARG("int") ARG("ffi.Function")));
 }

@@ -86,7 +86,8 @@ static TVMFFIObject* extend_path(TVMFFIObject* parent, const find_step* s) {
     tvmffi__any_set_int(&key, s->index);
     return tvmffi__access_path_extend(parent, s->kind, &key);
   }
-  if (s->kind == TVMFFI__ACCESS_MAP_ITEM) return tvmffi__access_path_extend(parent, s->kind, &s->key);
+  if (s->kind == TVMFFI__ACCESS_MAP_ITEM)
+    return tvmffi__access_path_extend(parent, s->kind, &s->key);
   if (TVMFFIStringFromByteArray(&s->field->name, &key) != 0) return NULL;
   TVMFFIObject* p = tvmffi__access_path_extend(parent, s->kind, &key);
   tvmffi__any_release(&key);
@@ -209,7 +210,7 @@ static int load_pattern(finder* f, const visit_error_context* ctx) {
   return 0;
 }
 
-#define SIG_FIND                                                                        \
+#define SIG_FIND                                                                         \
   "ffi.VisitErrorContext.FindAccessPaths(0: Object, 1: ffi.VisitErrorContext, 2: bool) " \
   "-> ffi.Array<ffi.reflection.AccessPath>"
 
@@ -276,7 +277,8 @@ int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node) {
     c->prev_error_context = (TVMFFIObject*)cell->extra_context; /* the cell's reference moves */
     cell->extra_context = &c->header;
   }
-  TVMFFISeqCell* old = c->reverse_visit_pattern ? TVMFFISeqGetCellPtr(c->reverse_visit_pattern) : NULL;
+  TVMFFISeqCell* old =
+      c->reverse_visit_pattern ? TVMFFISeqGetCellPtr(c->reverse_visit_pattern) : NULL;
   int64_t n = old ? old->size : 0;
   TVMFFIObject* list = tvmffi__list_new(n + 1);
   if (list == NULL) return -1;
@@ -294,19 +296,16 @@ int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node) {
 }
 
 void tvmffi__visit_error_context_globals_init(void) {
-  int32_t t = tvmffi__structural_new_type("ffi.VisitErrorContext", -1,
-                                          (int32_t)sizeof(visit_error_context),
-                                          kTVMFFISEqHashKindUnsupported,
-                                          "Objects a failed visit was on, innermost first.");
+  int32_t t = tvmffi__structural_new_type(
+      "ffi.VisitErrorContext", -1, (int32_t)sizeof(visit_error_context),
+      kTVMFFISEqHashKindUnsupported, "Objects a failed visit was on, innermost first.");
   g_context_index = t;
-  tvmffi__structural_add_field(t, "reverse_visit_pattern",
-                               "Objects being visited when the error passed, innermost first.",
-                               offsetof(visit_error_context, reverse_visit_pattern), 8,
-                               tvmffi__getter_obj, kTVMFFIList);
-  tvmffi__structural_add_field(t, "prev_error_context",
-                               "The error's extra context before this one was attached.",
-                               offsetof(visit_error_context, prev_error_context), 8,
-                               tvmffi__getter_obj, kTVMFFIObject);
+  tvmffi__structural_add_field(
+      t, "reverse_visit_pattern", "Objects being visited when the error passed, innermost first.",
+      offsetof(visit_error_context, reverse_visit_pattern), 8, tvmffi__getter_obj, kTVMFFIList);
+  tvmffi__structural_add_field(
+      t, "prev_error_context", "The error's extra context before this one was attached.",
+      offsetof(visit_error_context, prev_error_context), 8, tvmffi__getter_obj, kTVMFFIObject);
   tvmffi__register_global(
       "ffi.VisitErrorContext.FindAccessPaths", g_find,
       "Access paths from root to where a VisitErrorContext's recorded objects sit.",

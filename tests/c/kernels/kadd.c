@@ -81,8 +81,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_main(void* handle, const TVMFFIAny* args, int32
   return 0;
 }
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_add_int(void* handle, const TVMFFIAny* args,
-                                                   int32_t n, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_add_int(void* handle, const TVMFFIAny* args, int32_t n,
+                                                   TVMFFIAny* result) {
   (void)handle;
   (void)args;
   (void)n;

@@ -6,19 +6,15 @@
  */
 #include "kernel_util.h"
 
-#define U64(x)                                                                        \
-  (unsigned char)((x)&0xff), (unsigned char)(((x) >> 8) & 0xff), 0, 0, 0, 0, 0, 0
+#define U64(x) (unsigned char)((x) & 0xff), (unsigned char)(((x) >> 8) & 0xff), 0, 0, 0, 0, 0, 0
 
 TVM_FFI_DLL_EXPORT void* __tvm_ffi__library_ctx = NULL;
 
 /* nbytes, indptr {0,1,1}, child_indices {1}, "_lib", "testpath" + "kadd.so" */
 TVM_FFI_DLL_EXPORT const unsigned char __tvm_ffi__library_bin[] = {
-    U64(91),
-    U64(3), U64(0), U64(1), U64(1),
-    U64(1), U64(1),
-    U64(4), '_', 'l', 'i', 'b',
-    U64(8), 't', 'e', 's', 't', 'p', 'a', 't', 'h',
-    U64(7), 'k', 'a', 'd', 'd', '.', 's', 'o',
+    U64(91), U64(3), U64(0), U64(1), U64(1), U64(1), U64(1), U64(4), '_', 'l',
+    'i',     'b',    U64(8), 't',    'e',    's',    't',    'p',    'a', 't',
+    'h',     U64(7), 'k',    'a',    'd',    'd',    '.',    's',    'o',
 };
 
 /* call_imported(a, b) -> add_int(a, b) resolved through the imports. */

@@ -41,7 +41,7 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_call_helper(void* h, const TVMFFIAny* args, int
   int64_t x;
   if (n != 1 || k_int(&args[0], &x) != 0) return k_raise("TypeError", "expects an int");
   if (kctx_helper == NULL) return k_raise("RuntimeError", "kctx_helper was not injected");
-  k_set_int(result, ((int64_t(*)(int64_t))kctx_helper)(x));
+  k_set_int(result, ((int64_t (*)(int64_t))kctx_helper)(x));
   return 0;
 }
 

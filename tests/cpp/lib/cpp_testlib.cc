@@ -37,7 +37,8 @@ class PairObj : public ffi::Object {
 TVM_FFI_STATIC_INIT_BLOCK() {
   ++init_runs_new;
   refl::GlobalDef()
-      .def("cpptestlib.add", [](int a, int b) { return a + b; }, "adds two ints")
+      .def(
+          "cpptestlib.add", [](int a, int b) { return a + b; }, "adds two ints")
       .def("cpptestlib.concat", [](ffi::String a, ffi::String b) { return a + b; })
       .def_packed("cpptestlib.count_args",
                   [](ffi::PackedArgs args, ffi::Any* rv) { *rv = args.size(); });

@@ -17,7 +17,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_alloc_like(void* handle, const TVMFFIAny* args,
                                             TVMFFIAny* result) {
   (void)handle;
   /* extra arguments are ignored: they only carry framework tensors (and so the allocator) */
-  if (n < 1 || args[0].type_index != kTVMFFITensor) return raise("TypeError", "alloc_like(Tensor, ...)");
+  if (n < 1 || args[0].type_index != kTVMFFITensor)
+    return raise("TypeError", "alloc_like(Tensor, ...)");
   DLTensor* proto = TVMFFITensorGetDLTensorPtr(args[0].v_obj);
   TVMFFIObjectHandle out = NULL;
   if (TVMFFIEnvTensorAlloc(proto, &out) != 0) return -1;

@@ -1,7 +1,7 @@
 /* test_call_global_add(a, b) calls the host global testing.orcjit_host_add:
  * JIT code reaching the runtime's TVMFFI* symbols in the host process. */
-#include <tvm/ffi/c_api.h>
 #include <string.h>
+#include <tvm/ffi/c_api.h>
 
 TVM_FFI_DLL int __tvm_ffi_test_call_global_add(void* self, const TVMFFIAny* args, int32_t n,
                                                TVMFFIAny* result) {

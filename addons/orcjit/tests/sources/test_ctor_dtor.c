@@ -1,7 +1,7 @@
 /* Constructors/destructors in every ELF init/fini section; each appends its
  * marker through the host global testing.orcjit_append_log (C.7 order). */
-#include <tvm/ffi/c_api.h>
 #include <string.h>
+#include <tvm/ffi/c_api.h>
 
 static void log_marker(const char* m) {
   const char* name = "testing.orcjit_append_log";
@@ -17,8 +17,8 @@ static void log_marker(const char* m) {
   TVMFFIObjectDecRef(f);
 }
 
-#define ENTRY(fn, sec, marker)                                       \
-  static void fn(void) { log_marker(marker); }                       \
+#define ENTRY(fn, sec, marker)                 \
+  static void fn(void) { log_marker(marker); } \
   __attribute__((section(sec), used)) static void (*fn##_p)(void) = fn;
 
 ENTRY(ia, ".init_array", "<init_array>")
@@ -33,7 +33,9 @@ ENTRY(dt, ".dtors", "<dtors>")
 ENTRY(fa, ".fini_array", "<fini_array>")
 
 TVM_FFI_DLL int __tvm_ffi_main(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  (void)self; (void)args; (void)n;
+  (void)self;
+  (void)args;
+  (void)n;
   log_marker("<main>");
   result->type_index = kTVMFFINone;
   return 0;

@@ -3,7 +3,10 @@
 
 TVM_FFI_DLL int __tvm_ffi_test_error(void* self, const TVMFFIAny* args, int32_t n,
                                      TVMFFIAny* result) {
-  (void)self; (void)args; (void)n; (void)result;
+  (void)self;
+  (void)args;
+  (void)n;
+  (void)result;
   TVMFFIErrorSetRaisedFromCStr("ValueError", "test error");
   return -1;
 }

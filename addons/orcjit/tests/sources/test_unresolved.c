@@ -3,9 +3,10 @@
 
 extern int orcjit_test_no_such_symbol(int);
 
-TVM_FFI_DLL int __tvm_ffi_broken(void* self, const TVMFFIAny* args, int32_t n,
-                                 TVMFFIAny* result) {
-  (void)self; (void)args; (void)n;
+TVM_FFI_DLL int __tvm_ffi_broken(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
   result->type_index = kTVMFFIInt;
   result->zero_padding = 0;
   result->v_int64 = orcjit_test_no_such_symbol(1);

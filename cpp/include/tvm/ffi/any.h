@@ -80,8 +80,10 @@ class AnyView {
 
   template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
   std::optional<T> as() const {
-    if constexpr (std::is_same_v<T, AnyView>) return *this;
-    else return details::AsStrict<T>(&data_);
+    if constexpr (std::is_same_v<T, AnyView>)
+      return *this;
+    else
+      return details::AsStrict<T>(&data_);
   }
   template <typename ObjT, std::enable_if_t<std::is_base_of_v<Object, ObjT>, long> = 0>
   const ObjT* as() const {
@@ -110,8 +112,10 @@ class AnyView {
   }
   template <typename T>
   std::optional<T> try_cast() const {
-    if constexpr (std::is_same_v<T, AnyView>) return *this;
-    else return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+    if constexpr (std::is_same_v<T, AnyView>)
+      return *this;
+    else
+      return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
   }
   bool operator==(std::nullptr_t) const noexcept { return data_.type_index == kTVMFFINone; }
   bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != kTVMFFINone; }
@@ -137,7 +141,8 @@ class Any {
   Any() noexcept { details::AnySetNone(&data_); }
   ~Any() { reset(); }
   Any(const Any& o) noexcept : data_(o.data_) {
-    if (data_.type_index >= kTVMFFIStaticObjectBegin) details::ObjectUnsafe::IncRefHandle(data_.v_obj);
+    if (data_.type_index >= kTVMFFIStaticObjectBegin)
+      details::ObjectUnsafe::IncRefHandle(data_.v_obj);
   }
   Any(Any&& o) noexcept : data_(o.data_) { details::AnySetNone(&o.data_); }
   Any& operator=(const Any& o) noexcept {
@@ -177,7 +182,8 @@ class Any {
   operator AnyView() const noexcept { return AnyView::CopyFromTVMFFIAny(data_); }
 
   void reset() noexcept {
-    if (data_.type_index >= kTVMFFIStaticObjectBegin) details::ObjectUnsafe::DecRefHandle(data_.v_obj);
+    if (data_.type_index >= kTVMFFIStaticObjectBegin)
+      details::ObjectUnsafe::DecRefHandle(data_.v_obj);
     details::AnySetNone(&data_);
   }
   void swap(Any& o) noexcept { std::swap(data_, o.data_); }
@@ -186,8 +192,10 @@ class Any {
 
   template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
   std::optional<T> as() const& {
-    if constexpr (std::is_same_v<T, Any>) return *this;
-    else return details::AsStrict<T>(&data_);
+    if constexpr (std::is_same_v<T, Any>)
+      return *this;
+    else
+      return details::AsStrict<T>(&data_);
   }
   template <typename T, std::enable_if_t<!std::is_base_of_v<Object, T>, int> = 0>
   std::optional<T> as() && {
@@ -245,8 +253,10 @@ class Any {
   }
   template <typename T>
   std::optional<T> try_cast() const {
-    if constexpr (std::is_same_v<T, Any>) return *this;
-    else return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
+    if constexpr (std::is_same_v<T, Any>)
+      return *this;
+    else
+      return TypeTraitsNoCR<T>::TryCastFromAnyView(&data_);
   }
   bool operator==(std::nullptr_t) const noexcept { return data_.type_index == kTVMFFINone; }
   bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != kTVMFFINone; }
@@ -256,8 +266,7 @@ class Any {
   }
   bool same_as(const ObjectRef& o) const noexcept {
     if (o.get() == nullptr) return data_.type_index == kTVMFFINone;
-    return data_.type_index >= kTVMFFIStaticObjectBegin &&
-           details::AnyObject(&data_) == o.get();
+    return data_.type_index >= kTVMFFIStaticObjectBegin && details::AnyObject(&data_) == o.get();
   }
 
  protected:
@@ -307,28 +316,38 @@ struct AnyUnsafe {
   /* Whether the value is exactly a T, with no conversion (Any accepts everything). */
   template <typename T>
   static bool CheckAnyStrict(const Any& a) {
-    if constexpr (std::is_same_v<T, Any>) return true;
-    else return TypeTraitsNoCR<T>::CheckAnyStrict(&a.data_);
+    if constexpr (std::is_same_v<T, Any>)
+      return true;
+    else
+      return TypeTraitsNoCR<T>::CheckAnyStrict(&a.data_);
   }
   template <typename T>
   static bool CheckAnyViewStrict(const AnyView& v) {
-    if constexpr (std::is_same_v<T, AnyView> || std::is_same_v<T, Any>) return true;
-    else return TypeTraitsNoCR<T>::CheckAnyStrict(&v.data_);
+    if constexpr (std::is_same_v<T, AnyView> || std::is_same_v<T, Any>)
+      return true;
+    else
+      return TypeTraitsNoCR<T>::CheckAnyStrict(&v.data_);
   }
   /* A T out of a value already known to satisfy CheckAnyStrict<T>. */
   template <typename T>
   static T CopyFromAnyViewAfterCheck(const Any& a) {
     using Tr = TypeTraitsNoCR<T>;
-    if constexpr (std::is_same_v<T, Any>) return a;
-    else if constexpr (has_copy_after_check<Tr>::value) return Tr::CopyFromAnyViewAfterCheck(&a.data_);
-    else return a.cast<T>();
+    if constexpr (std::is_same_v<T, Any>)
+      return a;
+    else if constexpr (has_copy_after_check<Tr>::value)
+      return Tr::CopyFromAnyViewAfterCheck(&a.data_);
+    else
+      return a.cast<T>();
   }
   template <typename T>
   static T MoveFromAnyAfterCheck(Any&& a) {
     using Tr = TypeTraitsNoCR<T>;
-    if constexpr (std::is_same_v<T, Any>) return std::move(a);
-    else if constexpr (has_move_after_check<Tr>::value) return Tr::MoveFromAnyAfterCheck(&a.data_);
-    else return CopyFromAnyViewAfterCheck<T>(a);
+    if constexpr (std::is_same_v<T, Any>)
+      return std::move(a);
+    else if constexpr (has_move_after_check<Tr>::value)
+      return Tr::MoveFromAnyAfterCheck(&a.data_);
+    else
+      return CopyFromAnyViewAfterCheck<T>(a);
   }
   template <typename T>
   static std::string GetMismatchTypeInfo(const Any& a) {

@@ -12,9 +12,9 @@
 #include <tvm/ffi/c_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <utility>
 
 #if defined(_MSC_VER)
@@ -62,23 +62,24 @@
  * the body are fine because the macro is variadic).
  */
 #if defined(_MSC_VER)
-#define TVM_FFI_STATIC_INIT_BLOCK_IMPL_(Fn, ...)                              \
-  static void Fn();                                                           \
-  static const int TVM_FFI_STR_CONCAT(Fn, _reg) = (Fn(), 0);                  \
+#define TVM_FFI_STATIC_INIT_BLOCK_IMPL_(Fn, ...)             \
+  static void Fn();                                          \
+  static const int TVM_FFI_STR_CONCAT(Fn, _reg) = (Fn(), 0); \
   static void Fn() __VA_ARGS__
 #else
 #define TVM_FFI_STATIC_INIT_BLOCK_IMPL_(Fn, ...) \
   __attribute__((constructor)) static void Fn() __VA_ARGS__
 #endif
-#define TVM_FFI_STATIC_INIT_BLOCK(...) \
-  TVM_FFI_STATIC_INIT_BLOCK_IMPL_(TVM_FFI_STR_CONCAT(__tvm_ffi_static_init_, __COUNTER__), __VA_ARGS__)
+#define TVM_FFI_STATIC_INIT_BLOCK(...)                                                     \
+  TVM_FFI_STATIC_INIT_BLOCK_IMPL_(TVM_FFI_STR_CONCAT(__tvm_ffi_static_init_, __COUNTER__), \
+                                  __VA_ARGS__)
 
 /* try/catch that reports and exits: for code that must not throw (destructors of globals). */
 #define TVM_FFI_LOG_EXCEPTION_CALL_BEGIN() try {
-#define TVM_FFI_LOG_EXCEPTION_CALL_END(Name)                                      \
-  }                                                                               \
-  catch (const std::exception& err) {                                             \
-    ::tvm::ffi::details::LogExceptionAndExit(#Name, err.what());                  \
+#define TVM_FFI_LOG_EXCEPTION_CALL_END(Name)                     \
+  }                                                              \
+  catch (const std::exception& err) {                            \
+    ::tvm::ffi::details::LogExceptionAndExit(#Name, err.what()); \
   }
 
 #ifndef TVM_FFI_ALWAYS_LOG_BEFORE_THROW

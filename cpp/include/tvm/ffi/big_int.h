@@ -218,7 +218,9 @@ namespace details {
 namespace int_ops {
 inline bool IsNegative(BigInt::ArrayView x) { return x.negative(); }
 inline bool IsNormalizedZero(BigInt::ArrayView x) { return x.size() == 1 && x[0] == 0; }
-inline int CompareFallback(BigInt::ArrayView a, BigInt::ArrayView b) { return bigint::Compare(a, b); }
+inline int CompareFallback(BigInt::ArrayView a, BigInt::ArrayView b) {
+  return bigint::Compare(a, b);
+}
 inline bool EqualFallback(BigInt::ArrayView a, BigInt::ArrayView b) {
   return bigint::Compare(a, b) == 0;
 }
@@ -240,14 +242,16 @@ namespace bigint {
 using Op = BigIntOperand;
 inline BigInt Add(const Op& a, const Op& b) {
   if (a.is_small() && b.is_small()) {
-    int64_t r = static_cast<int64_t>(static_cast<uint64_t>(a.small()) + static_cast<uint64_t>(b.small()));
+    int64_t r =
+        static_cast<int64_t>(static_cast<uint64_t>(a.small()) + static_cast<uint64_t>(b.small()));
     if (((a.small() ^ r) & (b.small() ^ r)) >= 0) return r;  // no signed overflow
   }
   return BigIntUnsafe::FromWords(AddSub(a.view(), b.view(), false));
 }
 inline BigInt Sub(const Op& a, const Op& b) {
   if (a.is_small() && b.is_small()) {
-    int64_t r = static_cast<int64_t>(static_cast<uint64_t>(a.small()) - static_cast<uint64_t>(b.small()));
+    int64_t r =
+        static_cast<int64_t>(static_cast<uint64_t>(a.small()) - static_cast<uint64_t>(b.small()));
     if (((a.small() ^ b.small()) & (a.small() ^ r)) >= 0) return r;
   }
   return BigIntUnsafe::FromWords(AddSub(a.view(), b.view(), true));
@@ -275,7 +279,8 @@ inline std::pair<BigInt, BigInt> DivMod(const Op& a, const Op& b, bool floor) {
     return {q, r};
   }
   std::pair<BigInt, BigInt> qr = int_ops::DivRemFallback(a.view(), b.view());
-  if (floor && qr.second && BigIntUnsafe::GetArrayView(qr.second).negative() != b.view().negative()) {
+  if (floor && qr.second &&
+      BigIntUnsafe::GetArrayView(qr.second).negative() != b.view().negative()) {
     --qr.first;
     qr.second += BigIntUnsafe::FromWords(b.view());
   }
@@ -331,20 +336,20 @@ inline int Cmp(const Op& a, const Op& b) {
 
 /* Each binary operation takes BigInt/BigInt, BigInt/integer and integer/BigInt
  * (integers up to 64 bits; uint64_t goes through BigInt to stay exact). */
-#define TVM_FFI_BIGINT_BINARY(Ret, Name, Body)                                         \
-  inline Ret Name(const BigInt& lhs, const BigInt& rhs) {                              \
-    const details::BigIntOperand &a = lhs, &b = rhs;                                   \
-    Body;                                                                              \
-  }                                                                                    \
-  template <typename I, details::EnableIfWordInt<I> = 0>                               \
-  inline Ret Name(const BigInt& lhs, I rhs) {                                          \
-    const details::BigIntOperand &a = lhs, &b = static_cast<int64_t>(rhs);             \
-    Body;                                                                              \
-  }                                                                                    \
-  template <typename I, details::EnableIfWordInt<I> = 0>                               \
-  inline Ret Name(I lhs, const BigInt& rhs) {                                          \
-    const details::BigIntOperand &a = static_cast<int64_t>(lhs), &b = rhs;             \
-    Body;                                                                              \
+#define TVM_FFI_BIGINT_BINARY(Ret, Name, Body)                             \
+  inline Ret Name(const BigInt& lhs, const BigInt& rhs) {                  \
+    const details::BigIntOperand &a = lhs, &b = rhs;                       \
+    Body;                                                                  \
+  }                                                                        \
+  template <typename I, details::EnableIfWordInt<I> = 0>                   \
+  inline Ret Name(const BigInt& lhs, I rhs) {                              \
+    const details::BigIntOperand &a = lhs, &b = static_cast<int64_t>(rhs); \
+    Body;                                                                  \
+  }                                                                        \
+  template <typename I, details::EnableIfWordInt<I> = 0>                   \
+  inline Ret Name(I lhs, const BigInt& rhs) {                              \
+    const details::BigIntOperand &a = static_cast<int64_t>(lhs), &b = rhs; \
+    Body;                                                                  \
   }
 
 TVM_FFI_BIGINT_BINARY(BigInt, operator+, return details::bigint::Add(a, b))
@@ -367,8 +372,10 @@ TVM_FFI_BIGINT_BINARY(bool, operator<, return details::bigint::Cmp(a, b) < 0)
 TVM_FFI_BIGINT_BINARY(bool, operator<=, return details::bigint::Cmp(a, b) <= 0)
 TVM_FFI_BIGINT_BINARY(bool, operator>, return details::bigint::Cmp(a, b) > 0)
 TVM_FFI_BIGINT_BINARY(bool, operator>=, return details::bigint::Cmp(a, b) >= 0)
-TVM_FFI_BIGINT_BINARY(BigInt, min, return details::bigint::Cmp(a, b) <= 0 ? BigInt(lhs) : BigInt(rhs))
-TVM_FFI_BIGINT_BINARY(BigInt, max, return details::bigint::Cmp(a, b) >= 0 ? BigInt(lhs) : BigInt(rhs))
+TVM_FFI_BIGINT_BINARY(BigInt, min,
+                      return details::bigint::Cmp(a, b) <= 0 ? BigInt(lhs) : BigInt(rhs))
+TVM_FFI_BIGINT_BINARY(BigInt, max,
+                      return details::bigint::Cmp(a, b) >= 0 ? BigInt(lhs) : BigInt(rhs))
 #undef TVM_FFI_BIGINT_BINARY
 
 inline BigInt operator+(const BigInt& v) { return v; }
@@ -429,7 +436,8 @@ inline std::optional<Int> BigInt::as() const {
   if (IsInline()) {
     int64_t v = cell_.v_int64;
     if constexpr (std::is_signed_v<Int>) {
-      if (v < std::numeric_limits<Int>::min() || v > std::numeric_limits<Int>::max()) return std::nullopt;
+      if (v < std::numeric_limits<Int>::min() || v > std::numeric_limits<Int>::max())
+        return std::nullopt;
     } else {
       if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<Int>::max()) return std::nullopt;
     }

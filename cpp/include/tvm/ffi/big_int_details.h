@@ -67,7 +67,9 @@ inline Words Bitwise(View a, View b, BitOp op) {
   Words out(n);
   for (size_t i = 0; i < n; ++i) {
     uint64_t x = a.ext(i), y = b.ext(i);
-    out[i] = static_cast<int64_t>(op == BitOp::kAnd ? (x & y) : op == BitOp::kOr ? (x | y) : (x ^ y));
+    out[i] = static_cast<int64_t>(op == BitOp::kAnd  ? (x & y)
+                                  : op == BitOp::kOr ? (x | y)
+                                                     : (x ^ y));
   }
   return out;
 }

@@ -22,11 +22,11 @@ inline std::optional<DLDevice> ParseDevice(std::string_view s) {
   static const struct {
     const char* name;
     int type;
-  } kNames[] = {{"cpu", kDLCPU},       {"cuda", kDLCUDA},       {"opencl", kDLOpenCL},
-                {"vulkan", kDLVulkan}, {"metal", kDLMetal},     {"mps", kDLMetal},
-                {"vpi", kDLVPI},       {"rocm", kDLROCM},       {"ext_dev", kDLExtDev},
-                {"hexagon", kDLHexagon}, {"wgpu", kDLWebGPU},  {"webgpu", kDLWebGPU},
-                {"maia", kDLMAIA},     {"trn", kDLTrn}};
+  } kNames[] = {{"cpu", kDLCPU},         {"cuda", kDLCUDA},   {"opencl", kDLOpenCL},
+                {"vulkan", kDLVulkan},   {"metal", kDLMetal}, {"mps", kDLMetal},
+                {"vpi", kDLVPI},         {"rocm", kDLROCM},   {"ext_dev", kDLExtDev},
+                {"hexagon", kDLHexagon}, {"wgpu", kDLWebGPU}, {"webgpu", kDLWebGPU},
+                {"maia", kDLMAIA},       {"trn", kDLTrn}};
   int type = -1;
   for (const auto& e : kNames) {
     if (name == e.name) type = e.type;

@@ -84,7 +84,7 @@ TVM_FFI_NS_END
 /* Prints the canonical name; a template so <ostream> is needed only where it is used. */
 template <typename Traits>
 inline std::basic_ostream<char, Traits>& operator<<(std::basic_ostream<char, Traits>& os,
-                                                   DLDataType dtype) {
+                                                    DLDataType dtype) {
   std::string s;
   ::tvm::ffi::details::AppendDataType(&s, dtype);
   return os << s;

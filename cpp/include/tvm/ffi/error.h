@@ -101,7 +101,9 @@ class MsgStream {
     return *this;
   }
   TVM_FFI_MSG_COLD MsgStream& operator<<(short v) { return Fmt("%d", static_cast<int>(v)); }
-  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned short v) { return Fmt("%u", static_cast<unsigned>(v)); }
+  TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned short v) {
+    return Fmt("%u", static_cast<unsigned>(v));
+  }
   TVM_FFI_MSG_COLD MsgStream& operator<<(int v) { return Fmt("%d", v); }
   TVM_FFI_MSG_COLD MsgStream& operator<<(unsigned v) { return Fmt("%u", v); }
   TVM_FFI_MSG_COLD MsgStream& operator<<(long v) { return Fmt("%ld", v); }
@@ -159,8 +161,7 @@ class MsgStream {
  */
 class __attribute__((visibility("default"))) Error : public ObjectRef, public std::exception {
  public:
-  Error(std::string kind, std::string message, std::string backtrace)
-      : ObjectRef(UnsafeInit{}) {
+  Error(std::string kind, std::string message, std::string backtrace) : ObjectRef(UnsafeInit{}) {
     Create(kind, message, backtrace, nullptr, nullptr);
   }
   Error(std::string kind, std::string message, const TVMFFIByteArray* backtrace)
@@ -189,9 +190,7 @@ class __attribute__((visibility("default"))) Error : public ObjectRef, public st
         details::ObjectUnsafe::ObjectFromHandle(cell().extra_context)));
   }
   /// The message only (NUL-terminated inside the error object).
-  const char* what() const noexcept override {
-    return data_ ? cell().message.data : "";
-  }
+  const char* what() const noexcept override { return data_ ? cell().message.data : ""; }
   /// Backtrace lines, most recent call last.
   std::string TracebackMostRecentCallLast() const {
     std::string_view bt = details::ByteArrayView(cell().backtrace);
@@ -210,8 +209,8 @@ class __attribute__((visibility("default"))) Error : public ObjectRef, public st
     return out;
   }
   std::string FullMessage() const {
-    return "Traceback (most recent call last):\n" + TracebackMostRecentCallLast() + kind() +
-           ": " + message() + "\n";
+    return "Traceback (most recent call last):\n" + TracebackMostRecentCallLast() + kind() + ": " +
+           message() + "\n";
   }
   void UpdateBacktrace(const TVMFFIByteArray* backtrace, int32_t update_mode) {
     ErrorObj* obj = static_cast<ErrorObj*>(data_.get());
@@ -265,7 +264,9 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void SetSafeCallRaisedFromStd(const c
 }  // namespace details
 
 /*! \brief The error to throw when the host environment already holds a pending error. */
-inline Error EnvErrorAlreadySet() { return details::MakeError("EnvErrorAlreadySet", "", 0, nullptr); }
+inline Error EnvErrorAlreadySet() {
+  return details::MakeError("EnvErrorAlreadySet", "", 0, nullptr);
+}
 
 namespace details {
 /* Moves the error raised in this thread's slot into an Error. */
@@ -279,9 +280,7 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MoveFromSafeCallRaised() {
   return ObjectUnsafe::ObjectRefFromObjectPtr<Error>(ObjectUnsafe::ObjectPtrFromOwned<Object>(h));
 }
 /* Stores an Error in this thread's slot (the slot takes its own reference). */
-inline void SetSafeCallRaised(const Error& err) {
-  TVMFFIErrorSetRaised(RefHandle(err));
-}
+inline void SetSafeCallRaised(const Error& err) { TVMFFIErrorSetRaised(RefHandle(err)); }
 /* Throws the raised error for a failed C call (-2: the environment already has one). */
 [[noreturn]] inline TVM_FFI_COLD_CODE void ThrowRaised(int ret) {
   if (ret == -2) throw EnvErrorAlreadySet();
@@ -323,9 +322,9 @@ class ErrorBuilderT {
  private:
   /* Out of line (once per binary) so each throw site stays small. */
   [[noreturn]] static TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void Throw(const char* kind,
-                                                                    std::string* msg,
-                                                                    const char* file, int line,
-                                                                    const char* func) {
+                                                                     std::string* msg,
+                                                                     const char* file, int line,
+                                                                     const char* func) {
     Error err = MakeError(kind, msg->data(), msg->size(), TVMFFIBacktrace(file, line, func, 0));
     if constexpr (kLog) std::fprintf(stderr, "%s", err.FullMessage().c_str());
     throw err;
@@ -370,12 +369,12 @@ TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE CheckMsg CheckFormat(const X& x, const Y& y)
   *os << " (" << x << " vs. " << y << ") ";
   return CheckMsg(os);
 }
-#define TVM_FFI_DEFINE_CHECK_FUNC_(name, op)                                              \
-  template <typename X, typename Y>                                                       \
-  inline CheckMsg LogCheck_##name(const X& x, const Y& y) {                               \
-    if (x op y) return CheckMsg();                                                        \
-    return CheckFormat(x, y);                                                             \
-  }                                                                                       \
+#define TVM_FFI_DEFINE_CHECK_FUNC_(name, op)                \
+  template <typename X, typename Y>                         \
+  inline CheckMsg LogCheck_##name(const X& x, const Y& y) { \
+    if (x op y) return CheckMsg();                          \
+    return CheckFormat(x, y);                               \
+  }                                                         \
   inline CheckMsg LogCheck_##name(int x, int y) { return LogCheck_##name<int, int>(x, y); }
 TVM_FFI_DEFINE_CHECK_FUNC_(LT, <)
 TVM_FFI_DEFINE_CHECK_FUNC_(GT, >)
@@ -402,7 +401,7 @@ TVM_FFI_NS_END
 #define TVM_FFI_THROW(ErrorKind) \
   ::tvm::ffi::details::ErrorBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG).stream()
 
-#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                    \
+#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                     \
   ::tvm::ffi::details::ErrorBuilderT<true>(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) \
       .stream()
 
@@ -411,10 +410,10 @@ TVM_FFI_NS_END
   } else                               \
     TVM_FFI_THROW(ErrorKind) << "Check failed: (" #cond ") is false: "
 
-#define TVM_FFI_CHECK_BINARY_OP_(name, op, x, xtext, y, ytext, ErrorKind)                     \
-  if (auto __tvm_ffi_check_msg = ::tvm::ffi::details::LogCheck_##name(x, y);                  \
-      TVM_FFI_PREDICT_TRUE(!__tvm_ffi_check_msg)) {                                           \
-  } else                                                                                      \
+#define TVM_FFI_CHECK_BINARY_OP_(name, op, x, xtext, y, ytext, ErrorKind)                       \
+  if (auto __tvm_ffi_check_msg = ::tvm::ffi::details::LogCheck_##name(x, y);                    \
+      TVM_FFI_PREDICT_TRUE(!__tvm_ffi_check_msg)) {                                             \
+  } else                                                                                        \
     TVM_FFI_THROW(ErrorKind) << "Check failed: " xtext " " #op " " ytext << __tvm_ffi_check_msg \
                              << ": "
 
@@ -424,8 +423,8 @@ TVM_FFI_NS_END
 #define TVM_FFI_CHECK_LE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(LE, <=, x, #x, y, #y, ErrorKind)
 #define TVM_FFI_CHECK_GT(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(GT, >, x, #x, y, #y, ErrorKind)
 #define TVM_FFI_CHECK_GE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(GE, >=, x, #x, y, #y, ErrorKind)
-#define TVM_FFI_CHECK_NOTNULL(x, ErrorKind)                                                   \
-  ::tvm::ffi::details::CheckNotNull((x), #ErrorKind, "Check not null: " #x " ", __FILE__,    \
+#define TVM_FFI_CHECK_NOTNULL(x, ErrorKind)                                               \
+  ::tvm::ffi::details::CheckNotNull((x), #ErrorKind, "Check not null: " #x " ", __FILE__, \
                                     __LINE__, TVM_FFI_FUNC_SIG)
 
 /* The second operand is variadic so braced values such as DLDataType{kDLInt, 8, 1} work. */
@@ -476,25 +475,25 @@ TVM_FFI_NS_END
 
 /* Wraps the body of an int-returning C function: 0 on success, -1 with the error raised. */
 #define TVM_FFI_SAFE_CALL_BEGIN() try {
-#define TVM_FFI_SAFE_CALL_END()                                                         \
-  return 0;                                                                             \
-  }                                                                                     \
-  catch (const ::tvm::ffi::Error& err) {                                                \
-    ::tvm::ffi::details::SetSafeCallRaised(err);                                        \
-    return -1;                                                                          \
-  }                                                                                     \
-  catch (const std::exception& err) {                                                   \
-    ::tvm::ffi::details::SetSafeCallRaisedFromStd(err.what());                          \
-    return -1;                                                                          \
+#define TVM_FFI_SAFE_CALL_END()                                \
+  return 0;                                                    \
+  }                                                            \
+  catch (const ::tvm::ffi::Error& err) {                       \
+    ::tvm::ffi::details::SetSafeCallRaised(err);               \
+    return -1;                                                 \
+  }                                                            \
+  catch (const std::exception& err) {                          \
+    ::tvm::ffi::details::SetSafeCallRaisedFromStd(err.what()); \
+    return -1;                                                 \
   }
 
 /* Evaluates a C call; a non-zero return throws the raised error. */
-#define TVM_FFI_CHECK_SAFE_CALL(func)                                \
-  do {                                                               \
-    int __tvm_ffi_ret = (func);                                      \
-    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_ret != 0)) {                 \
-      ::tvm::ffi::details::ThrowRaised(__tvm_ffi_ret);               \
-    }                                                                \
+#define TVM_FFI_CHECK_SAFE_CALL(func)                  \
+  do {                                                 \
+    int __tvm_ffi_ret = (func);                        \
+    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_ret != 0)) {   \
+      ::tvm::ffi::details::ThrowRaised(__tvm_ffi_ret); \
+    }                                                  \
   } while (0)
 
 #endif  // TVM_FFI_ERROR_H_

@@ -45,15 +45,16 @@ template <typename E>
 inline constexpr bool is_unexpected_v<Unexpected<E>> = true;
 /* A value of Source may be adopted as a Target without looking at it. */
 template <typename Target, typename Source>
-inline constexpr bool expected_adopts_v = std::is_same_v<Target, Any> || type_subsumes_v<Target, Source>;
+inline constexpr bool expected_adopts_v =
+    std::is_same_v<Target, Any> || type_subsumes_v<Target, Source>;
 [[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowBadExpectedAccess() {
   TVM_FFI_THROW(RuntimeError) << "Bad expected access: contains value, not error";
   TVM_FFI_UNREACHABLE();
 }
 template <typename U>
 TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error CannotTreatError(const Any& data) {
-  std::string msg = "Cannot treat type `" + data.GetTypeKey() + "` as type `" +
-                    Type2Str<U>::v() + "`";
+  std::string msg =
+      "Cannot treat type `" + data.GetTypeKey() + "` as type `" + Type2Str<U>::v() + "`";
   return MakeError("TypeError", msg.data(), msg.size(), nullptr);
 }
 }  // namespace details
@@ -103,15 +104,15 @@ class Expected : public details::ExpectedBase {
  public:
   Expected(T value) : ExpectedBase(Any(std::move(value))) {}  // NOLINT(*)
   /* Anything implicitly convertible to T (`return Unchanged();` for Expected<UnchangedOr<T>>). */
-  template <typename U, typename = std::enable_if_t<
-                            !details::is_expected_v<std::decay_t<U>> &&
-                            !details::is_unexpected_v<std::decay_t<U>> &&
-                            !std::is_base_of_v<Error, std::decay_t<U>> && std::is_convertible_v<U, T>>>
+  template <typename U, typename = std::enable_if_t<!details::is_expected_v<std::decay_t<U>> &&
+                                                    !details::is_unexpected_v<std::decay_t<U>> &&
+                                                    !std::is_base_of_v<Error, std::decay_t<U>> &&
+                                                    std::is_convertible_v<U, T>>>
   Expected(U&& value) : ExpectedBase(Any(T(std::forward<U>(value)))) {}  // NOLINT(*)
   /* Another Expected: adopted as is when its values are already T's, else its value converted. */
-  template <typename U, typename = std::enable_if_t<!std::is_void_v<U> &&
-                                                    (details::expected_adopts_v<T, U> ||
-                                                     std::is_convertible_v<U, T>)>>
+  template <typename U,
+            typename = std::enable_if_t<!std::is_void_v<U> && (details::expected_adopts_v<T, U> ||
+                                                               std::is_convertible_v<U, T>)>>
   Expected(Expected<U> other) {  // NOLINT(*)
     if constexpr (details::expected_adopts_v<T, U>) {
       data_ = std::move(other.data_);
@@ -127,11 +128,13 @@ class Expected : public details::ExpectedBase {
 
   /// The value; throws the stored Error when there is none.
   T value() const& {
-    if (TVM_FFI_PREDICT_FALSE(is_err())) throw details::AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);
+    if (TVM_FFI_PREDICT_FALSE(is_err()))
+      throw details::AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);
     return details::AnyUnsafe::CopyFromAnyViewAfterCheck<T>(data_);
   }
   T value() && {
-    if (TVM_FFI_PREDICT_FALSE(is_err())) throw details::AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);
+    if (TVM_FFI_PREDICT_FALSE(is_err()))
+      throw details::AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);
     return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
   }
   template <typename U = std::remove_cv_t<T>>
@@ -148,20 +151,18 @@ class Expected : public details::ExpectedBase {
    * \brief The same value or error as an Expected<U>, with no conversion: a
    *  value that is not exactly a U gives a TypeError (and the source is kept).
    */
-  template <typename U, typename = std::enable_if_t<std::is_same_v<U, std::decay_t<U>> &&
-                                                    !std::is_base_of_v<Error, U> &&
-                                                    (TypeTraits<U>::storage_enabled ||
-                                                     std::is_same_v<U, Any>)>>
+  template <typename U, typename = std::enable_if_t<
+                            std::is_same_v<U, std::decay_t<U>> && !std::is_base_of_v<Error, U> &&
+                            (TypeTraits<U>::storage_enabled || std::is_same_v<U, Any>)>>
   Expected<U> as_or_error() const& {
     if (is_ok() && !details::AnyUnsafe::CheckAnyStrict<U>(data_)) {
       return details::CannotTreatError<U>(data_);
     }
     return Expected<U>(UnsafeInit{}, Any(data_));
   }
-  template <typename U, typename = std::enable_if_t<std::is_same_v<U, std::decay_t<U>> &&
-                                                    !std::is_base_of_v<Error, U> &&
-                                                    (TypeTraits<U>::storage_enabled ||
-                                                     std::is_same_v<U, Any>)>>
+  template <typename U, typename = std::enable_if_t<
+                            std::is_same_v<U, std::decay_t<U>> && !std::is_base_of_v<Error, U> &&
+                            (TypeTraits<U>::storage_enabled || std::is_same_v<U, Any>)>>
   Expected<U> as_or_error() && {
     if (is_ok() && !details::AnyUnsafe::CheckAnyStrict<U>(data_)) {
       return details::CannotTreatError<U>(data_);
@@ -236,9 +237,12 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
   }
   static bool CheckAnyStrict(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIError) return true;
-    if constexpr (std::is_void_v<T>) return s->type_index == kTVMFFINone;
-    else if constexpr (std::is_same_v<T, Any>) return true;
-    else return TypeTraits<T>::CheckAnyStrict(s);
+    if constexpr (std::is_void_v<T>)
+      return s->type_index == kTVMFFINone;
+    else if constexpr (std::is_same_v<T, Any>)
+      return true;
+    else
+      return TypeTraits<T>::CheckAnyStrict(s);
   }
   static Expected<T> CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
     return Expected<T>(UnsafeInit{}, Any(AnyView::CopyFromTVMFFIAny(*s)));
@@ -249,21 +253,28 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
   static std::optional<Expected<T>> TryCastFromAnyView(const TVMFFIAny* s) {
     if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
     if constexpr (!std::is_void_v<T> && !std::is_same_v<T, Any>) {
-      if (std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s)) return Expected<T>(*std::move(v));
+      if (std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s))
+        return Expected<T>(*std::move(v));
     }
     return std::nullopt;
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
-    if constexpr (std::is_void_v<T> || std::is_same_v<T, Any>) return TypeIndexToTypeKey(s->type_index);
-    else return TypeTraits<T>::GetMismatchTypeInfo(s);
+    if constexpr (std::is_void_v<T> || std::is_same_v<T, Any>)
+      return TypeIndexToTypeKey(s->type_index);
+    else
+      return TypeTraits<T>::GetMismatchTypeInfo(s);
   }
   static std::string TypeStr() {
-    if constexpr (std::is_void_v<T>) return "Expected<void>";
-    else return "Expected<" + TypeTraits<T>::TypeStr() + ">";
+    if constexpr (std::is_void_v<T>)
+      return "Expected<void>";
+    else
+      return "Expected<" + TypeTraits<T>::TypeStr() + ">";
   }
   static std::string TypeSchema() {
-    if constexpr (std::is_void_v<T>) return details::SchemaOf("None");
-    else return TypeTraits<T>::TypeSchema();
+    if constexpr (std::is_void_v<T>)
+      return details::SchemaOf("None");
+    else
+      return TypeTraits<T>::TypeSchema();
   }
 };
 
@@ -287,7 +298,8 @@ class UnexpectedBuilderT {
     os_ << std::forward<V>(v);
     return std::move(*this);
   }
-  UnexpectedBuilderT&& operator<<(std::basic_ostream<char, Traits>& (*m)(std::basic_ostream<char, Traits>&)) && {
+  UnexpectedBuilderT&& operator<<(
+      std::basic_ostream<char, Traits>& (*m)(std::basic_ostream<char, Traits>&)) && {
     os_ << m;
     return std::move(*this);
   }
@@ -333,12 +345,12 @@ TVM_FFI_NS_END
   if (TVM_FFI_PREDICT_TRUE(cond)) {        \
   } else                                   \
     return TVM_FFI_UNEXPECTED(ErrorKind) << "Check failed: (" #cond ") is false: "
-#define TVM_FFI_RET_CHECK_BINARY_OP_(name, op, x, y, ErrorKind)                          \
-  if (auto __tvm_ffi_check_msg = ::tvm::ffi::details::LogCheck_##name(x, y);             \
-      TVM_FFI_PREDICT_TRUE(!__tvm_ffi_check_msg)) {                                      \
-  } else                                                                                 \
-    return TVM_FFI_UNEXPECTED(ErrorKind) << "Check failed: " #x " " #op " " #y           \
-                                         << *__tvm_ffi_check_msg << ": "
+#define TVM_FFI_RET_CHECK_BINARY_OP_(name, op, x, y, ErrorKind)              \
+  if (auto __tvm_ffi_check_msg = ::tvm::ffi::details::LogCheck_##name(x, y); \
+      TVM_FFI_PREDICT_TRUE(!__tvm_ffi_check_msg)) {                          \
+  } else                                                                     \
+    return TVM_FFI_UNEXPECTED(ErrorKind)                                     \
+           << "Check failed: " #x " " #op " " #y << *__tvm_ffi_check_msg << ": "
 #define TVM_FFI_RET_CHECK_EQ(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(EQ, ==, x, y, ErrorKind)
 #define TVM_FFI_RET_CHECK_NE(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(NE, !=, x, y, ErrorKind)
 #define TVM_FFI_RET_CHECK_LT(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(LT, <, x, y, ErrorKind)

@@ -91,9 +91,9 @@ inline void FunctionObj::CallPacked(const AnyView* args, int32_t num_args, Any* 
   // the callee writes straight into *rv (reset to None, as the convention requires);
   // a failed callee leaves no owned value there
   rv->reset();
-  int ret = safe_call(details::ObjectUnsafe::GetHeader(this),
-                      reinterpret_cast<const TVMFFIAny*>(args), num_args,
-                      details::AnyUnsafe::GetRaw(rv));
+  int ret =
+      safe_call(details::ObjectUnsafe::GetHeader(this), reinterpret_cast<const TVMFFIAny*>(args),
+                num_args, details::AnyUnsafe::GetRaw(rv));
   if (TVM_FFI_PREDICT_FALSE(ret != 0)) details::ThrowRaised(ret);
 }
 
@@ -123,9 +123,12 @@ class PackedArgs {
 namespace details {
 template <typename T>
 inline AnyView ToAnyView(const T& v) {
-  if constexpr (std::is_same_v<T, AnyView>) return v;
-  else if constexpr (std::is_same_v<T, Any>) return AnyView(v);
-  else return AnyView(v);
+  if constexpr (std::is_same_v<T, AnyView>)
+    return v;
+  else if constexpr (std::is_same_v<T, Any>)
+    return AnyView(v);
+  else
+    return AnyView(v);
 }
 inline TVMFFIByteArray ToByteArray(std::string_view s) { return {s.data(), s.size()}; }
 }  // namespace details
@@ -134,10 +137,9 @@ inline TVMFFIByteArray ToByteArray(std::string_view s) { return {s.data(), s.siz
 class Function : public ObjectRef {
  public:
   Function(std::nullptr_t) {}  // NOLINT(*)
-  template <typename TCallable,
-            typename = std::enable_if_t<
-                std::is_invocable_v<TCallable, const AnyView*, int32_t, Any*> ||
-                std::is_invocable_v<TCallable, PackedArgs, Any*>>>
+  template <typename TCallable, typename = std::enable_if_t<
+                                    std::is_invocable_v<TCallable, const AnyView*, int32_t, Any*> ||
+                                    std::is_invocable_v<TCallable, PackedArgs, Any*>>>
   explicit Function(TCallable packed_call) : Function(FromPacked(std::move(packed_call))) {}
 
   /// Wraps `f(const AnyView*, int32_t, Any*)` or `f(PackedArgs, Any*)`.
@@ -219,8 +221,7 @@ class Function : public ObjectRef {
   /// Registers `f` under `name`; RuntimeError if present and !override.
   static void SetGlobal(std::string_view name, Function f, bool override = false) {
     TVMFFIByteArray n = details::ToByteArray(name);
-    TVM_FFI_CHECK_SAFE_CALL(
-        TVMFFIFunctionSetGlobal(&n, details::RefHandle(f), override ? 1 : 0));
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobal(&n, details::RefHandle(f), override ? 1 : 0));
   }
   /// (A template only so that a TU that never calls it does not instantiate std::vector.)
   template <typename Vec = std::vector<String>>
@@ -245,7 +246,8 @@ class Function : public ObjectRef {
     ((packed[i++] = details::ToAnyView(args)), ...);
     (void)i;
     Any rv;
-    static_cast<const FunctionObj*>(data_.get())->CallPacked(packed, static_cast<int32_t>(kNum), &rv);
+    static_cast<const FunctionObj*>(data_.get())
+        ->CallPacked(packed, static_cast<int32_t>(kNum), &rv);
     return rv;
   }
   /// Calls through safe_call; raised errors and returned Error objects become Unexpected.
@@ -259,24 +261,22 @@ class Function : public ObjectRef {
     Any rv;
     const FunctionObj* obj = static_cast<const FunctionObj*>(data_.get());
     int ret = obj->safe_call(details::ObjectUnsafe::GetHeader(obj),
-                             reinterpret_cast<const TVMFFIAny*>(packed),
-                             static_cast<int32_t>(kNum), details::AnyUnsafe::GetRaw(&rv));
+                             reinterpret_cast<const TVMFFIAny*>(packed), static_cast<int32_t>(kNum),
+                             details::AnyUnsafe::GetRaw(&rv));
     if (ret != 0) return Unexpected<Error>(details::MoveFromSafeCallRaised());
     if (std::optional<Error> err = rv.as<Error>()) return Unexpected<Error>(*std::move(err));
     if constexpr (std::is_same_v<T, Any>) {
       return rv;
     } else if constexpr (std::is_void_v<T>) {
       if (rv.type_index() == kTVMFFINone) return Expected<void>();
-      return Unexpected<Error>(Error("TypeError",
-                                     "CallExpected: result type mismatch, expected void, but got " +
-                                         rv.GetTypeKey(),
-                                     ""));
+      return Unexpected<Error>(Error(
+          "TypeError",
+          "CallExpected: result type mismatch, expected void, but got " + rv.GetTypeKey(), ""));
     } else {
       if (std::optional<T> v = rv.try_cast<T>()) return *std::move(v);
       return Unexpected<Error>(Error("TypeError",
                                      "CallExpected: result type mismatch, expected " +
-                                         details::Type2Str<T>::v() + ", but got " +
-                                         rv.GetTypeKey(),
+                                         details::Type2Str<T>::v() + ", but got " + rv.GetTypeKey(),
                                      ""));
     }
   }
@@ -332,8 +332,10 @@ class TypedFunction<R(Args...)> {
       packed_(std::forward<Args>(args)...);
     } else {
       Any res = packed_(std::forward<Args>(args)...);
-      if constexpr (std::is_same_v<R, Any>) return res;
-      else return std::move(res).cast<R>();
+      if constexpr (std::is_same_v<R, Any>)
+        return res;
+      else
+        return std::move(res).cast<R>();
     }
   }
   operator Function() const { return packed_; }  // NOLINT(*)
@@ -406,16 +408,16 @@ TVM_FFI_NS_END
 #endif
 
 #if TVM_FFI_DLL_EXPORT_INCLUDE_METADATA
-#define TVM_FFI_DLL_EXPORT_METADATA_(ExportName)                                              \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_##ExportName(                         \
-      void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {                                  \
-    return ::tvm::ffi::details::ExportMetadata<decltype(__tvm_ffi_export_fn_##ExportName)>(   \
-        result);                                                                              \
+#define TVM_FFI_DLL_EXPORT_METADATA_(ExportName)                                                   \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_##ExportName(void*, const TVMFFIAny*,      \
+                                                                     int32_t, TVMFFIAny* result) { \
+    return ::tvm::ffi::details::ExportMetadata<decltype(__tvm_ffi_export_fn_##ExportName)>(        \
+        result);                                                                                   \
   }
-#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(ExportName, DocString)                  \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_##ExportName(                  \
-      void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {                      \
-    return ::tvm::ffi::details::ExportDoc(DocString, result);                     \
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(ExportName, DocString)                                  \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__doc_##ExportName(void*, const TVMFFIAny*, int32_t, \
+                                                                TVMFFIAny* result) {              \
+    return ::tvm::ffi::details::ExportDoc(DocString, result);                                     \
   }
 #else
 #define TVM_FFI_DLL_EXPORT_METADATA_(ExportName)
@@ -426,18 +428,18 @@ TVM_FFI_NS_END
  * Defines `extern "C" int __tvm_ffi_<ExportName>(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)`.
  * The callable is bound to a static variable first, so lambdas work too.
  */
-#define TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...)                                      \
-  static auto __tvm_ffi_export_fn_##ExportName = (__VA_ARGS__);                             \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(                                 \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {             \
-    (void)self;                                                                             \
-    TVM_FFI_SAFE_CALL_BEGIN();                                                              \
-    ::tvm::ffi::details::unpack_call<decltype(__tvm_ffi_export_fn_##ExportName)>(           \
-        #ExportName, __tvm_ffi_export_fn_##ExportName,                                      \
-        reinterpret_cast<const ::tvm::ffi::AnyView*>(args), num_args,                       \
-        reinterpret_cast<::tvm::ffi::Any*>(result));                                        \
-    TVM_FFI_SAFE_CALL_END();                                                                \
-  }                                                                                         \
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...)                                            \
+  static auto __tvm_ffi_export_fn_##ExportName = (__VA_ARGS__);                                   \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(void* self, const TVMFFIAny* args,     \
+                                                           int32_t num_args, TVMFFIAny* result) { \
+    (void)self;                                                                                   \
+    TVM_FFI_SAFE_CALL_BEGIN();                                                                    \
+    ::tvm::ffi::details::unpack_call<decltype(__tvm_ffi_export_fn_##ExportName)>(                 \
+        #ExportName, __tvm_ffi_export_fn_##ExportName,                                            \
+        reinterpret_cast<const ::tvm::ffi::AnyView*>(args), num_args,                             \
+        reinterpret_cast<::tvm::ffi::Any*>(result));                                              \
+    TVM_FFI_SAFE_CALL_END();                                                                      \
+  }                                                                                               \
   TVM_FFI_DLL_EXPORT_METADATA_(ExportName)
 
 #endif  // TVM_FFI_FUNCTION_H_

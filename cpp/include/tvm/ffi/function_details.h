@@ -25,19 +25,26 @@ template <typename T>
 struct Type2Str {
   static TVM_FFI_COLD_CODE std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
-    if constexpr (std::is_same_v<U, Any>) return "Any";
-    else if constexpr (std::is_same_v<U, AnyView>) return "AnyView";
-    else if constexpr (std::is_void_v<U>) return "void";
-    else return TypeTraits<U>::TypeStr();
+    if constexpr (std::is_same_v<U, Any>)
+      return "Any";
+    else if constexpr (std::is_same_v<U, AnyView>)
+      return "AnyView";
+    else if constexpr (std::is_void_v<U>)
+      return "void";
+    else
+      return TypeTraits<U>::TypeStr();
   }
 };
 template <typename T>
 struct Type2Schema {
   static std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
-    if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>) return SchemaOf("Any");
-    else if constexpr (std::is_void_v<U>) return SchemaOf("None");
-    else return TypeTraits<U>::TypeSchema();
+    if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>)
+      return SchemaOf("Any");
+    else if constexpr (std::is_void_v<U>)
+      return SchemaOf("None");
+    else
+      return TypeTraits<U>::TypeSchema();
   }
 };
 
@@ -99,7 +106,8 @@ template <typename C, typename R, typename... Args>
 struct FuncTraits<R (C::*)(Args...) noexcept> : FuncSig<R, Args...> {};
 /* Functors and lambdas with a single operator(). */
 template <typename F>
-struct FuncTraits<F, std::void_t<decltype(&F::operator())>> : FuncTraits<decltype(&F::operator())> {};
+struct FuncTraits<F, std::void_t<decltype(&F::operator())>> : FuncTraits<decltype(&F::operator())> {
+};
 
 template <typename F>
 using FuncTraitsOf = FuncTraits<std::remove_cv_t<std::remove_reference_t<F>>>;
@@ -111,16 +119,17 @@ using FunctionInfo = FuncTraitsOf<F>;
  * per-signature parts are passed as function pointers. */
 using StrFn = std::string (*)();
 using MismatchFn = std::string (*)(const TVMFFIAny*);
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(
-    const char* name, StrFn sig, size_t expected, int32_t got) {
-  TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
-                           << (name ? name : "") << sig() << "`. Expected " << expected
-                           << " but got " << got << " arguments";
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(const char* name,
+                                                                                StrFn sig,
+                                                                                size_t expected,
+                                                                                int32_t got) {
+  TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `" << (name ? name : "")
+                           << sig() << "`. Expected " << expected << " but got " << got
+                           << " arguments";
   TVM_FFI_UNREACHABLE();
 }
 [[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArgMismatch(
-    const char* name, StrFn sig, int32_t i, StrFn type_str, MismatchFn info,
-    const TVMFFIAny* got) {
+    const char* name, StrFn sig, int32_t i, StrFn type_str, MismatchFn info, const TVMFFIAny* got) {
   TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << i << " when calling: `"
                            << (name ? name : "") << sig() << "`. Expected `" << type_str()
                            << "` but got `" << info(got) << "`";
@@ -130,8 +139,7 @@ using MismatchFn = std::string (*)(const TVMFFIAny*);
 /* Converts argument i to the parameter type T (by value). */
 template <typename Sig, typename T>
 TVM_FFI_INLINE std::remove_cv_t<std::remove_reference_t<T>> UnpackArg(const AnyView* args,
-                                                                      int32_t i,
-                                                                      const char* name) {
+                                                                      int32_t i, const char* name) {
   using U = std::remove_cv_t<std::remove_reference_t<T>>;
   static_assert(!std::is_lvalue_reference_v<T> || std::is_const_v<std::remove_reference_t<T>>,
                 "The function signature do not support unpacked: use T, const T& or T&&");
@@ -198,8 +206,8 @@ TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name,
           UnpackArg<Sig, Args>(args, static_cast<int32_t>(Is), name)}...};
   (void)vals;
   if constexpr (std::is_void_v<R>) {
-    f(std::move(static_cast<ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>&>(vals)
-                    .value)...);
+    f(std::move(
+        static_cast<ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>&>(vals).value)...);
   } else {
     StoreResult<R>(
         f(std::move(static_cast<ArgSlot<Is, std::remove_cv_t<std::remove_reference_t<Args>>>&>(vals)
@@ -208,8 +216,8 @@ TVM_FFI_INLINE void UnpackCallImpl(std::index_sequence<Is...>, const char* name,
   }
 }
 template <typename Sig, typename F, typename R, typename... Args>
-TVM_FFI_INLINE void UnpackCallList(TypeList<Args...>*, const char* name, F& f,
-                                   const AnyView* args, int32_t num_args, Any* rv) {
+TVM_FFI_INLINE void UnpackCallList(TypeList<Args...>*, const char* name, F& f, const AnyView* args,
+                                   int32_t num_args, Any* rv) {
   UnpackCallImpl<Sig, F, Args...>(std::index_sequence_for<Args...>{}, name, f, args, num_args, rv);
 }
 /*! \brief Calls typed `f` with packed arguments (converting each). */
@@ -217,8 +225,8 @@ template <typename F>
 TVM_FFI_INLINE void unpack_call(const char* name, F& f, const AnyView* args, int32_t num_args,
                                 Any* rv) {
   using Sig = FuncTraitsOf<F>;
-  UnpackCallList<Sig, F, typename Sig::RetType>(static_cast<typename Sig::ArgsList*>(nullptr),
-                                                name, f, args, num_args, rv);
+  UnpackCallList<Sig, F, typename Sig::RetType>(static_cast<typename Sig::ArgsList*>(nullptr), name,
+                                                f, args, num_args, rv);
 }
 
 }  // namespace details

@@ -43,8 +43,7 @@ inline constexpr uint64_t kCombinedRefCountWeakOne = uint64_t(1) << 32;
 inline int32_t TypeGetOrAllocIndex(const char* key, int32_t depth, int32_t child_slots,
                                    bool can_overflow, int32_t parent_index) {
   TVMFFIByteArray k{key, std::strlen(key)};
-  return TVMFFITypeGetOrAllocIndex(&k, -1, depth, child_slots, can_overflow ? 1 : 0,
-                                   parent_index);
+  return TVMFFITypeGetOrAllocIndex(&k, -1, depth, child_slots, can_overflow ? 1 : 0, parent_index);
 }
 /* The runtime's entry of a type index, or nullptr for an index no type was
  * registered under (an object from a faulty kernel): the runtime then raised
@@ -60,15 +59,23 @@ inline const TVMFFITypeInfo* TypeInfoOrNull(int32_t tindex) {
 }
 /* Runtime key of a type index (static names below 64 come from a table). */
 inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
-  static constexpr const char* kPod[] = {
-      "None",   "int",          "bool",         "float", "void*", "DataType", "Device",
-      "DLTensor*", "const char*", "TVMFFIByteArray*", "ObjectRValueRef", "ffi.SmallStr",
-      "ffi.SmallBytes"};
+  static constexpr const char* kPod[] = {"None",
+                                         "int",
+                                         "bool",
+                                         "float",
+                                         "void*",
+                                         "DataType",
+                                         "Device",
+                                         "DLTensor*",
+                                         "const char*",
+                                         "TVMFFIByteArray*",
+                                         "ObjectRValueRef",
+                                         "ffi.SmallStr",
+                                         "ffi.SmallBytes"};
   if (tindex >= 0 && tindex < static_cast<int32_t>(sizeof(kPod) / sizeof(kPod[0]))) {
     return kPod[tindex];
   }
-  const TVMFFITypeInfo* info =
-      tindex < kTVMFFIStaticObjectBegin ? nullptr : TypeInfoOrNull(tindex);
+  const TVMFFITypeInfo* info = tindex < kTVMFFIStaticObjectBegin ? nullptr : TypeInfoOrNull(tindex);
   if (info == nullptr) {
     char buf[32];  // snprintf, not std::to_string: no <charconv> code per TU
     std::snprintf(buf, sizeof(buf), "Unknown(%d)", static_cast<int>(tindex));
@@ -108,7 +115,9 @@ class Object {
     return info != nullptr ? info->type_key_hash : 0;
   }
   /// Type key of an index.
-  static std::string TypeIndex2Key(int32_t tindex) { return details::TypeIndexToTypeKeyImpl(tindex); }
+  static std::string TypeIndex2Key(int32_t tindex) {
+    return details::TypeIndexToTypeKeyImpl(tindex);
+  }
   /// True when exactly one strong reference and no weak reference exist.
   bool unique() const noexcept {
     return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) ==
@@ -137,9 +146,7 @@ class Object {
   TVMFFIObject header_;
 
  private:
-  void IncRef() noexcept {
-    __atomic_fetch_add(&header_.combined_ref_count, 1, __ATOMIC_RELAXED);
-  }
+  void IncRef() noexcept { __atomic_fetch_add(&header_.combined_ref_count, 1, __ATOMIC_RELAXED); }
   void IncWeakRef() noexcept {
     __atomic_fetch_add(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
                        __ATOMIC_RELAXED);
@@ -433,7 +440,8 @@ inline bool Object::IsInstance() const {
       if (idx < kTVMFFIStaticObjectBegin) return false;
       const TVMFFITypeInfo* info = details::TypeInfoOrNull(idx);
       const int32_t depth = TargetType::_type_depth;
-      return info != nullptr && info->type_depth > depth && info->type_ancestors[depth]->type_index == begin;
+      return info != nullptr && info->type_depth > depth &&
+             info->type_ancestors[depth]->type_index == begin;
     }
   }
 }
@@ -452,9 +460,7 @@ class ObjectRef {
   bool same_as(const ObjectRef& other) const noexcept { return data_ == other.data_; }
   bool operator==(const ObjectRef& other) const noexcept { return data_ == other.data_; }
   bool operator!=(const ObjectRef& other) const noexcept { return data_ != other.data_; }
-  bool operator<(const ObjectRef& other) const noexcept {
-    return data_.get() < other.data_.get();
-  }
+  bool operator<(const ObjectRef& other) const noexcept { return data_.get() < other.data_.get(); }
   bool defined() const noexcept { return data_ != nullptr; }
   const Object* get() const noexcept { return data_.get(); }
   const Object* operator->() const noexcept { return get(); }
@@ -534,13 +540,17 @@ inline RefT ObjectUnsafe::ObjectRefFromObjectPtr(ObjectPtr<Object> p) {
 }
 template <typename RefT>
 inline const ObjectPtr<Object>& ObjectUnsafe::GetObjectPtr(const RefT& ref) {
-  if constexpr (std::is_base_of_v<ObjectRef, RefT>) return static_cast<const ObjectRef&>(ref).data_;
-  else return ref.data_;  // Optional<ObjectRef>: a pointer, not an ObjectRef
+  if constexpr (std::is_base_of_v<ObjectRef, RefT>)
+    return static_cast<const ObjectRef&>(ref).data_;
+  else
+    return ref.data_;  // Optional<ObjectRef>: a pointer, not an ObjectRef
 }
 template <typename RefT>
 inline ObjectPtr<Object>& ObjectUnsafe::GetObjectPtrRef(RefT& ref) {
-  if constexpr (std::is_base_of_v<ObjectRef, RefT>) return static_cast<ObjectRef&>(ref).data_;
-  else return ref.data_;
+  if constexpr (std::is_base_of_v<ObjectRef, RefT>)
+    return static_cast<ObjectRef&>(ref).data_;
+  else
+    return ref.data_;
 }
 /* The handle (header address) of a reference, or NULL; borrowed. */
 inline void* RefHandle(const ObjectRef& ref) noexcept {
@@ -605,9 +615,9 @@ TVM_FFI_NS_END
   TVM_FFI_DECLARE_OBJECT_INFO(TypeKey, TypeName, ParentType)
 
 /* Built-in types with a fixed index: the class defines `static constexpr int32_t _type_index`. */
-#define TVM_FFI_DECLARE_OBJECT_INFO_STATIC(TypeKey, TypeName, ParentType)    \
-  static constexpr const char* _type_key = TypeKey;                          \
-  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;        \
+#define TVM_FFI_DECLARE_OBJECT_INFO_STATIC(TypeKey, TypeName, ParentType)        \
+  static constexpr const char* _type_key = TypeKey;                              \
+  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;            \
   static int32_t _GetOrAllocRuntimeTypeIndex() { return TypeName::_type_index; } \
   static int32_t RuntimeTypeIndex() { return TypeName::_type_index; }
 
@@ -617,17 +627,17 @@ TVM_FFI_NS_END
  * unknown key throws.  Expands `TypeKeyToIndex`, so include tvm/ffi/function.h
  * (or tvm_ffi.h) first.  TypeDepth is the type's depth in the hierarchy.
  */
-#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth)                 \
-  static constexpr const char* _type_key = RegisteredKey;                            \
-  static constexpr int32_t _type_depth = TypeDepth;                                  \
-  static constexpr bool _type_mutable = true;                                        \
-  static constexpr bool _type_final = false;                                         \
-  static constexpr uint32_t _type_child_slots = 0;                                   \
-  static constexpr bool _type_child_slots_can_overflow = true;                       \
-  static int32_t RuntimeTypeIndex() {                                                \
-    static const int32_t tindex = ::tvm::ffi::TypeKeyToIndex(RegisteredKey);         \
-    return tindex;                                                                   \
-  }                                                                                  \
+#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth)         \
+  static constexpr const char* _type_key = RegisteredKey;                    \
+  static constexpr int32_t _type_depth = TypeDepth;                          \
+  static constexpr bool _type_mutable = true;                                \
+  static constexpr bool _type_final = false;                                 \
+  static constexpr uint32_t _type_child_slots = 0;                           \
+  static constexpr bool _type_child_slots_can_overflow = true;               \
+  static int32_t RuntimeTypeIndex() {                                        \
+    static const int32_t tindex = ::tvm::ffi::TypeKeyToIndex(RegisteredKey); \
+    return tindex;                                                           \
+  }                                                                          \
   static int32_t _GetOrAllocRuntimeTypeIndex() { return RuntimeTypeIndex(); }
 
 /* 0.1.0 spellings, with `_type_key` declared separately. */
@@ -640,19 +650,18 @@ TVM_FFI_NS_END
 
 /* ---- reference macros (placed in the public section of an ObjectRef subclass) ---- */
 
-#define TVM_FFI_REF_COMMON_(TypeName, ParentType, ObjectName)                                 \
-  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
-  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName);                                      \
-  using __PtrType =                                                                           \
-      std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
-  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
-  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
+#define TVM_FFI_REF_COMMON_(TypeName, ParentType, ObjectName)                                      \
+  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                               \
+  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName);                                           \
+  using __PtrType = std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>; \
+  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                     \
+  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                            \
   using ContainerType = ObjectName
 
-#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName)  \
-  TypeName() = default;                                                               \
+#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName)   \
+  TypeName() = default;                                                                \
   explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {} \
-  static constexpr bool _type_is_nullable = true;                                     \
+  static constexpr bool _type_is_nullable = true;                                      \
   TVM_FFI_REF_COMMON_(TypeName, ParentType, ObjectName)
 
 #define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName) \

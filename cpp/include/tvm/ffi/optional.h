@@ -40,9 +40,9 @@ inline constexpr bool optional_is_ptr_v<ObjectPtr<T>> = true;
 template <typename T>
 inline constexpr bool optional_is_ptr_v<Arc<T>> = true;
 template <typename T>
-inline constexpr bool optional_is_any_v = !optional_is_object_v<T> && !optional_is_ptr_v<T> &&
-                                          TypeTraits<T>::convert_enabled &&
-                                          TypeTraits<T>::storage_enabled;
+inline constexpr bool optional_is_any_v =
+    !optional_is_object_v<T> && !optional_is_ptr_v<T> && TypeTraits<T>::convert_enabled &&
+    TypeTraits<T>::storage_enabled;
 
 /* Comparison shared by all forms: absent == absent, absent != value, else compare values. */
 template <typename Opt, typename U>
@@ -61,21 +61,17 @@ inline bool OptionalEquals(const Opt& a, const U& b) {
 }
 }  // namespace details
 
-#define TVM_FFI_OPTIONAL_COMPARE_()                                      \
-  template <typename U>                                                  \
-  bool operator==(const U& other) const {                                \
-    return details::OptionalEquals(*this, other);                        \
-  }                                                                      \
-  template <typename U>                                                  \
-  bool operator!=(const U& other) const {                                \
-    return !details::OptionalEquals(*this, other);                       \
-  }                                                                      \
-  bool operator==(const char* other) const {                             \
-    return details::OptionalEquals(*this, other);                        \
-  }                                                                      \
-  bool operator!=(const char* other) const {                             \
-    return !details::OptionalEquals(*this, other);                       \
-  }
+#define TVM_FFI_OPTIONAL_COMPARE_()                                                          \
+  template <typename U>                                                                      \
+  bool operator==(const U& other) const {                                                    \
+    return details::OptionalEquals(*this, other);                                            \
+  }                                                                                          \
+  template <typename U>                                                                      \
+  bool operator!=(const U& other) const {                                                    \
+    return !details::OptionalEquals(*this, other);                                           \
+  }                                                                                          \
+  bool operator==(const char* other) const { return details::OptionalEquals(*this, other); } \
+  bool operator!=(const char* other) const { return !details::OptionalEquals(*this, other); }
 
 /* Strict reinterpretation of a pointer-backed Optional (absent reads as None); the && form
  * takes the value only when the check passes, so a TypeError keeps it. */
@@ -116,7 +112,8 @@ class Optional<T, std::enable_if_t<details::optional_is_object_v<T>>> {
   Optional(std::optional<T>&& v) {  // NOLINT(*)
     if (v.has_value()) data_ = std::move(details::ObjectUnsafe::GetObjectPtrRef(*v));
   }
-  template <typename U, typename = std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U>>>
   Optional(const U& v) : data_(details::ObjectUnsafe::GetObjectPtr(v)) {}  // NOLINT(*)
   explicit Optional(UnsafeInit) noexcept {}
   Optional(const Optional&) = default;
@@ -183,11 +180,12 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
   Optional(const std::optional<T>& v) {  // NOLINT(*)
     if (v.has_value()) data_ = *v;
   }
-  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                                    !std::is_same_v<std::decay_t<U>, T> &&
-                                                    !std::is_same_v<std::decay_t<U>, Optional> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::nullptr_t>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                        !std::is_same_v<std::decay_t<U>, T> &&
+                                        !std::is_same_v<std::decay_t<U>, Optional> &&
+                                        !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
+                                        !std::is_same_v<std::decay_t<U>, std::nullptr_t>>>
   Optional(U&& v) : data_(T(std::forward<U>(v))) {}  // NOLINT(*)
   Optional(const Optional&) = default;
   Optional(Optional&&) = default;
@@ -201,11 +199,12 @@ class Optional<T, std::enable_if_t<details::optional_is_any_v<T>>> {
     data_.reset();
     return *this;
   }
-  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                                    !std::is_same_v<std::decay_t<U>, Optional> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::nullptr_t> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                        !std::is_same_v<std::decay_t<U>, Optional> &&
+                                        !std::is_same_v<std::decay_t<U>, std::optional<T>> &&
+                                        !std::is_same_v<std::decay_t<U>, std::nullptr_t> &&
+                                        !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
   Optional& operator=(U&& v) {
     data_ = Any(T(std::forward<U>(v)));
     return *this;
@@ -305,8 +304,9 @@ class Optional<P, std::enable_if_t<details::optional_is_ptr_v<P>>> {
 
 /*! \brief std::optional form for types that cannot be stored (views, std::string, ...). */
 template <typename T>
-class Optional<T, std::enable_if_t<!details::optional_is_object_v<T> && !details::optional_is_ptr_v<T> &&
-                                   !details::optional_is_any_v<T>>> {
+class Optional<T,
+               std::enable_if_t<!details::optional_is_object_v<T> &&
+                                !details::optional_is_ptr_v<T> && !details::optional_is_any_v<T>>> {
  public:
   using value_type = T;
   Optional() = default;
@@ -315,10 +315,11 @@ class Optional<T, std::enable_if_t<!details::optional_is_object_v<T> && !details
   Optional(T&& v) : data_(std::move(v)) {}  // NOLINT(*)
   Optional(const std::optional<T>& v) : data_(v) {}  // NOLINT(*)
   Optional(std::optional<T>&& v) : data_(std::move(v)) {}  // NOLINT(*)
-  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, const U&> &&
-                                                    !std::is_same_v<std::decay_t<U>, T> &&
-                                                    !std::is_same_v<std::decay_t<U>, Optional> &&
-                                                    !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_constructible_v<T, const U&> &&
+                                        !std::is_same_v<std::decay_t<U>, T> &&
+                                        !std::is_same_v<std::decay_t<U>, Optional> &&
+                                        !std::is_same_v<std::decay_t<U>, std::nullopt_t>>>
   Optional(const U& v) : data_(T(v)) {}  // NOLINT(*)
   Optional& operator=(std::nullopt_t) noexcept {
     data_.reset();
@@ -414,7 +415,9 @@ struct TypeTraits<Optional<T>> : public TypeTraitsBase {
     if (std::optional<T> v = Inner::TryCastFromAnyView(s)) return Optional<T>(*std::move(v));
     return std::nullopt;
   }
-  static std::string GetMismatchTypeInfo(const TVMFFIAny* s) { return Inner::GetMismatchTypeInfo(s); }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
+    return Inner::GetMismatchTypeInfo(s);
+  }
   static std::string TypeStr() { return "Optional<" + Inner::TypeStr() + ">"; }
   static std::string TypeSchema() {
     return "{\"type\":\"Optional\",\"args\":[" + Inner::TypeSchema() + "]}";

@@ -82,7 +82,8 @@ class BytesCell {
     return *this;
   }
   const char* data() const noexcept {
-    return data_.type_index == kSmall ? data_.v_bytes : TVMFFIBytesGetByteArrayPtr(data_.v_obj)->data;
+    return data_.type_index == kSmall ? data_.v_bytes
+                                      : TVMFFIBytesGetByteArrayPtr(data_.v_obj)->data;
   }
   size_t size() const noexcept {
     return data_.type_index == kSmall ? data_.small_str_len
@@ -180,11 +181,15 @@ class String : public details::BytesCell<kTVMFFISmallStr, kTVMFFIStr, StringObj>
   operator std::string() const { return std::string(data(), size()); }  // NOLINT(*)
   operator std::string_view() const noexcept { return view(); }        // NOLINT(*)
 
-  int compare(const String& o) const { return details::MemCompare(data(), size(), o.data(), o.size()); }
+  int compare(const String& o) const {
+    return details::MemCompare(data(), size(), o.data(), o.size());
+  }
   int compare(const std::string& o) const {
     return details::MemCompare(data(), size(), o.data(), o.size());
   }
-  int compare(const char* o) const { return details::MemCompare(data(), size(), o, std::strlen(o)); }
+  int compare(const char* o) const {
+    return details::MemCompare(data(), size(), o, std::strlen(o));
+  }
   int compare(const TVMFFIByteArray& o) const {
     return details::MemCompare(data(), size(), o.data, o.size);
   }
@@ -209,7 +214,9 @@ class String : public details::BytesCell<kTVMFFISmallStr, kTVMFFIStr, StringObj>
   }
   bool ends_with(const String& p) const noexcept { return ends_with(p.view()); }
   bool ends_with(const char* p) const noexcept { return ends_with(std::string_view(p)); }
-  bool ends_with(const char* p, size_t n) const noexcept { return ends_with(std::string_view(p, n)); }
+  bool ends_with(const char* p, size_t n) const noexcept {
+    return ends_with(std::string_view(p, n));
+  }
   /// Views into this string, split at every `delim`.  (A template only so that a TU
   /// that never calls it does not instantiate std::vector's members.)
   template <typename Vec = std::vector<std::string_view>>
@@ -279,13 +286,13 @@ inline String operator+(const std::string& a, const String& b) { return String(a
 inline String operator+(const String& a, const char* b) { return a + String(b); }
 inline String operator+(const char* a, const String& b) { return String(a) + b; }
 
-#define TVM_FFI_STRING_CMP_(op)                                                             \
-  inline bool operator op(const String& a, const String& b) { return a.compare(b) op 0; }   \
+#define TVM_FFI_STRING_CMP_(op)                                                                \
+  inline bool operator op(const String& a, const String& b) { return a.compare(b) op 0; }      \
   inline bool operator op(const String& a, const std::string& b) { return a.compare(b) op 0; } \
   inline bool operator op(const std::string& a, const String& b) { return 0 op b.compare(a); } \
-  inline bool operator op(const String& a, const char* b) { return a.compare(b) op 0; }     \
-  inline bool operator op(const char* a, const String& b) { return 0 op b.compare(a); }     \
-  bool operator op(const String&, std::nullptr_t) = delete;                                 \
+  inline bool operator op(const String& a, const char* b) { return a.compare(b) op 0; }        \
+  inline bool operator op(const char* a, const String& b) { return 0 op b.compare(a); }        \
+  bool operator op(const String&, std::nullptr_t) = delete;                                    \
   bool operator op(std::nullptr_t, const String&) = delete;
 TVM_FFI_STRING_CMP_(==)
 TVM_FFI_STRING_CMP_(!=)
@@ -298,7 +305,7 @@ TVM_FFI_STRING_CMP_(>=)
 /* A template on the traits so <ostream> is only needed by code that uses it. */
 template <typename Traits>
 inline std::basic_ostream<char, Traits>& operator<<(std::basic_ostream<char, Traits>& os,
-                                                   const String& s) {
+                                                    const String& s) {
   os.write(s.data(), static_cast<std::streamsize>(s.size()));
   return os;
 }
@@ -311,13 +318,27 @@ inline String EscapeStringJSON(const String& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s.data()[i]);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -350,11 +371,21 @@ inline String EscapedStringPy(const String& s) {
     unsigned char c = p[i];
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         default:
           if (c < 0x20 || c == 0x7f) {
             std::snprintf(buf, sizeof(buf), "\\x%02x", c);
@@ -380,7 +411,8 @@ inline String EscapedStringPy(const String& s) {
       ++i;
       continue;
     }
-    std::snprintf(buf, sizeof(buf), cp <= 0xffff ? "\\u%04x" : "\\U%08x", static_cast<unsigned>(cp));
+    std::snprintf(buf, sizeof(buf), cp <= 0xffff ? "\\u%04x" : "\\U%08x",
+                  static_cast<unsigned>(cp));
     out += buf;
     i += len;
   }
@@ -475,7 +507,9 @@ struct TypeTraits<char[N]> : public TypeTraits<const char*> {
   static void CopyToAnyView(const char (&s)[N], TVMFFIAny* r) {
     TypeTraits<const char*>::CopyToAnyView(s, r);
   }
-  static void MoveToAny(const char (&s)[N], TVMFFIAny* r) { TypeTraits<const char*>::MoveToAny(s, r); }
+  static void MoveToAny(const char (&s)[N], TVMFFIAny* r) {
+    TypeTraits<const char*>::MoveToAny(s, r);
+  }
 };
 
 /* std::string: a RawStr view; stored as a heap String; reads any string or bytes. */

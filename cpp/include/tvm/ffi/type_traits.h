@@ -136,8 +136,8 @@ struct TypeToRuntimeTypeIndex<Arc<T>, std::enable_if_t<is_object_subclass_v<T>>>
 
 /*! \brief Whether a Source value can reuse Target storage without conversion. */
 template <typename Target, typename Source, typename = void>
-struct type_subsumes : std::bool_constant<std::is_same_v<Target, Source> ||
-                                          std::is_base_of_v<Target, Source>> {};
+struct type_subsumes
+    : std::bool_constant<std::is_same_v<Target, Source> || std::is_base_of_v<Target, Source>> {};
 template <typename Target, typename Source>
 inline constexpr bool type_subsumes_v = type_subsumes<Target, Source>::value;
 
@@ -267,7 +267,8 @@ struct TypeTraits<Int, std::enable_if_t<(std::is_integral_v<Int> && !std::is_sam
 };
 
 template <typename Float>
-struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>> : public TypeTraitsBase {
+struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>>
+    : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = kTVMFFIFloat;
   static void CopyToAnyView(const Float& v, TVMFFIAny* r) {
     r->type_index = kTVMFFIFloat;
@@ -416,7 +417,9 @@ template <typename T, typename... FallbackTypes>
 struct FallbackOnlyTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = false;
   static bool CheckAnyStrict(const TVMFFIAny*) { return false; }
-  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) { return TryFallback<FallbackTypes...>(s); }
+  static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
+    return TryFallback<FallbackTypes...>(s);
+  }
 
  private:
   template <typename F, typename... Rest>
@@ -434,8 +437,8 @@ struct FallbackOnlyTraitsBase : public TypeTraitsBase {
 
 /* ObjectPtr<T>: None <-> null.  Only for (non-const) object types. */
 template <typename TObj>
-struct TypeTraits<ObjectPtr<TObj>,
-                  std::enable_if_t<is_object_subclass_v<TObj> && std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
+struct TypeTraits<ObjectPtr<TObj>, std::enable_if_t<is_object_subclass_v<TObj> &&
+                                                    std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
     : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = kTVMFFIObject;
   static void CopyToAnyView(const ObjectPtr<TObj>& p, TVMFFIAny* r) {
@@ -477,7 +480,8 @@ struct TypeTraits<ObjectPtr<TObj>,
 
 /* Arc<T>: like ObjectPtr<T>, but None is not a value of it. */
 template <typename TObj>
-struct TypeTraits<Arc<TObj>, std::enable_if_t<is_object_subclass_v<TObj> && std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
+struct TypeTraits<Arc<TObj>, std::enable_if_t<is_object_subclass_v<TObj> &&
+                                              std::is_same_v<TObj, std::remove_cv_t<TObj>>>>
     : public TypeTraits<ObjectPtr<TObj>> {
   using Base = TypeTraits<ObjectPtr<TObj>>;
   static bool CheckAnyStrict(const TVMFFIAny* s) {

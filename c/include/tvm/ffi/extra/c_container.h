@@ -362,6 +362,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapCellNumSlots(const TVMFFIMapCell* cell
 
 /* Probe distance P[j] of docs/abi.md §7.8 (0 <= j < 126). */
 TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapJump(unsigned j) {
+  /* clang-format off */
   static const uint64_t kP[TVMFFI_MAP_NUM_JUMPS] = {
       UINT64_C(0), UINT64_C(1), UINT64_C(2), UINT64_C(3), UINT64_C(4), UINT64_C(5), UINT64_C(6),
       UINT64_C(7), UINT64_C(8), UINT64_C(9), UINT64_C(10), UINT64_C(11), UINT64_C(12),
@@ -391,6 +392,7 @@ TVMFFI_CONTAINER_INLINE uint64_t TVMFFIMapJump(unsigned j) {
       UINT64_C(90346928918121501), UINT64_C(203280589587557251), UINT64_C(457381325854679626),
       UINT64_C(1029107982097042876), UINT64_C(2315492959180353330),
       UINT64_C(5209859154120846435)};
+  /* clang-format on */
   return kP[j];
 }
 
@@ -814,7 +816,7 @@ TVMFFI_CONTAINER_INLINE int TVMFFIMapCellGrowInto(TVMFFIMapCell* src, TVMFFIMapC
       for (uint64_t p = TVMFFIMapCellIterBegin(src); p != TVMFFI_MAP_ITER_END && !full;
            p = TVMFFIMapCellIterNext(src, p), ++i)
         full = TVMFFIMapImplDensePlace(&tmp, hashes[i], TVMFFIMapCellKey(src, p),
-                                     TVMFFIMapCellValue(src, p), &pos);
+                                       TVMFFIMapCellValue(src, p), &pos);
       if (!full && found == TVMFFI_MAP_ITER_END)
         full = TVMFFIMapImplDensePlace(&tmp, hashes[n], key, value, &pos);
       if (!full) break;

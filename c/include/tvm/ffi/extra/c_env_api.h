@@ -78,8 +78,8 @@ TVM_FFI_DLL int TVMFFIEnvRegisterCAPI(const char* name, void* symbol);
  * the token the loader wrote into __tvm_ffi__library_ctx.  *out is a
  * borrowed reference owned by the module.  Not found: -1 with RuntimeError.
  */
-TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
-                                              const char* func_name, TVMFFIObjectHandle* out);
+TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char* func_name,
+                                              TVMFFIObjectHandle* out);
 
 /* Every library loaded afterwards that exports data symbol `name` gets
  * *(void**)sym(name) = symbol.  Returns 0/-1. */

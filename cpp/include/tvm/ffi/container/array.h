@@ -74,7 +74,8 @@ class Array : public ObjectRef {
   explicit Array(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   Array(std::initializer_list<T> init) { Assign(init.begin(), init.end()); }
   Array(const std::vector<T>& init) { Assign(init.begin(), init.end()); }  // NOLINT(*)
-  template <typename IterType, typename = typename std::iterator_traits<IterType>::iterator_category>
+  template <typename IterType,
+            typename = typename std::iterator_traits<IterType>::iterator_category>
   Array(IterType first, IterType last) {
     Assign(first, last);
   }
@@ -89,7 +90,8 @@ class Array : public ObjectRef {
   Array& operator=(Array&&) = default;
   /// Zero-copy upcast (e.g. Array<Any> from Array<int>).
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
-  Array(const Array<U>& other) : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
+  Array(const Array<U>& other)
+      : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
   Array(Array<U>&& other)  // NOLINT(*)
       : ObjectRef(std::move(details::ObjectUnsafe::GetObjectPtrRef(other))) {}

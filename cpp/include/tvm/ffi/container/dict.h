@@ -33,7 +33,8 @@ class Dict : public ObjectRef {
   Dict(std::initializer_list<std::pair<K, V>> init) : Dict() {
     for (const auto& kv : init) Set(kv.first, kv.second);
   }
-  template <typename IterType, typename = typename std::iterator_traits<IterType>::iterator_category>
+  template <typename IterType,
+            typename = typename std::iterator_traits<IterType>::iterator_category>
   Dict(IterType first, IterType last) : Dict() {
     for (; first != last; ++first) Set(first->first, first->second);
   }
@@ -69,7 +70,9 @@ class Dict : public ObjectRef {
     if (pos == TVMFFI_MAP_ITER_END) return std::nullopt;
     return details::MapElem<V>(TVMFFIMapCellValue(Cell(), pos));
   }
-  iterator begin() const { return data_ ? iterator(Cell(), TVMFFIMapCellIterBegin(Cell())) : iterator(); }
+  iterator begin() const {
+    return data_ ? iterator(Cell(), TVMFFIMapCellIterBegin(Cell())) : iterator();
+  }
   iterator end() const { return data_ ? iterator(Cell(), TVMFFI_MAP_ITER_END) : iterator(); }
   iterator find(const K& key) const {
     return data_ ? iterator(Cell(), details::MapFind(Cell(), Any(key))) : end();

@@ -117,7 +117,8 @@ class List : public ObjectRef {
   explicit List(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   List(std::initializer_list<T> init) : List() { Assign(init.begin(), init.end()); }
   List(const std::vector<T>& init) : List() { Assign(init.begin(), init.end()); }  // NOLINT(*)
-  template <typename IterType, typename = typename std::iterator_traits<IterType>::iterator_category>
+  template <typename IterType,
+            typename = typename std::iterator_traits<IterType>::iterator_category>
   List(IterType first, IterType last) : List() {
     Assign(first, last);
   }
@@ -126,7 +127,8 @@ class List : public ObjectRef {
   List& operator=(const List&) = default;
   List& operator=(List&&) = default;
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
-  List(const List<U>& other) : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
+  List(const List<U>& other)
+      : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> && type_subsumes_v<T, U>>>
   List(List<U>&& other)  // NOLINT(*)
       : ObjectRef(std::move(details::ObjectUnsafe::GetObjectPtrRef(other))) {}

@@ -33,7 +33,8 @@ class Map : public ObjectRef {
   explicit Map(UnsafeInit tag) : ObjectRef(tag) {}
   explicit Map(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
   Map(std::initializer_list<std::pair<K, V>> init) { Assign(init.begin(), init.end()); }
-  template <typename IterType, typename = typename std::iterator_traits<IterType>::iterator_category>
+  template <typename IterType,
+            typename = typename std::iterator_traits<IterType>::iterator_category>
   Map(IterType first, IterType last) {
     Assign(first, last);
   }
@@ -48,7 +49,8 @@ class Map : public ObjectRef {
   template <typename KU, typename VU,
             typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
                                         type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
-  Map(const Map<KU, VU>& other) : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
+  Map(const Map<KU, VU>& other)
+      : ObjectRef(details::ObjectUnsafe::GetObjectPtr(other)) {}  // NOLINT(*)
   template <typename KU, typename VU,
             typename = std::enable_if_t<!(std::is_same_v<K, KU> && std::is_same_v<V, VU>) &&
                                         type_subsumes_v<K, KU> && type_subsumes_v<V, VU>>>
@@ -104,7 +106,7 @@ class Map : public ObjectRef {
     if (!data_) {
       data_ = details::MapNewEmpty<MapObj>(0);
     } else if (!unique() || details::ObjectUnsafe::GetHeader(Obj())->deleter !=
-                                  details::ObjAllocator<MapObj>::Deleter) {
+                                details::ObjAllocator<MapObj>::Deleter) {
       data_ = details::MapCopy<MapObj>(Obj()->cell());
     }
     return Obj();
@@ -113,7 +115,8 @@ class Map : public ObjectRef {
   void Assign(IterType first, IterType last) {
     uint64_t n = static_cast<uint64_t>(std::distance(first, last));
     ObjectPtr<MapObj> p = details::MapNewEmpty<MapObj>(n);
-    for (; first != last; ++first) details::MapInsertInPlace(p->cell(), Any(K(first->first)), Any(V(first->second)));
+    for (; first != last; ++first)
+      details::MapInsertInPlace(p->cell(), Any(K(first->first)), Any(V(first->second)));
     data_ = std::move(p);
   }
 

@@ -90,8 +90,10 @@ inline ObjectPtr<ObjT> MapCopy(const TVMFFIMapCell* src) {
 
 template <typename T>
 TVM_FFI_INLINE T MapElem(const TVMFFIAny* v) {
-  if constexpr (std::is_same_v<T, Any>) return *reinterpret_cast<const Any*>(v);
-  else return TypeTraits<T>::CopyFromAnyViewAfterCheck(v);
+  if constexpr (std::is_same_v<T, Any>)
+    return *reinterpret_cast<const Any*>(v);
+  else
+    return TypeTraits<T>::CopyFromAnyViewAfterCheck(v);
 }
 
 /*! \brief Bidirectional iterator over (key, value) pairs in insertion order. */

@@ -73,12 +73,32 @@ class SeqIterator {
   explicit SeqIterator(const TVMFFIAny* p) : p_(p) {}
   T operator*() const { return SeqElem<T>(p_); }
   T operator[](difference_type n) const { return SeqElem<T>(p_ + n); }
-  SeqIterator& operator++() { ++p_; return *this; }
-  SeqIterator& operator--() { --p_; return *this; }
-  SeqIterator operator++(int) { SeqIterator r = *this; ++p_; return r; }
-  SeqIterator operator--(int) { SeqIterator r = *this; --p_; return r; }
-  SeqIterator& operator+=(difference_type n) { p_ += n; return *this; }
-  SeqIterator& operator-=(difference_type n) { p_ -= n; return *this; }
+  SeqIterator& operator++() {
+    ++p_;
+    return *this;
+  }
+  SeqIterator& operator--() {
+    --p_;
+    return *this;
+  }
+  SeqIterator operator++(int) {
+    SeqIterator r = *this;
+    ++p_;
+    return r;
+  }
+  SeqIterator operator--(int) {
+    SeqIterator r = *this;
+    --p_;
+    return r;
+  }
+  SeqIterator& operator+=(difference_type n) {
+    p_ += n;
+    return *this;
+  }
+  SeqIterator& operator-=(difference_type n) {
+    p_ -= n;
+    return *this;
+  }
   SeqIterator operator+(difference_type n) const { return SeqIterator(p_ + n); }
   SeqIterator operator-(difference_type n) const { return SeqIterator(p_ - n); }
   difference_type operator-(const SeqIterator& o) const { return p_ - o.p_; }
@@ -94,9 +114,7 @@ class SeqIterator {
   const TVMFFIAny* p_{nullptr};
 };
 
-inline const TVMFFISeqCell* SeqCellOf(const TVMFFIAny* v) {
-  return TVMFFISeqGetCellPtr(v->v_obj);
-}
+inline const TVMFFISeqCell* SeqCellOf(const TVMFFIAny* v) { return TVMFFISeqGetCellPtr(v->v_obj); }
 
 /* Whether every element of a sequence payload is strictly a T. */
 template <typename T>

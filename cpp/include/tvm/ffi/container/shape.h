@@ -128,7 +128,7 @@ class Shape : public ObjectRef {
 
 template <typename Traits>
 inline std::basic_ostream<char, Traits>& operator<<(std::basic_ostream<char, Traits>& os,
-                                                   const Shape& s) {
+                                                    const Shape& s) {
   os << '[';
   for (size_t i = 0; i < s.size(); ++i) {
     if (i) os << ", ";

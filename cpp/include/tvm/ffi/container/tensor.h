@@ -57,7 +57,8 @@ inline bool IsAligned(const DLTensor& t, size_t alignment) {
 }
 
 namespace details {
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowDimIndex(int64_t i, int32_t ndim) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowDimIndex(int64_t i,
+                                                                           int32_t ndim) {
   TVM_FFI_THROW(IndexError) << "Index " << i << " out of bounds for tensor with " << ndim
                             << " dimensions";
   TVM_FFI_UNREACHABLE();
@@ -200,9 +201,9 @@ class Tensor : public ObjectRef {
       TVM_FFI_THROW(ValueError) << "shape and strides must have the same size.";
     }
     using Obj = details::TensorObjFromNDAlloc<TNDAlloc>;
-    ObjectPtr<Obj> p = make_inplace_array_object<Obj, int64_t>(
-        shape.size() * 2, std::move(alloc), shape, strides, dtype, device,
-        std::forward<Extra>(extra)...);
+    ObjectPtr<Obj> p =
+        make_inplace_array_object<Obj, int64_t>(shape.size() * 2, std::move(alloc), shape, strides,
+                                                dtype, device, std::forward<Extra>(extra)...);
     return Tensor(ObjectPtr<TensorObj>(std::move(p)));
   }
   /// Allocates through an environment allocator such as TVMFFIEnvTensorAlloc.
@@ -319,7 +320,8 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   }
   template <typename T = TensorView>  // (lazy: see TypeTraitsBase)
   static std::optional<T> TryCastFromAnyView(const TVMFFIAny* s) {
-    if (s->type_index == kTVMFFIDLTensorPtr) return TensorView(static_cast<const DLTensor*>(s->v_ptr));
+    if (s->type_index == kTVMFFIDLTensorPtr)
+      return TensorView(static_cast<const DLTensor*>(s->v_ptr));
     if (s->type_index == kTVMFFITensor) return TensorView(TVMFFITensorGetDLTensorPtr(s->v_obj));
     return std::nullopt;
   }

@@ -39,8 +39,10 @@ class Tuple : public ObjectRef {
  public:
   static constexpr size_t kSize = sizeof...(Types);
   Tuple() : Tuple(Types()...) {}
-  template <typename... U, typename = std::enable_if_t<sizeof...(U) == kSize && (kSize > 0) &&
-                                                       !(sizeof...(U) == 1 && (std::is_same_v<std::decay_t<U>, Tuple> && ...))>>
+  template <typename... U,
+            typename = std::enable_if_t<sizeof...(U) == kSize && (kSize > 0) &&
+                                        !(sizeof...(U) == 1 &&
+                                          (std::is_same_v<std::decay_t<U>, Tuple> && ...))>>
   explicit Tuple(U&&... args) {
     ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(kSize));
     Fill(p.get(), std::index_sequence_for<Types...>{}, std::forward<U>(args)...);
@@ -92,7 +94,8 @@ class Tuple : public ObjectRef {
   }
   template <size_t... Is, typename... U>
   static void Fill(ArrayObj* p, std::index_sequence<Is...>, U&&... args) {
-    ((new (p->begin() + Is) Any(std::tuple_element_t<Is, std::tuple<Types...>>(std::forward<U>(args))),
+    ((new (p->begin() + Is)
+          Any(std::tuple_element_t<Is, std::tuple<Types...>>(std::forward<U>(args))),
       p->TVMFFISeqCell::size = Is + 1),
      ...);
   }
@@ -129,7 +132,8 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
     const TVMFFISeqCell* c = details::SeqCellOf(s);
     if (c->size != static_cast<int64_t>(N)) return std::nullopt;
     ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(N));
-    if (!ConvertAll(static_cast<const TVMFFIAny*>(c->data), p.get(), std::index_sequence_for<Types...>{})) {
+    if (!ConvertAll(static_cast<const TVMFFIAny*>(c->data), p.get(),
+                    std::index_sequence_for<Types...>{})) {
       return std::nullopt;
     }
     return details::ObjectUnsafe::ObjectRefFromObjectPtr<Self>(ObjectPtr<Object>(std::move(p)));
@@ -144,7 +148,8 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
       return std::string(kind) + "[size=" + std::to_string(c->size) + "]";
     }
     std::string out;
-    FirstBad(static_cast<const TVMFFIAny*>(c->data), kind, &out, std::index_sequence_for<Types...>{});
+    FirstBad(static_cast<const TVMFFIAny*>(c->data), kind, &out,
+             std::index_sequence_for<Types...>{});
     return out.empty() ? TypeIndexToTypeKey(s->type_index) : out;
   }
   static std::string TypeStr() {

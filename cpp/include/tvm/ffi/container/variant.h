@@ -70,11 +70,15 @@ struct type_subsumes<Variant<V...>, T> : std::bool_constant<(type_subsumes_v<V, 
 template <typename... V>
 struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
   using Self = Variant<V...>;
-  static void CopyToAnyView(const Self& v, TVMFFIAny* r) { *r = *details::AnyUnsafe::GetRaw(&v.data_); }
+  static void CopyToAnyView(const Self& v, TVMFFIAny* r) {
+    *r = *details::AnyUnsafe::GetRaw(&v.data_);
+  }
   static void MoveToAny(Self v, TVMFFIAny* r) {
     *r = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(v.data_));
   }
-  static bool CheckAnyStrict(const TVMFFIAny* s) { return (TypeTraits<V>::CheckAnyStrict(s) || ...); }
+  static bool CheckAnyStrict(const TVMFFIAny* s) {
+    return (TypeTraits<V>::CheckAnyStrict(s) || ...);
+  }
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* s) {
     Self r;
     r.data_ = Any(AnyView::CopyFromTVMFFIAny(*s));

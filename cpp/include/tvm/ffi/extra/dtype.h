@@ -24,10 +24,10 @@ namespace tvm_ffi {
 template <typename T>
 struct dtype_trait;
 
-#define TVM_FFI_DTYPE_TRAIT_(T, code, bits, lanes)                                  \
-  template <>                                                                       \
-  struct dtype_trait<T> {                                                           \
-    static constexpr DLDataType value{static_cast<uint8_t>(code), bits, lanes};     \
+#define TVM_FFI_DTYPE_TRAIT_(T, code, bits, lanes)                              \
+  template <>                                                                   \
+  struct dtype_trait<T> {                                                       \
+    static constexpr DLDataType value{static_cast<uint8_t>(code), bits, lanes}; \
   }
 
 TVM_FFI_DTYPE_TRAIT_(signed char, kDLInt, 8, 1);

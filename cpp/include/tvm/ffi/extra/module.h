@@ -117,9 +117,7 @@ class Module : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Module, ObjectRef, ModuleObj);
 };
 
-inline void ModuleObj::ImportModule(const Module& other) {
-  Call("ffi.ModuleImportModule", other);
-}
+inline void ModuleObj::ImportModule(const Module& other) { Call("ffi.ModuleImportModule", other); }
 inline void ModuleObj::ClearImports() { Call("ffi.ModuleClearImports"); }
 
 namespace symbol {

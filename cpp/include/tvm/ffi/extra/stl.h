@@ -140,8 +140,8 @@ struct TypeTraits<std::array<T, N>> : public details::STLTraitsBase {
 template <typename... Ts>
 struct TypeTraits<std::tuple<Ts...>> : public details::STLTraitsBase {
   static void MoveToAny(std::tuple<Ts...> v, TVMFFIAny* r) {
-    Array<Any> items = std::apply(
-        [](auto&&... e) { return Array<Any>{Any(std::move(e))...}; }, std::move(v));
+    Array<Any> items =
+        std::apply([](auto&&... e) { return Array<Any>{Any(std::move(e))...}; }, std::move(v));
     TypeTraits<Array<Any>>::MoveToAny(std::move(items), r);
   }
   static std::optional<std::tuple<Ts...>> TryCastFromAnyView(const TVMFFIAny* s) {
@@ -256,9 +256,7 @@ struct STLMapTraits : public STLTraitsBase {
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
     return TypeTraits<Map<Any, Any>>::GetMismatchTypeInfo(s);
   }
-  static std::string TypeStr() {
-    return "Map<" + Type2Str<K>::v() + ", " + Type2Str<V>::v() + ">";
-  }
+  static std::string TypeStr() { return "Map<" + Type2Str<K>::v() + ", " + Type2Str<V>::v() + ">"; }
   static std::string TypeSchema() {
     return "{\"type\":\"ffi.Map\",\"args\":[" + Type2Schema<K>::v() + "," + Type2Schema<V>::v() +
            "]}";
@@ -267,8 +265,8 @@ struct STLMapTraits : public STLTraitsBase {
 }  // namespace details
 
 template <typename K, typename V, typename C, typename A>
-struct TypeTraits<std::map<K, V, C, A>>
-    : public details::STLMapTraits<std::map<K, V, C, A>, K, V> {};
+struct TypeTraits<std::map<K, V, C, A>> : public details::STLMapTraits<std::map<K, V, C, A>, K, V> {
+};
 template <typename K, typename V, typename H, typename E, typename A>
 struct TypeTraits<std::unordered_map<K, V, H, E, A>>
     : public details::STLMapTraits<std::unordered_map<K, V, H, E, A>, K, V> {};

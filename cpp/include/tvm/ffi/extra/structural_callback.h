@@ -75,20 +75,20 @@ struct SFirstOf<A0, A...> {
 };
 template <typename F, typename = void>
 struct SCallableArg;
-#define TVM_FFI_S_CALLABLE_ARG_(Sig)                \
-  template <typename R, typename... A>              \
-  struct SCallableArg<Sig> {                        \
-    using type = typename SFirstOf<A...>::type;     \
+#define TVM_FFI_S_CALLABLE_ARG_(Sig)            \
+  template <typename R, typename... A>          \
+  struct SCallableArg<Sig> {                    \
+    using type = typename SFirstOf<A...>::type; \
   };
 TVM_FFI_S_CALLABLE_ARG_(R (*)(A...))
 TVM_FFI_S_CALLABLE_ARG_(R (*)(A...) noexcept)
 TVM_FFI_S_CALLABLE_ARG_(R(A...))
 TVM_FFI_S_CALLABLE_ARG_(R(A...) noexcept)
 #undef TVM_FFI_S_CALLABLE_ARG_
-#define TVM_FFI_S_MEMBER_ARG_(Quals)                  \
-  template <typename R, typename C, typename... A>    \
-  struct SCallableArg<R (C::*)(A...) Quals> {         \
-    using type = typename SFirstOf<A...>::type;       \
+#define TVM_FFI_S_MEMBER_ARG_(Quals)               \
+  template <typename R, typename C, typename... A> \
+  struct SCallableArg<R (C::*)(A...) Quals> {      \
+    using type = typename SFirstOf<A...>::type;    \
   };
 TVM_FFI_S_MEMBER_ARG_()
 TVM_FFI_S_MEMBER_ARG_(const)
@@ -113,8 +113,10 @@ struct SCallbackArg<P, std::enable_if_t<std::is_same_v<std::decay_t<P>, Any> ||
   static AnyView Get(AnyView v) { return v; }
 };
 template <typename P>
-struct SCallbackArg<P, std::enable_if_t<std::is_pointer_v<std::decay_t<P>> &&
-                                        std::is_base_of_v<Object, std::remove_cv_t<std::remove_pointer_t<std::decay_t<P>>>>>> {
+struct SCallbackArg<
+    P, std::enable_if_t<
+           std::is_pointer_v<std::decay_t<P>> &&
+           std::is_base_of_v<Object, std::remove_cv_t<std::remove_pointer_t<std::decay_t<P>>>>>> {
   using X = std::remove_cv_t<std::remove_pointer_t<std::decay_t<P>>>;
   static bool Match(const TVMFFIAny* v) {
     return v->type_index >= kTVMFFIStaticObjectBegin && AnyObject(v)->template IsInstance<X>();
@@ -206,16 +208,16 @@ inline Any SCallFirst(Tuple& callbacks, AnyView v, const Rest& rest, const State
     *found = true;
     out = SCatchToData([&]() {
       auto arg = Arg::Get(v);
-      return SResultData(SInvokeCallback(
-          callback, std::tuple_cat(std::forward_as_tuple(arg), rest), state, extra));
+      return SResultData(SInvokeCallback(callback, std::tuple_cat(std::forward_as_tuple(arg), rest),
+                                         state, extra));
     });
   };
   (try_one(std::get<I>(callbacks)), ...);
   return out;
 }
 template <typename... F, typename Rest, typename State, typename Extra>
-inline Any SCallFirst(std::tuple<F...>& callbacks, AnyView v, const Rest& rest,
-                      const State& state, Extra extra, bool* found) noexcept {
+inline Any SCallFirst(std::tuple<F...>& callbacks, AnyView v, const Rest& rest, const State& state,
+                      Extra extra, bool* found) noexcept {
   return SCallFirst(callbacks, v, rest, state, extra, found, std::index_sequence_for<F...>{});
 }
 

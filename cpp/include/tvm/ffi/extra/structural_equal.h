@@ -31,8 +31,7 @@ class StructuralEqual {
   /* The (lhs, rhs) paths locating the first difference, or nullopt when the
    * values are equal. */
   TVM_FFI_EXTRA_CXX_API static Optional<reflection::AccessPathPair> GetFirstMismatch(
-      const Any& lhs, const Any& rhs, bool map_free_vars = false,
-      bool skip_tensor_content = false);
+      const Any& lhs, const Any& rhs, bool map_free_vars = false, bool skip_tensor_content = false);
   bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
 };
 

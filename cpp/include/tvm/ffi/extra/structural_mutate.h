@@ -68,7 +68,8 @@ template <typename T>
 class UnchangedOr {
   template <typename U>
   static constexpr bool converts_from_v =
-      std::is_convertible_v<U, T> && (!std::is_same_v<std::decay_t<U>, Any> || std::is_same_v<T, Any>);
+      std::is_convertible_v<U, T> &&
+      (!std::is_same_v<std::decay_t<U>, Any> || std::is_same_v<T, Any>);
 
  public:
   UnchangedOr(Unchanged) noexcept {}  // NOLINT(*)
@@ -77,7 +78,8 @@ class UnchangedOr {
                                                     !std::is_same_v<std::decay_t<U>, UnchangedOr>>>
   UnchangedOr(U&& value) : value_(T(std::forward<U>(value))) {}  // NOLINT(*)
   /*! \brief From another UnchangedOr whose values convert implicitly (Unchanged stays). */
-  template <typename U, typename = std::enable_if_t<!std::is_same_v<U, T> && converts_from_v<const U&>>>
+  template <typename U,
+            typename = std::enable_if_t<!std::is_same_v<U, T> && converts_from_v<const U&>>>
   UnchangedOr(const UnchangedOr<U>& other) {  // NOLINT(*)
     if (!other.IsUnchanged()) value_.emplace(T(other.value()));
   }
@@ -98,7 +100,9 @@ class UnchangedOr {
     }
   }
   /*! \brief The replacement, or `input` when unchanged. */
-  T ValueOrUnchanged(T input) && { return value_.has_value() ? *std::move(value_) : std::move(input); }
+  T ValueOrUnchanged(T input) && {
+    return value_.has_value() ? *std::move(value_) : std::move(input);
+  }
   /*! \brief The replacement (the caller knows there is one). */
   T ValueUnchecked() && { return *std::move(value_); }
   const T& value() const& { return *value_; }
@@ -164,7 +168,8 @@ struct TypeTraits<UnchangedOr<T>> : public TypeTraitsBase {
     if constexpr (std::is_same_v<T, Any>) {
       return UnchangedOr<T>(Any(AnyView::CopyFromTVMFFIAny(*s)));
     } else {
-      if (std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s)) return UnchangedOr<T>(*std::move(v));
+      if (std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s))
+        return UnchangedOr<T>(*std::move(v));
       return std::nullopt;
     }
   }
@@ -213,7 +218,8 @@ class StructuralMutatorObj : public details::StructuralEngineObj<StructuralMutat
   /*! \brief The type engine callbacks receive (a layer may name itself). */
   using MutatorObjType = StructuralMutatorObj;
 
-  explicit StructuralMutatorObj(const StructuralMutatorVTable* vtable) : StructuralEngineObj(vtable) {}
+  explicit StructuralMutatorObj(const StructuralMutatorVTable* vtable)
+      : StructuralEngineObj(vtable) {}
 
   /*!
    * \brief Mutates a value through this mutator.  With kAllow a value whose
@@ -274,7 +280,8 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
     Any out = it == remap.end() ? Any() : it->second.second;
     return details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(out));
   }
-  static TVMFFIAny RawVarRemapSet(StructuralMutatorObj* self, AnyView var, AnyView mapped) noexcept {
+  static TVMFFIAny RawVarRemapSet(StructuralMutatorObj* self, AnyView var,
+                                  AnyView mapped) noexcept {
     if (var.type_index() < kTVMFFIStaticObjectBegin) return KeyError();
     auto& remap = static_cast<StructuralMapEngineBase*>(self)->var_remap_;
     const Object* key = details::AnyObject(details::AnyUnsafe::GetRaw(&var));
@@ -300,7 +307,8 @@ namespace details {
 /* The common frame of an engine entry: the depth guard.  (Dispatch records the
  * node an error left.) */
 template <typename Engine>
-inline TVMFFIAny SMutateEnter(StructuralMutatorObj* self, AnyView value, InplaceMode mode) noexcept {
+inline TVMFFIAny SMutateEnter(StructuralMutatorObj* self, AnyView value,
+                              InplaceMode mode) noexcept {
   Engine* engine = static_cast<Engine*>(self);
   if (engine->depth_ >= kStructuralMaxDepth) return SDepthError();
   ++engine->depth_;
@@ -308,18 +316,18 @@ inline TVMFFIAny SMutateEnter(StructuralMutatorObj* self, AnyView value, Inplace
   --engine->depth_;
   return AnyUnsafe::MoveAnyToTVMFFIAny(std::move(data));
 }
-#define TVM_FFI_S_MUTATE_ENGINE_ENTRIES_(Engine)                                              \
-  template <typename>                                                                         \
+#define TVM_FFI_S_MUTATE_ENGINE_ENTRIES_(Engine)                                                \
+  template <typename>                                                                           \
   friend TVMFFIAny details::SMutateEnter(StructuralMutatorObj*, AnyView, InplaceMode) noexcept; \
-  friend class StructuralMapEngineBase;                                                       \
-  static TVMFFIAny RawMutate(StructuralMutatorObj* self, AnyView value) noexcept {            \
-    return details::SMutateEnter<Engine>(self, value, InplaceMode::kDisallow);                \
-  }                                                                                           \
-  static TVMFFIAny RawMaybeInplace(StructuralMutatorObj* self, AnyView value) noexcept {      \
-    return details::SMutateEnter<Engine>(self, value, InplaceMode::kAllow);                   \
-  }                                                                                           \
-  inline static const StructuralMutatorVTable kVTable =                                       \
-      StructuralMapEngineBase::EngineVTable<Engine>();                                        \
+  friend class StructuralMapEngineBase;                                                         \
+  static TVMFFIAny RawMutate(StructuralMutatorObj* self, AnyView value) noexcept {              \
+    return details::SMutateEnter<Engine>(self, value, InplaceMode::kDisallow);                  \
+  }                                                                                             \
+  static TVMFFIAny RawMaybeInplace(StructuralMutatorObj* self, AnyView value) noexcept {        \
+    return details::SMutateEnter<Engine>(self, value, InplaceMode::kAllow);                     \
+  }                                                                                             \
+  inline static const StructuralMutatorVTable kVTable =                                         \
+      StructuralMapEngineBase::EngineVTable<Engine>();                                          \
   int depth_ = 0
 
 /*
@@ -331,7 +339,8 @@ inline TVMFFIAny SMutateEnter(StructuralMutatorObj* self, AnyView value, Inplace
  * callback failed on it, else v (as the runtime's ffi.StructuralMap does).
  */
 template <WalkOrder order, typename Default, typename Callback>
-inline Any SMapDispatch(AnyView v, InplaceMode mode, Default&& descend, Callback&& callback) noexcept {
+inline Any SMapDispatch(AnyView v, InplaceMode mode, Default&& descend,
+                        Callback&& callback) noexcept {
   Any data;
   if constexpr (order == WalkOrder::kPostOrder) {
     Any out = descend(v, mode);
@@ -352,7 +361,7 @@ inline Any SMapDispatch(AnyView v, InplaceMode mode, Default&& descend, Callback
       AnyView target = unchanged ? v : AnyView(data);
       bool keep = unchanged || data.same_as(Any(v)) || SIsUnique(target);
       out = descend(target, mode == InplaceMode::kAllow && keep ? InplaceMode::kAllow
-                                                                  : InplaceMode::kDisallow);
+                                                                : InplaceMode::kDisallow);
       if (out.type_index() == kTVMFFIUnchanged) out = std::move(data);
     } else {
       out = std::move(data);
@@ -496,7 +505,8 @@ Expected<Any> StructuralMapExpected(Any root, Callbacks&&... callbacks) {
 }
 template <WalkOrder order, typename... Callbacks>
 Any StructuralMap(Any root, Callbacks&&... callbacks) {
-  return StructuralMapExpected<order>(std::move(root), std::forward<Callbacks>(callbacks)...).value();
+  return StructuralMapExpected<order>(std::move(root), std::forward<Callbacks>(callbacks)...)
+      .value();
 }
 
 namespace details {
@@ -504,13 +514,15 @@ namespace details {
  * written as Expected<UnchangedOr<Any>> Hook(StructuralMutatorObj*, AnyView) noexcept. */
 template <auto Hook>
 inline TVMFFIAny StructuralMutateHookThunk(StructuralMutatorObj* self, AnyView value) noexcept {
-  return AnyUnsafe::MoveAnyToTVMFFIAny(SCatchToData([&]() { return SResultData(Hook(self, value)); }));
+  return AnyUnsafe::MoveAnyToTVMFFIAny(
+      SCatchToData([&]() { return SResultData(Hook(self, value)); }));
 }
 /* The value of a mutate result as a `Type` (UnchangedOr<U> or a plain type), strictly. */
 template <typename Type, typename R>
 inline Expected<Type> SMutateResultAs(R&& result) {
   Any data = SResultData(std::forward<R>(result));
-  if (data.type_index() == kTVMFFIError) return AnyUnsafe::MoveFromAnyAfterCheck<Error>(std::move(data));
+  if (data.type_index() == kTVMFFIError)
+    return AnyUnsafe::MoveFromAnyAfterCheck<Error>(std::move(data));
   if (!AnyUnsafe::CheckAnyStrict<Type>(data)) {
     return Error("TypeError",
                  "structural mutate: a result of type `" + data.GetTypeKey() +
@@ -542,25 +554,26 @@ struct NativeHook<Fn, std::enable_if_t<std::is_same_v<
  * \brief Declares `Name` of `Type` from a mutate result (an Expected, a value, ...),
  * returning its error, or a TypeError when the value is not a `Type`.
  */
-#define TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(Type, Name, ResultExpr)                            \
-  TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(TVM_FFI_STR_CONCAT(tvm_ffi_mutate_, __COUNTER__), \
-                                          Type, Name, ResultExpr)
-#define TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(Result, Type, Name, ResultExpr)        \
-  auto Result = ::tvm::ffi::details::SMutateResultAs<Type>(ResultExpr);                \
-  if (Result.is_err()) return ::tvm::ffi::Unexpected<::tvm::ffi::Error>(std::move(Result).error()); \
+#define TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(Type, Name, ResultExpr)                                 \
+  TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(TVM_FFI_STR_CONCAT(tvm_ffi_mutate_, __COUNTER__), Type, \
+                                          Name, ResultExpr)
+#define TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(Result, Type, Name, ResultExpr)  \
+  auto Result = ::tvm::ffi::details::SMutateResultAs<Type>(ResultExpr);          \
+  if (Result.is_err())                                                           \
+    return ::tvm::ffi::Unexpected<::tvm::ffi::Error>(std::move(Result).error()); \
   Type Name = std::move(Result).value()
 
 /*!
  * \brief As TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN, for a success value the caller
  *  guarantees to be a `Type`: it is moved out with no type check.
  */
-#define TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN(Type, Name, ResultExpr)                  \
-  TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(                                         \
-      TVM_FFI_STR_CONCAT(tvm_ffi_mutate_, __COUNTER__), Type, Name, ResultExpr)
+#define TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN(Type, Name, ResultExpr)                           \
+  TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(TVM_FFI_STR_CONCAT(tvm_ffi_mutate_, __COUNTER__), \
+                                                 Type, Name, ResultExpr)
 #define TVM_FFI_UNSAFE_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(Result, Type, Name, ResultExpr) \
   auto Result = (ResultExpr);                                                          \
   if (Result.is_err()) return std::move(Result).error();                               \
-  Type Name = ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(              \
+  Type Name = ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(             \
       ::tvm::ffi::details::ExpectedUnsafe::GetData(Result))
 
 namespace type_attr {

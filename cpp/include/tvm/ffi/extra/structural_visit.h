@@ -46,7 +46,8 @@ class VisitInterruptObj : public Object {
 class VisitInterrupt : public ObjectRef {
  public:
   VisitInterrupt() : VisitInterrupt(Any(nullptr)) {}
-  explicit VisitInterrupt(Any value) : ObjectRef(make_object<VisitInterruptObj>(std::move(value))) {}
+  explicit VisitInterrupt(Any value)
+      : ObjectRef(make_object<VisitInterruptObj>(std::move(value))) {}
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitInterrupt, ObjectRef, VisitInterruptObj);
 };
 
@@ -144,7 +145,8 @@ class StructuralVisitorObj : public details::StructuralEngineObj<StructuralVisit
   using VisitorObjType = StructuralVisitorObj;
   using Result = Expected<Optional<VisitInterrupt>>;
 
-  explicit StructuralVisitorObj(const StructuralVisitorVTable* vtable) : StructuralEngineObj(vtable) {}
+  explicit StructuralVisitorObj(const StructuralVisitorVTable* vtable)
+      : StructuralEngineObj(vtable) {}
 
   /*! \brief Visits a value through this visitor (its callbacks, then its descent). */
   Result VisitExpected(AnyView value) noexcept {
@@ -338,12 +340,12 @@ struct NativeHook<Fn, std::enable_if_t<std::is_same_v<
 }  // namespace reflection
 
 /*! \brief Returns from the enclosing hook when a visit result is an interrupt or an error. */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                         \
-  do {                                                                                     \
-    auto&& tvm_ffi_visit_result_ = (Result);                                               \
-    if (::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_visit_result_)) {      \
-      return ::std::move(tvm_ffi_visit_result_);                                           \
-    }                                                                                      \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                    \
+  do {                                                                                \
+    auto&& tvm_ffi_visit_result_ = (Result);                                          \
+    if (::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_visit_result_)) { \
+      return ::std::move(tvm_ffi_visit_result_);                                      \
+    }                                                                                 \
   } while (0)
 
 namespace type_attr {

@@ -67,8 +67,7 @@ class VisitErrorContext : public ObjectRef {
       const ObjectRef& root, const VisitErrorContext& visit_context,
       bool allow_prefix_match = false);
 
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef,
-                                                VisitErrorContextObj);
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef, VisitErrorContextObj);
 };
 
 #ifdef TVM_FFI_EXTRA_CXX_INLINE_BODIES
@@ -148,24 +147,24 @@ TVM_FFI_NS_END
 /*! \brief Opens the part of a visit whose errors record `node` (closed by TVM_FFI_VISIT_END). */
 #define TVM_FFI_VISIT_BEGIN() try {
 /*! \brief Closes TVM_FFI_VISIT_BEGIN: an Error records `node`, then propagates. */
-#define TVM_FFI_VISIT_END(node)                                                   \
-  }                                                                               \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_error_) {                              \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_error_, (node));   \
-    throw;                                                                        \
+#define TVM_FFI_VISIT_END(node)                                                 \
+  }                                                                             \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_error_) {                            \
+    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_error_, (node)); \
+    throw;                                                                      \
   }
 /*! \brief As TVM_FFI_VISIT_END, returning the Error as an Unexpected instead. */
-#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                                   \
-  }                                                                               \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_error_) {                              \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_error_, (node));   \
-    return ::tvm::ffi::Unexpected(tvm_ffi_visit_error_);                          \
+#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                                 \
+  }                                                                             \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_error_) {                            \
+    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_error_, (node)); \
+    return ::tvm::ffi::Unexpected(tvm_ffi_visit_error_);                        \
   }
 /*! \brief Throws ErrorKind << message with a visit context already recording `node`. */
-#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                           \
-  ::tvm::ffi::details::VisitErrorBuilder(                                              \
-      #ErrorKind, TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0),            \
-      ::tvm::ffi::details::MakeVisitErrorContext(node))                                \
+#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                                       \
+  ::tvm::ffi::details::VisitErrorBuilder(#ErrorKind,                                               \
+                                         TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0), \
+                                         ::tvm::ffi::details::MakeVisitErrorContext(node))         \
       .stream()
 
 #endif  // TVM_FFI_EXTRA_VISIT_ERROR_CONTEXT_H_

@@ -28,8 +28,7 @@
 TVM_FFI_NS_BEGIN
 namespace reflection {
 
-template <typename EnumClsObj,
-          typename = std::enable_if_t<std::is_base_of_v<EnumObj, EnumClsObj>>>
+template <typename EnumClsObj, typename = std::enable_if_t<std::is_base_of_v<EnumObj, EnumClsObj>>>
 class EnumDef {
  public:
   /*! \brief Whether the class has a member whose string index is `name`. */
@@ -39,8 +38,7 @@ class EnumDef {
   }
 
   /*! \brief Defines member `str_index`, numbered after the members already defined. */
-  explicit EnumDef(const char* str_index)
-      : type_index_(EnumClsObj::_GetOrAllocRuntimeTypeIndex()) {
+  explicit EnumDef(const char* str_index) : type_index_(EnumClsObj::_GetOrAllocRuntimeTypeIndex()) {
     static_assert(!std::is_base_of_v<IntEnumObj, EnumClsObj>,
                   "an IntEnum member needs its integer index: EnumDef(name, value)");
     EnumState state = EnsureState();
@@ -82,10 +80,9 @@ class EnumDef {
     AnyView value = TypeAttrColumn(::tvm::ffi::type_attr::kEnumState)[type_index];
     if (value == nullptr) return nullptr;
     if (const EnumStateObj* state = value.as<EnumStateObj>()) return state;
-    TVM_FFI_THROW(TypeError) << "the " << ::tvm::ffi::type_attr::kEnumState.name << " attribute of `"
-                             << TypeIndexToTypeKey(type_index) << "` must be `"
-                             << EnumStateObj::_type_key << "`, got `" << value.GetTypeKey()
-                             << "`";
+    TVM_FFI_THROW(TypeError) << "the " << ::tvm::ffi::type_attr::kEnumState.name
+                             << " attribute of `" << TypeIndexToTypeKey(type_index) << "` must be `"
+                             << EnumStateObj::_type_key << "`, got `" << value.GetTypeKey() << "`";
     TVM_FFI_UNREACHABLE();
   }
 

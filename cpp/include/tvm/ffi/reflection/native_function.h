@@ -218,9 +218,7 @@ class NativeFunction<R(Args...)> {
   R operator()(Args... args) const { return view()(std::forward<Args>(args)...); }
 
  private:
-  View view() const {
-    return View(UnsafeInit{}, *::tvm::ffi::details::AnyUnsafe::GetRaw(&data_));
-  }
+  View view() const { return View(UnsafeInit{}, *::tvm::ffi::details::AnyUnsafe::GetRaw(&data_)); }
 
   template <typename, typename>
   friend struct ::tvm::ffi::TypeTraits;

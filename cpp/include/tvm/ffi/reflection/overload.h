@@ -93,8 +93,8 @@ class OverloadObjectDef : public ObjectDef<Class> {
   template <typename F, typename... Extra>
   OverloadObjectDef& def(const char* name, F f, Extra&&... extra) {
     using Params = typename ::tvm::ffi::details::FuncTraits<F>::ArgsList;
-    Add(name, false, 1, &details::OverloadMatch<Params>::Match,
-        details::AdaptMethod(std::move(f)), std::forward<Extra>(extra)...);
+    Add(name, false, 1, &details::OverloadMatch<Params>::Match, details::AdaptMethod(std::move(f)),
+        std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename F, typename... Extra>

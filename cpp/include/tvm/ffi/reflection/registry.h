@@ -113,8 +113,10 @@ struct Extras {
     default_is_factory = true;
   }
   void Add(const AttachFieldFlag& f) {
-    if (f.set) flags_set |= f.flag;
-    else flags_clear |= f.flag;
+    if (f.set)
+      flags_set |= f.flag;
+    else
+      flags_clear |= f.flag;
   }
   template <typename... A>
   void Add(const init<A...>& i) {
@@ -123,7 +125,8 @@ struct Extras {
   /* {"type_schema":"..."} plus user metadata. */
   std::string MetadataJSON(const std::string& schema) const {
     std::string out = "{";
-    if (!schema.empty()) out += "\"type_schema\":" + std::string(EscapeStringJSON(String(schema)).view());
+    if (!schema.empty())
+      out += "\"type_schema\":" + std::string(EscapeStringJSON(String(schema)).view());
     if (!metadata.empty()) out += schema.empty() ? metadata.substr(1) : metadata;
     return out + "}";
   }
@@ -155,7 +158,8 @@ struct MethodAdapter {
 template <typename C, typename R, typename... Args>
 inline auto AdaptMethod(R (C::*f)(Args...) const) {
   if constexpr (std::is_base_of_v<Object, C>) {
-    return [f](const C* self, Args... args) -> R { return (self->*f)(std::forward<Args>(args)...); };
+    return
+        [f](const C* self, Args... args) -> R { return (self->*f)(std::forward<Args>(args)...); };
   } else {
     return [f](C self, Args... args) -> R { return (self.*f)(std::forward<Args>(args)...); };
   }
@@ -196,13 +200,17 @@ int FieldSetter(void* field, const TVMFFIAny* value) {
 /* Schema and static type index of a field type (Any has no TypeTraits). */
 template <typename T>
 std::string FieldSchema() {
-  if constexpr (std::is_same_v<T, Any>) return ::tvm::ffi::details::SchemaOf("Any");
-  else return TypeTraits<T>::TypeSchema();
+  if constexpr (std::is_same_v<T, Any>)
+    return ::tvm::ffi::details::SchemaOf("Any");
+  else
+    return TypeTraits<T>::TypeSchema();
 }
 template <typename T>
 constexpr int32_t FieldStaticTypeIndex() {
-  if constexpr (std::is_same_v<T, Any>) return kTVMFFIAny;
-  else return TypeTraits<T>::field_static_type_index;
+  if constexpr (std::is_same_v<T, Any>)
+    return kTVMFFIAny;
+  else
+    return TypeTraits<T>::field_static_type_index;
 }
 /* A class reflection can make empty: default-constructible, or constructible
  * from UnsafeInit (fields left for the setters to fill). */
@@ -227,11 +235,10 @@ int ObjectCreator(TVMFFIObjectHandle* out) {
 
 /*! \brief Offset of a field measured from the object header. */
 template <typename Class, typename T>
-inline int64_t GetFieldByteOffsetToObject(T Class::*field) {
+inline int64_t GetFieldByteOffsetToObject(T Class::* field) {
   alignas(Class) static char storage[sizeof(Class)];  // never constructed: address arithmetic only
   Class* p = reinterpret_cast<Class*>(storage);
-  return reinterpret_cast<char*>(&(p->*field)) -
-         reinterpret_cast<char*>(static_cast<Object*>(p));
+  return reinterpret_cast<char*>(&(p->*field)) - reinterpret_cast<char*>(static_cast<Object*>(p));
 }
 
 /*! \brief Registers global functions; use as a temporary and chain calls. */
@@ -328,12 +335,12 @@ class ObjectDef {
   }
 
   template <typename T, typename Base, typename... Extra>
-  ObjectDef& def_ro(const char* name, T Base::*field, Extra&&... extra) {
+  ObjectDef& def_ro(const char* name, T Base::* field, Extra&&... extra) {
     RegisterField(name, field, false, std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename T, typename Base, typename... Extra>
-  ObjectDef& def_rw(const char* name, T Base::*field, Extra&&... extra) {
+  ObjectDef& def_rw(const char* name, T Base::* field, Extra&&... extra) {
     static_assert(Class::_type_mutable, "def_rw requires _type_mutable = true");
     RegisterField(name, field, true, std::forward<Extra>(extra)...);
     return *this;
@@ -380,7 +387,7 @@ class ObjectDef {
 
  private:
   template <typename T, typename Base, typename... Extra>
-  void RegisterField(const char* name, T Base::*field, bool writable, Extra&&... extra) {
+  void RegisterField(const char* name, T Base::* field, bool writable, Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
     details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
     std::string n = name, meta = e.MetadataJSON(details::FieldSchema<T>());
@@ -408,8 +415,7 @@ class ObjectDef {
   void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
     std::string full = std::string(Class::_type_key) + "." + name;
     RegisterMethodAs(name, is_static, Function::FromTyped(std::move(f), full),
-                     ::tvm::ffi::details::FuncTraitsOf<F>::Schema(),
-                     std::forward<Extra>(extra)...);
+                     ::tvm::ffi::details::FuncTraitsOf<F>::Schema(), std::forward<Extra>(extra)...);
   }
 
  protected:
@@ -511,15 +517,25 @@ namespace details {
 template <typename... Prefix>
 struct OverloadCast {
   template <typename R>
-  constexpr auto operator()(R (*f)(Prefix...)) const noexcept { return f; }
+  constexpr auto operator()(R (*f)(Prefix...)) const noexcept {
+    return f;
+  }
   template <typename R, typename... Rest>
-  constexpr auto operator()(R (*f)(Prefix..., Rest...)) const noexcept { return f; }
+  constexpr auto operator()(R (*f)(Prefix..., Rest...)) const noexcept {
+    return f;
+  }
   template <typename R, typename C>
-  constexpr auto operator()(R (C::*f)(Prefix...)) const noexcept { return f; }
+  constexpr auto operator()(R (C::*f)(Prefix...)) const noexcept {
+    return f;
+  }
   template <typename R, typename C, typename... Rest>
-  constexpr auto operator()(R (C::*f)(Prefix..., Rest...)) const noexcept { return f; }
+  constexpr auto operator()(R (C::*f)(Prefix..., Rest...)) const noexcept {
+    return f;
+  }
   template <typename R, typename C>
-  constexpr auto operator()(R (C::*f)(Prefix...) const, ConstTag) const noexcept { return f; }
+  constexpr auto operator()(R (C::*f)(Prefix...) const, ConstTag) const noexcept {
+    return f;
+  }
   template <typename R, typename C, typename... Rest>
   constexpr auto operator()(R (C::*f)(Prefix..., Rest...) const, ConstTag) const noexcept {
     return f;

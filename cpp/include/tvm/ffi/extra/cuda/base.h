@@ -10,15 +10,15 @@
 #include <tvm/ffi/error.h>
 
 /* Throws RuntimeError "CUDA Runtime Error: <name> (<code>): <string>" when stmt fails. */
-#define TVM_FFI_CHECK_CUDA_ERROR(stmt)                                                     \
-  do {                                                                                     \
-    cudaError_t __tvm_ffi_cuda_err = (stmt);                                               \
-    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_cuda_err != cudaSuccess)) {                        \
-      TVM_FFI_THROW(RuntimeError) << "CUDA Runtime Error: "                                \
-                                  << cudaGetErrorName(__tvm_ffi_cuda_err) << " ("          \
-                                  << static_cast<int>(__tvm_ffi_cuda_err)                  \
-                                  << "): " << cudaGetErrorString(__tvm_ffi_cuda_err);      \
-    }                                                                                      \
+#define TVM_FFI_CHECK_CUDA_ERROR(stmt)                                                \
+  do {                                                                                \
+    cudaError_t __tvm_ffi_cuda_err = (stmt);                                          \
+    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_cuda_err != cudaSuccess)) {                   \
+      TVM_FFI_THROW(RuntimeError) << "CUDA Runtime Error: "                           \
+                                  << cudaGetErrorName(__tvm_ffi_cuda_err) << " ("     \
+                                  << static_cast<int>(__tvm_ffi_cuda_err)             \
+                                  << "): " << cudaGetErrorString(__tvm_ffi_cuda_err); \
+    }                                                                                 \
   } while (0)
 
 TVM_FFI_NS_BEGIN

@@ -142,21 +142,21 @@ TVM_FFI_NS_END
 
 /* Declares the image embedded under `name` and EmbedCubinModule_<name>::Global(), which
  * loads it on first use (thread-safe, as any function-local static). */
-#define TVM_FFI_EMBED_CUBIN(name)                                  \
-  extern "C" const char __tvm_ffi__cubin_##name[];                 \
-  extern "C" const char __tvm_ffi__cubin_##name##_end[];           \
+#define TVM_FFI_EMBED_CUBIN(name)                        \
+  extern "C" const char __tvm_ffi__cubin_##name[];       \
+  extern "C" const char __tvm_ffi__cubin_##name##_end[]; \
   TVM_FFI_EMBED_CUBIN_FROM_BYTES(name, __tvm_ffi__cubin_##name)
 
 /* As TVM_FFI_EMBED_CUBIN, for an image the program holds itself (an array, ffi::Bytes). */
-#define TVM_FFI_EMBED_CUBIN_FROM_BYTES(name, image)                \
-  namespace {                                                      \
-  struct EmbedCubinModule_##name {                                 \
-    ::tvm::ffi::CubinModule mod{image};                            \
-    static EmbedCubinModule_##name* Global() {                     \
-      static EmbedCubinModule_##name the_module;                   \
-      return &the_module;                                          \
-    }                                                              \
-  };                                                               \
+#define TVM_FFI_EMBED_CUBIN_FROM_BYTES(name, image) \
+  namespace {                                       \
+  struct EmbedCubinModule_##name {                  \
+    ::tvm::ffi::CubinModule mod{image};             \
+    static EmbedCubinModule_##name* Global() {      \
+      static EmbedCubinModule_##name the_module;    \
+      return &the_module;                           \
+    }                                               \
+  };                                                \
   } /* namespace */
 
 /* The kernel `kernel_name` of the module embedded under `name` (a CubinKernel). */

@@ -137,8 +137,8 @@ inline ResultType SetKernelMaxDynamicSharedMem(KernelHandle kernel, int bytes,
   return cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, kernel,
                               device);
 #else
-  return cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         bytes, device);
+  return cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes,
+                                         device);
 #endif
 }
 
@@ -213,17 +213,17 @@ TVM_FFI_NS_END
 
 /* Throws RuntimeError "CUDA Error: <name> (<code>): <description>" when stmt (a
  * cuda_api::ResultType) is not success. */
-#define TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(stmt)                                    \
-  do {                                                                                   \
-    ::tvm::ffi::cuda_api::ResultType __tvm_ffi_cu_err = (stmt);                          \
-    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_cu_err != ::tvm::ffi::cuda_api::kSuccess)) {     \
-      const char *__tvm_ffi_cu_name, *__tvm_ffi_cu_str;                                  \
-      ::tvm::ffi::cuda_api::GetErrorString(__tvm_ffi_cu_err, &__tvm_ffi_cu_name,         \
-                                           &__tvm_ffi_cu_str);                           \
-      TVM_FFI_THROW(RuntimeError) << "CUDA Error: " << __tvm_ffi_cu_name << " ("         \
-                                  << static_cast<int>(__tvm_ffi_cu_err)                  \
-                                  << "): " << __tvm_ffi_cu_str;                          \
-    }                                                                                    \
+#define TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(stmt)                                \
+  do {                                                                               \
+    ::tvm::ffi::cuda_api::ResultType __tvm_ffi_cu_err = (stmt);                      \
+    if (TVM_FFI_PREDICT_FALSE(__tvm_ffi_cu_err != ::tvm::ffi::cuda_api::kSuccess)) { \
+      const char *__tvm_ffi_cu_name, *__tvm_ffi_cu_str;                              \
+      ::tvm::ffi::cuda_api::GetErrorString(__tvm_ffi_cu_err, &__tvm_ffi_cu_name,     \
+                                           &__tvm_ffi_cu_str);                       \
+      TVM_FFI_THROW(RuntimeError) << "CUDA Error: " << __tvm_ffi_cu_name << " ("     \
+                                  << static_cast<int>(__tvm_ffi_cu_err)              \
+                                  << "): " << __tvm_ffi_cu_str;                      \
+    }                                                                                \
   } while (0)
 
 #endif  // TVM_FFI_EXTRA_CUDA_INTERNAL_UNIFIED_API_H_
