@@ -25,10 +25,13 @@ from ._loader import ffi, lib
 
 ERROR_NAME_TO_TYPE = {}
 ERROR_TYPE_TO_NAME = {}
-# OverflowError (a callback result too large for its slot), KeyboardInterrupt and SystemExit
-# too: Ctrl-C or sys.exit() in a callback must reach the caller as itself, not a RuntimeError
+# The BaseExceptions that are not Exceptions: Ctrl-C, sys.exit() or a generator's close() in a
+# callback must reach the caller as themselves (subclasses as their base), never as a
+# RuntimeError that `except Exception` would swallow.
+_NOT_EXCEPTIONS = (KeyboardInterrupt, SystemExit, GeneratorExit)
+# OverflowError: a callback result too large for its slot
 for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
-             AssertionError, MemoryError, OverflowError, KeyboardInterrupt, SystemExit):
+             AssertionError, MemoryError, OverflowError) + _NOT_EXCEPTIONS:
     ERROR_NAME_TO_TYPE[_cls.__name__] = _cls
     ERROR_TYPE_TO_NAME[_cls] = _cls.__name__
 
@@ -342,7 +345,6 @@ def _exc_to_error(exc, append_native=True):
         existing.update_backtrace(text)
         return existing
     kind = ERROR_TYPE_TO_NAME.get(type(exc))
-    if kind is None:  # a subclass of Ctrl-C or sys.exit() must not become a catchable RuntimeError
-        kind = next((c.__name__ for c in (KeyboardInterrupt, SystemExit) if isinstance(exc, c)),
-                    "RuntimeError")
+    if kind is None:  # a subclass of _NOT_EXCEPTIONS must not become a catchable RuntimeError
+        kind = next((c.__name__ for c in _NOT_EXCEPTIONS if isinstance(exc, c)), "RuntimeError")
     return Error(kind, _exc_message(exc), text)

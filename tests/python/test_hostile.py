@@ -226,7 +226,14 @@ def test_system_exit_in_callback_keeps_its_code(code):
         assert type(exc) is SystemExit and exc.code == code
 
 
-@pytest.mark.parametrize("base,args", [(KeyboardInterrupt, ()), (SystemExit, (4,))])
+def test_generator_exit_in_callback_propagates():
+    for exc in _call_both_ways(_raising(GeneratorExit("closed"))):
+        assert type(exc) is GeneratorExit and not isinstance(exc, Exception)
+
+
+@pytest.mark.parametrize(
+    "base,args", [(KeyboardInterrupt, ()), (SystemExit, (4,)), (GeneratorExit, ())]
+)
 def test_subclass_of_interrupt_or_exit_stays_uncatchable_by_except_exception(base, args):
     sub = type("My" + base.__name__, (base,), {})
     for exc in _call_both_ways(_raising(sub(*args))):
