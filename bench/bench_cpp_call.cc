@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
   volatile int64_t sink = 0;
 
   ffi::Function typed0 = ffi::Function::FromTyped([]() -> int64_t { return 1; });
-  ffi::Function typed3 =
-      ffi::Function::FromTyped([](int64_t a, int64_t b, int64_t c) -> int64_t { return a + b + c; });
+  ffi::Function typed3 = ffi::Function::FromTyped(
+      [](int64_t a, int64_t b, int64_t c) -> int64_t { return a + b + c; });
   ffi::TypedFunction<int64_t(int64_t, int64_t, int64_t)> typed3t = typed3;
   TVMFFIObjectHandle cfunc = nullptr;
   if (TVMFFIFunctionCreate(nullptr, bench_c_sum, nullptr, &cfunc) != 0) return 1;
@@ -93,15 +93,18 @@ int main(int argc, char** argv) {
   double abi0 = abi_call(typed0, 0), abi3 = abi_call(typed3, 3);
   // 4. a C function called from C++ through Function (C++ caller, C callee)
   ffi::Function cwrapped = ffi::Function::FromExternC(nullptr, bench_c_sum, nullptr);
-  double cw3 = NsPerCall([&](int64_t i) { sink = sink + cwrapped(i, 2, 3).cast<int64_t>(); }, iters);
+  double cw3 =
+      NsPerCall([&](int64_t i) { sink = sink + cwrapped(i, 2, 3).cast<int64_t>(); }, iters);
   TVMFFIObjectDecRef(cfunc);
 
-  std::printf("ns per call (%lld iterations each, lower is better)\n", static_cast<long long>(iters));
+  std::printf("ns per call (%lld iterations each, lower is better)\n",
+              static_cast<long long>(iters));
   std::printf("  %-58s %8s %8s\n", "", "0 args", "3 args");
   std::printf("  %-58s %8.1f %8.1f\n", "hand-written C callee via TVMFFIFunctionCall", c0, c3);
   std::printf("  %-58s %8.1f %8.1f\n", "typed C++ function via Function::operator()", cpp0, cpp3);
   std::printf("  %-58s %8s %8.1f\n", "typed C++ function via TypedFunction<R(A...)>", "-", cpp3t);
-  std::printf("  %-58s %8.1f %8.1f\n", "typed C++ function via TVMFFIFunctionCall (C caller)", abi0, abi3);
+  std::printf("  %-58s %8.1f %8.1f\n", "typed C++ function via TVMFFIFunctionCall (C caller)", abi0,
+              abi3);
   std::printf("  %-58s %8s %8.1f\n", "hand-written C callee via Function::operator()", "-", cw3);
   return sink == 42 ? 2 : 0;
 }

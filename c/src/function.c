@@ -80,16 +80,14 @@ __attribute__((aligned(32))) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVM
                                                     int32_t num_args, TVMFFIAny* result) {
   /* Both checks fall through on the hot path; the messages live out of line.
    * Upstream has neither; why they stay: README, Benchmarks. */
-  if (TVMFFI__UNLIKELY(func == NULL ||
-                       ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
+  if (TVMFFI__UNLIKELY(func == NULL || ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
     return function_call_misuse(func);
   return TVMFFIFunctionGetCellPtr(func)->safe_call(func, args, num_args, result);
 }
 #else
 __attribute__((noinline)) int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args,
                                                  int32_t num_args, TVMFFIAny* result) {
-  if (TVMFFI__UNLIKELY(func == NULL ||
-                       ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
+  if (TVMFFI__UNLIKELY(func == NULL || ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
     return function_call_misuse(func);
   int rc = TVMFFIFunctionGetCellPtr(func)->safe_call(func, args, num_args, result);
   __asm__ volatile("" ::: "memory"); /* keeps the call from being a tail call */
@@ -283,9 +281,9 @@ static int reserve_locked(void) {
 
 /* Registers `func` (borrowed) with copies of the strings. `causes` is
  * appended to the duplicate-name message. */
-static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func,
-                        const TVMFFIByteArray* doc, const TVMFFIByteArray* metadata, int64_t flags,
-                        int allow_override, const char* causes) {
+static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func, const TVMFFIByteArray* doc,
+                        const TVMFFIByteArray* metadata, int64_t flags, int allow_override,
+                        const char* causes) {
   gentry* e = calloc(1, sizeof(gentry));
   if (e == NULL) return tvmffi__raise_oom();
   e->name.data = dup_bytes(name->data, name->size);
@@ -331,13 +329,22 @@ static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func,
      * in the listing order. */
     e->prev = old->prev;
     e->next = old->next;
-    if (e->prev) e->prev->next = e; else g_head = e;
-    if (e->next) e->next->prev = e; else g_tail = e;
+    if (e->prev)
+      e->prev->next = e;
+    else
+      g_head = e;
+    if (e->next)
+      e->next->prev = e;
+    else
+      g_tail = e;
     __atomic_store_n(slot, e, __ATOMIC_SEQ_CST);
     wait_for_readers();
   } else {
     e->prev = g_tail;
-    if (g_tail) g_tail->next = e; else g_head = e;
+    if (g_tail)
+      g_tail->next = e;
+    else
+      g_head = e;
     g_tail = e;
     if (*free_slot == NULL) g_table->used++;
     __atomic_store_n(free_slot, e, __ATOMIC_SEQ_CST);
@@ -356,8 +363,14 @@ static int registry_remove(const char* name, size_t n) {
   gentry** slot = g_table ? probe(g_table, name, n, hash, &e, NULL) : NULL;
   if (slot != NULL) {
     __atomic_store_n(slot, TOMBSTONE, __ATOMIC_SEQ_CST);
-    if (e->prev) e->prev->next = e->next; else g_head = e->next;
-    if (e->next) e->next->prev = e->prev; else g_tail = e->prev;
+    if (e->prev)
+      e->prev->next = e->next;
+    else
+      g_head = e->next;
+    if (e->next)
+      e->next->prev = e->prev;
+    else
+      g_tail = e->prev;
     g_count--;
     wait_for_readers();
   }
@@ -412,8 +425,7 @@ static int check_name(const char* what, const TVMFFIByteArray* name) {
   return 0;
 }
 
-int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
-                            int allow_override) {
+int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f, int allow_override) {
   ensure_init();
   if (check_name("TVMFFIFunctionSetGlobal", name) ||
       check_function("TVMFFIFunctionSetGlobal", (TVMFFIObject*)f))
@@ -422,8 +434,7 @@ int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
                       allow_override, NULL);
 }
 
-int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
-                                          int allow_override) {
+int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info, int allow_override) {
   ensure_init();
   if (method_info == NULL)
     return tvmffi__raise("ValueError", "TVMFFIFunctionSetGlobalFromMethodInfo: info is NULL");
@@ -519,8 +530,8 @@ void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIByteArray d = {doc, doc ? strlen(doc) : 0};
   TVMFFIByteArray m = {meta.data, meta.size};
-  if (registry_set(&n, (TVMFFIObject*)f, &d, &m, kTVMFFIFieldFlagBitMaskIsStaticMethod, 0,
-                   NULL) != 0) {
+  if (registry_set(&n, (TVMFFIObject*)f, &d, &m, kTVMFFIFieldFlagBitMaskIsStaticMethod, 0, NULL) !=
+      0) {
     TVMFFIObjectHandle err = NULL;
     TVMFFIErrorMoveFromRaised(&err);
     TVMFFIErrorCell* c = err ? TVMFFIErrorGetCellPtr(err) : NULL;
@@ -539,8 +550,7 @@ typedef struct {
   TVMFFIByteArray names[]; /* each points into one block after the array */
 } name_snapshot;
 
-static int names_functor(void* self, const TVMFFIAny* args, int32_t num_args,
-                         TVMFFIAny* result) {
+static int names_functor(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   static const char* sig = "ffi.FunctionListGlobalNamesFunctor.functor(0: int) -> Any";
   name_snapshot* s = (name_snapshot*)self;
   int64_t i;
@@ -627,8 +637,7 @@ static int arg_ptr(const char* sig, const TVMFFIAny* args, int32_t i, void** out
 }
 
 static int g_from_extern_c(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
-  static const char* sig =
-      "ffi.FunctionFromExternC(0: void*, 1: void*, 2: void*) -> ffi.Function";
+  static const char* sig = "ffi.FunctionFromExternC(0: void*, 1: void*, 2: void*) -> ffi.Function";
   void *self, *call, *deleter;
   (void)h;
   if (tvmffi__args_count(sig, num_args, 3) || arg_ptr(sig, args, 0, &self) ||
@@ -745,9 +754,10 @@ void tvmffi__function_globals_init(void) {
   tvmffi__register_global("ffi.GetGlobalFuncMetadata", g_get_metadata,
                           "Metadata JSON of a global function (empty when none).",
                           FN_SCHEMA(T("ffi.String") "," T("ffi.String")));
-  tvmffi__register_global("ffi.FunctionFromExternC", g_from_extern_c,
-                          "Wraps (self, safe_call, deleter) C pointers into a Function.",
-                          FN_SCHEMA(T("ffi.Function") "," T("void*") "," T("void*") "," T("void*")));
+  tvmffi__register_global(
+      "ffi.FunctionFromExternC", g_from_extern_c,
+      "Wraps (self, safe_call, deleter) C pointers into a Function.",
+      FN_SCHEMA(T("ffi.Function") "," T("void*") "," T("void*") "," T("void*")));
   tvmffi__register_global("ffi.String", g_string, "Converts to an owned String.",
                           FN_SCHEMA(T("ffi.String") "," T("ffi.String")));
   tvmffi__register_global("ffi.Bytes", g_bytes, "Converts to an owned Bytes.",

@@ -273,7 +273,8 @@ void tvmffi__module_globals_init(void);    /* module.c: loaders, ffi.Module* */
  * the core's only reference to c/src/extra. */
 void tvmffi__extra_globals_init(void);
 /* The extras' services the other extras use (the core calls none of them). */
-void tvmffi__make_object_globals_init(void); /* extra/make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
+void tvmffi__make_object_globals_init(
+    void); /* extra/make_object.c: MakeObjectFromPackedArgs, _RegisterFFIInit */
 /* extra/make_object.c: a new object of type t from its creator or `__ffi_new__` attribute (NULL
  * after raising TypeError "<who>: type `K` cannot be created by reflection ..." or the
  * creator's error), and the raw setter call of a reflected field (C setter or Function). */
@@ -282,6 +283,7 @@ int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFF
 /* extra/make_object.c: a field left out -- its default (value, or factory result) when it has one,
  * else TypeError "<who>: missing required field `F` of `K`".  0/-1. */
 int tvmffi__field_set_missing(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj);
-void tvmffi__pyclass_globals_init(void); /* extra/pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
+void tvmffi__pyclass_globals_init(
+    void); /* extra/pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -160,8 +160,7 @@ static void opaque_deleter(void* self, int flags) {
 }
 
 TVM_FFI_DLL int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index,
-                                         void (*deleter)(void* handle),
-                                         TVMFFIObjectHandle* out) {
+                                         void (*deleter)(void* handle), TVMFFIObjectHandle* out) {
   if (type_index != kTVMFFIOpaquePyObject)
     return tvmffi__raise("RuntimeError",
                          "TVMFFIObjectCreateOpaque: only type index %d (ffi.OpaquePyObject) "
@@ -192,8 +191,7 @@ static void* default_allocate(size_t size, size_t alignment, int32_t type_index,
   (void)type_index;
   (void)ctx;
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-    tvmffi__raise("ValueError", "custom allocator: alignment %zu is not a power of two",
-                  alignment);
+    tvmffi__raise("ValueError", "custom allocator: alignment %zu is not a power of two", alignment);
     return NULL;
   }
   size_t prefix = alignment > DEFAULT_PREFIX ? alignment : DEFAULT_PREFIX;

@@ -72,8 +72,8 @@ static int device_type_known(int32_t dt) {
 }
 
 static int is_direct_address(int32_t dt) {
-  return dt == kDLCPU || dt == kDLCUDA || dt == kDLCUDAHost || dt == kDLROCM ||
-         dt == kDLROCMHost || dt == kDLCUDAManaged;
+  return dt == kDLCPU || dt == kDLCUDA || dt == kDLCUDAHost || dt == kDLROCM || dt == kDLROCMHost ||
+         dt == kDLCUDAManaged;
 }
 
 int tvmffi__dltensor_check(const char* fname, const DLTensor* t, int check_data) {
@@ -104,8 +104,8 @@ int tvmffi__dltensor_check(const char* fname, const DLTensor* t, int check_data)
     return tvmffi__raise("ValueError", "%s: device_id must be non-negative, got %d", fname,
                          (int)t->device.device_id);
   if (check_data && t->data == NULL && numel != 0)
-    return tvmffi__raise("ValueError", "%s: data is NULL but the tensor has %llu elements",
-                         fname, (unsigned long long)numel);
+    return tvmffi__raise("ValueError", "%s: data is NULL but the tensor has %llu elements", fname,
+                         (unsigned long long)numel);
   return 0;
 }
 
@@ -159,8 +159,7 @@ static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl)
 
 /* A tensor the fast test below rejects: tvmffi__dltensor_check names the first
  * problem (0: none after all, a zero extent made the product overflow). */
-static TVMFFI__COLD int import_recheck(const char* fname, const DLTensor* dl,
-                                       TVMFFIObject* t) {
+static TVMFFI__COLD int import_recheck(const char* fname, const DLTensor* dl, TVMFFIObject* t) {
   if (tvmffi__dltensor_check(fname, dl, 1) == 0) return 0;
   free(t);
   return -1;
@@ -175,8 +174,8 @@ static inline __attribute__((always_inline)) int tensor_import(
     int32_t require_alignment, int32_t require_contiguous, TVMFFIObjectHandle* out) {
   if (out == NULL) return tvmffi__raise("ValueError", "%s: out must not be NULL", fname);
   if (require_alignment < 0)
-    return tvmffi__raise("ValueError", "%s: require_alignment must be non-negative, got %d",
-                         fname, (int)require_alignment);
+    return tvmffi__raise("ValueError", "%s: require_alignment must be non-negative, got %d", fname,
+                         (int)require_alignment);
   int32_t ndim = dl->ndim;
   const int64_t* shape = dl->shape;
   if (TVMFFI__UNLIKELY((uint32_t)ndim > TVMFFI__TENSOR_MAX_NDIM || (ndim != 0 && shape == NULL)))

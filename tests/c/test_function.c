@@ -286,7 +286,7 @@ static int functor_has(TVMFFIObjectHandle g, const char* name) {
     TVMFFIAny s;
     CHECK_OK(functor_call(g, int_any(i), &s));
     TVMFFIByteArray b = s.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&s)
-                                                         : *TVMFFIBytesGetByteArrayPtr(s.v_obj);
+                                                        : *TVMFFIBytesGetByteArrayPtr(s.v_obj);
     if (b.size == strlen(name) && memcmp(b.data, name, b.size) == 0) found++;
     check_any_release(&s);
   }
@@ -330,10 +330,14 @@ static void test_list_names(void) {
 }
 
 static void test_core_metadata(void) {
-  static const char* names[] = {"ffi.FunctionListGlobalNamesFunctor", "ffi.FunctionRemoveGlobal",
-                                "ffi.GetGlobalFuncMetadata",          "ffi.FunctionFromExternC",
-                                "ffi.String",                         "ffi.Bytes",
-                                "ffi.GetRegisteredTypeKeys",          "ffi.GetInvalidObject",
+  static const char* names[] = {"ffi.FunctionListGlobalNamesFunctor",
+                                "ffi.FunctionRemoveGlobal",
+                                "ffi.GetGlobalFuncMetadata",
+                                "ffi.FunctionFromExternC",
+                                "ffi.String",
+                                "ffi.Bytes",
+                                "ffi.GetRegisteredTypeKeys",
+                                "ffi.GetInvalidObject",
                                 "ffi.GetKwargsObject"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
     TVMFFIAny r, nm = str_any(names[i]);
@@ -346,9 +350,10 @@ static void test_core_metadata(void) {
   }
   TVMFFIAny r, nm = str_any("ffi.GetRegisteredTypeKeys");
   CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r));
-  CHECK(strstr(TVMFFIBytesGetByteArrayPtr(r.v_obj)->data,
-               "{\\\"type\\\":\\\"ffi.Array\\\",\\\"args\\\":[{\\\"type\\\":\\\"ffi.String\\\"}]}") !=
-        NULL);
+  CHECK(
+      strstr(TVMFFIBytesGetByteArrayPtr(r.v_obj)->data,
+             "{\\\"type\\\":\\\"ffi.Array\\\",\\\"args\\\":[{\\\"type\\\":\\\"ffi.String\\\"}]}") !=
+      NULL);
   check_any_release(&r);
 }
 

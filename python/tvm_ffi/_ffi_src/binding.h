@@ -71,29 +71,29 @@ typedef struct {
   PyTypeObject* exact_tp[RULES_EXACT_MAX];
   long exact_code[RULES_EXACT_MAX];
   int n_exact;
-  PyTypeObject* int_tp;       /* int when the table packs it with RULE_INT (pack_arg's fast case) */
-  PyObject* convert_slow;     /* convert_slow(value) -> simpler value */
-  PyObject* ret_obj;          /* ret_obj(type_index, payload, api_obj) -> object */
-  PyObject* exc_to_error;     /* exc_to_error(exc, native_backtrace) -> core.Error */
-  PyObject* test_wrapper;     /* core.DLTensorTestWrapper */
-  PyObject* type_cls;         /* core._TYPE_CLS: type index -> class (read live) */
-  PyObject* wrapper_kind;     /* core._wrapper_kind(cls) -> (kind, slot offset) */
-  PyObject* release_default;  /* Py_True/Py_False: Function.release_gil of new wrappers */
-  PyObject* call_error;       /* core._call_error(pending_exc_or_None) -> exception to raise */
-  PyObject* field_error;      /* core._raised_exception() -> the raised FFI error as exception */
+  PyTypeObject* int_tp; /* int when the table packs it with RULE_INT (pack_arg's fast case) */
+  PyObject* convert_slow; /* convert_slow(value) -> simpler value */
+  PyObject* ret_obj; /* ret_obj(type_index, payload, api_obj) -> object */
+  PyObject* exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
+  PyObject* test_wrapper; /* core.DLTensorTestWrapper */
+  PyObject* type_cls; /* core._TYPE_CLS: type index -> class (read live) */
+  PyObject* wrapper_kind; /* core._wrapper_kind(cls) -> (kind, slot offset) */
+  PyObject* release_default; /* Py_True/Py_False: Function.release_gil of new wrappers */
+  PyObject* call_error; /* core._call_error(pending_exc_or_None) -> exception to raise */
+  PyObject* field_error; /* core._raised_exception() -> the raised FFI error as exception */
   /* byte offsets of __slots__ members (-1 unknown: attribute lookup instead) */
-  Py_ssize_t off_h;           /* CObject._h, the handle as a Python int */
+  Py_ssize_t off_h; /* CObject._h, the handle as a Python int */
   Py_ssize_t off_release_gil; /* Function.release_gil */
-  Py_ssize_t off_view;        /* Tensor._view */
+  Py_ssize_t off_view; /* Tensor._view */
   TVMFFIObjectHandle fn_array; /* ffi.Array (owned) */
-  TVMFFIObjectHandle fn_map;   /* ffi.Map (owned) */
-  PyObject* zero;              /* the int 0 */
-  PyObject* type_rules;        /* dict: type -> rule, filled by classify */
+  TVMFFIObjectHandle fn_map; /* ffi.Map (owned) */
+  PyObject* zero; /* the int 0 */
+  PyObject* type_rules; /* dict: type -> rule, filled by classify */
   /* interned attribute names */
   PyObject *str_h, *str_release_gil, *str_pod, *str_api, *str_tensor, *str_dlpack;
   PyObject* str_max_version;
-  int long_layout;             /* pyint.c: 0 unknown, 1 or 2 */
-  volatile int finalizing;     /* after atexit: deleters leak instead of touching Python */
+  int long_layout; /* pyint.c: 0 unknown, 1 or 2 */
+  volatile int finalizing; /* after atexit: deleters leak instead of touching Python */
 } binding_state;
 
 static binding_state g = {.off_h = -1, .off_release_gil = -1, .off_view = -1};
@@ -141,17 +141,17 @@ typedef struct {
   int32_t dev_type, dev_id;
   void* stream;
   const DLPackExchangeAPI* api; /* exchange table of the last framework tensor */
-  PyObject* api_obj;            /* its Python identity (borrowed from temps/cache) */
+  PyObject* api_obj; /* its Python identity (borrowed from temps/cache) */
 } CallCtx;
 
 /* A type's conversion rule, decoded once: the hot path reads C fields, not Python ints. */
 typedef struct {
   PyTypeObject* tp;
-  PyObject* rule;               /* borrowed from g.type_rules (the dict never drops entries) */
-  long code;                    /* RULE_* (the table's exact types are entered here too) */
-  PyObject* extra;              /* item 1 of a (rule, extra) tuple, else NULL (borrowed) */
+  PyObject* rule; /* borrowed from g.type_rules (the dict never drops entries) */
+  long code; /* RULE_* (the table's exact types are entered here too) */
+  PyObject* extra; /* item 1 of a (rule, extra) tuple, else NULL (borrowed) */
   const DLPackExchangeAPI* api; /* RULE_EXCHANGE: the decoded extra */
-  int has_dlpack;               /* the type has __dlpack__ (from_dlpack's fallback) */
+  int has_dlpack; /* the type has __dlpack__ (from_dlpack's fallback) */
 } RuleEntry;
 
 static void ctx_init(CallCtx* c);

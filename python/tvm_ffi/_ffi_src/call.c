@@ -8,7 +8,8 @@ static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items
   uintptr_t hv;
   PyObject* hslot;
   if (Py_TYPE(self) == g.function_cls && (hslot = *(PyObject**)((char*)self + g.off_h)) != NULL &&
-      g.long_layout != 0 && Py_TYPE(hslot) == &PyLong_Type && long_fast(hslot, g.long_layout, &hv)) {
+      g.long_layout != 0 && Py_TYPE(hslot) == &PyLong_Type &&
+      long_fast(hslot, g.long_layout, &hv)) {
     fh = (TVMFFIObjectHandle)hv; /* the common case, inlined */
   } else if (get_handle(self, &fh) != 0) {
     return CONV_PY_ERROR;
@@ -52,10 +53,13 @@ static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items
     DLPackManagedTensorAllocator alloc = c.api ? c.api->managed_tensor_allocator : NULL;
     int stream_set = 0;
     if (c.has_device) {
-      if (TVMFFIEnvSetStream(c.dev_type, c.dev_id, c.stream, &prev_stream) != 0) rc = CONV_FFI_ERROR;
-      else stream_set = 1;
+      if (TVMFFIEnvSetStream(c.dev_type, c.dev_id, c.stream, &prev_stream) != 0)
+        rc = CONV_FFI_ERROR;
+      else
+        stream_set = 1;
     }
-    if (rc == CONV_OK && alloc != NULL) TVMFFIEnvSetDLPackManagedTensorAllocator(alloc, 0, &prev_alloc);
+    if (rc == CONV_OK && alloc != NULL)
+      TVMFFIEnvSetDLPackManagedTensorAllocator(alloc, 0, &prev_alloc);
     if (rc == CONV_OK) {
       if (release) {
         PyThreadState* ts = PyEval_SaveThread();
@@ -134,8 +138,9 @@ static PyObject* function_call_fastcall(PyObject* self, PyObject* const* args, P
   return NULL;
 }
 
-static PyMethodDef call_method_def = {"__call__", (PyCFunction)(void (*)(void))function_call_fastcall,
-                                      METH_FASTCALL, "Call the FFI function with positional arguments."};
+static PyMethodDef call_method_def = {
+    "__call__", (PyCFunction)(void (*)(void))function_call_fastcall, METH_FASTCALL,
+    "Call the FFI function with positional arguments."};
 
 int ffipy_make_builtins(intptr_t box_id) {
   /* [CObject class] -> [from_dlpack, CObject.__del__, Tensor.__dlpack__ and
@@ -224,4 +229,3 @@ int ffipy_install_call_slot(intptr_t cls_id) {
   return 0;
 #endif
 }
-

@@ -14,9 +14,10 @@ static void ffipy_raise_as_ffi_error(void) {
    * interpreter's frames.  Both names are hidden by the backtrace's "ffipy_" rule. */
   const TVMFFIByteArray* bt = TVMFFIBacktrace(NULL, 0, NULL, 0);
   PyObject* e = fetch_exception();
-  PyObject* native = PyUnicode_DecodeUTF8(bt ? bt->data : "", bt ? (Py_ssize_t)bt->size : 0,
-                                          "replace");
-  PyObject* err = e && native ? PyObject_CallFunctionObjArgs(g.exc_to_error, e, native, NULL) : NULL;
+  PyObject* native =
+      PyUnicode_DecodeUTF8(bt ? bt->data : "", bt ? (Py_ssize_t)bt->size : 0, "replace");
+  PyObject* err =
+      e && native ? PyObject_CallFunctionObjArgs(g.exc_to_error, e, native, NULL) : NULL;
   Py_XDECREF(native);
   TVMFFIObjectHandle h = NULL;
   if (err != NULL && get_handle(err, &h) == 0 && h != NULL) {
@@ -96,7 +97,7 @@ int ffipy_callback_create(intptr_t box_id, TVMFFIObjectHandle* out) {
 
 /* convert_func(f, tensor_cls=...): the callable and the exchange table of tensor_cls. */
 typedef struct {
-  PyObject* fn;      /* owned */
+  PyObject* fn; /* owned */
   PyObject* api_obj; /* owned: the table's tag (its address as an int), as containers carry */
   const DLPackExchangeAPI* api;
 } api_callback;
@@ -144,13 +145,12 @@ int ffipy_opaque_create(intptr_t box_id, TVMFFIObjectHandle* out) {
   return FFIPY_OK;
 }
 
-
 /* ---- C functions as FFI functions ---------------------------------- */
 
 typedef struct {
-  TVMFFISafeCallType fn;         /* extern C safe call, or NULL */
-  void (*entry)(void** packed);  /* MLIR packed entry, or NULL */
-  PyObject* keep;                /* keep-alive object or NULL */
+  TVMFFISafeCallType fn; /* extern C safe call, or NULL */
+  void (*entry)(void** packed); /* MLIR packed entry, or NULL */
+  PyObject* keep; /* keep-alive object or NULL */
 } extern_ctx;
 
 static int extern_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -197,4 +197,3 @@ int ffipy_function_from_extern_c(void* fn, intptr_t box, TVMFFIObjectHandle* out
 int ffipy_function_from_mlir_packed(void* entry, intptr_t box, TVMFFIObjectHandle* out) {
   return make_extern(NULL, (void (*)(void**))entry, box, out);
 }
-

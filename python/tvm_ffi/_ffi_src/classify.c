@@ -81,7 +81,8 @@ static int exchange_row(PyTypeObject* tp, PyObject* arg, long code, PyObject** r
     t = (const DLPackExchangeAPI*)PyCapsule_GetPointer(api, "dlpack_exchange_api");
   PyObject* addr;
   if (t != NULL && t->header.version.major == DLPACK_MAJOR_VERSION &&
-      t->managed_tensor_from_py_object_no_sync != NULL && t->managed_tensor_to_py_object_no_sync != NULL)
+      t->managed_tensor_from_py_object_no_sync != NULL &&
+      t->managed_tensor_to_py_object_no_sync != NULL)
     addr = PyLong_FromVoidPtr((void*)t);
   else
     addr = PyObject_CallFunctionObjArgs(g.exchange_address, api, NULL);

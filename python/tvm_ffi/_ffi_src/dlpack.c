@@ -31,7 +31,8 @@ static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIO
   if (PyCapsule_CheckExact(cap)) {
     const char* name = PyCapsule_GetName(cap);
     if (name != NULL && strncmp(name, "used_dltensor", 13) == 0)
-      PyErr_SetString(PyExc_ValueError, "Expect a dltensor field, PyCapsule can only be consumed once");
+      PyErr_SetString(PyExc_ValueError,
+                      "Expect a dltensor field, PyCapsule can only be consumed once");
     else /* a capsule of something else: say which, "consumed once" would mislead */
       PyErr_Format(PyExc_ValueError,
                    "Expect a dltensor field: the PyCapsule is named %s%s%s, not \"dltensor\" or "
@@ -42,8 +43,8 @@ static int consume_capsule(PyObject* cap, int32_t align, int32_t contig, TVMFFIO
   /* only a producer's __dlpack__() hands us anything else */
   PyObject* tname = PyObject_GetAttrString((PyObject*)Py_TYPE(cap), "__name__");
   if (tname != NULL)
-    PyErr_Format(PyExc_ValueError, "Expect a dltensor field: __dlpack__() returned %S, not a PyCapsule",
-                 tname);
+    PyErr_Format(PyExc_ValueError,
+                 "Expect a dltensor field: __dlpack__() returned %S, not a PyCapsule", tname);
   Py_XDECREF(tname);
   return CONV_PY_ERROR;
 }
@@ -84,7 +85,8 @@ static PyObject* py_from_dlpack(PyObject* unused, PyObject* const* args, Py_ssiz
       contig = PyObject_IsTrue(val);
       if (contig < 0) return NULL;
     } else {
-      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%s'", k ? k : "?");
+      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%s'",
+                   k ? k : "?");
       return NULL;
     }
   }
@@ -98,7 +100,8 @@ static PyObject* py_from_dlpack(PyObject* unused, PyObject* const* args, Py_ssiz
 static PyMethodDef from_dlpack_def = {
     "from_dlpack", (PyCFunction)(void (*)(void))py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
     "from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False)\n--\n\n"
-    "Import a DLPack producer (exchange API, __dlpack__ or a capsule) as a Tensor without copying."};
+    "Import a DLPack producer (exchange API, __dlpack__ or a capsule) as a Tensor without "
+    "copying."};
 
 static void capsule_dtor_legacy(PyObject* cap) {
   if (PyCapsule_IsValid(cap, "dltensor")) {
@@ -138,7 +141,8 @@ int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr
   PyObject* box = (PyObject*)box_id;
   int rc;
   PyObject* cap = tensor_capsule(tensor, versioned, &rc);
-  if (cap == NULL) return rc == CONV_FFI_ERROR ? FFIPY_FFI_ERROR : box_exception(box, FFIPY_PY_ERROR);
+  if (cap == NULL)
+    return rc == CONV_FFI_ERROR ? FFIPY_FFI_ERROR : box_exception(box, FFIPY_PY_ERROR);
   box_set(box, cap);
   return FFIPY_OK;
 }
@@ -359,4 +363,3 @@ int ffipy_tensor_from_exchange_api(intptr_t box_id, void* api_ptr, int32_t requi
   }
   return FFIPY_OK;
 }
-

@@ -51,7 +51,8 @@ static _Thread_local PyObject* t_pending_exc;
 static int box_exception(PyObject* box, int code) {
   (void)box;
   PyObject* e = fetch_exception();
-  if (e == NULL) e = PyObject_CallFunction(PyExc_RuntimeError, "s", "tvm_ffi: error without exception");
+  if (e == NULL)
+    e = PyObject_CallFunction(PyExc_RuntimeError, "s", "tvm_ffi: error without exception");
   if (e == NULL) e = fetch_exception();
   Py_XDECREF(t_pending_exc);
   t_pending_exc = e;

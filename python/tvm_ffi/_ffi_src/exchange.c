@@ -50,8 +50,10 @@ static void view_deleter(void* self, int flags) {
 static void view_release(view_block* b) {
   if (__atomic_load_n(&b->header.combined_ref_count, __ATOMIC_ACQUIRE) ==
       UINT64_C(0x0000000100000001)) {
-    if (b->cap == VIEW_NDIM && view_cached < VIEW_CACHE) view_cache[view_cached++] = b;
-    else free(b);
+    if (b->cap == VIEW_NDIM && view_cached < VIEW_CACHE)
+      view_cache[view_cached++] = b;
+    else
+      free(b);
     return;
   }
   view_keep_alive(b);
@@ -70,8 +72,7 @@ static int view_plain(const DLTensor* dl) {
     return 0;
   uint64_t numel = 1;
   for (int32_t i = 0; i < dl->ndim; ++i)
-    if (dl->shape[i] < 0 || __builtin_mul_overflow(numel, (uint64_t)dl->shape[i], &numel))
-      return 0;
+    if (dl->shape[i] < 0 || __builtin_mul_overflow(numel, (uint64_t)dl->shape[i], &numel)) return 0;
   return numel <= (uint64_t)INT64_MAX && (dl->data != NULL || numel == 0);
 }
 
@@ -120,8 +121,8 @@ static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
 /* The producer's owning export of v: 0 with a tensor in *out, else -1 with a Python error set
  * (BufferError(why) where the producer set none).  A producer reporting success without a
  * tensor is a failure, not a NULL to dereference. */
-static int exchange_export(const DLPackExchangeAPI* api, PyObject* v, DLManagedTensorVersioned** out,
-                           const char* why) {
+static int exchange_export(const DLPackExchangeAPI* api, PyObject* v,
+                           DLManagedTensorVersioned** out, const char* why) {
   *out = NULL;
   if (api->managed_tensor_from_py_object_no_sync((void*)v, out) == 0 && *out != NULL) return 0;
   if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, why);
@@ -142,12 +143,14 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
     }
   } else {
     DLManagedTensorVersioned* dlmt = NULL;
-    if (exchange_export(api, v, &dlmt, "Failed to convert DLManagedTensorVersioned to ffi.Tensor") != 0)
+    if (exchange_export(api, v, &dlmt,
+                        "Failed to convert DLManagedTensorVersioned to ffi.Tensor") != 0)
       return CONV_PY_ERROR;
     if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
       discard_ffi_error();
       if (dlmt->deleter) dlmt->deleter(dlmt);
-      PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+      PyErr_SetString(PyExc_BufferError,
+                      "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
       return CONV_PY_ERROR;
     }
     if (ctx_own(c, h) != 0) return CONV_PY_ERROR; /* h already released */

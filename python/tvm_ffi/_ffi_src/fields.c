@@ -5,7 +5,6 @@ typedef struct {
   int64_t offset;
 } field_ref;
 
-
 static void field_ref_free(PyObject* cap) { free(PyCapsule_GetPointer(cap, "tvm_ffi.field")); }
 
 /* fget(obj): the field at handle + offset through the C getter, converted as an owned result
@@ -76,4 +75,3 @@ int ffipy_make_field_getter(intptr_t getter, int64_t offset, intptr_t box_id) {
   box_set(box, fn);
   return FFIPY_OK;
 }
-

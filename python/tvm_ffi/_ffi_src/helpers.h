@@ -29,19 +29,19 @@ typedef struct {
   intptr_t classify;        /* classify(type) -> rule (the types classify_rows leave to it) */
   intptr_t classify_rows;   /* _conversion._CLASSIFY_C: the table's CLASSIFY rows, resolved */
   intptr_t exchange_address; /* exchange_address(capsule) -> the checked table address */
-  intptr_t exact_rules;     /* ((type, rule), ...): the table's exact types (_rules.EXACT_TYPES) */
-  intptr_t convert_slow;    /* convert_slow(value) -> simpler value */
-  intptr_t ret_obj;         /* ret_obj(type_index, payload, api_obj) -> object */
-  intptr_t exc_to_error;    /* exc_to_error(exc, native_backtrace) -> core.Error */
-  intptr_t wrapper_kind;    /* wrapper_kind(cls) -> (kind, slot offset) */
-  intptr_t call_error;      /* call_error(pending_exc_or_None) -> exception to raise */
+  intptr_t exact_rules; /* ((type, rule), ...): the table's exact types (_rules.EXACT_TYPES) */
+  intptr_t convert_slow; /* convert_slow(value) -> simpler value */
+  intptr_t ret_obj; /* ret_obj(type_index, payload, api_obj) -> object */
+  intptr_t exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
+  intptr_t wrapper_kind; /* wrapper_kind(cls) -> (kind, slot offset) */
+  intptr_t call_error; /* call_error(pending_exc_or_None) -> exception to raise */
   /* ffi.Array and ffi.Map (borrowed: C takes its own reference), or NULL */
   void* fn_array;
   void* fn_map;
   /* byte offsets of the __slots__ members CObject._h, Function.release_gil, Tensor._view */
   int64_t off_h, off_release_gil, off_view;
   int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
-  int32_t rules_fingerprint;   /* _rules.fingerprint() of the table core.py reads */
+  int32_t rules_fingerprint; /* _rules.fingerprint() of the table core.py reads */
 } ffipy_config;
 
 /* Takes the configuration; -1 when it is unusable, -2 when the module was compiled from another

@@ -145,9 +145,7 @@ void ffipy_tie(intptr_t wrapper, intptr_t handle) {
   if (handle != 0 && g.off_h > 0) tie_put((void*)handle, (PyObject*)wrapper);
 }
 
-void ffipy_untie(intptr_t wrapper, intptr_t handle) {
-  tie_drop((void*)handle, (PyObject*)wrapper);
-}
+void ffipy_untie(intptr_t wrapper, intptr_t handle) { tie_drop((void*)handle, (PyObject*)wrapper); }
 
 void ffipy_drop_handle(intptr_t wrapper, intptr_t handle) {
   tie_drop((void*)handle, (PyObject*)wrapper);

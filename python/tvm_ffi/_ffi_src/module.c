@@ -1,6 +1,8 @@
 /* module.c -- the C fast path of tvm_ffi._ffi_cffi, one translation unit (see binding.h). */
 #include "binding.h"
 
+/* In dependency order, each file uses the ones above it: not sorted. */
+// clang-format off
 #include "state.c"
 #include "pyint.c"
 #include "slots.c"
@@ -15,3 +17,4 @@
 #include "callbacks.c"
 #include "fields.c"
 #include "test_api.c"
+// clang-format on

@@ -55,8 +55,8 @@ static int ctx_keep(CallCtx* c, PyObject* o) { /* steals o */
 
 /* The handle of a CObject (or anything with `_h`); NULL for an empty wrapper. CONV_*. */
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
-  if (g.off_h > 0 && (Py_TYPE(obj) == g.function_cls ||
-                      PyObject_TypeCheck(obj, (PyTypeObject*)g.cobject_cls))) {
+  if (g.off_h > 0 &&
+      (Py_TYPE(obj) == g.function_cls || PyObject_TypeCheck(obj, (PyTypeObject*)g.cobject_cls))) {
     PyObject* slot = *(PyObject**)((char*)obj + g.off_h);
     if (slot == NULL) {
       *out = NULL;
@@ -78,7 +78,6 @@ static void set_pod(TVMFFIAny* out, int32_t tidx, int64_t payload) {
   out->zero_padding = 0;
   out->v_int64 = payload;
 }
-
 
 /* Direct-mapped front of the table's exact types and g.type_rules. */
 #define RULE_CACHE_SIZE 64
@@ -130,7 +129,8 @@ static int type_rule(PyTypeObject* tp, RuleEntry* out) {
     if (n.code == RULE_EXCHANGE) {
       n.api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(n.extra);
       if (n.api == NULL) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
+        if (!PyErr_Occurred())
+          PyErr_SetString(PyExc_ValueError, "Expect a dlpack_exchange_api field");
         return CONV_PY_ERROR;
       }
     }

@@ -22,10 +22,14 @@ static inline int long_fast(PyObject* o, int layout, uintptr_t* out) {
     if ((tag & 3) == 2) return 0; /* negative */
     nd = tag >> 3;
   }
-  if (nd == 0) *out = 0;
-  else if (nd == 1) *out = d[0];
-  else if (nd == 2) *out = (uintptr_t)d[0] | ((uintptr_t)d[1] << 30);
-  else return 0;
+  if (nd == 0)
+    *out = 0;
+  else if (nd == 1)
+    *out = d[0];
+  else if (nd == 2)
+    *out = (uintptr_t)d[0] | ((uintptr_t)d[1] << 30);
+  else
+    return 0;
   return 1;
 }
 
@@ -38,13 +42,13 @@ static inline void* slot_handle(PyObject* o) { /* NULL with an exception on a ba
 
 /* The layout whose fast decoding agrees with PyLong_AsVoidPtr on probe values (0: none). */
 static int probe_long_layout(void) {
-  static const unsigned long long probes[] = {0, 1, 0x3FFFFFFFull, 0x40000000ull,
-                                              0x7FFF12345678ull, 0x0FFFFFFFFFFFFFFFull};
+  static const unsigned long long probes[] = {
+      0, 1, 0x3FFFFFFFull, 0x40000000ull, 0x7FFF12345678ull, 0x0FFFFFFFFFFFFFFFull};
   PyObject* info = PyLong_GetInfo();
   PyObject* bits = info ? PyObject_GetAttrString(info, "bits_per_digit") : NULL;
   PyObject* size = info ? PyObject_GetAttrString(info, "sizeof_digit") : NULL;
-  int ok = bits && size && PyLong_AsLong(bits) == 30 && PyLong_AsLong(size) == 4 &&
-           sizeof(void*) == 8;
+  int ok =
+      bits && size && PyLong_AsLong(bits) == 30 && PyLong_AsLong(size) == 4 && sizeof(void*) == 8;
   Py_XDECREF(info);
   Py_XDECREF(bits);
   Py_XDECREF(size);

@@ -51,7 +51,8 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
   }
   PyObject* kind = PyDict_GetItemWithError(kind_cache, cls); /* borrowed */
   if (kind == NULL) {
-    if (PyErr_Occurred() || (kind = PyObject_CallFunctionObjArgs(g.wrapper_kind, cls, NULL)) == NULL) {
+    if (PyErr_Occurred() ||
+        (kind = PyObject_CallFunctionObjArgs(g.wrapper_kind, cls, NULL)) == NULL) {
       PyErr_Clear();
       return NULL;
     }
@@ -69,7 +70,8 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
     return NULL;
   }
   PyObject* o = alloc_wrapper((PyTypeObject*)cls, h, owned);
-  if (o != NULL && k == 2) { /* CContainerBase: the exchange API of the call's framework tensors, or None */
+  if (o != NULL &&
+      k == 2) { /* CContainerBase: the exchange API of the call's framework tensors, or None */
     int carries = RES_IS(CARRIES_API, result_kind(tidx));
     PyObject* api = api_obj != NULL && carries ? api_obj : Py_None;
     Py_INCREF(api);
@@ -105,7 +107,8 @@ static int malformed_any(const TVMFFIAny* v, int kind, int owned) {
 
 /* The handlers of the table's result kinds (result_kind(type index), rules.h); the kinds not
  * handled here, and objects whose class needs Python, go to the hook ret_obj. */
-static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj, const DLPackExchangeAPI* api) {
+static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj,
+                          const DLPackExchangeAPI* api) {
   int32_t tidx = v->type_index;
   int kind = result_kind(tidx);
   if (malformed_any(v, kind, owned)) return NULL;
@@ -230,4 +233,3 @@ int ffipy_from_any(TVMFFIAny* value, int32_t owned, intptr_t box_id) {
   box_set(box, r);
   return FFIPY_OK;
 }
-

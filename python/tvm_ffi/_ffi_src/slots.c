@@ -12,8 +12,7 @@
 #include <structmember.h>
 
 typedef struct {
-  PyObject_HEAD
-  PyTypeObject* d_type;
+  PyObject_HEAD PyTypeObject* d_type;
   PyObject* d_name;
   PyObject* d_qualname;
   PyMemberDef* d_member;
@@ -32,7 +31,8 @@ static Py_ssize_t descr_offset(PyObject* cls, const char* name) {
   if (d != NULL && Py_TYPE(d) == &PyMemberDescr_Type) {
     const PyMemberDef* m = ((member_descr*)d)->d_member;
     if (m != NULL && m->name != NULL && strcmp(m->name, name) == 0 && m->type == T_OBJECT_EX &&
-        m->offset >= (Py_ssize_t)(2 * sizeof(void*)) && m->offset % (Py_ssize_t)sizeof(void*) == 0 &&
+        m->offset >= (Py_ssize_t)(2 * sizeof(void*)) &&
+        m->offset % (Py_ssize_t)sizeof(void*) == 0 &&
         m->offset + (Py_ssize_t)sizeof(PyObject*) <= basic)
       off = m->offset;
   }
@@ -52,8 +52,10 @@ static int slot_stores_at(PyObject* cls, const char* name, Py_ssize_t off) {
     PyErr_Clear();
     if (PyObject_SetAttrString(obj, name, marker) == 0)
       ok = *(PyObject**)((char*)obj + off) == marker;
-    if (old != NULL) PyObject_SetAttrString(obj, name, old);
-    else PyObject_DelAttrString(obj, name);
+    if (old != NULL)
+      PyObject_SetAttrString(obj, name, old);
+    else
+      PyObject_DelAttrString(obj, name);
     Py_XDECREF(old);
   }
   Py_XDECREF(marker);

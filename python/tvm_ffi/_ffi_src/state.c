@@ -39,10 +39,11 @@ static int keep_exact_rules(PyObject* rows) {
 
 int ffipy_init(const ffipy_config* cfg) {
   if (cfg->rules_fingerprint != RULES_FINGERPRINT) return -2;
-  if (cfg->cobject_cls == 0 || cfg->exact_rules == 0 || cfg->function_cls == 0 || cfg->tensor_cls == 0 ||
-      cfg->tensor_cls_box == 0 || cfg->classify == 0 || cfg->convert_slow == 0 ||
-      cfg->exchange_address == 0 || !classify_rows_valid((PyObject*)cfg->classify_rows) ||
-      cfg->ret_obj == 0 || cfg->exc_to_error == 0 || cfg->call_error == 0)
+  if (cfg->cobject_cls == 0 || cfg->exact_rules == 0 || cfg->function_cls == 0 ||
+      cfg->tensor_cls == 0 || cfg->tensor_cls_box == 0 || cfg->classify == 0 ||
+      cfg->convert_slow == 0 || cfg->exchange_address == 0 ||
+      !classify_rows_valid((PyObject*)cfg->classify_rows) || cfg->ret_obj == 0 ||
+      cfg->exc_to_error == 0 || cfg->call_error == 0)
     return -1;
   keep_object(&g.cobject_cls, cfg->cobject_cls);
   keep_object((PyObject**)&g.function_cls, cfg->function_cls);

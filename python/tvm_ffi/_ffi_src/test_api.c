@@ -64,8 +64,11 @@ static int test_stream(DLDeviceType device_type, int32_t device_id, void** out) 
   return 0;
 }
 
-static DLPackExchangeAPI test_exchange_api = {
-    {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL}, NULL, test_from_py, test_to_py,
-    test_view_from_py, test_stream};
+static DLPackExchangeAPI test_exchange_api = {{{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL},
+                                              NULL,
+                                              test_from_py,
+                                              test_to_py,
+                                              test_view_from_py,
+                                              test_stream};
 
 void* ffipy_test_exchange_api(void) { return &test_exchange_api; }

@@ -26,19 +26,32 @@ DLDataType ToDLDataType(const at::Tensor& t) {
   d.lanes = 1;
   d.bits = static_cast<uint8_t>(t.element_size() * 8);
   switch (t.scalar_type()) {
-    case at::ScalarType::Byte: d.code = kDLUInt; break;
+    case at::ScalarType::Byte:
+      d.code = kDLUInt;
+      break;
     case at::ScalarType::Char:
     case at::ScalarType::Short:
     case at::ScalarType::Int:
-    case at::ScalarType::Long: d.code = kDLInt; break;
+    case at::ScalarType::Long:
+      d.code = kDLInt;
+      break;
     case at::ScalarType::Half:
     case at::ScalarType::Float:
-    case at::ScalarType::Double: d.code = kDLFloat; break;
-    case at::ScalarType::Bool: d.code = kDLBool; d.bits = 8; break;
+    case at::ScalarType::Double:
+      d.code = kDLFloat;
+      break;
+    case at::ScalarType::Bool:
+      d.code = kDLBool;
+      d.bits = 8;
+      break;
     case at::ScalarType::ComplexHalf:
     case at::ScalarType::ComplexFloat:
-    case at::ScalarType::ComplexDouble: d.code = kDLComplex; break;
-    case at::ScalarType::BFloat16: d.code = kDLBfloat; break;
+    case at::ScalarType::ComplexDouble:
+      d.code = kDLComplex;
+      break;
+    case at::ScalarType::BFloat16:
+      d.code = kDLBfloat;
+      break;
     default:
       throw std::runtime_error(std::string("Unsupported scalar type: ") +
                                c10::toString(t.scalar_type()));
@@ -54,17 +67,24 @@ at::ScalarType ToScalarType(DLDataType d) {
       throw std::runtime_error("Unsupported kUInt bits " + std::to_string(d.bits));
     case kDLInt:
       switch (d.bits) {
-        case 8: return at::ScalarType::Char;
-        case 16: return at::ScalarType::Short;
-        case 32: return at::ScalarType::Int;
-        case 64: return at::ScalarType::Long;
+        case 8:
+          return at::ScalarType::Char;
+        case 16:
+          return at::ScalarType::Short;
+        case 32:
+          return at::ScalarType::Int;
+        case 64:
+          return at::ScalarType::Long;
       }
       throw std::runtime_error("Unsupported kInt bits " + std::to_string(d.bits));
     case kDLFloat:
       switch (d.bits) {
-        case 16: return at::ScalarType::Half;
-        case 32: return at::ScalarType::Float;
-        case 64: return at::ScalarType::Double;
+        case 16:
+          return at::ScalarType::Half;
+        case 32:
+          return at::ScalarType::Float;
+        case 64:
+          return at::ScalarType::Double;
       }
       throw std::runtime_error("Unsupported kFloat bits " + std::to_string(d.bits));
     case kDLBfloat:
@@ -72,9 +92,12 @@ at::ScalarType ToScalarType(DLDataType d) {
       throw std::runtime_error("Unsupported kBFloat bits " + std::to_string(d.bits));
     case kDLComplex:
       switch (d.bits) {
-        case 32: return at::ScalarType::ComplexHalf;
-        case 64: return at::ScalarType::ComplexFloat;
-        case 128: return at::ScalarType::ComplexDouble;
+        case 32:
+          return at::ScalarType::ComplexHalf;
+        case 64:
+          return at::ScalarType::ComplexFloat;
+        case 128:
+          return at::ScalarType::ComplexDouble;
       }
       throw std::runtime_error("Unsupported kComplex bits " + std::to_string(d.bits));
     case kDLBool:
@@ -99,7 +122,8 @@ DLDevice ToDLDevice(const at::Tensor& t) {
 
 at::Device ToATenDevice(DLDevice d) {
   switch (d.device_type) {
-    case kDLCPU: return at::Device(at::DeviceType::CPU);
+    case kDLCPU:
+      return at::Device(at::DeviceType::CPU);
 #ifndef BUILD_WITH_ROCM
     case kDLCUDA:
 #endif
@@ -153,7 +177,8 @@ int Allocator(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
   try {
     std::vector<int64_t> shape(proto->shape, proto->shape + proto->ndim);
     at::Tensor t = at::empty(
-        shape, at::TensorOptions().dtype(ToScalarType(proto->dtype)).device(ToATenDevice(proto->device)));
+        shape,
+        at::TensorOptions().dtype(ToScalarType(proto->dtype)).device(ToATenDevice(proto->device)));
     *out = Export(t);
     return 0;
   } catch (const std::exception& e) {
@@ -196,10 +221,10 @@ int ToPyObject(DLManagedTensorVersioned* src, void** out) {
     auto deleter = [src](void*) {
       if (src->deleter) src->deleter(src);
     };
-    at::Tensor t = d.strides
-        ? at::from_blob(data, sizes, std::vector<int64_t>(d.strides, d.strides + d.ndim),
-                        deleter, options)
-        : at::from_blob(data, sizes, deleter, options);
+    at::Tensor t =
+        d.strides ? at::from_blob(data, sizes, std::vector<int64_t>(d.strides, d.strides + d.ndim),
+                                  deleter, options)
+                  : at::from_blob(data, sizes, deleter, options);
     *out = THPVariable_Wrap(t);
     return *out ? 0 : -1;
   } catch (const std::exception& e) {
@@ -229,7 +254,11 @@ int CurrentWorkStream(DLDeviceType device_type, int32_t device_id, void** out) {
 
 DLPackExchangeAPI kApi = {
     {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, nullptr},
-    Allocator, FromPyObject, ToPyObject, DLTensorFromPyObject, CurrentWorkStream,
+    Allocator,
+    FromPyObject,
+    ToPyObject,
+    DLTensorFromPyObject,
+    CurrentWorkStream,
 };
 
 }  // namespace

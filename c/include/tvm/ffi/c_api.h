@@ -426,8 +426,7 @@ TVM_FFI_DLL int TVMFFIObjectDecRef(TVMFFIObjectHandle obj);
  * strong reference goes.  Returns a new reference in *out.  Returns 0/-1.
  */
 TVM_FFI_DLL int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index,
-                                         void (*deleter)(void* handle),
-                                         TVMFFIObjectHandle* out);
+                                         void (*deleter)(void* handle), TVMFFIObjectHandle* out);
 
 /* The installed object allocator, or the built-in default. Never NULL. */
 TVM_FFI_DLL TVMFFICustomAllocator* TVMFFIGetCustomAllocator(void);
@@ -522,9 +521,8 @@ TVM_FFI_DLL int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteA
 /* As TVMFFIErrorCreate, also holding cause_chain and extra_context
  * (borrowed, may be NULL). Since 0.1.8. */
 TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
-    const TVMFFIByteArray* kind, const TVMFFIByteArray* message,
-    const TVMFFIByteArray* backtrace, TVMFFIObjectHandle cause_chain,
-    TVMFFIObjectHandle extra_context, TVMFFIObjectHandle* out);
+    const TVMFFIByteArray* kind, const TVMFFIByteArray* message, const TVMFFIByteArray* backtrace,
+    TVMFFIObjectHandle cause_chain, TVMFFIObjectHandle extra_context, TVMFFIObjectHandle* out);
 
 /* ===================================================================== */
 /* Section: tensors and DLPack                                           */
@@ -559,8 +557,7 @@ TVM_FFI_DLL int TVMFFITensorToDLPackVersioned(TVMFFIObjectHandle from,
 
 /* Creates a tensor described by `prototype` that keeps `source` alive.
  * prototype->strides must be non-NULL. No bounds check. Since 0.1.6. */
-TVM_FFI_DLL int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source,
-                                             const DLTensor* prototype,
+TVM_FFI_DLL int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prototype,
                                              TVMFFIObjectHandle* out);
 
 /* ===================================================================== */
@@ -596,13 +593,11 @@ TVM_FFI_DLL int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out);
 
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 TVM_FFI_DLL int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info);
-TVM_FFI_DLL int TVMFFITypeRegisterMetadata(int32_t type_index,
-                                           const TVMFFITypeMetadata* metadata);
+TVM_FFI_DLL int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* metadata);
 TVM_FFI_DLL int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
                                        const TVMFFIAny* attr_value);
 /* The column of an attribute, or NULL when no type registered it. */
-TVM_FFI_DLL const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(
-    const TVMFFIByteArray* attr_name);
+TVM_FFI_DLL const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_name);
 
 /* ===================================================================== */
 /* Section: backtraces                                                   */
