@@ -101,6 +101,12 @@ TEST_SUITE("string") {
   TEST_CASE("EscapeStringJSON") {
     CHECK_EQ(ffi::EscapeStringJSON("a\\b\"c"), "\"a\\\\b\\\"c\"");
     CHECK_EQ(ffi::EscapeStringJSON("\n\x01"), "\"\\n\\u0001\"");
+    CHECK_EQ(ffi::EscapeStringJSON("\b\f\t\r\x7f"), "\"\\b\\f\\t\\r\x7f\"");
+  }
+  TEST_CASE("EscapedStringPy writes what Python's repr writes") {
+    // \b and \f have no short escape in Python's repr; DEL is escaped there, not in JSON
+    CHECK_EQ(ffi::EscapedStringPy("\b\f\t\r\n\x7f"), "\"\\x08\\x0c\\t\\r\\n\\x7f\"");
+    CHECK_EQ(ffi::EscapedStringPy("a\\b\"c"), "\"a\\\\b\\\"c\"");
   }
 }
 }  // namespace

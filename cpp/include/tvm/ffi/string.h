@@ -310,6 +310,30 @@ inline std::basic_ostream<char, Traits>& operator<<(std::basic_ostream<char, Tra
   return os;
 }
 
+namespace details {
+/* The backslash escape both quoting styles below write for c, or NULL; \b and \f are JSON's only. */
+inline const char* QuoteEscape(unsigned char c, bool json) {
+  switch (c) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\b':
+      return json ? "\\b" : nullptr;
+    case '\f':
+      return json ? "\\f" : nullptr;
+    default:
+      return nullptr;
+  }
+}
+}  // namespace details
+
 /*! \brief Quoted, JSON-escaped copy of a string. */
 inline String EscapeStringJSON(const String& s) {
   std::string out;
@@ -317,36 +341,14 @@ inline String EscapeStringJSON(const String& s) {
   out.push_back('"');
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s.data()[i]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+    if (const char* esc = details::QuoteEscape(c, true)) {
+      out += esc;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
     }
   }
   out.push_back('"');
@@ -370,29 +372,13 @@ inline String EscapedStringPy(const String& s) {
   for (size_t i = 0; i < n;) {
     unsigned char c = p[i];
     if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-            out += buf;
-          } else {
-            out.push_back(static_cast<char>(c));
-          }
+      if (const char* esc = details::QuoteEscape(c, false)) {
+        out += esc;
+      } else if (c < 0x20 || c == 0x7f) {
+        std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+        out += buf;
+      } else {
+        out.push_back(static_cast<char>(c));
       }
       ++i;
       continue;
