@@ -15,6 +15,7 @@ from ..container import Dict
 from ..core import Object
 from . import _enum_define as _define
 from ._enum_define import ENUM_STATE_ATTR, auto, entry, enum_state, normalize_index
+from ._enum_define import _EnumEntry  # noqa: F401 - importable from here, as in the apache package
 from .c_class import c_class
 
 __all__ = ["ENUM_STATE_ATTR", "Enum", "EnumAttrMap", "EnumState", "IntEnum", "StrEnum",
