@@ -172,6 +172,9 @@ static int pack_to_owned(PyObject* v, TVMFFIAny* out);
 static void view_release(struct view_block* b);
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out);
+/* The table a __dlpack_c_exchange_api__ value holds: NULL unless it is a capsule named
+ * "dlpack_exchange_api" (no error set). */
+static const DLPackExchangeAPI* exchange_capsule_table(PyObject* obj);
 
 /* ---- dlpack.c ------------------------------------------------------------------------- */
 static int pack_dlpack(CallCtx* c, PyObject* v, TVMFFIAny* out);

@@ -76,9 +76,7 @@ static int exchange_row(PyTypeObject* tp, PyObject* arg, long code, PyObject** r
   }
   /* the accepting case of core._exchange_api_address, without a Python call; anything else
    * goes to it, for the error saying what is wrong */
-  const DLPackExchangeAPI* t = NULL;
-  if (PyCapsule_IsValid(api, "dlpack_exchange_api"))
-    t = (const DLPackExchangeAPI*)PyCapsule_GetPointer(api, "dlpack_exchange_api");
+  const DLPackExchangeAPI* t = exchange_capsule_table(api);
   PyObject* addr;
   if (t != NULL && t->header.version.major == DLPACK_MAJOR_VERSION &&
       t->managed_tensor_from_py_object_no_sync != NULL &&

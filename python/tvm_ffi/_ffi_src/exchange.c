@@ -175,12 +175,14 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
   return CONV_OK;
 }
 
+static const DLPackExchangeAPI* exchange_capsule_table(PyObject* obj) {
+  if (!PyCapsule_IsValid(obj, "dlpack_exchange_api")) return NULL;
+  return (const DLPackExchangeAPI*)PyCapsule_GetPointer(obj, "dlpack_exchange_api");
+}
+
 int ffipy_exchange_api_fields(intptr_t box_id) {
   PyObject* box = (PyObject*)box_id;
-  PyObject* obj = box_get(box);
-  const DLPackExchangeAPI* api = NULL;
-  if (PyCapsule_IsValid(obj, "dlpack_exchange_api"))
-    api = (const DLPackExchangeAPI*)PyCapsule_GetPointer(obj, "dlpack_exchange_api");
+  const DLPackExchangeAPI* api = exchange_capsule_table(box_get(box));
   PyObject* r =
       api == NULL
           ? Py_BuildValue("(iiii)", 0, 0, 0, 0)
