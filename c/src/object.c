@@ -50,19 +50,50 @@ static TVMFFI__COLD void decref_strong_with_weak(TVMFFIObject* obj) {
 /* Destruction is recursive: a deleter releases what the object holds, and a
  * chain of objects each holding the next (an Array nested 200k deep, a linked
  * list of objects) would take one C frame per link and overflow the stack.
- * Past DEFER_DEPTH nested destructions on a thread, an object whose last
- * reference goes is queued instead (bit 0 of the entry: weak references
- * remain) and the outermost destruction frees the queue in a loop.  Where the
- * queue cannot grow, destruction recurses as before. */
+ * Two bounds keep it finite, checked only where a deleter other than the
+ * plain one runs:
+ *  - a stack window per thread: a deleter runs at once while the stack
+ *    pointer is at most WINDOW bytes below the thread's anchor, the highest
+ *    point (plus SLACK) a release started from with no counted destruction
+ *    running.  That costs one TLS load and a compare, no count to undo after
+ *    the deleter, so the release of a tensor or an Array is a tail of DecRef;
+ *  - below the window (and on another stack: a fiber, a signal stack), the
+ *    count: past DEFER_DEPTH nested counted destructions an object whose last
+ *    reference goes is queued (bit 0 of the entry: weak references remain)
+ *    and the outermost counted destruction frees the queue in a loop.  Where
+ *    the queue cannot grow, destruction recurses as before.
+ * SLACK (under a guard page) lets later releases from a little higher up stay
+ * in the window; WINDOW is about what 256 nested deleters took before. */
 #define DEFER_DEPTH 256
+#define WINDOW ((uintptr_t)32 * 1024)
+#define SLACK ((uintptr_t)2 * 1024)
 
 typedef struct {
-  unsigned depth; /* destructions running on this thread */
-  size_t n, cap;  /* the queue */
+  uintptr_t anchor; /* first: the fast path reads it at offset 0 */
+  unsigned depth;   /* counted destructions running on this thread */
+  size_t n, cap;    /* the queue */
   uintptr_t* v;
 } destroy_state;
 
 static _Thread_local destroy_state destroy_tls;
+
+/* The stack pointer (a local's address could be on ASan's fake stack). */
+static inline __attribute__((always_inline)) uintptr_t stack_pointer(void) {
+  uintptr_t sp;
+#if defined(__x86_64__)
+  __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
+  sp = (uintptr_t)__builtin_frame_address(0);
+#endif
+  return sp;
+}
+
+/* Unsigned: a stack pointer above the anchor (or an anchor still 0) is out. */
+static inline __attribute__((always_inline)) int in_window(uintptr_t anchor, uintptr_t sp) {
+  return anchor - sp <= WINDOW;
+}
 
 static inline __attribute__((always_inline)) void destroy_now(TVMFFIObject* obj, int weak_left) {
   if (weak_left) {
@@ -98,11 +129,20 @@ static TVMFFI__COLD void destroy_drain(destroy_state* st) {
   st->cap = 0;
 }
 
-/* With the last strong reference gone (weak_left: decref_strong_with_weak's case).  Out of
- * line, so that a DecRef which frees nothing saves no registers. */
+/* With the last strong reference gone, where decref_impl's window test did not
+ * run or failed (weak_left: decref_strong_with_weak's case).  Out of line, so
+ * that a DecRef which frees nothing saves no registers. */
 static __attribute__((noinline)) void destroy(TVMFFIObject* obj, int weak_left) {
   destroy_state* st = &destroy_tls;
   __asm__("" : "+r"(st)); /* one TLS lookup: gcc would redo it after the deleter's call */
+  uintptr_t sp = stack_pointer();
+  /* Above the anchor with nothing counted running: no destruction of this
+   * stack is in progress below, so this is a new highest starting point. */
+  if (st->depth == 0 && sp > st->anchor) st->anchor = sp + SLACK;
+  if (in_window(st->anchor, sp)) {
+    destroy_now(obj, weak_left);
+    return;
+  }
   if (TVMFFI__UNLIKELY(st->depth >= DEFER_DEPTH)) {
     destroy_deep(st, obj, weak_left);
     return;
@@ -120,10 +160,13 @@ static inline __attribute__((always_inline)) void decref_impl(TVMFFIObject* obj)
   if (old == (STRONG_ONE | WEAK_ONE)) {
     /* Last strong reference and no weak ones: destroy and free at once.  A
      * block with the plain deleter holds no references, so freeing it cannot
-     * nest and skips destroy's depth count (strings, shapes, functions). */
+     * nest and skips the stack test (strings, shapes, functions). */
     ACQUIRE_FENCE();
-    if (obj->deleter == tvmffi__object_deleter_plain)
+    void (*deleter)(void*, int) = obj->deleter;
+    if (deleter == tvmffi__object_deleter_plain)
       free(obj);
+    else if (deleter != NULL && in_window(destroy_tls.anchor, stack_pointer()))
+      deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
     else
       destroy(obj, 0);
   } else if (TVMFFI__UNLIKELY((old & 0xFFFFFFFFu) == 1)) {

@@ -3,9 +3,12 @@
  * that records its flags, opaque objects (§10.1) and the custom allocator
  * hook (§4.7); releasing deep chains without recursion.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* ucontext's makecontext (not in POSIX 2008) */
 #include <pthread.h>
 #include <stdint.h>
+#if defined(__GLIBC__)
+#include <ucontext.h>
+#endif
 
 #include "check.h"
 
@@ -230,8 +233,8 @@ static void link_deleter(void* self, int flags) {
 
 #define CHAIN_LINKS 200000
 
-static void* drop_chain(void* arg) {
-  (void)arg;
+static void drop_chain(void) {
+  long freed_before = links_freed;
   TVMFFIObject* head = NULL;
   TVMFFIObject* weak = NULL;
   for (long i = 0; i < CHAIN_LINKS; ++i) {
@@ -248,23 +251,61 @@ static void* drop_chain(void* arg) {
     }
   }
   CHECK_EQ_INT(TVMFFIObjectDecRef(head), 0);
-  CHECK_EQ_INT(links_freed, CHAIN_LINKS - 1);
+  CHECK_EQ_INT(links_freed - freed_before, CHAIN_LINKS - 1);
   CHECK_EQ_INT(count_word(weak), ONE_WEAK); /* contents released, header kept */
   simulated_weak_decref(weak);
+  CHECK_EQ_INT(links_freed - freed_before, CHAIN_LINKS);
+}
+
+/* Drops a chain `frames` stack frames of 4 KiB below the caller. */
+static void drop_chain_below(int frames) {
+  volatile char pad[4096];
+  pad[0] = (char)frames;
+  if (frames > 0)
+    drop_chain_below(frames - 1);
+  else
+    drop_chain();
+  CHECK(pad[0] == (char)frames); /* keeps the frame (no tail call) */
+}
+
+#if defined(__GLIBC__)
+static ucontext_t thread_ctx, fiber_ctx;
+
+static void fiber_main(void) { drop_chain(); }
+#endif
+
+/* DecRef runs deleters at once within a window of the thread's stack and
+ * counts them below it or on another stack: each place a chain is dropped
+ * from must be bounded.  On a 1 MiB stack, 200k links were a stack overflow. */
+static void* drop_chains(void* arg) {
+  (void)arg;
+  drop_chain_below(128); /* first release of the thread, 512 KiB down */
+  drop_chain();          /* 512 KiB higher: above that window */
+  drop_chain_below(64);  /* below this one */
+#if defined(__GLIBC__)
+  /* On a fiber's stack (a heap block: anywhere relative to the thread's). */
+  size_t size = 256 * 1024;
+  void* stack = malloc(size);
+  CHECK(stack != NULL);
+  CHECK_EQ_INT(getcontext(&fiber_ctx), 0);
+  fiber_ctx.uc_stack.ss_sp = stack;
+  fiber_ctx.uc_stack.ss_size = size;
+  fiber_ctx.uc_link = &thread_ctx;
+  makecontext(&fiber_ctx, fiber_main, 0);
+  CHECK_EQ_INT(swapcontext(&thread_ctx, &fiber_ctx), 0);
+  free(stack);
+#endif
   return NULL;
 }
 
-/* Releasing a chain deeper than the stack allows frames (one per link) must not
- * recurse: on a 1 MiB stack, 200k links were a stack overflow. */
 static void test_deep_chain_released_without_recursion(void) {
   pthread_attr_t attr;
   pthread_t t;
   CHECK_EQ_INT(pthread_attr_init(&attr), 0);
   CHECK_EQ_INT(pthread_attr_setstacksize(&attr, 1 << 20), 0);
-  CHECK_EQ_INT(pthread_create(&t, &attr, drop_chain, NULL), 0);
+  CHECK_EQ_INT(pthread_create(&t, &attr, drop_chains, NULL), 0);
   CHECK_EQ_INT(pthread_join(t, NULL), 0);
   pthread_attr_destroy(&attr);
-  CHECK_EQ_INT(links_freed, CHAIN_LINKS);
 }
 
 int main(void) {
