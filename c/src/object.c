@@ -6,6 +6,7 @@
  * so the decrement below follows the ABI protocol bit for bit.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -185,6 +186,82 @@ TVM_FFI_DLL int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
 TVM_FFI_DLL int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
   decref_impl((TVMFFIObject*)obj);
   return 0;
+}
+
+/* ---- the block cache (internal.h) ----------------------------------------- */
+
+#define BLOCK_CACHE_MAX 16
+
+/* Sanitizer builds keep use-after-free detection: a cached block is
+ * poisoned until handed out again. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define BLOCK_POISON(p) ASAN_POISON_MEMORY_REGION((p), TVMFFI__BLOCK_SIZE)
+#define BLOCK_UNPOISON(p) ASAN_UNPOISON_MEMORY_REGION((p), TVMFFI__BLOCK_SIZE)
+#else
+#define BLOCK_POISON(p) ((void)0)
+#define BLOCK_UNPOISON(p) ((void)0)
+#endif
+
+typedef struct {
+  void* head;   /* a list through each block's first word */
+  unsigned n;   /* blocks in it */
+  unsigned max; /* 0 until the thread's exit hook is set, then BLOCK_CACHE_MAX */
+} block_cache;
+
+static _Thread_local block_cache block_tls;
+static pthread_key_t block_key;
+static pthread_once_t block_key_once = PTHREAD_ONCE_INIT;
+
+static void block_cache_clear(void* unused) {
+  (void)unused;
+  block_cache* c = &block_tls;
+  while (c->head != NULL) {
+    void* p = c->head;
+    BLOCK_UNPOISON(p);
+    c->head = *(void**)p;
+    free(p);
+  }
+  c->n = 0;
+  c->max = 0; /* a later thread-exit destructor that frees a block re-registers */
+}
+
+static void block_key_init(void) { pthread_key_create(&block_key, block_cache_clear); }
+
+/* The main thread runs no pthread key destructors. */
+__attribute__((destructor)) static void block_cache_clear_at_exit(void) { block_cache_clear(NULL); }
+
+void* tvmffi__block_alloc(void) {
+  block_cache* c = &block_tls;
+  void* p = c->head;
+  if (p == NULL) return malloc(TVMFFI__BLOCK_SIZE);
+  BLOCK_UNPOISON(p);
+  c->head = *(void**)p;
+  c->n--;
+  return p;
+}
+
+/* The cache is full, or this thread has no exit hook yet (set here, once). */
+static TVMFFI__COLD void block_free_slow(block_cache* c, void* block) {
+  if (c->max == 0 && pthread_once(&block_key_once, block_key_init) == 0 &&
+      pthread_setspecific(block_key, (void*)1) == 0) {
+    c->max = BLOCK_CACHE_MAX;
+    tvmffi__block_free(block);
+    return;
+  }
+  free(block);
+}
+
+void tvmffi__block_free(void* block) {
+  block_cache* c = &block_tls;
+  if (TVMFFI__UNLIKELY(c->n >= c->max)) {
+    block_free_slow(c, block);
+    return;
+  }
+  *(void**)block = c->head;
+  BLOCK_POISON(block);
+  c->head = block;
+  c->n++;
 }
 
 /* ---- opaque objects --------------------------------------------------- */

@@ -34,12 +34,20 @@ typedef struct {
   DLTensor dl;
   void* source;
   int32_t source_kind;
-  int32_t reserved;
+  int32_t block; /* from tvmffi__block_alloc (else malloc) */
   int64_t tail[];
 } tvmffi__tensor_obj;
 
 _Static_assert(offsetof(tvmffi__tensor_obj, dl) == 24, "DLTensor must follow the header");
 _Static_assert(offsetof(tvmffi__tensor_obj, source) == 72, "source at +72 as upstream");
+
+/* Frees the block of tensor_alloc below. */
+static void tensor_free(tvmffi__tensor_obj* t) {
+  if (t->block)
+    tvmffi__block_free(t);
+  else
+    free(t);
+}
 
 static void tensor_deleter(void* self, int flags) {
   tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)self;
@@ -61,8 +69,17 @@ static void tensor_deleter(void* self, int flags) {
     }
     t->source = NULL;
   }
-  /* The block came from tvmffi__object_alloc*, i.e. malloc/calloc. */
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) tensor_free(t);
+}
+
+/* A tensor object of `size` bytes, only its header and `block` set: from the
+ * block cache where it fits (tensors are made and dropped per call). */
+static inline __attribute__((always_inline)) tvmffi__tensor_obj* tensor_alloc(size_t size) {
+  int block = size <= TVMFFI__BLOCK_SIZE;
+  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_init(
+      (TVMFFIObject*)(block ? tvmffi__block_alloc() : malloc(size)), kTVMFFITensor, tensor_deleter);
+  if (t != NULL) t->block = block;
+  return t;
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -137,8 +154,7 @@ static int dltensor_is_aligned(const DLTensor* t, uint64_t alignment) {
  * Does not check anything; on failure nothing is taken. */
 static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl) {
   size_t extra = (dl->strides == NULL && dl->ndim > 0) ? (size_t)dl->ndim : 0;
-  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc_uninit(
-      sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t), kTVMFFITensor, tensor_deleter);
+  tvmffi__tensor_obj* t = tensor_alloc(sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t));
   if (t == NULL) return NULL;
   t->dl = *dl; /* shape keeps pointing into the source, as upstream */
   if (extra != 0) {
@@ -153,7 +169,6 @@ static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl)
   }
   t->source = source;
   t->source_kind = kind;
-  t->reserved = 0;
   return &t->header;
 }
 
@@ -161,7 +176,7 @@ static TVMFFIObject* tensor_wrap(void* source, int32_t kind, const DLTensor* dl)
  * problem (0: none after all, a zero extent made the product overflow). */
 static TVMFFI__COLD int import_recheck(const char* fname, const DLTensor* dl, TVMFFIObject* t) {
   if (tvmffi__dltensor_check(fname, dl, 1) == 0) return 0;
-  free(t);
+  tensor_free((tvmffi__tensor_obj*)t);
   return -1;
 }
 
@@ -181,8 +196,7 @@ static inline __attribute__((always_inline)) int tensor_import(
   if (TVMFFI__UNLIKELY((uint32_t)ndim > TVMFFI__TENSOR_MAX_NDIM || (ndim != 0 && shape == NULL)))
     return tvmffi__dltensor_check(fname, dl, 1);
   size_t extra = dl->strides == NULL ? (size_t)ndim : 0;
-  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc_uninit(
-      sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t), kTVMFFITensor, tensor_deleter);
+  tvmffi__tensor_obj* t = tensor_alloc(sizeof(tvmffi__tensor_obj) + extra * sizeof(int64_t));
   if (t == NULL) return -1;
   /* Unsigned products: a zero-size tensor may have huge other extents, and
    * its wrapped strides are harmless (as in tensor_wrap). */
@@ -216,14 +230,13 @@ static inline __attribute__((always_inline)) int tensor_import(
   else if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
     err = tvmffi__raise("RuntimeError", "Subbyte type padded is not yet supported");
   if (TVMFFI__UNLIKELY(err != 0)) {
-    free(t);
+    tensor_free(t);
     return err;
   }
   t->dl = *dl; /* shape keeps pointing into the source, as upstream */
   if (extra != 0) t->dl.strides = t->tail;
   t->source = source;
   t->source_kind = kind;
-  t->reserved = 0;
   *out = &t->header;
   return 0;
 }
@@ -284,8 +297,7 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
       return tvmffi__raise("ValueError", "%s: shape[%zu] is %lld; extents must be non-negative",
                            kName, i, (long long)prototype->shape[i]);
   }
-  tvmffi__tensor_obj* t = (tvmffi__tensor_obj*)tvmffi__object_alloc(
-      sizeof(tvmffi__tensor_obj) + 2 * n * sizeof(int64_t), kTVMFFITensor, tensor_deleter);
+  tvmffi__tensor_obj* t = tensor_alloc(sizeof(tvmffi__tensor_obj) + 2 * n * sizeof(int64_t));
   if (t == NULL) return -1;
   t->dl = *prototype; /* data verbatim: the view is "unsafe" by contract */
   if (n != 0) {

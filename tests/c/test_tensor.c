@@ -1,4 +1,7 @@
 /* test_tensor.c -- ffi.Tensor and DLPack import/export (docs/abi.md §7.5, §10.5). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+
 #include "check.h"
 
 static int legacy_deleted;
@@ -375,6 +378,87 @@ static void test_weak_reference(void) {
   CHECK_EQ_INT(legacy_deleted, 1);
 }
 
+/* Tensor blocks are reused through a per-thread cache (object.c): tensors
+ * made, dropped and made again on several threads, some dropped on another
+ * thread than their maker's, keep their own fields; small ones (cached) and
+ * large ones (ndim 6 with computed strides: malloc) alike.  Each thread exits
+ * with blocks cached: valgrind and LeakSanitizer find them freed. */
+#define CACHE_ROUNDS 3
+#define CACHE_TENSORS 40
+
+static void make_many(TVMFFIObjectHandle* out, int64_t (*shapes)[6],
+                      DLManagedTensorVersioned* mts) {
+  for (int i = 0; i < CACHE_TENSORS; ++i) {
+    int32_t ndim = i % 3 == 2 ? 6 : 2;
+    for (int d = 0; d < 6; ++d) shapes[i][d] = 1 + (i + d) % 4;
+    mts[i] = make_versioned(ndim, shapes[i], NULL);
+    mts[i].deleter = NULL;
+    CHECK_OK(TVMFFITensorFromDLPackVersioned(&mts[i], 0, 0, &out[i]));
+  }
+  for (int i = 0; i < CACHE_TENSORS; ++i) {
+    DLTensor* dl = TVMFFITensorGetDLTensorPtr(out[i]);
+    CHECK(dl->shape == shapes[i]);
+    CHECK_EQ_INT(dl->ndim, i % 3 == 2 ? 6 : 2);
+    CHECK_EQ_INT(dl->strides[dl->ndim - 1], 1);
+    CHECK_EQ_INT(dl->strides[dl->ndim - 2], shapes[i][dl->ndim - 1]);
+    CHECK_EQ_INT(((TVMFFIObject*)out[i])->type_index, kTVMFFITensor);
+  }
+}
+
+typedef struct {
+  TVMFFIObjectHandle mine[CACHE_TENSORS];
+  TVMFFIObjectHandle theirs[CACHE_TENSORS]; /* made by main, dropped here */
+  int64_t shapes[CACHE_TENSORS][6];
+  DLManagedTensorVersioned mts[CACHE_TENSORS];
+} cache_job;
+
+/* Drops and forgets the handle (else valgrind finds the cached block through it). */
+static void drop(TVMFFIObjectHandle* h) {
+  TVMFFIObjectDecRef(*h);
+  *h = NULL;
+}
+
+static void* cache_thread(void* arg) {
+  cache_job* job = (cache_job*)arg;
+  for (int i = 0; i < CACHE_TENSORS; ++i) drop(&job->theirs[i]);
+  for (int r = 0; r < CACHE_ROUNDS; ++r) {
+    make_many(job->mine, job->shapes, job->mts);
+    for (int i = CACHE_TENSORS - 1; i >= 0; i -= 2) drop(&job->mine[i]);
+    for (int i = 0; i < CACHE_TENSORS; i += 2) drop(&job->mine[i]);
+  }
+  return NULL;
+}
+
+static void test_block_cache_threads(void) {
+  enum { kThreads = 4 };
+  static cache_job jobs[kThreads];
+  static int64_t shapes[kThreads][CACHE_TENSORS][6];
+  static DLManagedTensorVersioned mts[kThreads][CACHE_TENSORS];
+  pthread_t th[kThreads];
+  /* Stacks of our own, freed after the join: glibc keeps a thread's
+   * thread-local storage there, and would keep a stack it made for reuse,
+   * where valgrind would still find the pointers to blocks a thread left. */
+  void* stacks[kThreads];
+  size_t stack_size = 1 << 20;
+  for (int t = 0; t < kThreads; ++t) make_many(jobs[t].theirs, shapes[t], mts[t]);
+  for (int t = 0; t < kThreads; ++t) {
+    pthread_attr_t attr;
+    CHECK_EQ_INT(posix_memalign(&stacks[t], 4096, stack_size), 0);
+    CHECK_EQ_INT(pthread_attr_init(&attr), 0);
+    CHECK_EQ_INT(pthread_attr_setstack(&attr, stacks[t], stack_size), 0);
+    CHECK_EQ_INT(pthread_create(&th[t], &attr, cache_thread, &jobs[t]), 0);
+    pthread_attr_destroy(&attr);
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    CHECK_EQ_INT(pthread_join(th[t], NULL), 0);
+    free(stacks[t]);
+  }
+  /* And on the main thread, whose cache is freed when the library unloads. */
+  TVMFFIObjectHandle again[CACHE_TENSORS];
+  make_many(again, shapes[0], mts[0]);
+  for (int i = 0; i < CACHE_TENSORS; ++i) drop(&again[i]);
+}
+
 int main(void) {
   test_legacy_round_trip();
   test_versioned_round_trip();
@@ -386,6 +470,7 @@ int main(void) {
   test_export_errors();
   test_unsafe_view();
   test_weak_reference();
+  test_block_cache_threads();
   printf("test_tensor: ok\n");
   return 0;
 }
