@@ -4,7 +4,34 @@
 anything; torch support wakes up on the first torch argument.
 """
 
-from .libinfo import config_mode as _config_mode
+import os as _os
+import sys as _sys
+
+
+def _config_mode():
+    """True when this interpreter was started as ``python -m tvm_ffi.config`` or ``tvm-ffi-config``
+    (``libinfo.config_mode``): the package then skips loading the runtime so the CLI stays fast,
+    works without a built runtime, and prints nothing but its answer."""
+    argv = getattr(_sys, "orig_argv", None)
+    if argv is None:  # Python 3.9: only sys.argv, which reads "-m" while the package imports
+        argv = _proc_cmdline() if _sys.argv[:1] == ["-m"] else []
+    for i, a in enumerate(argv):
+        if a == "-m" and i + 1 < len(argv) and argv[i + 1] == "tvm_ffi.config":
+            return True
+        if a == "-mtvm_ffi.config":
+            return True
+    prog = _os.path.basename(_sys.argv[0]) if _sys.argv and _sys.argv[0] else ""
+    return prog in ("tvm-ffi-config", "tvm-ffi-config.exe")
+
+
+def _proc_cmdline():
+    """The interpreter's own command line where the OS shows it (Linux), else []."""
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            return _os.fsdecode(f.read()).split("\0")
+    except OSError:
+        return []
+
 
 # A wheel writes _version.py; a source checkout reports the upstream release it matches.
 try:
@@ -31,7 +58,7 @@ if not _config_mode():
     # The torch C DLPack add-on attaches when the first torch tensor reaches tvm_ffi
     # (core._classify), so import order does not matter and import stays cheap.  The stream
     # protocol patch for an older torch.cuda.Stream is needed before any tensor is seen.
-    if __import__("sys").modules.get("torch") is not None:
+    if _sys.modules.get("torch") is not None:
         from . import _optional_torch_c_dlpack
 
         _optional_torch_c_dlpack.patch_torch_cuda_stream_protocol()

@@ -1,7 +1,7 @@
 """Where the runtime, headers, CMake package and sources of tvm_ffi are.
 
 Nothing here loads the runtime: ``python -m tvm_ffi.config`` uses this module alone (the
-package skips its initialisation in config mode, see ``config_mode``).
+package skips its initialisation in config mode, see ``config_mode``, defined in ``__init__``).
 
 Two layouts are recognised:
 
@@ -25,31 +25,9 @@ _PKG = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(os.path.dirname(_PKG))
 
 
-def config_mode():
-    """True when this interpreter was started as ``python -m tvm_ffi.config`` or ``tvm-ffi-config``.
-
-    The package then skips loading the runtime so the CLI stays fast, works without a built
-    runtime, and prints nothing but its answer.
-    """
-    argv = getattr(sys, "orig_argv", None)
-    if argv is None:  # Python 3.9: only sys.argv, which reads "-m" while the package imports
-        argv = _proc_cmdline() if sys.argv[:1] == ["-m"] else []
-    for i, a in enumerate(argv):
-        if a == "-m" and i + 1 < len(argv) and argv[i + 1] == "tvm_ffi.config":
-            return True
-        if a == "-mtvm_ffi.config":
-            return True
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return prog in ("tvm-ffi-config", "tvm-ffi-config.exe")
-
-
-def _proc_cmdline():
-    """The interpreter's own command line where the OS shows it (Linux), else []."""
-    try:
-        with open("/proc/self/cmdline", "rb") as f:
-            return os.fsdecode(f.read()).split("\0")
-    except OSError:
-        return []
+# Defined in the package's __init__, which asks it before anything else (importing this
+# module there would cost every `import tvm_ffi` ~0.25 ms).
+from . import _config_mode as config_mode  # noqa: E402, F401
 
 
 def _lib_names(target):
