@@ -3,7 +3,10 @@
  *
  * The stack is unwound with glibc's backtrace() and symbolised with elfutils
  * libdw (function, file and line) when built with HAVE_LIBDW, else with
- * dladdr (function and library only).  The call runs on every raised error,
+ * dladdr (function and library only).  libdw is opened on the first backtrace,
+ * not linked: loading it and libelf with the runtime cost every process ~1.2M
+ * instructions of relocations (a fifth of `import tvm_ffi`); where it cannot
+ * be opened, frames are named through dladdr.  The call runs on every raised error,
  * so symbolised frames are cached per return address and the Dwfl session is
  * kept for the process, refreshed only when the set of loaded libraries
  * changes (glibc's dlpi_adds / dlpi_subs counters).  Never fails: on any
@@ -81,13 +84,40 @@ static unsigned long long seen_adds, seen_subs;
 static int session_valid;
 
 #ifdef HAVE_LIBDW
+/* The libdw functions used, called as DW(name)(...) through pointers that
+ * dw_load fills from the library opened at run time. */
+#define DW_FUNCS(X)                                                                        \
+  X(dwfl_begin) X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end)                        \
+  X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo)   \
+  X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_addrdie) X(dwfl_module_getsrc) \
+  X(dwfl_lineinfo) X(dwarf_attr) X(dwarf_attr_integrate) X(dwarf_formstring)               \
+  X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes)             \
+  X(dwarf_getscopes_die) X(dwarf_tag)
+#define DW_PTR(name) static __typeof__(name)* dw_##name;
+DW_FUNCS(DW_PTR)
+#define DW(name) (*dw_##name)
+static int dw_state; /* 0: not tried yet, 1: loaded, -1: unavailable */
+
 static Dwfl* dwfl;
 static char* debuginfo_path;
-static const Dwfl_Callbacks dwfl_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .debuginfo_path = &debuginfo_path,
-};
+static Dwfl_Callbacks dwfl_callbacks = {.debuginfo_path = &debuginfo_path};
+
+/* Opens libdw once (under sym_mutex); 1 when its functions can be called. */
+static int dw_load(void) {
+  if (dw_state != 0) return dw_state > 0;
+  dw_state = -1;
+  void* h = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h == NULL) return 0;
+  void* sym;
+#define DW_SYM(name)                               \
+  if ((sym = dlsym(h, #name)) == NULL) return 0; \
+  memcpy(&dw_##name, &sym, sizeof(sym));
+  DW_FUNCS(DW_SYM)
+  dwfl_callbacks.find_elf = dw_dwfl_linux_proc_find_elf;
+  dwfl_callbacks.find_debuginfo = dw_dwfl_standard_find_debuginfo;
+  dw_state = 1;
+  return 1;
+}
 #endif
 
 typedef char* (*demangle_fn)(const char*, char*, size_t*, int*);
@@ -136,13 +166,13 @@ static void session_refresh(void) {
   seen_subs = counts[1];
   session_valid = 1;
 #ifdef HAVE_LIBDW
-  if (dwfl == NULL) dwfl = dwfl_begin(&dwfl_callbacks);
+  if (dwfl == NULL && dw_load()) dwfl = DW(dwfl_begin)(&dwfl_callbacks);
   if (dwfl != NULL) {
     /* Re-reporting keeps modules whose name and range are unchanged, so their
      * already-loaded debug info survives. */
-    dwfl_report_begin(dwfl);
-    dwfl_linux_proc_report(dwfl, getpid());
-    dwfl_report_end(dwfl, NULL, NULL);
+    DW(dwfl_report_begin)(dwfl);
+    DW(dwfl_linux_proc_report)(dwfl, getpid());
+    DW(dwfl_report_end)(dwfl, NULL, NULL);
   }
 #endif
   /* __cxa_demangle is there whenever a C++ program or library is loaded;
@@ -321,11 +351,11 @@ static void sub_set(sub_frame* sf, const char* func, const char* file, int line)
 static const char* die_func_name(Dwarf_Die* die) {
   Dwarf_Attribute attr;
   const char* name = NULL;
-  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != NULL ||
-      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != NULL)
-    name = dwarf_formstring(&attr);
-  if (name == NULL && dwarf_attr_integrate(die, DW_AT_name, &attr) != NULL)
-    name = dwarf_formstring(&attr);
+  if (DW(dwarf_attr_integrate)(die, DW_AT_linkage_name, &attr) != NULL ||
+      DW(dwarf_attr_integrate)(die, DW_AT_MIPS_linkage_name, &attr) != NULL)
+    name = DW(dwarf_formstring)(&attr);
+  if (name == NULL && DW(dwarf_attr_integrate)(die, DW_AT_name, &attr) != NULL)
+    name = DW(dwarf_formstring)(&attr);
   return name;
 }
 
@@ -335,23 +365,23 @@ static void die_call_site(Dwarf_Die* cu, Dwarf_Die* die, const char** file, int*
   Dwarf_Word v;
   *file = NULL;
   *line = 0;
-  if (dwarf_attr(die, DW_AT_call_line, &attr) != NULL && dwarf_formudata(&attr, &v) == 0)
+  if (DW(dwarf_attr)(die, DW_AT_call_line, &attr) != NULL && DW(dwarf_formudata)(&attr, &v) == 0)
     *line = (int)v;
   Dwarf_Files* files;
   size_t nfiles;
-  if (dwarf_attr(die, DW_AT_call_file, &attr) != NULL && dwarf_formudata(&attr, &v) == 0 &&
-      dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
-    *file = dwarf_filesrc(files, (size_t)v, NULL, NULL);
+  if (DW(dwarf_attr)(die, DW_AT_call_file, &attr) != NULL && DW(dwarf_formudata)(&attr, &v) == 0 &&
+      DW(dwarf_getsrcfiles)(cu, &files, &nfiles) == 0 && v < nfiles)
+    *file = DW(dwarf_filesrc)(files, (size_t)v, NULL, NULL);
 }
 
 /* Fills f with the inline chain at addr; returns 0 when there is none. */
 static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, const char* file,
                              int line, frame_info* f) {
   Dwarf_Addr bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, (Dwarf_Addr)addr, &bias);
+  Dwarf_Die* cu = DW(dwfl_module_addrdie)(mod, (Dwarf_Addr)addr, &bias);
   if (cu == NULL) return 0;
   Dwarf_Die* scopes = NULL;
-  int n = dwarf_getscopes(cu, (Dwarf_Addr)addr - bias, &scopes);
+  int n = DW(dwarf_getscopes)(cu, (Dwarf_Addr)addr - bias, &scopes);
   if (n <= 0) {
     free(scopes);
     return 0;
@@ -362,11 +392,11 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, 
   Dwarf_Die innermost = scopes[0];
   free(scopes);
   scopes = NULL;
-  n = dwarf_getscopes_die(&innermost, &scopes);
+  n = DW(dwarf_getscopes_die)(&innermost, &scopes);
   int m = 0; /* inlined scopes, innermost first, before the enclosing function */
-  while (m < n && dwarf_tag(&scopes[m]) != DW_TAG_subprogram) ++m;
+  while (m < n && DW(dwarf_tag)(&scopes[m]) != DW_TAG_subprogram) ++m;
   int inlined = 0;
-  for (int i = 0; i < m; ++i) inlined += dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+  for (int i = 0; i < m; ++i) inlined += DW(dwarf_tag)(&scopes[i]) == DW_TAG_inlined_subroutine;
   if (inlined == 0) {
     free(scopes);
     return 0;
@@ -379,7 +409,7 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, 
   }
   int k = 0;
   for (int i = 0; i < m; ++i) {
-    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    if (DW(dwarf_tag)(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
     sub_set(&subs[k++], die_func_name(&scopes[i]), file, line);
     die_call_site(cu, &scopes[i], &file, &line); /* location in the next outer one */
   }
@@ -396,8 +426,8 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, 
 static const char* raw_symbol(uintptr_t addr) {
   const char* func = NULL;
 #ifdef HAVE_LIBDW
-  Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
-  if (mod != NULL) func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
+  Dwfl_Module* mod = dwfl ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
+  if (mod != NULL) func = DW(dwfl_module_addrname)(mod, (Dwarf_Addr)addr);
 #endif
   Dl_info info;
   if (func == NULL && dladdr((void*)addr, &info) != 0) func = info.dli_sname;
@@ -427,11 +457,11 @@ static void symbolize(uintptr_t addr, frame_info* f) {
   f->nsub = 1;
   f->resolved = 1;
 #ifdef HAVE_LIBDW
-  Dwfl_Module* mod = dwfl ? dwfl_addrmodule(dwfl, (Dwarf_Addr)addr) : NULL;
+  Dwfl_Module* mod = dwfl ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) {
-    func = dwfl_module_addrname(mod, (Dwarf_Addr)addr);
-    Dwfl_Line* l = dwfl_module_getsrc(mod, (Dwarf_Addr)addr);
-    if (l != NULL) file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+    func = DW(dwfl_module_addrname)(mod, (Dwarf_Addr)addr);
+    Dwfl_Line* l = DW(dwfl_module_getsrc)(mod, (Dwarf_Addr)addr);
+    if (l != NULL) file = DW(dwfl_lineinfo)(l, NULL, &line, NULL, NULL, NULL);
     if (file != NULL && symbolize_inlined(mod, addr, func, file, line, f)) return;
   }
 #endif
@@ -495,9 +525,9 @@ __attribute__((constructor)) static void backtrace_setup(void) {
 
 __attribute__((destructor)) static void backtrace_cleanup(void) {
   pthread_mutex_lock(&sym_mutex);
-  cache_clear();
+  if (session_valid) cache_clear(); /* (~400K instructions at every exit otherwise) */
 #ifdef HAVE_LIBDW
-  if (dwfl != NULL) dwfl_end(dwfl);
+  if (dwfl != NULL) DW(dwfl_end)(dwfl);
   dwfl = NULL;
 #endif
   session_valid = 0;
