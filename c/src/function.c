@@ -115,7 +115,8 @@ typedef struct gentry {
   int64_t flags;
   TVMFFIByteArray name; /* owned, NUL-terminated */
   TVMFFIByteArray doc;  /* owned, NUL-terminated or {NULL, 0} */
-  TVMFFIByteArray metadata;
+  TVMFFIByteArray metadata; /* owned, or {NULL, 0} */
+  const char* schema; /* static; the runtime's own globals: metadata made on first read */
 } gentry;
 
 #define TOMBSTONE ((gentry*)(uintptr_t)1)
@@ -283,7 +284,7 @@ static int reserve_locked(void) {
  * appended to the duplicate-name message. */
 static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func, const TVMFFIByteArray* doc,
                         const TVMFFIByteArray* metadata, int64_t flags, int allow_override,
-                        const char* causes) {
+                        const char* causes, const char* schema) {
   gentry* e = calloc(1, sizeof(gentry));
   if (e == NULL) return tvmffi__raise_oom();
   e->name.data = dup_bytes(name->data, name->size);
@@ -303,6 +304,7 @@ static int registry_set(const TVMFFIByteArray* name, TVMFFIObject* func, const T
   }
   e->hash = tvmffi__hash_bytes(name->data, name->size);
   e->flags = flags;
+  e->schema = schema;
   e->func = func;
   tvmffi__incref(func);
 
@@ -431,7 +433,7 @@ int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f, i
       check_function("TVMFFIFunctionSetGlobal", (TVMFFIObject*)f))
     return -1;
   return registry_set(name, (TVMFFIObject*)f, NULL, NULL, kTVMFFIFieldFlagBitMaskIsStaticMethod,
-                      allow_override, NULL);
+                      allow_override, NULL, NULL);
 }
 
 int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info, int allow_override) {
@@ -447,7 +449,8 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info, i
   return registry_set(&method_info->name, method_info->method.v_obj, &method_info->doc,
                       &method_info->metadata, method_info->flags, allow_override,
                       ", possible causes: the same function is registered twice (e.g. two "
-                      "libraries define it, or one library is loaded twice)");
+                      "libraries define it, or one library is loaded twice)",
+                      NULL);
 }
 
 /* ---- registration of the runtime's own globals ----------------------------- */
@@ -512,26 +515,39 @@ static const char* schema_named(tvmffi__buf* b, const char* s) {
   return tvmffi__buf_append(b, "}", 1) == 0 ? s + 1 : NULL;
 }
 
+/* Under g_wlock: e->metadata from e->schema, once (converting every schema when the library
+ * loaded cost ~0.9M instructions of each `import tvm_ffi`).  0, or -1 with an error raised. */
+static int metadata_from_schema(gentry* e) {
+  tvmffi__buf meta = {NULL, 0, 0}, named = {NULL, 0, 0};
+  const char* end = schema_named(&named, e->schema);
+  int rc = 0;
+  if (end == NULL || *end != '\0' || tvmffi__buf_append(&named, "", 1) != 0)
+    rc = named.data == NULL ? tvmffi__raise_oom()
+                            : tvmffi__raise("RuntimeError", "malformed type schema of global function %s: %s",
+                                            e->name.data, e->schema);
+  else if (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
+           json_escape(&meta, named.data) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0)
+    rc = tvmffi__raise_oom();
+  tvmffi__buf_free(&named);
+  if (rc != 0) {
+    tvmffi__buf_free(&meta);
+    return rc;
+  }
+  e->metadata.data = meta.data; /* (the buffer is NUL-terminated) */
+  e->metadata.size = meta.size;
+  e->schema = NULL;
+  return 0;
+}
+
 void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
                              const char* schema) {
-  tvmffi__buf meta = {NULL, 0, 0}, named = {NULL, 0, 0};
-  if (schema != NULL) {
-    const char* end = schema_named(&named, schema);
-    if (end == NULL || *end != '\0' || tvmffi__buf_append(&named, "", 1) != 0)
-      tvmffi__fatal("malformed type schema of global function %s: %s", name, schema);
-    if (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
-        json_escape(&meta, named.data) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0)
-      tvmffi__fatal("out of memory registering global function %s", name);
-    tvmffi__buf_free(&named);
-  }
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(NULL, fn, NULL, &f) != 0)
     tvmffi__fatal("cannot create global function %s", name);
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIByteArray d = {doc, doc ? strlen(doc) : 0};
-  TVMFFIByteArray m = {meta.data, meta.size};
-  if (registry_set(&n, (TVMFFIObject*)f, &d, &m, kTVMFFIFieldFlagBitMaskIsStaticMethod, 0, NULL) !=
-      0) {
+  if (registry_set(&n, (TVMFFIObject*)f, &d, NULL, kTVMFFIFieldFlagBitMaskIsStaticMethod, 0, NULL,
+                   schema) != 0) {
     TVMFFIObjectHandle err = NULL;
     TVMFFIErrorMoveFromRaised(&err);
     TVMFFIErrorCell* c = err ? TVMFFIErrorGetCellPtr(err) : NULL;
@@ -539,7 +555,6 @@ void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char
                   c ? c->message.data : "unknown error");
   }
   tvmffi__decref((TVMFFIObject*)f);
-  tvmffi__buf_free(&meta);
 }
 
 /* ---- §14.1 globals ---------------------------------------------------------- */
@@ -612,9 +627,11 @@ static int g_get_metadata(void* h, const TVMFFIAny* args, int32_t num_args, TVMF
   if (tvmffi__args_count(sig, num_args, 1) || tvmffi__arg_str(sig, args, 0, &name)) return -1;
   pthread_mutex_lock(&g_wlock);
   gentry* e = find_locked(name.data, name.size);
-  int rc = e ? tvmffi__str_to_any(kTVMFFIStr, e->metadata.data ? e->metadata.data : "",
-                                  e->metadata.size, result)
-             : 1;
+  int rc = e && e->schema ? metadata_from_schema(e) : 0;
+  if (rc == 0)
+    rc = e ? tvmffi__str_to_any(kTVMFFIStr, e->metadata.data ? e->metadata.data : "",
+                                e->metadata.size, result)
+           : 1;
   pthread_mutex_unlock(&g_wlock);
   if (rc == 1)
     return tvmffi__raise("RuntimeError", "Global Function is not found: %.*s", (int)name.size,

@@ -191,8 +191,9 @@ uint64_t tvmffi__hash_bytes(const void* data, size_t len);
 /* ---- function.c ------------------------------------------------------ */
 
 /* Registers a core global function implemented in C.  `schema` is the JSON
- * type schema (e.g. {"type":"ffi.Function","args":[...]}) or NULL. Fatal on
- * failure (only called during init). */
+ * type schema (e.g. {"type":"ffi.Function","args":[...]}) or NULL, a static
+ * string: it is converted to the metadata on the first metadata read.  Fatal
+ * on failure (only called during init). */
 void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
                              const char* schema);
 

@@ -348,6 +348,37 @@ static void test_core_metadata(void) {
       FAIL("metadata of %s: %s", names[i], m);
     check_any_release(&r);
   }
+  /* Every global the runtime registers: its schema literal is converted on the first read
+   * (not when the library loads), so a malformed one shows up here as an error. */
+  TVMFFIAny fr, cnt;
+  CHECK_OK(check_call_global("ffi.FunctionListGlobalNamesFunctor", NULL, 0, &fr));
+  CHECK_OK(functor_call(fr.v_obj, int_any(-1), &cnt));
+  int with_schema = 0;
+  for (int64_t i = 0; i < cnt.v_int64; ++i) {
+    TVMFFIAny nm, m1, m2;
+    CHECK_OK(functor_call(fr.v_obj, int_any(i), &nm));
+    CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &m1));
+    CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &m2));
+    TVMFFIByteArray b1 = m1.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&m1)
+                                                          : *TVMFFIBytesGetByteArrayPtr(m1.v_obj);
+    TVMFFIByteArray b2 = m2.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&m2)
+                                                          : *TVMFFIBytesGetByteArrayPtr(m2.v_obj);
+    CHECK(b1.size == b2.size && memcmp(b1.data, b2.data, b1.size) == 0); /* made once */
+    static const char kPrefix[] = "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\"";
+    TVMFFIByteArray n = nm.type_index == kTVMFFISmallStr ? TVMFFISmallBytesGetContentByteArray(&nm)
+                                                         : *TVMFFIBytesGetByteArrayPtr(nm.v_obj);
+    int ours = b1.size > 0 && !(n.size >= 5 && memcmp(n.data, "test.", 5) == 0);
+    if (ours) {
+      if (strncmp(b1.data, kPrefix, sizeof(kPrefix) - 1) != 0) FAIL("metadata: %s", b1.data);
+      ++with_schema;
+    }
+    check_any_release(&nm);
+    check_any_release(&m1);
+    check_any_release(&m2);
+  }
+  CHECK(with_schema >= 100);
+  check_any_release(&fr);
+
   TVMFFIAny r, nm = str_any("ffi.GetRegisteredTypeKeys");
   CHECK_OK(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r));
   CHECK(
