@@ -3,10 +3,10 @@
 # apache-tvm-ffi wheel's (same binary, LD_LIBRARY_PATH picks the library),
 # and prints one table: ns per operation for both and the ratio
 # (ours / apache: below 1 means ours is faster), then callgrind's
-# instructions per call of the nop calls (with valgrind), the stripped
-# sizes and the dependencies of both libraries.  Prints figures; never fails on
-# speed.  Without the wheel (scripts/apache-venv.sh cannot make its venv)
-# only our column is printed.
+# instructions per operation of the nop calls and the tensor import (with
+# valgrind), the stripped sizes and the dependencies of both libraries.
+# Prints figures; never fails on speed.  Without the wheel
+# (scripts/apache-venv.sh cannot make its venv) only our column is printed.
 #
 # Environment: top_srcdir, top_builddir (default .), BENCH_ITERS
 # (operations per repeat, default 1000000), BENCH_ROUNDS (runs of each
@@ -65,10 +65,11 @@ awk -F '\t' -v have_apache="${apache:+1}" '
     }
   }' "$tmp/ours" "$tmp/apache"
 
-# Instructions per call of the two call cases under callgrind: exact and
-# unmoved by load, unlike the ns above.  Two runs of different length are
-# subtracted so that one-time costs (lazy binding on the first call)
-# cancel; bench_c runs a case n/10 + 5n times (warm-up and kRepeats).
+# Instructions per operation of the two call cases and the tensor import +
+# release under callgrind: exact and unmoved by load, unlike the ns above.
+# Two runs of different length are subtracted so that one-time costs (lazy
+# binding on the first call) cancel; bench_c runs a case n/10 + 5n times
+# (warm-up and kRepeats).
 ir_per_call() { # <library dir> <case function in bench_c.c>
   for n in 1000 2000; do
     LD_LIBRARY_PATH=$1 valgrind --tool=callgrind --toggle-collect="$2" \
@@ -85,8 +86,8 @@ if ! command -v valgrind > /dev/null 2>&1; then
 elif ! ir0=$(ir_per_call "$(dirname "$ours")" call0); then
   echo "run-bench: no instruction counts (bench_c fails under valgrind on this build)"
 else
-  printf '%-26s %12s %12s %12s\n' "callgrind Ir per call" "ours" "apache" "ours/apache"
-  for c in call0:call_0_args call3:call_3_args; do
+  printf '%-26s %12s %12s %12s\n' "callgrind Ir per op" "ours" "apache" "ours/apache"
+  for c in call0:call_0_args call3:call_3_args tensor_from_dlpack:tensor_from_dlpack_free; do
     a=$ir0
     [ "${c%%:*}" = call0 ] || a=$(ir_per_call "$(dirname "$ours")" "${c%%:*}") || a=-
     b=-
