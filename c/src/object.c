@@ -66,7 +66,7 @@ static TVMFFI__COLD void decref_strong_with_weak(TVMFFIObject* obj) {
  * SLACK (under a guard page) lets later releases from a little higher up stay
  * in the window; WINDOW is about what 256 nested deleters took before. */
 #define DEFER_DEPTH 256
-#define WINDOW ((uintptr_t)32 * 1024)
+#define WINDOW ((uintptr_t)16 * 1024)
 #define SLACK ((uintptr_t)2 * 1024)
 
 typedef struct {
