@@ -98,11 +98,14 @@ static DLPackManagedTensorAllocator global_allocator; /* accessed atomically */
 int TVMFFIEnvSetDLPackManagedTensorAllocator(
     DLPackManagedTensorAllocator allocator, int write_to_global_context,
     DLPackManagedTensorAllocator* opt_out_original_allocator) {
-  /* Only the thread-local value is reported, as the reference does. */
-  if (opt_out_original_allocator != NULL) *opt_out_original_allocator = tls_allocator;
+  /* Read and written before any branch: one thread-local lookup (__tls_get_addr) instead of
+   * one per branch; the Python binding sets and restores it around each call with a framework
+   * tensor.  Only the thread-local value is reported, as the reference does. */
+  DLPackManagedTensorAllocator prev = tls_allocator;
+  tls_allocator = allocator;
+  if (opt_out_original_allocator != NULL) *opt_out_original_allocator = prev;
   if (write_to_global_context != 0)
     __atomic_store_n(&global_allocator, allocator, __ATOMIC_RELEASE);
-  tls_allocator = allocator;
   return 0;
 }
 
