@@ -69,6 +69,10 @@ class Function(CObject):
         return _new_wrapper(Function, _addr(out[0]))
 
 
+if API_MODE and os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
+    # before any instance exists: room for the entry calls take (vectorcall, core._init)
+    lib.ffipy_reserve_call_pointer(id(Function))
+
 _RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
 
 

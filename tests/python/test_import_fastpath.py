@@ -2,6 +2,7 @@
 the semantics of the generic one.  No timings here: what keeps import fast is which modules it
 pulls in, and that is what is checked."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -107,6 +108,43 @@ def test_call_slot_rejects_keywords_and_keeps_subclasses_working():
     # many arguments (more than the slot's stack array)
     nop = tvm_ffi.get_global_func("testing.nop")
     assert nop(*range(20)) is None
+
+
+def test_vectorcall_entry_keeps_call_semantics():
+    # After a Function's first call CPython enters through its vectorcall entry (call.c): keywords
+    # are still refused, and a reassigned Function.__call__ still takes over, also for instances
+    # whose entry is already set (CPython before 3.12 keeps the type's vectorcall flag then).
+    out = _fresh("""
+        import sys
+        import tvm_ffi
+        F = tvm_ffi.Function
+        echo = tvm_ffi.get_global_func("testing.echo")
+        assert echo(1) == 1 and echo(2) == 2  # the second call takes the entry the first set
+        for kwargs in ({"x": 2}, {}):
+            try:
+                r = echo(1, **kwargs)
+            except TypeError as err:
+                assert kwargs and "keyword" in str(err)
+            else:
+                assert not kwargs and r == 1
+        assert tvm_ffi.get_global_func("testing.nop")(*range(20)) is None
+        x = object()
+        base = sys.getrefcount(x)
+        for _ in range(100):
+            assert echo(x) is x
+        assert sys.getrefcount(x) == base
+        fast = bool(F.__flags__ & (1 << 11))
+        orig = F.__dict__["__call__"]
+        F.__call__ = lambda self, *a, **k: ("patched", a, k)
+        assert echo(3) == ("patched", (3,), {})
+        assert echo(3, y=1) == ("patched", (3,), {"y": 1})
+        F.__call__ = orig
+        assert echo(4) == 4 and echo(5) == 5
+        print(fast, tvm_ffi.core.API_MODE)
+    """).split()
+    compiled_call = os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0")
+    if out[1] == "True" and sys.implementation.name == "cpython" and compiled_call:
+        assert out[0] == "True"  # the compiled module installed the entry
 
 
 def test_tensor_arguments_by_handle():

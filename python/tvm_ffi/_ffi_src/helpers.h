@@ -55,6 +55,9 @@ int ffipy_make_call_descriptor(intptr_t box);
 /* After `cls.__call__ = <that descriptor>`: points cls's call slot straight at the C call
  * (skipping CPython's generic __call__ dispatch). Returns 0, or 1 when left as it was. */
 int ffipy_install_call_slot(intptr_t cls);
+/* Right after the class statement of Function (cls), before any instance exists: grows its
+ * instances by the pointer vectorcall reads (call.c). Returns 0, or 1 when left as it was. */
+int ffipy_reserve_call_pointer(intptr_t cls);
 /* box = [CObject class]: becomes [from_dlpack builtin, CObject.__del__ descriptor]. */
 int ffipy_make_builtins(intptr_t box);
 /* Converts box[0] (Python value) into an owned Any in *out. */
