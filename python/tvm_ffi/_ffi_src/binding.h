@@ -169,7 +169,7 @@ static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out);
 static int pack_to_owned(PyObject* v, TVMFFIAny* out);
 
 /* ---- exchange.c ----------------------------------------------------------------------- */
-static void view_release(struct view_block* b);
+static inline void view_release(struct view_block* b);
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out);
 /* The table a __dlpack_c_exchange_api__ value holds: NULL unless it is a capsule named

@@ -46,45 +46,45 @@ static void view_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(b);
 }
 
+/* A block nobody else references back to the free list (GIL held). */
+static inline void view_recycle(view_block* b) {
+  if (b->cap == VIEW_NDIM && view_cached < VIEW_CACHE)
+    view_cache[view_cached++] = b;
+  else
+    free(b);
+}
+
 /* After the call (GIL held): recycled when we hold the only reference, else handed over. */
-static void view_release(view_block* b) {
+static inline void view_release(view_block* b) {
   if (__atomic_load_n(&b->header.combined_ref_count, __ATOMIC_ACQUIRE) ==
       UINT64_C(0x0000000100000001)) {
-    if (b->cap == VIEW_NDIM && view_cached < VIEW_CACHE)
-      view_cache[view_cached++] = b;
-    else
-      free(b);
+    view_recycle(b);
     return;
   }
   view_keep_alive(b);
   TVMFFIObjectDecRef(&b->header);
 }
 
-/* The fast path takes what the runtime's import would take without a word (device types
- * that address memory directly, sane extents); anything else goes through that import. */
-static int view_plain(const DLTensor* dl) {
-  const int32_t dt = (int32_t)dl->device.device_type;
-  if (dl->ndim < 0 || dl->ndim > 64 || (dl->ndim > 0 && dl->shape == NULL) ||
-      dl->device.device_id < 0)
-    return 0;
-  if (dt != kDLCPU && dt != kDLCUDA && dt != kDLCUDAHost && dt != kDLROCM && dt != kDLROCMHost &&
-      dt != kDLCUDAManaged)
-    return 0;
-  uint64_t numel = 1;
-  for (int32_t i = 0; i < dl->ndim; ++i)
-    if (dl->shape[i] < 0 || __builtin_mul_overflow(numel, (uint64_t)dl->shape[i], &numel)) return 0;
-  return numel <= (uint64_t)INT64_MAX && (dl->data != NULL || numel == 0);
-}
+/* Device types whose memory the runtime's import takes as addressed directly (bit per type):
+ * kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCMHost, kDLCUDAManaged. */
+#define VIEW_DEVICES                                                          \
+  ((1u << kDLCPU) | (1u << kDLCUDA) | (1u << kDLCUDAHost) | (1u << kDLROCM) | \
+   (1u << kDLROCMHost) | (1u << kDLCUDAManaged))
 
-/* The ffi.Tensor over v's view, or NULL (nothing set) where the owning export must do. */
+/* The ffi.Tensor over v's view, or NULL (nothing set) where the owning export must do.  The view
+ * is taken only where the runtime's import would take it without a word (device types that
+ * address memory directly, sane extents); the extents are checked while they are copied. */
 static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
   DLTensor dl;
   if (api->dltensor_from_py_object_no_sync((void*)v, &dl) != 0) {
     PyErr_Clear(); /* the owning export reports real problems */
     return NULL;
   }
-  if (!view_plain(&dl)) return NULL;
   const int32_t nd = dl.ndim;
+  const uint32_t dt = (uint32_t)dl.device.device_type;
+  if ((uint32_t)nd > 64 || (nd > 0 && dl.shape == NULL) || dl.device.device_id < 0 || dt >= 32 ||
+      !((1u << dt) & VIEW_DEVICES))
+    return NULL;
   view_block* b;
   if (nd <= VIEW_NDIM && view_cached > 0) {
     b = view_cache[--view_cached];
@@ -94,6 +94,29 @@ static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
     if (b == NULL) return NULL;
     b->cap = cap;
   }
+  int64_t* shape = b->dims;
+  int64_t* strides = b->dims + b->cap;
+  uint64_t numel = 1;
+  int bad = 0;
+  const int64_t* src_strides = dl.strides;
+  for (int32_t i = 0; i < nd; ++i) {
+    const int64_t e = dl.shape[i];
+    shape[i] = e;
+    if (src_strides != NULL) strides[i] = src_strides[i];
+    bad |= e < 0;
+    bad |= __builtin_mul_overflow(numel, (uint64_t)e, &numel);
+  }
+  if (bad || numel > (uint64_t)INT64_MAX || (dl.data == NULL && numel != 0)) {
+    view_recycle(b);
+    return NULL;
+  }
+  if (src_strides == NULL) { /* compact row-major, as the runtime's import fills them in */
+    uint64_t stride = 1;
+    for (int32_t i = nd - 1; i >= 0; --i) {
+      strides[i] = (int64_t)stride;
+      stride *= (uint64_t)shape[i];
+    }
+  }
   b->header.combined_ref_count = UINT64_C(0x0000000100000001);
   b->header.type_index = kTVMFFITensor;
   b->header.__padding = 0;
@@ -101,18 +124,6 @@ static view_block* view_from_py(const DLPackExchangeAPI* api, PyObject* v) {
   b->owner = v;
   b->owns_ref = 0;
   b->dl = dl;
-  int64_t* shape = b->dims;
-  int64_t* strides = b->dims + b->cap;
-  for (int32_t i = 0; i < nd; ++i) shape[i] = dl.shape[i];
-  if (dl.strides != NULL) {
-    for (int32_t i = 0; i < nd; ++i) strides[i] = dl.strides[i];
-  } else { /* compact row-major, as the runtime's import fills them in */
-    uint64_t stride = 1;
-    for (int32_t i = nd - 1; i >= 0; --i) {
-      strides[i] = (int64_t)stride;
-      stride *= (uint64_t)shape[i];
-    }
-  }
   b->dl.shape = shape;
   b->dl.strides = strides;
   return b;
@@ -129,31 +140,53 @@ static int exchange_export(const DLPackExchangeAPI* api, PyObject* v,
   return -1;
 }
 
+/* The owning export's tensor for pack_exchange, owned by c: CONV_*. */
+static __attribute__((noinline)) int pack_exported(CallCtx* c, PyObject* v,
+                                                   const DLPackExchangeAPI* api,
+                                                   TVMFFIObjectHandle* h) {
+  DLManagedTensorVersioned* dlmt = NULL;
+  if (exchange_export(api, v, &dlmt, "Failed to convert DLManagedTensorVersioned to ffi.Tensor") !=
+      0)
+    return CONV_PY_ERROR;
+  if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, h) != 0) {
+    discard_ffi_error();
+    if (dlmt->deleter) dlmt->deleter(dlmt);
+    PyErr_SetString(PyExc_BufferError, "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
+    return CONV_PY_ERROR;
+  }
+  return ctx_own(c, *h); /* on failure h is already released */
+}
+
+/* The call's stream: the producer's current stream on the first non-CPU tensor's device. */
+static __attribute__((noinline)) int pack_stream(CallCtx* c, const DLPackExchangeAPI* api,
+                                                 DLDevice dev) {
+  void* stream = NULL;
+  if (api->current_work_stream(dev.device_type, dev.device_id, &stream) != 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "current_work_stream failed");
+    return CONV_PY_ERROR;
+  }
+  c->has_device = 1;
+  c->dev_type = dev.device_type;
+  c->dev_id = dev.device_id;
+  c->stream = stream;
+  return CONV_OK;
+}
+
+/* The hot path (a view recycled after the call) inline; the owning export, a call with more
+ * tensors than c has room for and the stream lookup out of line. */
 static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPackExchangeAPI* api,
                          TVMFFIAny* out) {
   view_block* view = api->dltensor_from_py_object_no_sync != NULL ? view_from_py(api, v) : NULL;
-  TVMFFIObjectHandle h = NULL;
-  if (view != NULL) {
+  TVMFFIObjectHandle h;
+  if (view != NULL && c->n_views < CTX_MAX_VIEWS) {
     h = &view->header;
-    if (c->n_views < CTX_MAX_VIEWS) {
-      c->view_b[c->n_views++] = view;
-    } else { /* no room to decide after the call: hold the Python object right away */
-      view_keep_alive(view);
-      if (ctx_own(c, h) != 0) return CONV_PY_ERROR;
-    }
-  } else {
-    DLManagedTensorVersioned* dlmt = NULL;
-    if (exchange_export(api, v, &dlmt,
-                        "Failed to convert DLManagedTensorVersioned to ffi.Tensor") != 0)
-      return CONV_PY_ERROR;
-    if (TVMFFITensorFromDLPackVersioned(dlmt, 0, 0, &h) != 0) {
-      discard_ffi_error();
-      if (dlmt->deleter) dlmt->deleter(dlmt);
-      PyErr_SetString(PyExc_BufferError,
-                      "Failed to convert DLManagedTensorVersioned to ffi.Tensor");
-      return CONV_PY_ERROR;
-    }
-    if (ctx_own(c, h) != 0) return CONV_PY_ERROR; /* h already released */
+    c->view_b[c->n_views++] = view;
+  } else if (view != NULL) { /* no room to decide after the call: hold the Python object now */
+    h = &view->header;
+    view_keep_alive(view);
+    if (ctx_own(c, h) != 0) return CONV_PY_ERROR;
+  } else if (pack_exported(c, v, api, &h) != CONV_OK) {
+    return CONV_PY_ERROR;
   }
   out->type_index = kTVMFFITensor;
   out->zero_padding = 0;
@@ -161,17 +194,8 @@ static int pack_exchange(CallCtx* c, PyObject* v, PyObject* api_obj, const DLPac
   c->api = api;
   c->api_obj = api_obj;
   const DLDevice dev = TVMFFITensorGetDLTensorPtr(h)->device;
-  if (!c->has_device && dev.device_type != kDLCPU && api->current_work_stream != NULL) {
-    void* stream = NULL;
-    if (api->current_work_stream(dev.device_type, dev.device_id, &stream) != 0) {
-      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "current_work_stream failed");
-      return CONV_PY_ERROR;
-    }
-    c->has_device = 1;
-    c->dev_type = dev.device_type;
-    c->dev_id = dev.device_id;
-    c->stream = stream;
-  }
+  if (dev.device_type != kDLCPU && !c->has_device && api->current_work_stream != NULL)
+    return pack_stream(c, api, dev);
   return CONV_OK;
 }
 

@@ -412,6 +412,9 @@ static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   } else if (tp == g.int_tp && g.long_layout != 0 && long_fast(v, g.long_layout, &x)) {
     set_pod(out, kTVMFFIInt, (int64_t)x);
     return CONV_OK;
+  } else { /* framework tensors: straight to their handler once the type's rule is cached */
+    const RuleEntry* e = rule_slot(tp);
+    if (e->tp == tp && e->code == RULE_EXCHANGE) return pack_exchange(c, v, e->extra, e->api, out);
   }
   return pack_top(c, v, out);
 }
