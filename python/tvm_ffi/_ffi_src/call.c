@@ -130,16 +130,20 @@ int ffipy_call(intptr_t box_id) {
 /* Function.__call__ as a method descriptor (METH_FASTCALL): the arguments arrive as a C
  * array with no Python frame, no id() and no cffi conversion in between.  Errors are
  * turned into exceptions by the Python hook g.call_error (kind mapping, traceback). */
-static PyObject* function_call_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  PyObject* out = NULL;
-  int rc = call_items(self, args, nargs, &out);
-  if (rc == CONV_OK) return out;
+static __attribute__((noinline)) PyObject* function_call_failed(int rc) {
   if (rc == CONV_FFI_ERROR) {
     PyObject* pending = PyErr_Occurred() ? fetch_exception() : NULL;
     raise_hook_exception(g.call_error, pending ? pending : Py_None);
     Py_XDECREF(pending);
   }
   return NULL;
+}
+
+static inline PyObject* function_call_fastcall(PyObject* self, PyObject* const* args,
+                                               Py_ssize_t nargs) {
+  PyObject* out = NULL;
+  int rc = call_items(self, args, nargs, &out);
+  return rc == CONV_OK ? out : function_call_failed(rc);
 }
 
 static PyMethodDef call_method_def = {
