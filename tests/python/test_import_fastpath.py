@@ -129,10 +129,11 @@ def test_vectorcall_entry_keeps_call_semantics():
                 assert not kwargs and r == 1
         assert tvm_ffi.get_global_func("testing.nop")(*range(20)) is None
         x = object()
-        base = sys.getrefcount(x)
+        count = getattr(sys, "getrefcount", lambda o: 0)  # PyPy has no reference counts
+        base = count(x)
         for _ in range(100):
             assert echo(x) is x
-        assert sys.getrefcount(x) == base
+        assert count(x) == base
         fast = bool(F.__flags__ & (1 << 11))
         orig = F.__dict__["__call__"]
         F.__call__ = lambda self, *a, **k: ("patched", a, k)
