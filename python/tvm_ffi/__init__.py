@@ -43,17 +43,12 @@ except ImportError:
 if not _config_mode():
     # (`python -m tvm_ffi.config` / `tvm-ffi-config` needs libinfo only, so the runtime is not
     # loaded there: fast, works without a built runtime, nothing on stderr.)
-    # Eager: what the first call needs (runtime, core, the classes returned objects bind to).
-    # Everything else is imported on first access by __getattr__ below (_LAZY): `import
-    # tvm_ffi` must stay within a few milliseconds.  To export a new name, add it to _LAZY
+    # Eager: what the first call needs (the runtime, core).  Everything else, the containers
+    # too (a result binds to its class through _function._LAZY_CLASS_MODULES), is imported on
+    # first access by __getattr__ below (_LAZY): `import tvm_ffi` must stay within 5 ms.  To export a new name, add it to _LAZY
     # (and to __all__ when the spec lists it there) rather than importing it here.
     from . import core
     from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
-    from . import container
-    from .container import Array, List, Map, Dict, CContainerBase  # noqa: F401
-
-    core._init_sentinels()
-    container.MISSING = core.MISSING
 
     # The torch C DLPack add-on attaches when the first torch tensor reaches tvm_ffi
     # (core._classify), so import order does not matter and import stays cheap.  The stream
@@ -71,6 +66,7 @@ if not _config_mode():
                    "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu "
                    "float6_e2m3fn float6_e3m2fn float4_e2m1fn float4_e2m1fnx2"),
         ("_tensor", "Shape device"),
+        ("container", "Array List Map Dict CContainerBase"),  # (results import it on first need)
         ("_device_type", "DLDeviceType"),
         ("module", "Module load_module system_lib"),  # core imports it for ffi.Module results
         ("error", "register_error"),
@@ -87,6 +83,7 @@ if not _config_mode():
         for _n in _names.split():
             _LAZY[_n] = (_mod, _n)
     for _n in ("registry", "module", "stream", "error", "serialization", "structural", "access_path",
+               "container",
                "cpp", "libinfo", "dataclasses",
                "utils", "_dtype", "_tensor", "_convert", "_optional_torch_c_dlpack"):
         _LAZY[_n] = (_n, None)

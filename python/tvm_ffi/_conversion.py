@@ -50,7 +50,6 @@ from ._values import (  # (DataType, Device, PyNativeObject: classes the table's
     _device_from_payload,
     _dtype_pack,
 )
-from .container import CContainerBase
 from .error import _check, _exc_to_error, _raise_ffi_error, _take_exception
 
 # the conversion table's result kinds (_rules.py), by type index
@@ -489,7 +488,9 @@ def _to_framework(tensor_cls, tag, a):
     """convert_func(tensor_cls=...) callback argument without the compiled module (which
     converts in C): tensors become tensor_cls tensors, containers a tagged copy of the wrapper
     whose tensor elements convert on access."""
-    if isinstance(a, CContainerBase) and a._h:
+    # (container: imported on first use, not by `import tvm_ffi`; a container exists only then)
+    container = sys.modules.get(__package__ + ".container")
+    if container is not None and isinstance(a, container.CContainerBase) and a._h:
         if a._tvm_api == tag:
             return a
         w = _new_wrapper(type(a), a._h)  # the caller's wrapper keeps its own tag

@@ -164,7 +164,22 @@ _object_type_key_to_index = _type_key_to_index
 
 # built-in object types whose Python class lives in a module `import tvm_ffi` does not
 # import (python/tvm_ffi/__init__.py, _LAZY): type key -> that module, imported on first need
-_LAZY_CLASS_MODULES = {"ffi.Module": "module"}
+_LAZY_CLASS_MODULES = {"ffi.Module": "module", "ffi.Array": "container", "ffi.List": "container",
+                       "ffi.Map": "container", "ffi.Dict": "container"}
+
+
+_SENTINELS = {}
+
+
+def _sentinel(name):
+    """The runtime's sentinel object global `name` returns (ffi.GetInvalidObject: MISSING,
+    ffi.GetKwargsObject: KWARGS), fetched once; None where the runtime has no such global."""
+    try:
+        return _SENTINELS[name]
+    except KeyError:
+        f = _global(name, allow_missing=True)
+        value = _SENTINELS[name] = f() if f is not None else None
+        return value
 
 
 def _class_for_index(tidx):

@@ -12,6 +12,7 @@ import json
 from typing import Any, Optional
 
 from . import _type_index as T
+from . import container  # noqa: F401 - binds Array/List/Map/Dict to their indices (type_cls)
 from . import core
 from ._dtype import dtype
 from ._tensor import Shape

@@ -6,9 +6,7 @@ import operator
 
 from . import _type_index as T
 from ._base import CObject, Object, _register_class
-from ._function import _global
-
-MISSING = None  # set by __init__ once the sentinel is known
+from ._function import _global, _sentinel
 
 
 def _g(name):
@@ -279,7 +277,8 @@ class _MapMixin:
 
     def get(self, key, default=None):
         r = _g(self._get_missing_fn)(self, key)
-        if isinstance(r, CObject) and MISSING is not None and r.same_as(MISSING):
+        missing = _sentinel("ffi.GetInvalidObject")
+        if isinstance(r, CObject) and missing is not None and r.same_as(missing):
             return default
         return r
 
@@ -359,3 +358,9 @@ def _register():
 
 
 _register()
+
+
+def __getattr__(name):
+    if name == "MISSING":  # the sentinel Map.get compares with (core.MISSING)
+        return _sentinel("ffi.GetInvalidObject")
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -108,6 +108,7 @@ from ._function import (  # noqa: F401 - re-exported
     _class_for_index,
     _global,
     _global_handle,
+    _sentinel,
     _object_type_key_to_index,
     _type_key,
     _type_key_to_index,
@@ -151,7 +152,6 @@ from ._values import (  # noqa: F401 - re-exported (_CLASS_DEVICE: see __getattr
     _parse_dtype,
     _set_class_device,
 )
-from .container import CContainerBase
 from .error import (  # noqa: F401 - re-exported
     ERROR_NAME_TO_TYPE,
     ERROR_TYPE_TO_NAME,
@@ -209,8 +209,12 @@ def _wrapper_kind(cls):
         return (0, 0)
     if cls.__new__ is CObject.__new__:
         return (1, 0)
-    if issubclass(cls, CContainerBase) and cls.__new__ is CContainerBase.__new__:
-        return (2, _slot_offset(CContainerBase, "_tvm_api"))
+    # (a container class exists only once `container`, which `import tvm_ffi` leaves to first
+    # use, is imported)
+    container = sys.modules.get(__package__ + ".container")
+    base = container.CContainerBase if container is not None else None
+    if base is not None and issubclass(cls, base) and cls.__new__ is base.__new__:
+        return (2, _slot_offset(base, "_tvm_api"))
     return (0, 0)
 
 
@@ -295,16 +299,13 @@ from ._conversion import (  # noqa: E402, F401 - re-exported
     _to_owned_any,
 )
 
-MISSING = None
-KWARGS = None
+# MISSING and KWARGS (the runtime's sentinel objects) are fetched on first access (__getattr__)
 
 
 def _init_sentinels():
     global MISSING, KWARGS
-    f = _global("ffi.GetInvalidObject", allow_missing=True)
-    MISSING = f() if f is not None else None
-    f = _global("ffi.GetKwargsObject", allow_missing=True)
-    KWARGS = f() if f is not None else None
+    MISSING = _sentinel("ffi.GetInvalidObject")
+    KWARGS = _sentinel("ffi.GetKwargsObject")
 
 
 # reflection records (docs/python.md §4.7) come from _typeinfo, which builds on this module and
@@ -328,6 +329,9 @@ _FORWARDED = {"_CLASS_TENSOR": _tensor, "_CLASS_DEVICE": _values}
 
 
 def __getattr__(name):
+    if name in ("MISSING", "KWARGS"):
+        _init_sentinels()
+        return globals()[name]
     module = _FORWARDED.get(name)
     if module is not None:
         return getattr(module, name)
@@ -347,6 +351,11 @@ def __getattr__(name):
 
         globals()[name] = register_py_class
         return register_py_class
+    if name == "CContainerBase":
+        from .container import CContainerBase  # noqa: PLC0415 - first use: not in `import tvm_ffi`
+
+        globals()[name] = CContainerBase
+        return CContainerBase
     if name == "ObjectConvertible":  # defined with convert(), which imports core
         from ._convert import ObjectConvertible  # noqa: PLC0415 - _convert imports core
 
