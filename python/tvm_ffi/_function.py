@@ -184,8 +184,10 @@ def _sentinel(name):
 
 def _class_for_index(tidx):
     cls = _TYPE_CLS.get(tidx)
-    if cls is None and _LAZY_CLASS_MODULES:
-        modname = _LAZY_CLASS_MODULES.pop(_type_key(tidx), None)
+    if cls is None:
+        # (get, not pop: a thread meeting the type while another imports the module waits on
+        # the import lock and then finds the class, rather than making a fallback class)
+        modname = _LAZY_CLASS_MODULES.get(_type_key(tidx))
         if modname is not None:
             import_module("." + modname, __package__)  # registers the class
             cls = _TYPE_CLS.get(tidx)
