@@ -29,7 +29,8 @@ def test_import_pulls_in_no_heavy_module():
         import tvm_ffi
         new = set(sys.modules) - before
         heavy = {"torch", "numpy", "ctypes", "dataclasses", "json", "inspect", "typing",
-                 "tvm_ffi._typeinfo", "tvm_ffi.testing", "tvm_ffi.cpp", "tvm_ffi.module"}
+                 "tvm_ffi._typeinfo", "tvm_ffi.testing", "tvm_ffi.cpp", "tvm_ffi.module",
+                 "tvm_ffi.container", "tvm_ffi.libinfo"}
         print(sorted(new & heavy))
     """)
     assert out.strip() == "[]"
@@ -75,6 +76,31 @@ def test_module_result_binds_its_class_before_tvm_ffi_module_is_touched():
         print(type(m).__module__, type(m).__name__, "tvm_ffi.module" in sys.modules)
     """)
     assert out.split() == ["tvm_ffi.module", "Module", "True"]
+
+
+def test_container_results_bind_their_classes_on_first_use():
+    # `import tvm_ffi` leaves tvm_ffi.container to the first container result; two threads
+    # meeting their first Array at once both get tvm_ffi.Array (not a fallback class)
+    out = _fresh("""
+        import sys, threading
+        import tvm_ffi
+        print("tvm_ffi.container" in sys.modules, "MISSING" in vars(tvm_ffi.core))
+        echo = tvm_ffi.get_global_func("testing.echo")
+        got, go = [], threading.Barrier(4)
+        def first():
+            go.wait()
+            got.append(type(echo([1, 2])))
+        threads = [threading.Thread(target=first) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        m = echo({"a": 1})
+        print(all(c is tvm_ffi.Array for c in got), len(got), type(m) is tvm_ffi.Map,
+              m.get("b", 7), tvm_ffi.container.MISSING.same_as(tvm_ffi.core.MISSING),
+              tvm_ffi.core.CContainerBase is tvm_ffi.container.CContainerBase)
+    """)
+    assert out.split() == ["False", "False", "True", "4", "True", "7", "True", "True"]
 
 
 @pytest.mark.parametrize("value", [0, 1, 2**30 - 1, 2**30, 2**59, 2**60 - 1, 2**60, 2**62,
