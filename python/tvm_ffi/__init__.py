@@ -33,12 +33,40 @@ def _proc_cmdline():
         return []
 
 
-# A wheel writes _version.py; a source checkout reports the upstream release it matches.
-try:
-    from ._version import __version__, __version_tuple__  # noqa: F401
-except ImportError:
-    __version__ = "0.1.15.post2"
-    __version_tuple__ = (0, 1, 15, "post2")
+def _version():
+    """(__version__, __version_tuple__), read on first access (__getattr__): a wheel writes
+    _version.py; a source checkout, which has none, reports the upstream release it matches
+    (the failed import alone cost ~0.1 ms of every `import tvm_ffi` there)."""
+    try:
+        from ._version import __version__, __version_tuple__  # noqa: PLC0415
+    except ImportError:
+        return "0.1.15.post2", (0, 1, 15, "post2")
+    return __version__, __version_tuple__
+
+
+# name -> (submodule, attribute) of the names imported on first access; attribute None: the
+# submodule itself (filled below unless in config mode)
+_LAZY = {}
+
+
+def __getattr__(name):
+    if name in ("__version__", "__version_tuple__"):
+        globals()["__version__"], globals()["__version_tuple__"] = _version()
+        return globals()[name]
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError("module 'tvm_ffi' has no attribute %r" % name)
+    from importlib import import_module  # noqa: PLC0415
+
+    mod = import_module("." + entry[0], __name__)
+    value = mod if entry[1] is None else getattr(mod, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {"__version__", "__version_tuple__"})
+
 
 if not _config_mode():
     # (`python -m tvm_ffi.config` / `tvm-ffi-config` needs libinfo only, so the runtime is not
@@ -58,8 +86,7 @@ if not _config_mode():
 
         _optional_torch_c_dlpack.patch_torch_cuda_stream_protocol()
 
-    # name -> (submodule, attribute); attribute None: the submodule itself
-    _LAZY = {"LIB": ("_loader", "LIB")}
+    _LAZY["LIB"] = ("_loader", "LIB")
     for _mod, _names in (
         ("_dtype", "dtype DataTypeCode bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
                    "float64 float32 float16 bfloat16 float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
@@ -88,20 +115,6 @@ if not _config_mode():
                "utils", "_dtype", "_tensor", "_convert", "_optional_torch_c_dlpack"):
         _LAZY[_n] = (_n, None)
     del _mod, _names, _n
-
-    def __getattr__(name):
-        entry = _LAZY.get(name)
-        if entry is None:
-            raise AttributeError("module 'tvm_ffi' has no attribute %r" % name)
-        from importlib import import_module  # noqa: PLC0415
-
-        mod = import_module("." + entry[0], __name__)
-        value = mod if entry[1] is None else getattr(mod, entry[1])
-        globals()[name] = value
-        return value
-
-    def __dir__():
-        return sorted(set(globals()) | set(_LAZY))
 
     __all__ = [
         "LIB", "Array", "DLDeviceType", "Device", "Dict", "Function", "List", "Map", "Module",
