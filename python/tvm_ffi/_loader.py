@@ -14,8 +14,9 @@ The runtime is loaded with ``RTLD_GLOBAL`` so that extensions built without bund
 the cffi module (which is not linked against it), bind to this one copy.  The C++ ABI library
 ``libtvm_ffi_cxx`` next to it is loaded the same way (``TVM_FFI_NO_CXX_ABI=1`` skips it): C++
 extensions built against the apache package's headers take their C++ symbols from it.  The testing library
-``libtvm_ffi_testing`` next to it is loaded too, so ``testing.*`` globals exist after
-``import tvm_ffi``.  Both are opened through cffi's backend (already needed by the cffi module)
+``libtvm_ffi_testing`` next to it is loaded on first need (``load_testing``): when a ``testing.*``
+global function or type key is looked up through the package and not found, and before the
+package lists globals or types or opens the system library.  Both are opened through cffi's backend (already needed by the cffi module)
 rather than ctypes, whose import alone costs ~1.5 ms; ``LIB`` and ``TESTING_LIB`` (the
 ``ctypes.CDLL`` objects of the spec) are made on first access, by module ``__getattr__``.
 
@@ -111,9 +112,6 @@ def _load():
     cpath = _sibling(path, "tvm_ffi_cxx")
     if cpath is not None and os.environ.get("TVM_FFI_NO_CXX_ABI", "0") in ("", "0"):
         _HANDLES.append(_dlopen_global(cpath, now=False))  # lazy: most of it is never called
-    tpath = _testing_path(path)
-    if tpath is not None:
-        _HANDLES.append(_dlopen_global(tpath))
     api_mode = os.environ.get("TVM_FFI_USE_ABI_MODE", "0") in ("", "0")
     ffi = lib = None
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
@@ -152,6 +150,21 @@ def _abi_cdef():
 
 
 LIB_PATH, ffi, lib, API_MODE = _load()
+_TESTING = []  # the testing library's handle, once load_testing opened it
+
+
+def load_testing():
+    """Opens the testing library (its ``testing.*`` globals, types and system-library symbols)
+    if not yet done; True when this call opened it.  Left out of ``import tvm_ffi``: it costs
+    ~0.2 ms there (its load and its registrations).  Two threads may both open it: the second
+    dlopen only counts a reference."""
+    if _TESTING:
+        return False
+    path = _testing_path(LIB_PATH)
+    if path is None:
+        return False
+    _TESTING.append(_dlopen_global(path))
+    return True
 
 
 def __getattr__(name):

@@ -109,6 +109,7 @@ from ._function import (  # noqa: F401 - re-exported
     _global,
     _global_handle,
     _sentinel,
+    _testing_first,
     _object_type_key_to_index,
     _type_key,
     _type_key_to_index,

@@ -132,6 +132,7 @@ def _plug_in_loader(path):
 
 
 def system_lib(symbol_prefix=""):
+    core._testing_first()  # (its system-library symbols)
     return _global("ffi.SystemLib")(symbol_prefix)
 
 

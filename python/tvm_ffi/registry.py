@@ -28,6 +28,7 @@ def register_global_func(func_name, f=None, override=False):
                 "register_global_func expects a name or a named callable, got %r" % (f,))
 
     def register(func):
+        core._testing_first(func_name)  # its globals first, as if loaded at import
         fobj = func if isinstance(func, Function) else core.convert_func(func)
         ba, buf = core._bytearray(func_name.encode())
         core._check(core.lib.TVMFFIFunctionSetGlobal(ba, core._ptr(fobj._h), 1 if override else 0))
@@ -40,21 +41,25 @@ def register_global_func(func_name, f=None, override=False):
 
 
 def list_global_func_names():
+    core._testing_first()
     functor = _global("ffi.FunctionListGlobalNamesFunctor")()
     return [functor(i) for i in range(functor(-1))]
 
 
 def remove_global_func(name):
+    core._testing_first(name)
     core._GLOBAL_CACHE.pop(name, None)
     _global("ffi.FunctionRemoveGlobal")(name)
 
 
 def get_global_func_metadata(name):
+    core._testing_first(name)
     text = _global("ffi.GetGlobalFuncMetadata")(name)
     return __import__("json").loads(text) if text else {}
 
 
 def get_registered_type_keys():
+    core._testing_first()
     return list(_global("ffi.GetRegisteredTypeKeys")())
 
 

@@ -38,6 +38,7 @@ def is_registered(type_key):
 
 
 def type_keys():
+    core._testing_first()
     return [k for k in core._global("ffi.GetRegisteredTypeKeys")() if "." in k]
 
 
