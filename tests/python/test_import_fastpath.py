@@ -78,6 +78,27 @@ def test_module_result_binds_its_class_before_tvm_ffi_module_is_touched():
     assert out.split() == ["tvm_ffi.module", "Module", "True"]
 
 
+@pytest.mark.parametrize("first", [
+    "tvm_ffi.get_global_func('testing.echo')(3) == 3",
+    "tvm_ffi.core._type_key_to_index('testing.TestIntPair') > 0",
+    "'testing.echo' in tvm_ffi.registry.list_global_func_names()",
+    "'testing.TestIntPair' in tvm_ffi.registry.get_registered_type_keys()",
+    "'type_schema' in tvm_ffi.get_global_func_metadata('testing.add_one')",
+    "tvm_ffi.system_lib('testing.')['add_one'](1) == 2",
+])
+def test_testing_library_opens_on_first_need(first):
+    # `import tvm_ffi` leaves the testing library closed; each way of reaching one of its names
+    # through the package opens it
+    out = _fresh("""
+        import tvm_ffi, tvm_ffi.registry
+        from tvm_ffi import _loader
+        closed = not _loader._TESTING
+        ok = %s
+        print(closed, ok, bool(_loader._TESTING))
+    """ % first)
+    assert out.split() == ["True", "True", "True"]
+
+
 def test_container_results_bind_their_classes_on_first_use():
     # `import tvm_ffi` leaves tvm_ffi.container to the first container result; two threads
     # meeting their first Array at once both get tvm_ffi.Array (not a fallback class)
