@@ -43,6 +43,12 @@
 #endif
 PyAPI_FUNC(const char*) PyUnicode_AsUTF8AndSize(PyObject*, Py_ssize_t*);
 #endif
+/* A call with the arguments as a C array (no tuple, no varargs walk): PyObject_VectorcallDict is
+ * outside the limited API but exported by CPython 3.9+ (PyObject_Vectorcall only from 3.11;
+ * before, it is an inline function of the headers). */
+#if defined(Py_LIMITED_API)
+PyAPI_FUNC(PyObject*) PyObject_VectorcallDict(PyObject*, PyObject* const*, size_t, PyObject*);
+#endif
 
 /* Outcome of an internal conversion or call; the entry points turn it into an ffipy_status. */
 enum {

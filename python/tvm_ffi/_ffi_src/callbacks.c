@@ -30,8 +30,11 @@ static void ffipy_raise_as_ffi_error(void) {
   Py_XDECREF(e);
 }
 
+#define CALLBACK_STACK 6 /* arguments passed from a C array; more go in a tuple */
+
 /* Calls the Python callable fn with args converted to Python; tensors become framework
  * tensors through api when given (containers then carry api_obj, so their elements do too). */
+
 static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI* api,
                        const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   if (g.finalizing || !Py_IsInitialized()) {
@@ -42,14 +45,12 @@ static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI*
   int rc = 0;
   PyObject* r = NULL;
   PyObject* tuple = NULL;
-  PyObject* a[3] = {NULL, NULL, NULL};
-  if (n <= 3) { /* the common arities call without an argument tuple */
+  PyObject* a[CALLBACK_STACK] = {NULL};
+  if (n < 0) n = 0; /* as ABI mode's range(n) reads it, and this path did before */
+  if (n <= CALLBACK_STACK) { /* the common arities call without an argument tuple */
     for (int32_t i = 0; i < n; ++i)
       if ((a[i] = from_any((TVMFFIAny*)&args[i], 0, api_obj, api)) == NULL) goto pyerr;
-    r = n == 0   ? PyObject_CallFunctionObjArgs(fn, NULL)
-        : n == 1 ? PyObject_CallFunctionObjArgs(fn, a[0], NULL)
-        : n == 2 ? PyObject_CallFunctionObjArgs(fn, a[0], a[1], NULL)
-                 : PyObject_CallFunctionObjArgs(fn, a[0], a[1], a[2], NULL);
+    r = PyObject_VectorcallDict(fn, a, (size_t)n, NULL);
   } else {
     if ((tuple = PyTuple_New(n)) == NULL) goto pyerr;
     for (int32_t i = 0; i < n; ++i) {
@@ -76,7 +77,7 @@ pyerr:
 done:
   Py_XDECREF(r);
   Py_XDECREF(tuple);
-  for (int i = 0; i < 3; ++i) Py_XDECREF(a[i]);
+  for (int32_t i = 0; i < n && i < CALLBACK_STACK; ++i) Py_XDECREF(a[i]);
   PyGILState_Release(gil);
   return rc;
 }
