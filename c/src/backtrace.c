@@ -86,13 +86,28 @@ static int session_valid;
 #ifdef HAVE_LIBDW
 /* The libdw functions used, called as DW(name)(...) through pointers that
  * dw_load fills from the library opened at run time. */
-#define DW_FUNCS(X)                                                                        \
-  X(dwfl_begin) X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end)                        \
-  X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo)   \
-  X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_addrdie) X(dwfl_module_getsrc) \
-  X(dwfl_lineinfo) X(dwarf_attr) X(dwarf_attr_integrate) X(dwarf_formstring)               \
-  X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes)             \
-  X(dwarf_getscopes_die) X(dwarf_tag)
+#define DW_FUNCS(X)               \
+  X(dwfl_begin)                   \
+  X(dwfl_end)                     \
+  X(dwfl_report_begin)            \
+  X(dwfl_report_end)              \
+  X(dwfl_linux_proc_report)       \
+  X(dwfl_linux_proc_find_elf)     \
+  X(dwfl_standard_find_debuginfo) \
+  X(dwfl_addrmodule)              \
+  X(dwfl_module_addrname)         \
+  X(dwfl_module_addrdie)          \
+  X(dwfl_module_getsrc)           \
+  X(dwfl_lineinfo)                \
+  X(dwarf_attr)                   \
+  X(dwarf_attr_integrate)         \
+  X(dwarf_formstring)             \
+  X(dwarf_formudata)              \
+  X(dwarf_getsrcfiles)            \
+  X(dwarf_filesrc)                \
+  X(dwarf_getscopes)              \
+  X(dwarf_getscopes_die)          \
+  X(dwarf_tag)
 #define DW_PTR(name) static __typeof__(name)* dw_##name;
 DW_FUNCS(DW_PTR)
 #define DW(name) (*dw_##name)
@@ -109,7 +124,7 @@ static int dw_load(void) {
   void* h = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (h == NULL) return 0;
   void* sym;
-#define DW_SYM(name)                               \
+#define DW_SYM(name)                             \
   if ((sym = dlsym(h, #name)) == NULL) return 0; \
   memcpy(&dw_##name, &sym, sizeof(sym));
   DW_FUNCS(DW_SYM)

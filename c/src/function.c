@@ -522,9 +522,10 @@ static int metadata_from_schema(gentry* e) {
   const char* end = schema_named(&named, e->schema);
   int rc = 0;
   if (end == NULL || *end != '\0' || tvmffi__buf_append(&named, "", 1) != 0)
-    rc = named.data == NULL ? tvmffi__raise_oom()
-                            : tvmffi__raise("RuntimeError", "malformed type schema of global function %s: %s",
-                                            e->name.data, e->schema);
+    rc = named.data == NULL
+             ? tvmffi__raise_oom()
+             : tvmffi__raise("RuntimeError", "malformed type schema of global function %s: %s",
+                             e->name.data, e->schema);
   else if (tvmffi__buf_append(&meta, "{\"type_schema\":\"", 16) != 0 ||
            json_escape(&meta, named.data) != 0 || tvmffi__buf_append(&meta, "\"}", 2) != 0)
     rc = tvmffi__raise_oom();

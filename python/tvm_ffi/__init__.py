@@ -73,8 +73,9 @@ if not _config_mode():
     # loaded there: fast, works without a built runtime, nothing on stderr.)
     # Eager: what the first call needs (the runtime, core).  Everything else, the containers
     # too (a result binds to its class through _function._LAZY_CLASS_MODULES), is imported on
-    # first access by __getattr__ below (_LAZY): `import tvm_ffi` must stay within 5 ms.  To export a new name, add it to _LAZY
-    # (and to __all__ when the spec lists it there) rather than importing it here.
+    # first access by __getattr__ (_LAZY): `import tvm_ffi` must stay within 5 ms.  To export
+    # a new name, add it to _LAZY (and to __all__ when the spec lists it there) rather than
+    # importing it here.
     from . import core
     from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
 

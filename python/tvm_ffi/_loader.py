@@ -13,12 +13,13 @@ Search order for the runtime (first hit wins):
 The runtime is loaded with ``RTLD_GLOBAL`` so that extensions built without bundling it, and
 the cffi module (which is not linked against it), bind to this one copy.  The C++ ABI library
 ``libtvm_ffi_cxx`` next to it is loaded the same way (``TVM_FFI_NO_CXX_ABI=1`` skips it): C++
-extensions built against the apache package's headers take their C++ symbols from it.  The testing library
-``libtvm_ffi_testing`` next to it is loaded on first need (``load_testing``): when a ``testing.*``
-global function or type key is looked up through the package and not found, and before the
-package lists globals or types or opens the system library.  Both are opened through cffi's backend (already needed by the cffi module)
-rather than ctypes, whose import alone costs ~1.5 ms; ``LIB`` and ``TESTING_LIB`` (the
-``ctypes.CDLL`` objects of the spec) are made on first access, by module ``__getattr__``.
+extensions built against the apache package's headers take their C++ symbols from it.  The
+testing library ``libtvm_ffi_testing`` next to it is loaded on first need (``load_testing``):
+when a ``testing.*`` global function or type key is looked up through the package and not
+found, and before the package lists globals or types or opens the system library.  Both are
+opened through cffi's backend (already needed by the cffi module) rather than ctypes, whose
+import alone costs ~1.5 ms; ``LIB`` and ``TESTING_LIB`` (the ``ctypes.CDLL`` objects of the
+spec) are made on first access, by module ``__getattr__``.
 
 Then ``tvm_ffi._ffi_cffi`` (API mode, compiled by the build) is imported; when it cannot be
 used (not built, PyPy without a compiler, ``TVM_FFI_USE_ABI_MODE=1``) the same generated
