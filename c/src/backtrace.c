@@ -172,6 +172,11 @@ static int phdr_counts(struct dl_phdr_info* info, size_t size, void* data) {
 
 /* Brings the session up to date with the loaded libraries. */
 static void session_refresh(void) {
+#ifdef HAVE_LIBDW
+  /* Opening libdw loads libraries (its dependencies, and those its
+   * constructors open): read the counters after, not before. */
+  dw_load();
+#endif
   unsigned long long counts[2] = {0, 0};
   dl_iterate_phdr(phdr_counts, counts);
   if (session_valid && counts[0] == seen_adds && counts[1] == seen_subs) return;
