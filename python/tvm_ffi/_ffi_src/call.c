@@ -94,8 +94,8 @@ static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items
   }
   if (c.n_owned != 0 || c.temps != NULL) {
     ctx_release(&c);
-  } else { /* only views: ctx_release's view loop, inline */
-    for (int i = 0; i < c.n_views; ++i) view_release(c.view_b[i]);
+  } else { /* only views (or nothing): the rest of ctx_release has no work */
+    ctx_release_views(&c);
   }
   return rc;
 }

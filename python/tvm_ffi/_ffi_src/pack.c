@@ -13,11 +13,16 @@ static void ctx_init(CallCtx* c) {
   c->api_obj = NULL;
 }
 
+/* The call's view tensors: recycled, or handed over to whoever still holds one. */
+static inline void ctx_release_views(CallCtx* c) {
+  for (int i = 0; i < c->n_views; ++i) view_release(c->view_b[i]);
+  c->n_views = 0;
+}
+
 static void ctx_release(CallCtx* c) {
   /* temporaries first: an Array built from the arguments lets go of its view tensors */
   for (int i = 0; i < c->n_owned; ++i) TVMFFIObjectDecRef(c->owned[i]);
-  for (int i = 0; i < c->n_views; ++i) view_release(c->view_b[i]);
-  c->n_views = 0;
+  ctx_release_views(c);
   if (c->owned != c->owned_stack) free(c->owned);
   c->owned = c->owned_stack;
   c->n_owned = 0;
