@@ -102,7 +102,7 @@ static int call_custom_global(const char* fname, const TVMFFIAny* arg, TVMFFIAny
   if (f == NULL) return 1;
   TVMFFIAny args[1] = {*arg};
   tvmffi__any_set_none(result);
-  int rc = TVMFFIFunctionCall(f, args, 1, result);
+  int rc = tvmffi__function_call(f, args, 1, result);
   TVMFFIObjectDecRef(f);
   return rc == 0 ? 0 : -1;
 }

@@ -197,6 +197,21 @@ uint64_t tvmffi__hash_bytes(const void* data, size_t len);
 void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
                              const char* schema);
 
+/* Raises ValueError (func NULL) or TypeError naming func's type; returns -1. */
+TVMFFI__COLD int tvmffi__function_call_misuse(TVMFFIObjectHandle func);
+
+/* TVMFFIFunctionCall after checking that `func` is a non-NULL ffi.Function.
+ * The exported entry is upstream's bare jump (no check: its one instruction
+ * is the benchmarked nop call, docs in tvm_ffi_function(3)); the runtime's
+ * own calls go through here because their handles come from data (type
+ * attributes, fields, user registrations) that may hold anything. */
+static inline int tvmffi__function_call(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
+                                        TVMFFIAny* result) {
+  if (TVMFFI__UNLIKELY(func == NULL || ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
+    return tvmffi__function_call_misuse(func);
+  return TVMFFIFunctionCall(func, args, num_args, result);
+}
+
 /* ---- args.c: argument checking for core globals ----------------------- */
 
 /* Each raises TypeError naming the function, the argument index and the

@@ -179,7 +179,7 @@ static int g_visit_context_symbols(void* h, const TVMFFIAny* args, int32_t num_a
     a[1].zero_padding = 0;
     a[1].v_ptr = ctxs[i].ptr;
     tvmffi__any_set_none(&r);
-    rc = TVMFFIFunctionCall(cb, a, 2, &r);
+    rc = tvmffi__function_call(cb, a, 2, &r);
     if (rc == 0) tvmffi__any_release(&r);
   }
   free(ctxs);

@@ -74,7 +74,7 @@ static tvmffi__module* load_from_bytes(TVMFFIByteArray kind, TVMFFIByteArray pay
   TVMFFIAny arg, out;
   if (TVMFFIBytesFromByteArray(&payload, &arg) != 0) goto done;
   tvmffi__any_set_none(&out);
-  int rc = TVMFFIFunctionCall(loader, &arg, 1, &out);
+  int rc = tvmffi__function_call(loader, &arg, 1, &out);
   tvmffi__any_release(&arg);
   if (rc != 0) goto done;
   if (out.type_index != kTVMFFIModule) {

@@ -174,7 +174,7 @@ static TVMFFIObject* missing_sentinel(void) {
   }
   TVMFFIAny res;
   tvmffi__any_set_none(&res);
-  int rc = TVMFFIFunctionCall(f, NULL, 0, &res);
+  int rc = tvmffi__function_call(f, NULL, 0, &res);
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return NULL;
   if (res.type_index < kTVMFFIStaticObjectBegin) {

@@ -35,7 +35,7 @@ static int custom_sym(custom_impl* C, const char* name, void** out) {
   arg.type_index = kTVMFFIRawStr;
   arg.v_c_str = name;
   tvmffi__any_set_none(&r);
-  if (TVMFFIFunctionCall(C->lookup, &arg, 1, &r) != 0) return -1;
+  if (tvmffi__function_call(C->lookup, &arg, 1, &r) != 0) return -1;
   if (r.type_index == kTVMFFIOpaquePtr) {
     *out = r.v_ptr;
     return 0;

@@ -304,7 +304,7 @@ static int g_load_from_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
     call_args[1].v_c_str = fmt;
     TVMFFIAny out;
     tvmffi__any_set_none(&out);
-    rc = TVMFFIFunctionCall(loader, call_args, 2, &out);
+    rc = tvmffi__function_call(loader, call_args, 2, &out);
     tvmffi__decref((TVMFFIObject*)loader);
     if (rc == 0 && out.type_index != kTVMFFIModule) {
       rc = tvmffi__raise("TypeError", "Loader %s returned %s for %s, expected ffi.Module",

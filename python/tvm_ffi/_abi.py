@@ -459,9 +459,12 @@ def install(core):  # noqa: C901 - one closure per replaced hook
 
     def function_call(*args):
         self = args[0]
+        h = self._h
+        if not h:  # TVMFFIFunctionCall trusts its handle, as upstream's
+            raise ValueError("tvm_ffi: calling a Function with a NULL handle")
         ctx = Ctx()
         try:
-            return _call_handle(self._h, args[1:], ctx, 0, not self.release_gil)
+            return _call_handle(h, args[1:], ctx, 0, not self.release_gil)
         finally:
             if ctx.owned or ctx.keep:
                 ctx.release()

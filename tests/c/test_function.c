@@ -146,12 +146,8 @@ static void test_create_and_call(void) {
   TVMFFIObjectHandle out = (TVMFFIObjectHandle)0x1;
   CHECK_RAISED(TVMFFIFunctionCreate(NULL, NULL, NULL, &out), "ValueError", "safe_call");
   CHECK(out == (TVMFFIObjectHandle)0x1);
-  CHECK_RAISED(TVMFFIFunctionCall(NULL, NULL, 0, &r), "ValueError", "");
-  TVMFFIAny str_obj;
-  TVMFFIByteArray long_str = check_ba("a string that is not a function");
-  CHECK_OK(TVMFFIStringFromByteArray(&long_str, &str_obj));
-  CHECK_RAISED(TVMFFIFunctionCall(str_obj.v_obj, NULL, 0, &r), "TypeError", "ffi.String");
-  check_any_release(&str_obj);
+  /* TVMFFIFunctionCall itself trusts its handle (as upstream: one jump); the
+   * checks live with the callers, see tvm_ffi_function(3). */
 }
 
 static TVMFFIObjectHandle get_global(const char* name) {

@@ -395,3 +395,21 @@ def test_deep_chain_of_objects_is_freed_without_recursion():
     r = subprocess.run([sys.executable, "-c", _DEEP_CHAINS % 50000], capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0 and "dropped" in r.stdout, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------------------------------
+# TVMFFIFunctionCall trusts its handle (as upstream's): the binding checks before it
+
+
+@pytest.mark.parametrize("args", [(), (1, "two", None)], ids=["no-args", "three-args"])
+def test_function_without_a_handle_is_a_value_error(args):
+    f = tvm_ffi.Function.__new__(tvm_ffi.Function)
+    with pytest.raises(ValueError, match="NULL handle"):
+        f(*args)
+
+
+def test_function_call_on_another_object_is_an_error():
+    # API mode: the method descriptor's TypeError; ABI mode and PyPy (a plain Python
+    # function): AttributeError for the Function attribute an Array lacks
+    with pytest.raises((TypeError, AttributeError)):
+        tvm_ffi.Function.__call__(tvm_ffi.convert([1, 2]))

@@ -334,7 +334,7 @@ static int repr_step(tvmffi__buf* out, const tvmffi__access_step* s, TVMFFIObjec
     return tvmffi__buf_append(out, ".", 1) || tvmffi__buf_append(out, name.data, name.size);
   TVMFFIAny key = s->key, text; /* a borrowed view of the key is the argument */
   tvmffi__any_set_none(&text);
-  if (TVMFFIFunctionCall(repr_fn, &key, 1, &text) != 0) return -1;
+  if (tvmffi__function_call(repr_fn, &key, 1, &text) != 0) return -1;
   int missing = s->kind >= TVMFFI__ACCESS_ATTR_MISSING;
   int rc = tvmffi__any_as_str(&text, &name) ? 0
                                             : tvmffi__raise("TypeError",

@@ -146,7 +146,7 @@ static int shallow_copy_hook(TVMFFIObject* obj, TVMFFIObject** out) {
   TVMFFIAny arg, res;
   tvmffi__any_set_obj(&arg, obj);
   tvmffi__any_set_none(&res);
-  if (TVMFFIFunctionCall(fn, &arg, 1, &res) != 0) return -1;
+  if (tvmffi__function_call(fn, &arg, 1, &res) != 0) return -1;
   if (res.type_index != t) {
     tvmffi__any_release(&res);
     return tvmffi__raise("TypeError", "ffi.DeepCopy: __ffi_shallow_copy__ of `%s` returned `%s`",

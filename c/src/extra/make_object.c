@@ -43,7 +43,7 @@ static TVMFFIObject* sentinel(const char* name, TVMFFIObject** cache) {
   }
   TVMFFIAny r;
   tvmffi__any_set_none(&r);
-  int rc = TVMFFIFunctionCall(f, NULL, 0, &r);
+  int rc = tvmffi__function_call(f, NULL, 0, &r);
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return NULL;
   if (r.type_index < kTVMFFIStaticObjectBegin) {
@@ -184,7 +184,7 @@ TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
     }
     TVMFFIAny r;
     tvmffi__any_set_none(&r);
-    if (TVMFFIFunctionCall(f->v_obj, NULL, 0, &r) != 0) return NULL;
+    if (tvmffi__function_call(f->v_obj, NULL, 0, &r) != 0) return NULL;
     if (r.type_index >= kTVMFFIStaticObjectBegin)
       obj = r.v_obj;
     else
@@ -240,7 +240,7 @@ int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFF
     args[0].v_ptr = addr;
     args[1] = *v;
     tvmffi__any_set_none(&res);
-    int rc = TVMFFIFunctionCall((TVMFFIObjectHandle)f->setter, args, 2, &res);
+    int rc = tvmffi__function_call((TVMFFIObjectHandle)f->setter, args, 2, &res);
     tvmffi__any_release(&res);
     return rc;
   }
@@ -266,7 +266,7 @@ static int set_default(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* 
         (int)f->name.size, f->name.data, tvmffi__any_type_key(&f->default_value_or_factory));
   TVMFFIAny v;
   tvmffi__any_set_none(&v);
-  if (TVMFFIFunctionCall(f->default_value_or_factory.v_obj, NULL, 0, &v) != 0)
+  if (tvmffi__function_call(f->default_value_or_factory.v_obj, NULL, 0, &v) != 0)
     return prefix_error(who, "default factory of field", &f->name);
   int rc = set_field(who, "default for field", f, obj, &v);
   tvmffi__any_release(&v);

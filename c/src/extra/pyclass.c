@@ -74,7 +74,7 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
   tvmffi__any_set_none(&v);
   if (c->convert != NULL) {
     TVMFFIAny arg = args[1]; /* the call takes a mutable array; the view stays borrowed */
-    if (TVMFFIFunctionCall(c->convert, &arg, 1, &v) != 0) return -1;
+    if (tvmffi__function_call(c->convert, &arg, 1, &v) != 0) return -1;
   } else if (TVMFFIAnyViewToOwnedAny(&args[1], &v) != 0) {
     return -1;
   }
@@ -197,7 +197,7 @@ static int call_register_ffi_init(int32_t t) {
   TVMFFIAny arg, r;
   tvmffi__any_set_int(&arg, t);
   tvmffi__any_set_none(&r);
-  int rc = TVMFFIFunctionCall(f, &arg, 1, &r);
+  int rc = tvmffi__function_call(f, &arg, 1, &r);
   tvmffi__decref((TVMFFIObject*)f);
   tvmffi__any_release(&r);
   return rc;

@@ -195,7 +195,7 @@ static int call_hook(TVMFFIObject* hook, const char* hook_name, const char* glob
   if (b != NULL) tvmffi__any_set_obj(&args[n++], b);
   tvmffi__any_set_obj(&args[n++], (TVMFFIObject*)f);
   tvmffi__any_set_none(&res);
-  int rc = TVMFFIFunctionCall(hook, args, n, &res);
+  int rc = tvmffi__function_call(hook, args, n, &res);
   cb->st = NULL; /* the states die with this frame */
   cb->c.pairs = NULL;
   tvmffi__decref((TVMFFIObject*)f);

@@ -337,7 +337,7 @@ static int repr_hooked(repr_state* st, TVMFFIObject* obj) {
   args[1].zero_padding = 0;
   args[1].v_obj = (TVMFFIObject*)f;
   tvmffi__any_set_none(&res);
-  int rc = TVMFFIFunctionCall(hook, args, 2, &res);
+  int rc = tvmffi__function_call(hook, args, 2, &res);
   cb->st = NULL;
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;

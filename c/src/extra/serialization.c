@@ -721,7 +721,7 @@ static int g_to_graph_string(void* self, const TVMFFIAny* args, int32_t n, TVMFF
   TVMFFIByteArray name = {"ffi.json.Stringify", 18};
   TVMFFIObjectHandle f = NULL;
   int rc = TVMFFIFunctionGetGlobal(&name, &f);
-  if (rc == 0) rc = TVMFFIFunctionCall(f, &graph, 1, result);
+  if (rc == 0) rc = tvmffi__function_call(f, &graph, 1, result);
   TVMFFIObjectDecRef(f);
   tvmffi__any_release(&graph);
   return rc;
@@ -743,7 +743,7 @@ static int g_from_graph_string(void* self, const TVMFFIAny* args, int32_t n, TVM
   TVMFFIAny graph;
   tvmffi__any_set_none(&graph);
   int rc = TVMFFIFunctionGetGlobal(&name, &f);
-  if (rc == 0) rc = TVMFFIFunctionCall(f, (TVMFFIAny*)&args[0], 1, &graph);
+  if (rc == 0) rc = tvmffi__function_call(f, (TVMFFIAny*)&args[0], 1, &graph);
   TVMFFIObjectDecRef(f);
   if (rc == 0) rc = from_json_graph(&graph, result);
   tvmffi__any_release(&graph);

@@ -375,7 +375,7 @@ static int eq_hooked(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   tvmffi__any_set_obj(&args[1], b);
   tvmffi__any_set_obj(&args[2], (TVMFFIObject*)f);
   tvmffi__any_set_none(&res);
-  int rc = TVMFFIFunctionCall(hook, args, 3, &res);
+  int rc = tvmffi__function_call(hook, args, 3, &res);
   cb->c = NULL;
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;
@@ -663,7 +663,7 @@ static int hash_hooked(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   tvmffi__any_set_int(&args[1], (int64_t)tvmffi__type_info_lookup(obj->type_index)->type_key_hash);
   tvmffi__any_set_obj(&args[2], (TVMFFIObject*)f);
   tvmffi__any_set_none(&res);
-  int rc = TVMFFIFunctionCall(hook, args, 3, &res);
+  int rc = tvmffi__function_call(hook, args, 3, &res);
   cb->c = NULL;
   tvmffi__decref((TVMFFIObject*)f);
   if (rc != 0) return -1;

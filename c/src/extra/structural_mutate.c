@@ -258,7 +258,7 @@ static TVMFFIAny column_get(const char* name, const TVMFFITypeAttrColumn** cache
 static TVMFFIAny call_fn(TVMFFIObject* fn, TVMFFIAny* args, int32_t n) {
   TVMFFIAny r;
   tvmffi__any_set_none(&r);
-  if (TVMFFIFunctionCall(fn, args, n, &r) != 0) return tvmffi__raw_raised();
+  if (tvmffi__function_call(fn, args, n, &r) != 0) return tvmffi__raw_raised();
   return r;
 }
 
@@ -850,10 +850,11 @@ static int g_m_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result
                          "ffi.StructuralMutatorWithDefRegionKind: kind must be 0 (none), 1 "
                          "(pattern) or 2 (simple), got %lld",
                          (long long)kind);
-  if (m->def_region == kTVMFFIDefRegionKindPattern) return TVMFFIFunctionCall(fn, NULL, 0, result);
+  if (m->def_region == kTVMFFIDefRegionKindPattern)
+    return tvmffi__function_call(fn, NULL, 0, result);
   int32_t saved = m->def_region;
   m->def_region = (int32_t)kind;
-  int rc = TVMFFIFunctionCall(fn, NULL, 0, result);
+  int rc = tvmffi__function_call(fn, NULL, 0, result);
   m->def_region = saved;
   return rc;
 }

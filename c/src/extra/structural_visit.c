@@ -124,7 +124,7 @@ static TVMFFIAny call_visit_hook(visitor* vis, const TVMFFIAny* hook, const TVMF
   args[0] = *v;
   tvmffi__any_set_obj(&args[1], &vis->header); /* a view: no reference is added */
   tvmffi__any_set_none(&res);
-  if (TVMFFIFunctionCall(hook->v_obj, args, 2, &res) != 0) return tvmffi__raw_raised();
+  if (tvmffi__function_call(hook->v_obj, args, 2, &res) != 0) return tvmffi__raw_raised();
   return visit_result(&res);
 }
 
@@ -204,7 +204,7 @@ static int call_callback(walk_visitor* w, const TVMFFIAny* v, TVMFFIAny* out) {
     else
       tvmffi__any_set_int(&args[1], w->base.def_region);
     tvmffi__any_set_none(&res);
-    if (TVMFFIFunctionCall(e->fn, args, e->with_kind || w->callback_owned ? 2 : 1, &res) != 0) {
+    if (tvmffi__function_call(e->fn, args, e->with_kind || w->callback_owned ? 2 : 1, &res) != 0) {
       *out = tvmffi__raw_raised();
       return 2;
     }
@@ -432,7 +432,7 @@ static int g_visitor_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
                          (long long)kind);
   int32_t saved = vis->def_region;
   vis->def_region = (int32_t)kind;
-  int rc = TVMFFIFunctionCall(fn, NULL, 0, result);
+  int rc = tvmffi__function_call(fn, NULL, 0, result);
   vis->def_region = saved;
   return rc;
 }

@@ -474,7 +474,8 @@ TVM_FFI_DLL int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call,
  * rvalue slots stolen). *out is overwritten, not released. Returns 0/-1. */
 TVM_FFI_DLL int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out);
 
-/* Calls `func` (borrowed). Returns the callee's return code. */
+/* Calls `func` (borrowed). Returns the callee's return code.  `func` must be
+ * a live ffi.Function: nothing is checked (one indirect jump, as upstream). */
 TVM_FFI_DLL int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                                    TVMFFIAny* result);
 
