@@ -597,27 +597,12 @@ static void emit(tvmffi__buf* b, const char* file, int line, const char* func) {
 
 static const TVMFFIByteArray empty_result = {"", 0};
 
-__attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
-    const char* filename, int lineno, const char* func, int cross_ffi_boundary) {
-  void* stack_pcs[STACK_PCS];
-  long limit = traceback_limit();
-  int want = (int)(limit + 16 < MAX_PCS ? limit + 16 : MAX_PCS);
-  void** pcs = stack_pcs;
-  if (want > STACK_PCS) {
-    pcs = (void**)malloc(sizeof(void*) * (size_t)want);
-    if (pcs == NULL) {
-      pcs = stack_pcs;
-      want = STACK_PCS;
-    }
-  }
-  int n = limit > 0 ? backtrace(pcs, want) : 0;
-
-  if (!bt_key_set) {
-    pthread_once(&bt_key_once, bt_key_init);
-    pthread_setspecific(bt_key, (void*)1);
-    bt_key_set = 1;
-  }
-  tvmffi__buf* b = &bt_buf;
+/* Writes the lines of pcs[0..n) (innermost first; pcs[0] in TVMFFIBacktrace)
+ * to b, at most `limit` of them, the supplied line first.  Returns 1 when the
+ * frames ran out before the limit or the FFI boundary was reached: a longer
+ * capture could print more. */
+static int render(tvmffi__buf* b, void** pcs, int n, const char* filename, int lineno,
+                  const char* func, int cross_ffi_boundary, long limit) {
   b->size = 0;
   if (b->data) b->data[0] = '\0';
   long lines = 0;
@@ -626,6 +611,7 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
     emit(b, filename, lineno, func);
     ++lines;
   }
+  int ran_out = 0;
   /* Bounded wait: symbolising may take the loader lock (dladdr), which a
    * thread raising from a library constructor holds while it waits for us.
    * Rather than deadlock, such a capture gives up on native frames. */
@@ -645,11 +631,12 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
     /* When the caller was out-of-line plumbing (C++ throw helpers), the first
      * printed frame is the throwing function itself: already the supplied line. */
     int drop_supplied_twin = supplied;
-    for (int i = start; i < n && lines < limit; ++i) {
+    int i = start;
+    for (; i < n && lines < limit; ++i) {
       /* A return address points after the call: look up the call itself. */
       frame_info* f = lookup((uintptr_t)pcs[i] - 1);
       if (f == NULL) continue;
-      if (!cross_ffi_boundary && f->name_boundary) break;
+      if (!cross_ffi_boundary && f->name_boundary) goto done;
       if (f->name_hidden) continue;
       resolve(f);
       for (int j = 0; j < f->nsub && lines < limit; ++j) {
@@ -669,8 +656,41 @@ __attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
         ++lines;
       }
     }
+    ran_out = i >= n && lines < limit;
   done:
     pthread_mutex_unlock(&sym_mutex);
+  }
+  return ran_out;
+}
+
+__attribute__((noinline)) TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(
+    const char* filename, int lineno, const char* func, int cross_ffi_boundary) {
+  void* stack_pcs[STACK_PCS];
+  long limit = traceback_limit();
+  if (!bt_key_set) {
+    pthread_once(&bt_key_once, bt_key_init);
+    pthread_setspecific(bt_key, (void*)1);
+    bt_key_set = 1;
+  }
+  tvmffi__buf* b = &bt_buf;
+  /* The capture starts at `limit` frames and a margin for the runtime's own;
+   * where frames without a name (static functions, when only dladdr can name
+   * them) used that up, it is taken again four times as deep. */
+  int want = (int)(limit + 16 < MAX_PCS ? limit + 16 : MAX_PCS);
+  void** pcs = stack_pcs;
+  for (;;) {
+    if (want > STACK_PCS && pcs == stack_pcs) {
+      pcs = (void**)malloc(sizeof(void*) * MAX_PCS);
+      if (pcs == NULL) {
+        pcs = stack_pcs;
+        want = STACK_PCS;
+      }
+    }
+    int n = limit > 0 ? backtrace(pcs, want) : 0;
+    if (!render(b, pcs, n, filename, lineno, func, cross_ffi_boundary, limit) || n < want ||
+        want >= MAX_PCS || (pcs == stack_pcs && want >= STACK_PCS))
+      break;
+    want = want * 4 < MAX_PCS ? want * 4 : MAX_PCS;
   }
   if (pcs != stack_pcs) free(pcs);
   if (b->data == NULL) return &empty_result; /* nothing written or out of memory */
