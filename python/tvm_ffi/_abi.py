@@ -44,7 +44,7 @@ def _rule_lookup(classify):
     def classified(tp):
         rule = memo.get(tp)
         if rule is None:
-            rule = memo[tp] = classify(tp)
+            rule = _conversion._remember_type(memo, tp, classify(tp), exact)
         return rule
 
     if sys.implementation.name != "pypy":

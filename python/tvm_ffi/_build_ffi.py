@@ -89,7 +89,10 @@ def make_ffi(include_dir, abi3, gen_dir):
         MODULE,
         source,
         include_dirs=[include_dir, os.path.join(HERE, "_ffi_src"), gen_dir],
-        extra_compile_args=["-O2", "-fvisibility=hidden", "-std=gnu11"],
+        # an API the limited API lacks must fail the build: a module that links but cannot
+        # be imported would leave the package silently in ABI mode
+        extra_compile_args=["-O2", "-fvisibility=hidden", "-std=gnu11",
+                            "-Werror=implicit-function-declaration", "-Werror=int-conversion"],
         **kwargs,
     )
     return ffi, cdef

@@ -406,6 +406,18 @@ def _slow_test(test, arg):
 
 _SLOW_TESTS = None  # the rows' predicates, made on first use (CAny is defined below)
 _SLOW_ROW_OF = {}  # type -> index of its row in SLOW_ROWS (asked once per type)
+_TYPE_MEMO_MAX = 1024
+
+
+def _remember_type(memo, tp, value, base=()):
+    """memo[tp] = value, for a memo of per-type answers.  A program that makes classes at run
+    time must not have them all kept alive by the memo: past _TYPE_MEMO_MAX entries it starts
+    again from `base` (the answers are cheap to find again)."""
+    if len(memo) >= _TYPE_MEMO_MAX:
+        memo.clear()
+        memo.update(base)
+    memo[tp] = value
+    return value
 
 
 def _slow_row(tp, start=0):
@@ -418,7 +430,7 @@ def _slow_row(tp, start=0):
         mro = tp.__mro__
         i = next(i for i in range(start, len(_SLOW_TESTS)) if _SLOW_TESTS[i](tp, mro))
         if start == 0:
-            _SLOW_ROW_OF[tp] = i
+            _remember_type(_SLOW_ROW_OF, tp, i)
     return i
 
 

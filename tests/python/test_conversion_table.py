@@ -15,11 +15,13 @@ import collections
 import ctypes
 import enum
 import fractions
+import gc
 import json
 import os
 import re
 import subprocess
 import sys
+import weakref
 
 import pytest
 
@@ -223,6 +225,39 @@ def test_convert_and_call_pick_the_same_row(echo):
     assert echo(Both())() == 5
     r = tvm_ffi.convert(Both())
     assert isinstance(r, tvm_ffi.Function) and r() == 5
+
+
+def _fresh_class(i):
+    """A class made at run time: an int subclass (the INT row) or a plain class (the
+    opaque-object row), alternating, so that a class freed and another made at its address
+    would be converted by the wrong row if a stale rule were kept."""
+    if i % 2:
+        return type("Number%d" % i, (int,), {})
+    return type("Plain%d" % i, (), {})
+
+
+def test_classified_types_are_not_kept_alive(echo):
+    """The per-type rule caches let classes go: a program making classes at run time does not
+    grow without bound (the compiled module's table forgets a class when it is freed, the
+    Python memos start again past _conversion._TYPE_MEMO_MAX entries), and a class made at a
+    freed one's address gets its own rule."""
+    from tvm_ffi import _conversion  # noqa: PLC0415
+
+    made = _conversion._TYPE_MEMO_MAX * 2 + 100
+    refs = []
+    for i in range(made):
+        cls = _fresh_class(i)
+        value = cls(7) if i % 2 else cls()
+        out = echo(value)
+        if i % 2:
+            assert type(out) is int and out == 7
+        else:
+            assert out is value  # the opaque-object row hands the same object back
+        refs.append(weakref.ref(cls))
+        del cls, value, out
+    gc.collect()
+    alive = sum(r() is not None for r in refs)
+    assert alive <= _conversion._TYPE_MEMO_MAX + 1, "%d of %d classes kept alive" % (alive, made)
 
 
 def _rule_code(tp):

@@ -94,7 +94,7 @@ typedef struct {
   TVMFFIObjectHandle fn_array; /* ffi.Array (owned) */
   TVMFFIObjectHandle fn_map; /* ffi.Map (owned) */
   PyObject* zero; /* the int 0 */
-  PyObject* type_rules; /* dict: type -> rule, filled by classify */
+  PyObject* type_rules; /* dict: type address -> (rule, weakref to the type), by classify */
   /* interned attribute names */
   PyObject *str_h, *str_release_gil, *str_pod, *str_api, *str_tensor, *str_dlpack;
   PyObject* str_max_version;
@@ -153,7 +153,7 @@ typedef struct {
 /* A type's conversion rule, decoded once: the hot path reads C fields, not Python ints. */
 typedef struct {
   PyTypeObject* tp;
-  PyObject* rule; /* borrowed from g.type_rules (the dict never drops entries) */
+  PyObject* rule; /* borrowed from g.type_rules (dropped only with the type: none in use) */
   long code; /* RULE_* (the table's exact types are entered here too) */
   PyObject* extra; /* item 1 of a (rule, extra) tuple, else NULL (borrowed) */
   const DLPackExchangeAPI* api; /* RULE_EXCHANGE: the decoded extra */

@@ -99,6 +99,44 @@ static inline long exact_rule(PyTypeObject* tp) {
   return -1;
 }
 
+/* Weak-reference callback of a classified type: the type is being freed, so its entry leaves
+ * g.type_rules and the cache (another type may be made at the same address).  self is the key. */
+static PyObject* type_rule_forget(PyObject* key, PyObject* ref) {
+  (void)ref;
+  PyTypeObject* tp = (PyTypeObject*)PyLong_AsVoidPtr(key);
+  RuleEntry* e = rule_slot(tp);
+  if (e->tp == tp) e->tp = NULL;
+  if (g.type_rules != NULL && PyDict_DelItem(g.type_rules, key) != 0) PyErr_Clear();
+  Py_RETURN_NONE;
+}
+static PyMethodDef type_rule_forget_def = {"type_rule_forget", type_rule_forget, METH_O, NULL};
+
+/* g.type_rules' entry of tp: (rule, weak reference to tp), keyed by the type's address so that
+ * the table does not keep classes alive.  Classifies the type on first sight.  Borrowed; NULL
+ * with a Python error. */
+static PyObject* type_rule_entry(PyTypeObject* tp) {
+  PyObject* key = PyLong_FromVoidPtr(tp);
+  if (key == NULL) return NULL;
+  PyObject* entry = PyDict_GetItemWithError(g.type_rules, key);
+  if (entry == NULL && !PyErr_Occurred()) {
+    PyObject* rule = classify_type(tp);
+    PyObject* forget = rule ? PyCFunction_New(&type_rule_forget_def, key) : NULL;
+    PyObject* ref = forget ? PyWeakref_NewRef((PyObject*)tp, forget) : NULL;
+    PyObject* fresh = ref ? PyTuple_Pack(2, rule, ref) : NULL;
+    /* classify_type may run Python code that classified tp already: the first entry stays */
+    if (fresh != NULL) entry = PyDict_GetItemWithError(g.type_rules, key);
+    if (fresh != NULL && entry == NULL && !PyErr_Occurred() &&
+        PyDict_SetItem(g.type_rules, key, fresh) == 0)
+      entry = fresh; /* the dict's reference from here on */
+    Py_XDECREF(fresh);
+    Py_XDECREF(ref);
+    Py_XDECREF(forget);
+    Py_XDECREF(rule);
+  }
+  Py_DECREF(key);
+  return entry;
+}
+
 /* Copies the cached rule of a type into *out, classifying the type on first sight.
  * Copied, not pointed to: a nested conversion may evict the slot. Returns CONV_OK/CONV_PY_ERROR. */
 static int type_rule(PyTypeObject* tp, RuleEntry* out) {
@@ -114,15 +152,9 @@ static int type_rule(PyTypeObject* tp, RuleEntry* out) {
   n.rule = NULL;
   n.code = exact_rule(tp);
   if (n.code < 0) {
-    PyObject* rule = PyDict_GetItemWithError(g.type_rules, (PyObject*)tp); /* borrowed */
-    if (rule == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
-    if (rule == NULL) {
-      rule = classify_type(tp);
-      if (rule == NULL) return CONV_PY_ERROR;
-      int rc = PyDict_SetItem(g.type_rules, (PyObject*)tp, rule);
-      Py_DECREF(rule); /* the cache keeps both the type and the rule alive */
-      if (rc != 0) return CONV_PY_ERROR;
-    }
+    PyObject* entry = type_rule_entry(tp);
+    if (entry == NULL) return CONV_PY_ERROR;
+    PyObject* rule = PyTuple_GetItem(entry, 0);
     n.rule = rule;
     if (PyTuple_CheckExact(rule) && PyTuple_Size(rule) == 2) {
       n.code = PyLong_AsLong(PyTuple_GetItem(rule, 0));
