@@ -136,16 +136,24 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 break
         return "".join(out)
 
-    def make_callback(pyfunc):
-        handle = ffi.new_handle(pyfunc)
+    def create_function(record, trampoline):
+        """Handle of a new C Function whose calls run trampoline(self=a handle of record).  The
+        record (and anything it holds: a callable, a keep-alive object) lives in _callbacks
+        until the C object's deleter runs, not as long as some Python wrapper: the Function
+        may outlive every wrapper inside an Array, a global, a field."""
+        handle = ffi.new_handle(record)
         key = addr(handle)
-        _callbacks[key] = pyfunc
+        _callbacks[key] = record
         _callbacks[("h", key)] = handle
         out = ffi.new("void**")
-        if lib.TVMFFIFunctionCreate(handle, safe_call, callback_deleter, out) != 0:
+        if lib.TVMFFIFunctionCreate(handle, trampoline, callback_deleter, out) != 0:
             _callbacks.pop(key, None)
+            _callbacks.pop(("h", key), None)
             core._raise_ffi_error()
-        return core._new_tied(core.Function, addr(out[0]))
+        return addr(out[0])
+
+    def make_callback(pyfunc):
+        return core._new_tied(core.Function, create_function(pyfunc, safe_call))
 
     def make_opaque(v):
         out = ffi.new("void**")
@@ -491,39 +499,36 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         return from_any(a[0], False, None)
 
 
+    # C functions as Functions (as _ffi_src/callbacks.c make_extern): the callee gets self
+    # NULL; a keep-alive object, and for an MLIR packed entry this trampoline's record, live
+    # as long as the C object
+    @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)", error=-1)
+    def extern_call(self, args, n, result):
+        fn, entry, _ = _callbacks[addr(self)]
+        if fn is not None:
+            return fn(ffi.NULL, args, n, result)
+        # the packed slots point to: handle, args pointer, count, result pointer, return code
+        handle = ffi.new("void**")
+        a = ffi.new("const TVMFFIAny**", args)
+        nn = ffi.new("int32_t*", n)
+        r = ffi.new("TVMFFIAny**", result)
+        rc = ffi.new("int*")
+        entry(ffi.new("void*[5]", [handle, a, nn, r, rc]))
+        return rc[0]
+
     def from_extern_c(c_symbol, *, keep_alive_object=None):
         fn = ffi.cast("TVMFFISafeCallType", c_symbol)
-
-        def call(*args):
-            raise NotImplementedError  # replaced below by a direct function object
-
-        out = ffi.new("void**")
-        core._check(lib.TVMFFIFunctionCreate(ffi.NULL, fn, ffi.NULL, out))
-        f = core._new_wrapper(core.Function, addr(out[0]))
-        if keep_alive_object is not None:
-            f.__dict__["_keep_alive"] = keep_alive_object
-        del call
-        return f
+        if keep_alive_object is None:  # nothing to keep: the runtime calls it directly
+            out = ffi.new("void**")
+            core._check(lib.TVMFFIFunctionCreate(ffi.NULL, fn, ffi.NULL, out))
+            return core._new_wrapper(core.Function, addr(out[0]))
+        h = create_function((fn, None, keep_alive_object), extern_call)
+        return core._new_wrapper(core.Function, h)
 
     def from_mlir(addr_, *, keep_alive_object=None):
         entry = ffi.cast("void(*)(void**)", addr_)
-
-        @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)", error=-1)
-        def trampoline(self, args, n, result):
-            # the packed slots point to: handle, args pointer, count, result pointer, return code
-            handle = ffi.new("void**")
-            a = ffi.new("const TVMFFIAny**", args)
-            nn = ffi.new("int32_t*", n)
-            r = ffi.new("TVMFFIAny**", result)
-            rc = ffi.new("int*")
-            entry(ffi.new("void*[5]", [handle, a, nn, r, rc]))
-            return rc[0]
-
-        out = ffi.new("void**")
-        core._check(lib.TVMFFIFunctionCreate(ffi.NULL, trampoline, ffi.NULL, out))
-        f = core._new_wrapper(core.Function, addr(out[0]))
-        f.__dict__["_trampoline"] = (trampoline, entry, keep_alive_object)
-        return f
+        h = create_function((None, entry, keep_alive_object), extern_call)
+        return core._new_wrapper(core.Function, h)
 
     # The call path's functions call each other through module globals: a function the JIT
     # reads from a global is a constant, one read from a closure cell is not, and calling it
@@ -545,4 +550,5 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     # spec 14.6: long C++ loops poll signals through these (_ffi_src/state.c does the same in C)
     for name, fn_addr in _capi.api_addresses().items():
         lib.TVMFFIEnvRegisterCAPI(name.encode(), ffi.cast("void*", fn_addr))
-    core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, _callbacks, _opaque)
+    core._abi_keepalive = (decref_deleter, callback_deleter, safe_call, extern_call, _callbacks,
+                           _opaque)

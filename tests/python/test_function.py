@@ -287,6 +287,44 @@ def test_mlir_packed_function():
     assert f(1) == 2 and f(41) == 42
 
 
+# A C function made into a Function may outlive every Python wrapper of it (kept in an Array
+# here): its keep-alive object, and ABI mode's trampoline of an MLIR entry, live as long as the
+# C object.  In a child process per mode: in ABI mode a trampoline that died with its wrapper
+# was a call into freed code (SIGILL or SIGSEGV).
+_OUTLIVES_WRAPPER = """
+import gc, weakref, tvm_ffi
+g = tvm_ffi.get_global_func
+class Keep:
+    pass
+keep = Keep()
+alive = weakref.ref(keep)
+F = tvm_ffi.Function
+arr = tvm_ffi.convert([F.__from_mlir_packed_safe_call__(g("testing.get_mlir_add_one_c_symbol")()),
+                       F.__from_extern_c__(g("testing.get_add_one_c_symbol")(), keep_alive_object=keep)])
+del keep
+for _ in range(3):
+    gc.collect()
+junk = [tvm_ffi.convert(lambda i=i: i) for i in range(64)]  # reuses what the GC freed
+print(arr[0](41), arr[1](1), alive() is not None)
+del arr
+for _ in range(3):
+    gc.collect()
+print(alive() is None)
+"""
+
+
+@pytest.mark.parametrize("abi_mode", ["0", "1"])
+def test_c_function_outlives_its_wrapper(abi_mode):
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    env = dict(os.environ, TVM_FFI_USE_ABI_MODE=abi_mode)
+    r = subprocess.run([sys.executable, "-c", _OUTLIVES_WRAPPER], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["42", "2", "True", "True"]
+
+
 def test_convert_function_double_wraps():
     f = tvm_ffi.convert(lambda: 1)
     g = tvm_ffi.convert(f)  # quirk kept: a Function is callable, not an Object
