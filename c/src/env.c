@@ -1,6 +1,6 @@
 /*
- * env.c -- environment API: per-thread streams, the DLPack tensor allocator
- * and frontend hooks (docs/abi.md §11.1-§11.3).  The library-module half of
+ * env.c -- environment API: per-thread streams, tensors from the DLPack
+ * allocator and frontend hooks (docs/abi.md §11.1-§11.3).  The library-module half of
  * c_env_api.h (§11.4) lives in module.c.
  */
 #include <pthread.h>
@@ -90,29 +90,7 @@ TVMFFIStreamHandle TVMFFIEnvGetStream(int32_t device_type, int32_t device_id) {
   return e != NULL ? e->stream : NULL;
 }
 
-/* ---- DLPack managed-tensor allocator ------------------------------------- */
-
-static _Thread_local DLPackManagedTensorAllocator tls_allocator;
-static DLPackManagedTensorAllocator global_allocator; /* accessed atomically */
-
-int TVMFFIEnvSetDLPackManagedTensorAllocator(
-    DLPackManagedTensorAllocator allocator, int write_to_global_context,
-    DLPackManagedTensorAllocator* opt_out_original_allocator) {
-  /* Read and written before any branch: one thread-local lookup (__tls_get_addr) instead of
-   * one per branch; the Python binding sets and restores it around each call with a framework
-   * tensor.  Only the thread-local value is reported, as the reference does. */
-  DLPackManagedTensorAllocator prev = tls_allocator;
-  tls_allocator = allocator;
-  if (opt_out_original_allocator != NULL) *opt_out_original_allocator = prev;
-  if (write_to_global_context != 0)
-    __atomic_store_n(&global_allocator, allocator, __ATOMIC_RELEASE);
-  return 0;
-}
-
-DLPackManagedTensorAllocator TVMFFIEnvGetDLPackManagedTensorAllocator(void) {
-  if (tls_allocator != NULL) return tls_allocator;
-  return __atomic_load_n(&global_allocator, __ATOMIC_ACQUIRE);
-}
+/* ---- DLPack managed-tensor allocator (the slot itself: env_allocator.c) -- */
 
 /* The SetError handed to allocators: raise an FFI error of that kind. */
 static void env_alloc_set_error(void* error_ctx, const char* kind, const char* message) {
