@@ -255,7 +255,10 @@ def test_classified_types_are_not_kept_alive(echo):
             assert out is value  # the opaque-object row hands the same object back
         refs.append(weakref.ref(cls))
         del cls, value, out
-    gc.collect()
+    # three: on PyPy an opaque object's wrapper is finalised by one collection, its __del__
+    # drops the handle (and the callback table's entry), and only a later one frees the class
+    for _ in range(3):
+        gc.collect()
     alive = sum(r() is not None for r in refs)
     assert alive <= _conversion._TYPE_MEMO_MAX + 1, "%d of %d classes kept alive" % (alive, made)
 
