@@ -23,7 +23,9 @@ spec) are made on first access, by module ``__getattr__``.
 
 Then ``tvm_ffi._ffi_cffi`` (API mode, compiled by the build) is imported; when it cannot be
 used (not built, PyPy without a compiler, ``TVM_FFI_USE_ABI_MODE=1``) the same generated
-declarations are used in ABI mode (``ffi.dlopen``), and ``API_MODE`` is False.
+declarations are used in ABI mode (``ffi.dlopen``), and ``API_MODE`` is False;
+``ABI_MODE_REASON`` then says why the compiled module could not be imported (None when it was
+not tried).
 """
 
 import os
@@ -102,6 +104,7 @@ def _sibling(path, stem):
 
 
 _HANDLES = []  # keeps the dlopen handles (and so the libraries) alive
+ABI_MODE_REASON = None  # the ImportError of the compiled module, when it could not be used
 
 
 def _load():
@@ -125,8 +128,10 @@ def _load():
             from . import _ffi_cffi  # noqa: PLC0415
 
             ffi, lib = _ffi_cffi.ffi, _ffi_cffi.lib
-        except ImportError:
+        except ImportError as e:
             api_mode = False
+            global ABI_MODE_REASON  # noqa: PLW0603 - set once, while the package loads
+            ABI_MODE_REASON = "%s: %s" % (type(e).__name__, e)
     if not api_mode:
         import cffi  # noqa: PLC0415
 

@@ -42,6 +42,9 @@ if [ -n "${PYTEST_ONLY:-}" ]; then
   exit $?
 fi
 
+# the compiled module must be the one in use (conftest.py; not for the ABI-mode leg below)
+TVM_FFI_TEST_EXPECT_API_MODE=1
+export TVM_FFI_TEST_EXPECT_API_MODE
 run "$PYTHON" "$top_srcdir/tests/python"; rc=$?
 # the ABI-mode fallback (no compiled module), same suite minus the long stress tests
 if [ $rc -eq 0 ]; then
