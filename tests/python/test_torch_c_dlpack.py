@@ -31,6 +31,10 @@ TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(tvm_ffi.__file__)), "torch_c_dlpack_addon",
                         "build.py")
 AOT_SRC = os.path.join(TOP, "addons", "torch_c_dlpack_ext")
+# the first torch tensor attaches the add-on only where its table can be called: the compiled
+# module (ABI mode takes torch tensors through __dlpack__ and never builds one)
+attaches_on_first_tensor = pytest.mark.skipif(
+    not tvm_ffi._loader.API_MODE, reason="ABI mode never attaches the add-on (no exchange calls)")
 
 
 def fake_torch(version="2.5.1+cpu", cuda=False, vcuda=None, vhip=None, abi=False, attrs=None):
@@ -170,6 +174,7 @@ class _API(ctypes.Structure):
                 ("prev", ctypes.c_void_p)] + [("f%d" % i, ctypes.c_void_p) for i in range(5)]
 
 
+@attaches_on_first_tensor
 def test_classify_attaches_on_the_first_torch_type(monkeypatch):
     """core._classify asks for the add-on when it first meets a torch tensor type without the
     table, once per process, and classifies that type with the table it got."""
@@ -322,6 +327,7 @@ def _seed_cache(tmp_path, lib):
     return cache
 
 
+@attaches_on_first_tensor
 def test_import_order_does_not_matter(built_addon, tmp_path):
     """tvm_ffi imported before torch: the first torch argument attaches the cached add-on
     (no build: the cache gets no lock file) and the call takes the exchange path."""
@@ -337,6 +343,7 @@ def test_environment_switch_turns_the_addon_off(built_addon, tmp_path):
     assert got == {"before": False, "after": False, "torch_result": True, "aot": False}, err
 
 
+@attaches_on_first_tensor
 def test_prebuilt_package_is_used_before_any_jit_build(built_addon, tmp_path):
     """build_aot.py lays the package out (the library exists: no second build); with the
     package on the path, the add-on comes from it and the (empty) cache stays untouched."""
