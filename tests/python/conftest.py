@@ -20,11 +20,11 @@ import tvm_ffi
 def pytest_sessionstart(session):
     """run_pytest.sh's compiled-module legs: a module that builds but cannot be imported would
     otherwise run the suite in ABI mode, its API-mode tests skipped, and pass."""
-    expect = os.environ.get("TVM_FFI_TEST_EXPECT_API_MODE") == "1"
-    if expect and os.environ.get("TVM_FFI_USE_ABI_MODE", "0") in ("", "0"):
-        if not tvm_ffi._loader.API_MODE:
-            raise pytest.UsageError("tvm_ffi runs in ABI mode, the compiled module was expected: "
-                                    + str(tvm_ffi._loader.ABI_MODE_REASON))
+    # ABI_MODE_REASON is None where ABI mode was asked for (TVM_FFI_USE_ABI_MODE=1)
+    reason = tvm_ffi._loader.ABI_MODE_REASON
+    if os.environ.get("TVM_FFI_TEST_EXPECT_API_MODE") == "1" and reason is not None:
+        raise pytest.UsageError("tvm_ffi runs in ABI mode, the compiled module was expected: "
+                                + reason)
 
 
 @pytest.fixture
