@@ -25,11 +25,12 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # C++ conformance tests, clang + its runtime for the libFuzzer targets,
 # patchelf for auditwheel; Debian's python3 with cffi/pytest/numpy runs the
 # pytest suite a second time (tests/python/run_pytest.sh); pypy3 (its headers for
-# tvm_ffi._capi_ext, its venv module for scripts/pypy-venv.sh) a third (run_pypy.sh).
+# tvm_ffi._capi_ext, its venv module for scripts/pypy-venv.sh) a third (run_pypy.sh,
+# under gdb so that a crash there logs its C stacks).
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config libdw-dev
   valgrind mandoc doctest-dev libgtest-dev libgmock-dev clang libclang-rt-14-dev
   patchelf python3 python3-pip python3-venv python3-cffi python3-pytest python3-numpy
-  pypy3 pypy3-dev pypy3-venv"
+  pypy3 pypy3-dev pypy3-venv gdb"
 # Best effort (tests skip without them): Debian's torch 1.13 exercises the
 # legacy DLPack path under /usr/bin/python3, and building the torch C DLPack
 # add-on against it needs its C++ headers (libtorch-dev, which brings
