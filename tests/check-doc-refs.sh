@@ -4,7 +4,11 @@
 #   - a path outside the tree (../shared/..., /work/...);
 #   - a bare contract name (abi.md, python.md, cpp.md, dlpack-and-addons.md) where the
 #     in-repo docs/ file is meant;
-#   - docs/NAME.md that does not exist, or docs/NAME.md §N / Part X without that heading.
+#   - docs/NAME.md that does not exist, or docs/NAME.md §N / Part X without that heading;
+#   - a Markdown link [text](target) of a .md file to a file that does not exist, or to an
+#     #anchor that no heading of the target makes (GitHub's anchors);
+#   - a citation by heading, `PATH.md, "Heading"` or `README "Heading"` (the top README),
+#     when no heading of PATH (or lead of a list item) starts with that text.
 # Files: git's tracked files in a checkout, the tree's source files otherwise (tarball).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -53,5 +57,64 @@ while IFS= read -r line; do
   done
 done < "${TMPDIR:-/tmp}/doc-refs.$$"
 rm -f "${TMPDIR:-/tmp}/doc-refs.$$"
-[ $bad -eq 0 ] && echo "check-doc-refs: every cited document is in the repository"
+
+# slugs FILE: the anchor of each heading outside code fences, as GitHub makes them (lower case,
+# only letters, digits, blanks, '-' and '_' kept, blanks to '-', "-N" on the Nth repeat)
+slugs() {
+  awk '/^```/ { fence = !fence; next }
+    fence { next }
+    /^#+ / { h = $0; sub(/^#+ +/, "", h); sub(/ +#+ *$/, "", h)
+      h = tolower(h); gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
+      n = seen[h]++; print (n ? h "-" n : h) }' "$1"
+}
+# has_title FILE TITLE: a heading outside code fences (a leading "§N " aside) or the lead of a
+# top-level list item starts with TITLE, followed by nothing, a blank or punctuation
+has_title() {
+  awk -v t="$2" '/^```/ { fence = !fence; next }
+    fence { next }
+    /^#+ / || /^- / { h = $0; sub(/^(#+|-) +/, "", h); sub(/^§[0-9.]+ /, "", h); sub(/^\*\*/, "", h)
+      if (index(h, t) == 1 && substr(h, length(t) + 1, 1) ~ /^([ :(.,*]|)$/) found = 1 }
+    END { exit !found }' "$1"
+}
+md_files=$(echo "$files" | grep '\.md$')
+# [text](target) outside code fences and inline code: FILE<tab>TARGET
+# shellcheck disable=SC2086  # one file name per word
+awk '/^```/ { fence = !fence; next }
+  fence { next }
+  { line = $0; gsub(/`[^`]*`/, "", line)
+    while (match(line, /\]\([^) ]+\)/)) {
+      print FILENAME "\t" substr(line, RSTART + 2, RLENGTH - 3)
+      line = substr(line, RSTART + RLENGTH) } }' $md_files > "${TMPDIR:-/tmp}/doc-links.$$"
+tab=$(printf '\t')
+while IFS=$tab read -r file target; do
+  case $target in *://* | mailto:*) continue ;; esac
+  path=${target%%#*}
+  anchor=
+  case $target in *"#"*) anchor=${target#*#} ;; esac
+  if [ -z "$path" ]; then dest=$file; else dest=$(dirname "$file")/$path; fi
+  if [ ! -e "$dest" ]; then
+    report "$file links to $target, which does not exist"
+  elif [ -n "$anchor" ] && ! slugs "$dest" | grep -qxF -- "$anchor"; then
+    report "$file links to $target: no heading of $dest makes that anchor"
+  fi
+done < "${TMPDIR:-/tmp}/doc-links.$$"
+rm -f "${TMPDIR:-/tmp}/doc-links.$$"
+
+# PATH.md, "Heading" / README "Heading": FILE:PATH<tab>HEADING
+echo "$files" | grep -v "^$self\$" |
+  xargs grep -oIE '([A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\.md`?,? \(?"[^"]+"|(^|[^A-Za-z0-9_./-])README`?[,:]? \(?"[^"]+"' 2> /dev/null |
+  sed -E 's/^([^:]*):[^A-Za-z0-9_.]*/\1:/; s/`?,? \(?"/\t/; s/`?[,:]? \(?"/\t/; s/"$//' |
+  sort -u > "${TMPDIR:-/tmp}/doc-titles.$$"
+while IFS=$tab read -r ref title; do
+  file=${ref%%:*}
+  doc=${ref#*:}
+  [ "$doc" = README ] && doc=README.md
+  if [ ! -f "$doc" ]; then
+    report "$file cites \"$title\" of $doc, which does not exist"
+  elif ! has_title "$doc" "$title"; then
+    report "$file cites \"$title\" of $doc, which has no such heading"
+  fi
+done < "${TMPDIR:-/tmp}/doc-titles.$$"
+rm -f "${TMPDIR:-/tmp}/doc-titles.$$"
+[ $bad -eq 0 ] && echo "check-doc-refs: every cited document, section and link is in the repository"
 exit $bad
