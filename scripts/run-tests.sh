@@ -53,7 +53,7 @@ fi
 # add-ons or examples), then its C and C++ test programs and the Python suites of the C
 # boundary (conversion, errors, tensors, hostile input) run with the runtimes preloaded;
 # bounded by SAN_TIMEOUT seconds (900).  One test in the summary.  The whole suite under the
-# sanitizers is `./configure --enable-sanitizers && make check` (README: Sanitizers).
+# sanitizers is `./configure --enable-sanitizers && make check` (tests/README.md, "Sanitizers").
 SAN_PYTEST=${SAN_PYTEST:-"test_hostile test_function test_error test_container test_tensor
   test_contract_values test_contract_errors test_object test_stress"}
 if [ "${CI:-}" = true ] || [ "${SANITIZERS:-0}" = 1 ]; then

@@ -1,6 +1,6 @@
 """Optional torch C DLPack add-on loader: gives torch.Tensor a ``__dlpack_c_exchange_api__``
 on PyTorch releases without a native one, so torch tensors take the C fast path (env tensor
-allocator, current stream).  The README's torch section documents it for users.
+allocator, current stream).  docs/guide-python.md §4 documents it for users.
 
 When: the first time a torch tensor reaches tvm_ffi (a call argument or ``from_dlpack``),
 ``core._classify`` calls ``attach_on_first_tensor`` -- whichever of torch and tvm_ffi was

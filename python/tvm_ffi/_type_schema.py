@@ -6,7 +6,7 @@ key...) with positional ``args``; ``Callable`` keeps its return and parameter ty
 not know can carry a ``fallback`` schema for printing. ``from_json_obj`` / ``to_json`` read
 and write the metadata form, ``from_annotation`` reads a Python annotation, and
 ``check_value`` / ``convert`` apply the conversion rules of an FFI call to one value (see
-``_type_convert``). Documented in docs/python.md §4.7 and the README ("Python dataclasses").
+``_type_convert``). Documented in docs/python.md §4.7 and docs/guide-dataclasses.md §1.
 """
 
 import dataclasses

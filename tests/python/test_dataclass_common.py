@@ -1,5 +1,5 @@
 """tvm_ffi.dataclasses.common: namedtuples of Field records that convert their values, and the
-asdict/astuple steps (README, "Python dataclasses")."""
+asdict/astuple steps (docs/guide-dataclasses.md §1)."""
 
 import collections
 import itertools

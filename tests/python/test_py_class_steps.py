@@ -1,6 +1,6 @@
 """py_class in steps (core._register_py_class, TypeInfo._register_fields,
 registry._add_class_attrs, _dunder._install_dataclass_dunders), init_property, and a class
-body's own __init__ (README, "Python dataclasses")."""
+body's own __init__ (docs/guide-dataclasses.md §1)."""
 
 import itertools
 

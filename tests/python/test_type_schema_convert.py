@@ -1,4 +1,4 @@
-"""TypeSchema.from_annotation / check_value / convert (README, "Python dataclasses"): the conversion
+"""TypeSchema.from_annotation / check_value / convert (docs/guide-dataclasses.md §1): the conversion
 rules of an FFI call applied to one value."""
 
 import ctypes

@@ -6,7 +6,7 @@ properties and methods (``add_class_attrs``), and installs the dataclass dunders
 (``install_dataclass_dunders``). Code that builds a type from a list of ``Field`` records
 instead of a class body runs the same steps under the names upstream's package gives them:
 ``core._register_py_class``, ``TypeInfo._register_fields``, ``registry._add_class_attrs``
-and ``_dunder._install_dataclass_dunders`` (see the README, "Python dataclasses").
+and ``_dunder._install_dataclass_dunders`` (docs/guide-dataclasses.md §1).
 """
 
 from .. import _type_index as T
