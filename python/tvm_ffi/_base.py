@@ -11,6 +11,9 @@ import sys
 from ._loader import API_MODE, ffi, lib
 from ._type_index import kTVMFFIObjectRValueRef
 
+if not API_MODE:  # (API mode seals slots in its compiled module)
+    from . import _capi
+
 _OBJ_HEADER = 24  # sizeof(TVMFFIObject): cells start right after the header
 
 # ---------------------------------------------------------------------------------------------
@@ -142,6 +145,20 @@ else:  # ABI mode (CPython and PyPy): one table, handle -> a non-owning referenc
 
     def _tied_count():
         return len(_TIES)
+
+
+def _cell_handle(obj, tidx, what):
+    """obj's handle when it holds an object of type index tidx (whose cell a method is about to
+    read); TypeError for another object, ValueError for an empty wrapper."""
+    h = obj._h if isinstance(obj, CObject) else None
+    if not h:
+        if h is None:
+            raise TypeError("%s needs a tvm_ffi object, got %s" % (what, type(obj).__name__))
+        raise ValueError("%s: the %s holds no object" % (what, type(obj).__name__))
+    if _type_index_of(h) != tidx:
+        raise TypeError("%s does not apply to a %s object (type index %d)"
+                        % (what, type(obj).__name__, _type_index_of(h)))
+    return h
 
 
 def _new_tied(cls, h):
@@ -326,9 +343,49 @@ class CObject:
         self.__move_handle_from__(f(state["handle"]))
 
 
+# ---------------------------------------------------------------------------------------------
+# sealed slots: what the runtime trusts (an object address in `_h`, ...) is read-only from
+# Python; only the binding stores into them, through the writable descriptor _seal_slot returns
+
+_SEALED = {}  # (class, slot name) -> byte offset of the slot (API mode; core._slot_offset)
+_WRITERS = {}  # slot name -> its writable member descriptor (_store)
+
+
+def _store(obj, name, value):
+    """obj.name = value for a sealed slot name (e.g. a container's _tvm_api tag)."""
+    _WRITERS[name].__set__(obj, value)
+
+
+def _seal_slot(cls, name):
+    """Make the __slots__ member name of cls read-only from Python (assignment and deletion
+    raise AttributeError); returns its writable member descriptor, for the binding alone."""
+    raw = _WRITERS[name] = cls.__dict__[name]
+    if API_MODE:  # a READONLY member descriptor, made by the compiled module
+        off = lib.ffipy_seal_slot(id(cls), name.encode())
+        if off > 0:
+            _SEALED[(cls, name)] = off
+            return raw
+    else:  # the same through ctypes (CPython)
+        d = _capi.readonly_member(cls, raw, name)
+        if d is not None:
+            type.__setattr__(cls, name, d)
+            return raw
+    # PyPy (no member descriptors to make): a property, which its JIT inlines
+    def refuse(obj, value=None):
+        raise AttributeError("'%s' of %s objects is read-only: it is the binding's own state"
+                             % (name, type(obj).__name__))
+
+    def get(obj, _get=raw.__get__):
+        return _get(obj)
+
+    type.__setattr__(cls, name, property(get, refuse, refuse))
+    return raw
+
+
 # Stores the handle slot without going through the instance's __setattr__: subclasses may
 # override it (TVM's derived_object forwards attribute writes to a wrapped instance).
 _set_h = CObject._h.__set__
+_seal_slot(CObject, "_h")
 # Finalisers run at interpreter shutdown too, after module globals are cleared: bind now.
 CObject.__del__.__defaults__ = (_drop, _set_h)
 

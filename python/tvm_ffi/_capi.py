@@ -41,6 +41,9 @@ if _api is None:
     def api_addresses():
         return _ext.api_addresses() if _ext is not None else {}
 
+    def readonly_member(cls, raw, name):
+        return None  # no member descriptors to make: the caller seals with a property
+
 else:
     import ctypes
 
@@ -106,6 +109,34 @@ else:
         if versioned:
             return _new(address, _N_VERSIONED, ctypes.cast(_DTOR_VERSIONED, ctypes.c_void_p))
         return _new(address, _N_LEGACY, ctypes.cast(_DTOR_LEGACY, ctypes.c_void_p))
+
+    class _MemberDef(ctypes.Structure):  # PyMemberDef (stable ABI)
+        _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int),
+                    ("offset", ctypes.c_ssize_t), ("flags", ctypes.c_int),
+                    ("doc", ctypes.c_char_p)]
+
+    _new_member = _api.PyDescr_NewMember
+    _new_member.restype = ctypes.py_object
+    _new_member.argtypes = [ctypes.py_object, ctypes.c_void_p]
+    _MEMBER_DEFS = []  # a descriptor points into its definition: kept forever
+
+    def readonly_member(cls, raw, name):
+        """A READONLY member descriptor (_base._seal_slot) for the slot the writable member
+        descriptor raw of cls serves; None when the slot's offset cannot be told for sure."""
+        probe, marker = cls.__new__(cls), object()
+        old = raw.__get__(probe)
+        raw.__set__(probe, marker)  # the slot is the one word of the instance holding marker
+        words = (ctypes.c_void_p * (cls.__basicsize__ // ctypes.sizeof(ctypes.c_void_p)))
+        found = [i for i, w in enumerate(words.from_address(id(probe))) if w == id(marker)]
+        d = None
+        if len(found) == 1:
+            md = _MemberDef(name.encode(), 16, found[0] * ctypes.sizeof(ctypes.c_void_p), 1, None)
+            _MEMBER_DEFS.append(md)  # (16: T_OBJECT_EX, 1: READONLY)
+            d = _new_member(cls, ctypes.addressof(md))
+            if d.__get__(probe) is not marker:
+                d = None
+        raw.__set__(probe, old)
+        return d
 
     def api_addresses():
         return {name: ctypes.cast(getattr(_api, name), ctypes.c_void_p).value

@@ -14,6 +14,8 @@ import sys
 
 from . import _rules, _tensor
 from ._base import (
+    _cell_handle,
+    _store,
     _FFI_ERROR,
     _OBJ_HEADER,
     _OK,
@@ -76,8 +78,9 @@ class OpaquePyObject(CObject):
     __slots__ = ()
 
     def pyobject(self):
-        cell = ffi.cast("TVMFFIOpaqueObjectCell*", self._h + _OBJ_HEADER)
-        return _from_any_view(kTVMFFIOpaquePyObject, self._h) if cell.handle else None
+        h = _cell_handle(self, kTVMFFIOpaquePyObject, "OpaquePyObject.pyobject")
+        cell = ffi.cast("TVMFFIOpaqueObjectCell*", h + _OBJ_HEADER)
+        return _from_any_view(kTVMFFIOpaquePyObject, h) if cell.handle else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,7 +158,7 @@ def _ret_obj(tidx, payload, api_obj):
             raise
         obj = _new_wrapper(cls, payload)
         if api_obj is not None and k in _CARRIES_API:
-            obj._tvm_api = api_obj
+            _store(obj, "_tvm_api", api_obj)
         return obj
     if k == _K_OPAQUE_PTR:
         import ctypes  # noqa: PLC0415 - ~1 ms: `import tvm_ffi` does not load it
@@ -169,7 +172,7 @@ def _ret_obj(tidx, payload, api_obj):
         return _device_from_payload(payload)
     if k == _K_DLTENSOR_PTR:
         t = _tensor._CLASS_TENSOR.__new__(_tensor._CLASS_TENSOR)
-        t._view = payload
+        _tensor._set_view(t, payload)
         return t
     raise ValueError("Unhandled type index %d" % tidx)
 
@@ -507,7 +510,7 @@ def _to_framework(tensor_cls, tag, a):
             return a
         w = _new_wrapper(type(a), a._h)  # the caller's wrapper keeps its own tag
         _incref(a._h)
-        w._tvm_api = tag
+        _store(w, "_tvm_api", tag)
         return w
     if isinstance(a, Tensor):
         torch = sys.modules.get("torch")
@@ -567,7 +570,7 @@ def _ret_object(tidx, h, owned, api_obj):
             if owned:
                 _decref(h)
             if api_obj is not None and _kind(tidx) in _CARRIES_API and w._tvm_api is None:
-                w._tvm_api = api_obj
+                _store(w, "_tvm_api", api_obj)
             return w
     if not owned:
         _incref(h)

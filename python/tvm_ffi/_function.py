@@ -18,6 +18,7 @@ from ._base import (
     _bytearray,
     _new_wrapper,
     _ptr,
+    _set_h,
 )
 from ._loader import ffi, lib, load_testing
 from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_frame, _take_exception
@@ -141,7 +142,7 @@ def _global(name, allow_missing=False):
                 return None
             raise ValueError("Cannot find global function %s" % name)
         f = Function.__new__(Function)
-        f._h = h
+        _set_h(f, h)
         _GLOBAL_CACHE[name] = f
     return f
 

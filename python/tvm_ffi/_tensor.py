@@ -3,6 +3,8 @@
 
 from . import _values
 from ._base import (
+    _cell_handle,
+    _seal_slot,
     _FFI_ERROR,
     _OBJ_HEADER,
     _OK,
@@ -16,6 +18,7 @@ from ._base import (
 )
 from ._function import _global
 from ._loader import ffi, lib
+from ._type_index import kTVMFFITensor
 from ._values import Device, PyNativeObject, _dtype_pack, _is_integral
 from .error import _raise_ffi_error, _take_exception
 
@@ -98,12 +101,13 @@ class Tensor(CObject):
 
     def __new__(cls, *args, **kwargs):
         self = CObject.__new__(cls)
-        self._view = 0
+        _set_view(self, 0)
         return self
 
     def _dl(self):
-        if self._h:
-            return ffi.cast("DLTensor*", self._h + _OBJ_HEADER)
+        if not isinstance(self, Tensor) or self._h:
+            h = _cell_handle(self, kTVMFFITensor, "a Tensor accessor")
+            return ffi.cast("DLTensor*", h + _OBJ_HEADER)
         if self._view:
             return ffi.cast("DLTensor*", self._view)
         raise ValueError("Tensor has no handle")
@@ -208,6 +212,11 @@ class Tensor(CObject):
         if not self._h:
             return "Tensor(chandle=None)"
         return CObject.__repr__(self)
+
+
+# a DLTensor address the fast path reads: only the binding stores it
+_set_view = Tensor.__dict__["_view"].__set__
+_seal_slot(Tensor, "_view")
 
 
 _CLASS_TENSOR = Tensor  # the class results are made of; read it as _tensor._CLASS_TENSOR

@@ -8,6 +8,7 @@ class currently registered for the index.  ``register_object`` and ``dataclasses
 """
 
 import dataclasses
+import functools
 import json
 from typing import Any, Optional
 
@@ -16,7 +17,7 @@ from . import container  # noqa: F401 - binds Array/List/Map/Dict to their indic
 from . import core
 from ._dtype import dtype
 from ._tensor import Shape
-from .core import ffi, lib
+from .core import _type_index_of, ffi, lib
 
 # TVMFFIFieldFlagBitMask (c_api.h)
 _WRITABLE = 1 << 0
@@ -76,14 +77,52 @@ def _raised_exception():
     return err.py_error()
 
 
+class _Owner:
+    """The type a reflected field belongs to: its accessors apply only to objects of that type
+    or a subtype.  The check reads the object's runtime type index (the handle's header), not
+    the wrapper's class; the indices found to be subtypes are remembered."""
+
+    __slots__ = ("index", "depth", "key", "_ok")
+
+    def __init__(self, index, depth):
+        self.index, self.depth = index, depth
+        self.key = None
+        self._ok = {index}
+
+    def handle_of(self, obj, name):
+        """obj's handle when obj is an object of the owning type; TypeError/ValueError else."""
+        if not isinstance(obj, core.CObject):
+            raise TypeError(self._refusal(name, type(obj).__name__))
+        h = obj._h
+        if not h:
+            raise ValueError("cannot access field `%s` of %s: the handle is empty"
+                             % (name, type(obj).__name__))
+        t = _type_index_of(h)
+        if t not in self._ok:
+            raw = lib.TVMFFIGetTypeInfo(t)
+            if raw == ffi.NULL or raw.type_depth <= self.depth or \
+                    raw.type_ancestors[self.depth].type_index != self.index:
+                core._move_raised_error()  # (an unknown index raised: keep the slot clean)
+                raise TypeError(self._refusal(name, core._type_key(t)))
+            self._ok.add(t)
+        return h
+
+    def _refusal(self, name, got):
+        if self.key is None:
+            self.key = core._type_key(self.index)
+        return ("descriptor '%s' for '%s' objects doesn't apply to a '%s' object"
+                % (name, self.key, got))
+
+
 class FieldGetter:
     """Reads one reflected field of a wrapper through the C getter (python value)."""
 
-    __slots__ = ("name", "offset", "_getter", "_c_fget")
+    __slots__ = ("name", "offset", "owner", "_getter", "_c_fget")
 
-    def __init__(self, name, offset, getter):
+    def __init__(self, name, offset, getter, owner):
         self.name = name
         self.offset = offset
+        self.owner = owner
         self._getter = getter
         self._c_fget = None
 
@@ -93,19 +132,16 @@ class FieldGetter:
             self._c_fget = self
             make = getattr(lib, "ffipy_make_field_getter", None) if core.API_MODE else None
             if make is not None:
-                box = [None, _raised_exception]
-                if make(int(ffi.cast("intptr_t", self._getter)), self.offset, id(box)) == core._OK:
+                box = [None, _raised_exception, functools.partial(self.owner.handle_of, name=self.name)]
+                if make(int(ffi.cast("intptr_t", self._getter)), self.offset, self.owner.index,
+                        self.owner.depth, id(box)) == core._OK:
                     self._c_fget = box[0]
                 else:
                     core._take_exception()  # keep the Python reader
         return self._c_fget
 
     def __call__(self, obj):
-        if not isinstance(obj, core.CObject):
-            raise TypeError("a field getter needs a tvm_ffi object, got %s" % type(obj).__name__)
-        h = obj._h
-        if not h:
-            raise ValueError("cannot read field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
+        h = self.owner.handle_of(obj, self.name)
         out = ffi.new("TVMFFIAny*")
         if self._getter(ffi.cast("void*", h + self.offset), out) != 0:
             core._raise_ffi_error()
@@ -115,20 +151,17 @@ class FieldGetter:
 class FieldSetter:
     """Writes one reflected field: a C setter, or a setter Function called with (addr, value)."""
 
-    __slots__ = ("name", "offset", "_setter", "_is_function")
+    __slots__ = ("name", "offset", "owner", "_setter", "_is_function")
 
-    def __init__(self, name, offset, setter, is_function):
+    def __init__(self, name, offset, setter, is_function, owner):
         self.name = name
         self.offset = offset
+        self.owner = owner
         self._setter = setter  # TVMFFIFieldSetter cdata, or a Function wrapper
         self._is_function = is_function
 
     def __call__(self, obj, value):
-        if not isinstance(obj, core.CObject):
-            raise TypeError("a field setter needs a tvm_ffi object, got %s" % type(obj).__name__)
-        h = obj._h
-        if not h:
-            raise ValueError("cannot set field `%s` of %s: the handle is empty" % (self.name, type(obj).__name__))
+        h = self.owner.handle_of(obj, self.name)
         if self._is_function:
             import ctypes  # noqa: PLC0415
 
@@ -312,20 +345,22 @@ class TypeInfo:
     def refresh(self):
         """Re-read fields and methods (after more were registered in C)."""
         raw = lib.TVMFFIGetTypeInfo(self.type_index)
-        self.fields = [_make_field(raw.fields[i]) for i in range(raw.num_fields)]
+        owner = _Owner(self.type_index, len(self.type_ancestors))
+        self.fields = [_make_field(raw.fields[i], owner) for i in range(raw.num_fields)]
         self.methods = [_make_method(raw.methods[i]) for i in range(raw.num_methods)]
         return self
 
 
-def _make_field(fi):
+def _make_field(fi, owner):
     name = _text(fi.name)
     meta = _metadata(fi.metadata)
     flags = int(fi.flags)
     offset = int(fi.offset)
     if flags & _SETTER_IS_FUNCTION:
-        setter = FieldSetter(name, offset, core._from_any_view(T.kTVMFFIFunction, core._addr(fi.setter)), True)
+        setter = FieldSetter(name, offset, core._from_any_view(T.kTVMFFIFunction, core._addr(fi.setter)),
+                             True, owner)
     else:
-        setter = FieldSetter(name, offset, ffi.cast("TVMFFIFieldSetter", fi.setter), False)
+        setter = FieldSetter(name, offset, ffi.cast("TVMFFIFieldSetter", fi.setter), False, owner)
     has_default = bool(flags & _HAS_DEFAULT)
     return TypeField(
         name=name,
@@ -334,7 +369,7 @@ def _make_field(fi):
         offset=offset,
         frozen=not flags & _WRITABLE,
         metadata=meta,
-        getter=FieldGetter(name, offset, fi.getter),
+        getter=FieldGetter(name, offset, fi.getter, owner),
         setter=setter,
         ty=_schema_of(meta),
         flags=flags,

@@ -5,7 +5,7 @@ import itertools
 import operator
 
 from . import _type_index as T
-from ._base import CObject, Object, _register_class
+from ._base import CObject, Object, _register_class, _seal_slot
 from ._function import _global, _sentinel
 
 
@@ -20,7 +20,7 @@ class CContainerBase(Object):
 
     def __new__(cls, *args, **kwargs):
         self = Object.__new__(cls)
-        self._tvm_api = None
+        _set_api(self, None)
         return self
 
     def __eq__(self, other):
@@ -39,6 +39,11 @@ class CContainerBase(Object):
 
     def __deepcopy__(self, memo):
         return _g("ffi.DeepCopy")(self)
+
+
+# the exchange table a call's tensors convert through (its address): only the binding tags
+_set_api = CContainerBase.__dict__["_tvm_api"].__set__
+_seal_slot(CContainerBase, "_tvm_api")
 
 
 def _norm_index(i, n):

@@ -41,6 +41,9 @@ from ._base import (  # noqa: F401 - re-exported
     _ptr,
     _RefusingFFIProperty,
     _register_class,
+    _SEALED,
+    _seal_slot,
+    _store,
     _restore_object,
     _set_h,
     _tie,
@@ -221,7 +224,8 @@ def _wrapper_kind(cls):
 
 def _slot_offset(cls, name):
     """Byte offset of a __slots__ member in instances of cls (its member descriptor), or -1."""
-    return lib.ffipy_slot_offset(id(cls), name.encode())
+    off = _SEALED.get((cls, name))  # (sealed: no longer assignable, which the check needs)
+    return off if off is not None else lib.ffipy_slot_offset(id(cls), name.encode())
 
 
 _EXACT_RULES = _rules.exact_types()  # the C fast path keeps references to the types

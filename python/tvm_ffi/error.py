@@ -7,6 +7,7 @@ import sys
 import types
 
 from ._base import (
+    _cell_handle,
     _OBJ_HEADER,
     _OK,
     API_MODE,
@@ -15,10 +16,12 @@ from ._base import (
     _bytearray,
     _incref,
     _ptr,
+    _set_h,
     _type_index_of,
     _unpack_bytes,
 )
 from ._loader import ffi, lib
+from ._type_index import kTVMFFIError
 
 # ---------------------------------------------------------------------------------------------
 # kinds: an error kind names an exception class, both ways
@@ -84,10 +87,11 @@ class Error(CObject):
         b, bb = _bytearray(_utf8(backtrace))
         if lib.TVMFFIErrorCreate(k, m, b, out) != 0:
             raise MemoryError("TVMFFIErrorCreate failed")
-        self._h = _addr(out[0])
+        _set_h(self, _addr(out[0]))
 
     def _cell(self):
-        return ffi.cast("TVMFFIErrorCell*", self._h + _OBJ_HEADER)
+        h = _cell_handle(self, kTVMFFIError, "an ffi.Error accessor")
+        return ffi.cast("TVMFFIErrorCell*", h + _OBJ_HEADER)
 
     def __reduce__(self):
         # by value (an ffi.Error has no JSON-graph form), so an exception that crossed an FFI
@@ -160,7 +164,7 @@ def _move_raised_error():
     if not h:
         return None
     err = Error.__new__(Error)
-    err._h = h
+    _set_h(err, h)
     return err
 
 

@@ -106,15 +106,20 @@ void ffipy_drop_handle(intptr_t wrapper, intptr_t handle);
 int ffipy_tied_wrapper(intptr_t handle, intptr_t box);
 /* Number of tied wrappers (tests). */
 int64_t ffipy_tied_count(void);
-/* box = [None, raised_exception hook]: box[0] = a builtin fget(obj) reading the reflected
- * field at handle + offset through the TVMFFIFieldGetter at address getter. */
-int ffipy_make_field_getter(intptr_t getter, int64_t offset, intptr_t box);
+/* box = [None, raised_exception hook, refuse]: box[0] = a builtin fget(obj) reading the
+ * reflected field at handle + offset through the TVMFFIFieldGetter at address getter, for
+ * objects of type index owner (depth owner_depth) or a subtype; refuse(obj) raises for others. */
+int ffipy_make_field_getter(intptr_t getter, int64_t offset, int32_t owner, int32_t owner_depth,
+                            intptr_t box);
 /* The int fast path (pyint.c) on the exact int at address obj: -1 while the interpreter's int
  * layout is unknown, 0 when the fast path declines it, 1 with the value in *out. */
 int ffipy_int_fast(intptr_t obj, uint64_t* out);
 /* Byte offset of the __slots__ member name in instances of the class cls (address), read
  * from its member descriptor and checked on a fresh instance; -1 when unknown (slots.c). */
 int64_t ffipy_slot_offset(intptr_t cls, const char* name);
+/* Makes that member read-only from Python (a READONLY member descriptor at the same offset
+ * replaces it on cls; the binding keeps the writable one): the offset, or -1 (unchanged). */
+int64_t ffipy_seal_slot(intptr_t cls, const char* name);
 /* Drops the cached wrapper_kind answer for a class (address of the class object). */
 void ffipy_forget_wrapper_kind(intptr_t cls);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */

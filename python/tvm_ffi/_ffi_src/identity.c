@@ -110,7 +110,7 @@ static void tie_result(TVMFFIObject* h, PyObject* r) {
 static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
   if (api_obj == NULL || !RES_IS(CARRIES_API, result_kind(tidx))) return w;
   PyObject* cur = PyObject_GetAttr(w, g.str_api);
-  if (cur == Py_None) PyObject_SetAttr(w, g.str_api, api_obj);
+  if (cur == Py_None) sealed_set(w, g.str_api, api_obj);
   Py_XDECREF(cur);
   PyErr_Clear();
   return w;

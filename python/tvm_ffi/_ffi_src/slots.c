@@ -72,3 +72,67 @@ static Py_ssize_t slot_offset(PyObject* cls, const char* name) {
 int64_t ffipy_slot_offset(intptr_t cls, const char* name) {
   return (int64_t)slot_offset((PyObject*)cls, name);
 }
+
+/* ---- sealed slots ------------------------------------------------------------------------
+ * A slot the fast path trusts (CObject._h is an object address, Tensor._view a DLTensor
+ * address, a container's _tvm_api an exchange table address) must not be writable from Python:
+ * `obj._h = 12345` would hand the runtime a wild pointer.  Sealing replaces the class's
+ * member descriptor by a READONLY one for the same offset (a member descriptor still: reads
+ * stay as fast, and the interpreter's slot specialisation still applies); the writable one
+ * stays with the binding, which alone stores into the slot. */
+
+#ifndef READONLY
+#define READONLY 1 /* Py_READONLY */
+#endif
+
+/* (name, writable descriptor) of each sealed slot: sealed_set() stores through them */
+static struct {
+  PyObject* name;
+  PyObject* raw;
+} sealed[8];
+static int n_sealed;
+
+int64_t ffipy_seal_slot(intptr_t cls_id, const char* name) {
+  PyObject* cls = (PyObject*)cls_id;
+  Py_ssize_t off = slot_offset(cls, name);
+  if (off <= 0 || n_sealed == (int)(sizeof sealed / sizeof sealed[0])) return -1;
+  /* the definition outlives the class (a type keeps pointers into it): never freed */
+  PyMemberDef* def = (PyMemberDef*)calloc(1, sizeof(PyMemberDef));
+  char* copy = (char*)malloc(strlen(name) + 1);
+  PyObject* raw = PyObject_GetAttrString(cls, name);
+  PyObject* key = PyUnicode_InternFromString(name);
+  PyObject* d = NULL;
+  if (def != NULL && copy != NULL && raw != NULL && key != NULL) {
+    strcpy(copy, name);
+    def->name = copy;
+    def->type = T_OBJECT_EX;
+    def->offset = off;
+    def->flags = READONLY;
+    d = PyDescr_NewMember((PyTypeObject*)cls, def);
+  }
+  if (d == NULL || PyObject_SetAttrString(cls, name, d) != 0) {
+    Py_XDECREF(d);
+    Py_XDECREF(raw);
+    Py_XDECREF(key);
+    free(def);
+    free(copy);
+    PyErr_Clear();
+    return -1;
+  }
+  Py_DECREF(d);
+  sealed[n_sealed].name = key;
+  sealed[n_sealed].raw = raw;
+  ++n_sealed;
+  return (int64_t)off;
+}
+
+/* obj.name = v through the writable descriptor of a sealed slot (or plain setattr). */
+static int sealed_set(PyObject* obj, PyObject* name, PyObject* v) {
+  for (int i = 0; i < n_sealed; ++i) {
+    if (sealed[i].name != name) continue; /* both interned */
+    PyObject* r = PyObject_CallMethod(sealed[i].raw, "__set__", "OO", obj, v);
+    Py_XDECREF(r);
+    return r != NULL ? 0 : -1;
+  }
+  return PyObject_SetAttr(obj, name, v);
+}

@@ -1,0 +1,176 @@
+"""Issue 22: input from Python that used to crash or corrupt memory at the binding's boundary.
+
+Each refusal is a Python exception; the process survives and nothing else changes.
+  - field descriptors (py_class and C++-registered) apply only to objects of their type;
+  - the state the runtime trusts (a wrapper's handle, a tensor view, a container's exchange
+    table tag) is read-only from Python.
+"""
+
+import uuid
+
+import pytest
+
+import tvm_ffi
+import tvm_ffi.testing as T
+from tvm_ffi import core
+from tvm_ffi.dataclasses import py_class
+
+
+def _key(name):
+    return "testing.hostile.%s_%s" % (name, uuid.uuid4().hex[:8])
+
+
+@py_class(_key("A"))
+class A(tvm_ffi.Object):
+    x: int
+    s: str
+
+
+@py_class(_key("B"))
+class B(tvm_ffi.Object):
+    y: int
+
+
+@py_class(_key("ASub"))
+class ASub(A):
+    z: int
+
+
+@py_class(_key("Small"))
+class Small(tvm_ffi.Object):
+    a: int
+
+
+@py_class(_key("Big"))
+class Big(tvm_ffi.Object):
+    a: int
+    b: int
+    c: int
+    d: int
+
+
+FOREIGN = [None, 1, "text", b"x", 1.5, A, object(), [1], tvm_ffi.convert([1, 2])]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. field descriptors check the instance
+
+
+@pytest.mark.parametrize("field", ["x", "s"])
+def test_py_class_getter_refuses_another_py_class(field):
+    b = B(1)
+    with pytest.raises(TypeError, match="doesn't apply to a"):
+        getattr(A, field).__get__(b)
+    assert b.y == 1
+
+
+def test_py_class_setter_refuses_another_py_class():
+    b = B(1)
+    with pytest.raises(TypeError, match="doesn't apply to a"):
+        A.x.__set__(b, 777)
+    assert b.y == 1
+
+
+def test_setter_on_a_smaller_object_leaves_the_neighbours_alone():
+    xs = [Small(i) for i in range(100)]
+    with pytest.raises(TypeError):
+        Big.d.__set__(xs[50], 0x4141414141)
+    assert [x.a for x in xs] == list(range(100))
+
+
+@pytest.mark.parametrize("bad", FOREIGN, ids=lambda v: type(v).__name__)
+def test_descriptors_refuse_non_instances(bad):
+    with pytest.raises(TypeError):
+        A.x.fget(bad)
+    with pytest.raises(TypeError):
+        A.x.__set__(bad, 1)
+    with pytest.raises(TypeError):
+        A.s.set(bad, "v")
+
+
+def test_descriptors_refuse_an_empty_wrapper():
+    empty = A.__new__(A)
+    with pytest.raises(ValueError, match="empty"):
+        A.x.__get__(empty)
+    with pytest.raises(ValueError, match="empty"):
+        A.x.__set__(empty, 1)
+
+
+def test_descriptors_accept_a_subclass():
+    sub = ASub(1, "q", 3)
+    assert (A.x.__get__(sub), A.s.__get__(sub)) == (1, "q")
+    A.x.__set__(sub, 5)
+    assert sub.x == 5 and sub.z == 3
+
+
+def test_cxx_field_descriptors_check_the_instance():
+    pair = T.TestIntPair(3, 7)
+    with pytest.raises(TypeError, match="testing.TestObjectDerived"):
+        T.TestObjectDerived.v_map.__get__(pair)
+    with pytest.raises(TypeError):
+        T.TestObjectDerived.v_map.__set__(pair, {})
+    with pytest.raises(TypeError):
+        T.TestIntPair.a.__get__(B(1))
+    assert (pair.a, pair.b) == (3, 7)
+
+
+@pytest.mark.parametrize("read", [
+    lambda o: core.Tensor.shape.fget(o),
+    lambda o: core.Tensor.ndim.fget(o),
+    lambda o: core.Error.kind.fget(o),
+    lambda o: core.Error.message.fget(o),
+    lambda o: core.OpaquePyObject.pyobject(o),
+], ids=["Tensor.shape", "Tensor.ndim", "Error.kind", "Error.message", "pyobject"])
+def test_cell_accessors_check_the_object_type(read):
+    with pytest.raises((TypeError, AttributeError)):
+        read(tvm_ffi.convert([1, 2]))
+    with pytest.raises((TypeError, AttributeError)):
+        read(B(1))
+
+
+def test_error_accessor_on_an_empty_error():
+    with pytest.raises(ValueError):
+        core.Error.__new__(core.Error).kind  # noqa: B018
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. the handle (and what else the runtime trusts) is read-only
+
+
+def _wrappers():
+    return [tvm_ffi.convert([1, 2]), tvm_ffi.convert({1: 2}), tvm_ffi.get_global_func("ffi.Array"),
+            B(1), T.TestIntPair(1, 2), core.Error("ValueError", "m", "")]
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_handle_is_read_only(i):
+    o = _wrappers()[i]
+    h = o._h
+    with pytest.raises(AttributeError):
+        o._h = 12345
+    with pytest.raises(AttributeError):
+        del o._h
+    with pytest.raises(AttributeError):
+        object.__setattr__(o, "_h", 12345)
+    with pytest.raises(AttributeError):
+        type(o)._h.__set__(o, 12345)
+    assert o._h == h
+
+
+def test_container_still_works_after_refused_assignment():
+    o = tvm_ffi.convert([1, 2])
+    with pytest.raises(AttributeError):
+        o._h = 12345
+    assert len(o) == 2 and list(o) == [1, 2]
+
+
+def test_tensor_view_and_container_tag_are_read_only():
+    t = core.Tensor.__new__(core.Tensor)
+    with pytest.raises(AttributeError):
+        t._view = 0x1234
+    with pytest.raises(ValueError):
+        t.shape  # noqa: B018
+    o = tvm_ffi.convert([1])
+    with pytest.raises(AttributeError):
+        o._tvm_api = 0x4141
+    assert o._tvm_api is None
