@@ -4,7 +4,8 @@
  * the node format, round trips of every serializable kind (bytes via
  * base64, dtype, device, shape, containers, reflected objects), sharing and
  * cycles preserved, metadata, TypeError for values without a JSON form,
- * ValueError for malformed graphs, refcounts.
+ * ValueError for malformed graphs, refcounts; the __data_to_json__ /
+ * __data_from_json__ type attributes (how libraries give tensors a JSON form).
  */
 #include <tvm/ffi/extra/c_container.h>
 
@@ -189,11 +190,129 @@ static void test_errors(void) {
   CHECK_RAISED(check_call_global("ffi.FromJSONGraphString", args, 1, &r), "TypeError", "str");
 }
 
+/* ---- __data_to_json__ / __data_from_json__ ---------------------------------------- */
+
+/* "test.serial.Blob": a payload with a reflected field, whose hooks write it as
+ * the text "blob-<payload>" instead of its fields (the hook wins, as upstream). */
+typedef struct {
+  TVMFFIObject header;
+  int64_t payload; /* +24 */
+} blob;
+
+static int32_t g_blob_index = -1;
+
+static void blob_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+static TVMFFIAny blob_new(int64_t payload) {
+  blob* b = (blob*)calloc(1, sizeof(blob));
+  CHECK(b != NULL);
+  b->header.combined_ref_count = UINT64_C(0x100000001);
+  b->header.type_index = g_blob_index;
+  b->header.deleter = blob_deleter;
+  b->payload = payload;
+  return check_any_obj(b);
+}
+
+static int blob_to_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(args[0].type_index, g_blob_index);
+  int64_t p = ((blob*)args[0].v_obj)->payload;
+  if (p < 0) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "a negative blob has no JSON form");
+    return -1;
+  }
+  char text[32];
+  snprintf(text, sizeof(text), "blob-%lld", (long long)p);
+  TVMFFIByteArray ba = check_ba(text);
+  return TVMFFIStringFromByteArray(&ba, result);
+}
+
+static int blob_from_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  CHECK_EQ_INT(n, 1);
+  TVMFFIByteArray ba = args[0].type_index == kTVMFFISmallStr
+                           ? TVMFFISmallBytesGetContentByteArray(&args[0])
+                           : *TVMFFIBytesGetByteArrayPtr(args[0].v_obj);
+  long long p;
+  char text[32];
+  if (ba.size >= sizeof(text)) ba.size = sizeof(text) - 1;
+  memcpy(text, ba.data, ba.size);
+  text[ba.size] = '\0';
+  if (sscanf(text, "blob-%lld", &p) != 1) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "not a blob");
+    return -1;
+  }
+  *result = blob_new(p);
+  return 0;
+}
+
+static void blob_register(void) {
+  TVMFFIByteArray key = check_ba("test.serial.Blob");
+  g_blob_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFIFieldInfo f;
+  memset(&f, 0, sizeof(f));
+  f.name = check_ba("payload");
+  f.size = f.alignment = 8;
+  f.offset = 24;
+  f.getter = ext_get_int;
+  f.field_static_type_index = kTVMFFIInt;
+  CHECK_OK(TVMFFITypeRegisterField(g_blob_index, &f));
+  TVMFFISafeCallType fns[2] = {blob_to_json, blob_from_json};
+  const char* names[2] = {"__data_to_json__", "__data_from_json__"};
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIObjectHandle fn;
+    CHECK_OK(TVMFFIFunctionCreate(NULL, fns[i], NULL, &fn));
+    TVMFFIByteArray name = check_ba(names[i]);
+    TVMFFIAny v = check_any_obj(fn);
+    CHECK_OK(TVMFFITypeRegisterAttr(g_blob_index, &name, &v));
+    TVMFFIObjectDecRef(fn);
+  }
+}
+
+static void test_data_hooks(void) {
+  /* Both columns exist before any type registers a hook (upstream-built code
+   * looks them up at start-up). */
+  TVMFFIByteArray to = check_ba("__data_to_json__"), from = check_ba("__data_from_json__");
+  CHECK(TVMFFIGetTypeAttrColumn(&to) != NULL);
+  CHECK(TVMFFIGetTypeAttrColumn(&from) != NULL);
+  blob_register();
+  TVMFFIAny b = blob_new(7);
+  TVMFFIAny arr = ext_make("ffi.Array", (TVMFFIAny[]){b, b}, 2);
+  /* the hook's result is the node's data; the second use shares the node */
+  CHECK_EQ_STR(to_string(arr, ext_none()),
+               "{\"root_index\":1,\"nodes\":[{\"type\":\"test.serial.Blob\",\"data\":\"blob-7\"},"
+               "{\"type\":\"ffi.Array\",\"data\":[0,0]}]}");
+  TVMFFIAny back = from_string(buf);
+  TVMFFISeqCell* c = TVMFFISeqGetCellPtr(back.v_obj);
+  CHECK_EQ_INT(c->size, 2);
+  TVMFFIAny* items = (TVMFFIAny*)c->data;
+  CHECK_EQ_INT(items[0].type_index, g_blob_index);
+  CHECK_EQ_INT(((blob*)items[0].v_obj)->payload, 7);
+  CHECK(items[0].v_obj == items[1].v_obj);
+  CHECK(items[0].v_obj != b.v_obj);
+  CHECK_EQ_INT(check_use_count(items[0].v_obj), 2);
+  check_any_release(&back);
+  /* the hooks' errors are the calls' errors */
+  TVMFFIAny neg = blob_new(-1), args[2] = {neg, ext_none()}, r;
+  CHECK_RAISED(check_call_global("ffi.ToJSONGraphString", args, 2, &r), "ValueError",
+               "negative blob");
+  check_bad("{\"root_index\": 0, \"nodes\": [{\"type\": \"test.serial.Blob\", \"data\": \"x\"}]}",
+            "ValueError", "not a blob");
+  check_any_release(&neg);
+  check_any_release(&arr);
+  CHECK_EQ_INT(check_use_count(b.v_obj), 1);
+  check_any_release(&b);
+}
+
 int main(void) {
   test_format();
   test_roundtrip();
   test_cycles();
   test_errors();
+  test_data_hooks();
   printf("test_serialization: ok\n");
   return 0;
 }

@@ -256,3 +256,27 @@ def test_structural_hook_wrong_result():
         structural.structural_equal(K(1, ""), K(2, ""))
     with pytest.raises(TypeError, match="__s_hash__"):
         structural.structural_hash(K(1, ""))
+
+
+# ---- __data_to_json__ / __data_from_json__: the JSON graph form of a type ----------------------
+
+
+def test_data_json_hooks_replace_the_fields():
+    """A library's hooks (TVM gives ffi.Tensor one) write the node's data and read it back."""
+    from tvm_ffi.serialization import from_json_graph_str, to_json_graph_str
+
+    K = hooked()
+    key = K.__tvm_ffi_type_info__.type_key
+    set_hook(K, "__data_to_json__", lambda v: "%s|%s" % (v.k, v.s))
+    set_hook(K, "__data_from_json__", lambda d: K(int(d.split("|")[0]), d.split("|")[1]))
+    a = K(5, "x")
+    text = to_json_graph_str([a, a])
+    assert text == (
+        '{"root_index":1,"nodes":[{"type":"%s","data":"5|x"},{"type":"ffi.Array","data":[0,0]}]}'
+        % key
+    )
+    back = from_json_graph_str(text)
+    assert back[0].same_as(back[1]) and (back[0].k, back[0].s) == (5, "x")
+    bad = '{"root_index":0,"nodes":[{"type":"%s","data":"nobar"}]}' % key
+    with pytest.raises(ValueError, match="nobar"):  # the hook's own error
+        from_json_graph_str(bad)

@@ -17,6 +17,7 @@
  *   "ffi.Array" / "ffi.List"            [node indices]
  *   "ffi.Map" / "ffi.Dict"              [key index, value index, ...]
  *   any reflected type key              {"field": value, ...}
+ *   a type with `__data_to_json__`       whatever that hook returns
  * Nodes are written children first, so the root comes last, and a value met
  * again reuses its node: POD values and strings by value (Map-key equality),
  * objects by identity, so sharing survives a round trip.  A reflected field
@@ -25,7 +26,12 @@
  * container or object that contains itself cannot be written (ValueError).
  * Reflected objects are rebuilt with their type's creator and field setters; a
  * field the data leaves out takes its default, and a required one is TypeError.
- * Tensors, functions, modules and raw pointers have no JSON form: TypeError.
+ * A type attribute `__data_to_json__` (a Function (value) -> JSON value) takes
+ * precedence over the fields of any object but the built-in containers and enum
+ * members, and `__data_from_json__` ((data) -> value) reads that form back, as
+ * upstream's serializer does: that is how libraries give tensors and modules a
+ * JSON form.  Without one, tensors, functions, modules and raw pointers have
+ * none: TypeError.
  * Malformed graphs are ValueError naming the node.
  */
 #include <string.h>
@@ -227,11 +233,20 @@ static int write_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* val
   return 0;
 }
 
+static const TVMFFITypeAttrColumn* g_to_json_col;
+static const TVMFFITypeAttrColumn* g_from_json_col;
+
+/* The type's `__data_to_json__` hook (borrowed), or NULL. */
+static TVMFFIObject* to_json_hook(int32_t t) {
+  return tvmffi__ext_type_hook("__data_to_json__", &g_to_json_col, t);
+}
+
 /* The "data" of an object node; its children are written first. */
 static int object_data(graph_writer* w, TVMFFIObject* obj, TVMFFIAny* data) {
   int32_t t = obj->type_index;
   tvmffi__buf idx = {NULL, 0, 0};
   int rc = 0;
+  TVMFFIObject* hook;
   if (t == kTVMFFIArray || t == kTVMFFIList) {
     TVMFFISeqCell* c = TVMFFISeqGetCellPtr(obj);
     for (int64_t i = 0; rc == 0 && i < c->size; ++i) {
@@ -251,6 +266,10 @@ static int object_data(graph_writer* w, TVMFFIObject* obj, TVMFFIAny* data) {
     for (size_t i = 0; rc == 0 && i < c->size; ++i) rc = push_i64(&idx, c->data[i]);
   } else if (tvmffi__enum_is_instance_type(t)) {
     return tvmffi__enum_index_of(obj, data); /* a singleton: read back by its index */
+  } else if ((hook = to_json_hook(t)) != NULL) {
+    TVMFFIAny self;
+    tvmffi__any_set_obj(&self, obj); /* borrowed for the call */
+    return tvmffi__function_call(hook, &self, 1, data);
   } else {
     field_write_ctx fc = {w, tvmffi__map_new(kTVMFFIMap)};
     if (fc.fields == NULL) return -1;
@@ -321,7 +340,8 @@ static int64_t write_object(graph_writer* w, const TVMFFIAny* key) {
   TVMFFIObject* obj = key->v_obj;
   int32_t t = obj->type_index;
   int ok = t == kTVMFFIArray || t == kTVMFFIList || t == kTVMFFIMap || t == kTVMFFIDict ||
-           t == kTVMFFIShape || (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0);
+           t == kTVMFFIShape || (t >= kTVMFFIDynObjectBegin && tvmffi__ext_num_fields(t) > 0) ||
+           to_json_hook(t) != NULL;
   if (!ok)
     return tvmffi__raise("TypeError", "ffi.ToJSONGraph: cannot serialize an object of type `%s`",
                          tvmffi__type_key(t));
@@ -484,6 +504,12 @@ static int read_object(graph_reader* r, int64_t i, const char* type, const TVMFF
   if (tvmffi__enum_is_instance_type(t)) {
     if (data == NULL) return bad(i, "\"data\" of an enum member must be its index");
     return tvmffi__enum_member_at(t, data, out);
+  }
+  TVMFFIObject* hook = tvmffi__ext_type_hook("__data_from_json__", &g_from_json_col, t);
+  if (hook != NULL) {
+    TVMFFIAny none;
+    tvmffi__any_set_none(&none);
+    return tvmffi__function_call(hook, (TVMFFIAny*)(data != NULL ? data : &none), 1, out);
   }
   if (data == NULL || (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict))
     return bad(i, "\"data\" of an object must be a map of field -> node index");
@@ -751,6 +777,16 @@ static int g_from_graph_string(void* self, const TVMFFIAny* args, int32_t n, TVM
 }
 
 void tvmffi__serialization_globals_init(void) {
+  /* Code built with upstream's headers looks these columns up before any type
+   * registers a hook; upstream's runtime creates them empty. */
+  static const char* const columns[] = {"__data_to_json__", "__data_from_json__"};
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIByteArray name = {columns[i], strlen(columns[i])};
+    TVMFFIAny none;
+    tvmffi__any_set_none(&none);
+    if (TVMFFITypeRegisterAttr(kTVMFFINone, &name, &none) != 0)
+      tvmffi__fatal("cannot create the %s column", columns[i]);
+  }
   tvmffi__register_global("ffi.ToJSONGraph", g_to_graph,
                           "Serializes a value as a JSON graph (JSON values).",
                           SCHEMA_FN("Any", ARG("Any") ARG("Any")));
