@@ -8,7 +8,10 @@
 #   - a Markdown link [text](target) of a .md file to a file that does not exist, or to an
 #     #anchor that no heading of the target makes (GitHub's anchors);
 #   - a citation by heading, `PATH.md, "Heading"` or `README "Heading"` (the top README),
-#     when no heading of PATH (or lead of a list item) starts with that text.
+#     when no heading of PATH (or lead of a list item) starts with that text;
+#   - a code block marked `<!-- excerpt of PATH -->` (the line before its fence) with a line
+#     that PATH does not have (indentation aside; blank lines and `...` are elisions): what
+#     the README shows of the quickstarts is what `make check` runs and expects.
 # Files: git's tracked files in a checkout, the tree's source files otherwise (tarball).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -116,5 +119,23 @@ while IFS=$tab read -r ref title; do
   fi
 done < "${TMPDIR:-/tmp}/doc-titles.$$"
 rm -f "${TMPDIR:-/tmp}/doc-titles.$$"
-[ $bad -eq 0 ] && echo "check-doc-refs: every cited document, section and link is in the repository"
+
+# shellcheck disable=SC2086  # one file name per word
+excerpts=$(awk 'function strip(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+  function load(f,   l, r) { if (f in loaded) return loaded[f]
+    while ((r = getline l < f) > 0) have[f, strip(l)] = 1
+    close(f); return loaded[f] = (r == 0) }
+  block && /^```/ { block = 0; next }
+  block { l = strip($0)
+    if (ok && l != "" && l != "..." && !((src, l) in have))
+      print FILENAME ":" FNR ": not a line of " src ": " l
+    next }
+  marked && /^```/ { block = 1; marked = 0; ok = load(src)
+    if (!ok) print FILENAME ":" FNR ": excerpt of " src ", which does not exist"
+    next }
+  { marked = 0 }
+  /^<!-- excerpt of [^ ]+ -->$/ { src = $4; marked = 1 }' $md_files)
+[ -z "$excerpts" ] || report "excerpts that differ from their source:
+$excerpts"
+[ $bad -eq 0 ] && echo "check-doc-refs: every cited document, section, link and excerpt is in the repository"
 exit $bad
