@@ -177,9 +177,12 @@ int tvmffi__type_is_instance(int32_t t, int32_t T);
 const char* tvmffi__any_type_key(const TVMFFIAny* v);
 /* The entry of a registered index, or NULL (no raise, no init). Lock-free. */
 const TVMFFITypeInfo* tvmffi__type_info_lookup(int32_t type_index);
-/* TVMFFITypeGetOrAllocIndex for callers that can handle an error (types defined
- * from Python): a refused registration raises and returns -1 instead of ending
- * the process. */
+/* This thread's count of refused TVMFFITypeGetOrAllocIndex calls, and the last
+ * one's error kind and message (library.c reports one a loaded library's static
+ * initialisers met). */
+uint64_t tvmffi__type_refusals(const char** kind, const char** msg);
+/* TVMFFITypeGetOrAllocIndex for types defined from Python: never the query-only
+ * mode, and a refusal is not recorded for tvmffi__type_refusals. */
 int32_t tvmffi__type_alloc_or_raise(const char* key, size_t len, int32_t type_depth,
                                     int32_t num_child_slots, int32_t can_overflow,
                                     int32_t parent_type_index);

@@ -465,6 +465,8 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   if (cpath == NULL) return tvmffi__raise_oom();
   memcpy(cpath, path.data, path.size);
   cpath[path.size] = '\0';
+  const char *refused_kind, *refused_msg;
+  uint64_t refusals = tvmffi__type_refusals(&refused_kind, &refused_msg);
   void* dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);
   const char* why = dl ? NULL : dlerror();
   if (dl == NULL) {
@@ -489,6 +491,18 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
                          "not the current directory; use ./"
                        : "",
                   bare ? cpath : "", bare ? " for a file here)" : "");
+    free(cpath);
+    return -1;
+  }
+  if (tvmffi__type_refusals(&refused_kind, &refused_msg) != refusals) {
+    /* Its static initialisers had a type registration refused and went on with
+     * index -1: refuse the library.  It stays mapped (never dlclose'd), since
+     * what it registered may point into it. */
+    TVMFFIObjectHandle stale = NULL;
+    TVMFFIErrorMoveFromRaised(&stale);
+    TVMFFIObjectDecRef(stale);
+    tvmffi__raise(refused_kind, "cannot load %s: registering its types failed: %s", cpath,
+                  refused_msg);
     free(cpath);
     return -1;
   }

@@ -44,27 +44,23 @@ static int32_t g_next_dynamic = kTVMFFIDynObjectBegin; /* under g_lock */
 static int32_t g_max_index = -1; /* highest registered index; atomic reads */
 static int g_inited;
 
-/* Fatal misuse found while holding g_lock: release it first, since exit()
- * runs library destructors that take other locks (and a fork handler takes
- * them in the opposite order). */
-static TVMFFI__NORETURN TVMFFI__PRINTF(1, 2) void fatal_locked(const char* fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  pthread_mutex_unlock(&g_lock);
-  tvmffi__fatal("%s", msg);
-}
-
-/* Why an allocation request was refused.  The ABI entry point ends the
- * process on it, as the reference runtime does (its callers, static
- * initialisers, cannot handle an error); tvmffi__type_alloc_or_raise, which
- * Python-defined types go through, raises it instead. */
+/* Why an allocation request was refused.  Both entry points raise it (the
+ * reference runtime ends the process instead); the ABI one also records it per
+ * thread, since its usual callers, a library's static initialisers, ignore the
+ * -1 it returns: loading that library reports it (docs/abi.md §12.2). */
 typedef struct {
-  const char* kind; /* error kind to raise: TypeError, ValueError, RuntimeError */
+  const char* kind; /* error kind to raise: TypeError, ValueError, RuntimeError, MemoryError */
   char msg[400];
 } refusal;
+
+static __thread uint64_t t_refusals;
+static __thread refusal t_last_refusal;
+
+uint64_t tvmffi__type_refusals(const char** kind, const char** msg) {
+  *kind = t_last_refusal.kind;
+  *msg = t_last_refusal.msg;
+  return t_refusals;
+}
 
 static TVMFFI__PRINTF(3, 4) int32_t refuse(refusal* why, const char* kind, const char* fmt, ...) {
   va_list ap;
@@ -128,13 +124,16 @@ static type_entry* key_find(const char* key, size_t len, uint64_t hash) {
   }
 }
 
-/* Under g_lock.  Grows at half load; the old table stays readable. */
-static void key_insert(type_entry* e) {
+/* Under g_lock.  Makes sure publishing one more entry at `index` cannot fail:
+ * the key table has room below half load (a bigger copy replaces it; the old
+ * one stays readable) and the index's chunk exists.  0, or -1 out of memory
+ * with nothing changed that readers could see. */
+static int publish_reserve(int32_t index) {
   key_table* t = g_keys;
   if (t == NULL || (t->count + 1) * 2 > t->mask + 1) {
     size_t cap = t ? (t->mask + 1) * 2 : 256;
     key_table* nt = calloc(1, sizeof(key_table) + cap * sizeof(type_entry*));
-    if (nt == NULL) fatal_locked("out of memory growing the type key table");
+    if (nt == NULL) return -1;
     nt->mask = cap - 1;
     nt->retired = t;
     if (t) {
@@ -148,26 +147,26 @@ static void key_insert(type_entry* e) {
       nt->count = t->count;
     }
     __atomic_store_n(&g_keys, nt, __ATOMIC_RELEASE);
-    t = nt;
   }
+  type_entry*** chunk_slot = &g_chunks[index >> CHUNK_BITS];
+  if (*chunk_slot == NULL) {
+    type_entry** chunk = calloc(CHUNK_SIZE, sizeof(type_entry*));
+    if (chunk == NULL) return -1;
+    __atomic_store_n(chunk_slot, chunk, __ATOMIC_RELEASE);
+  }
+  return 0;
+}
+
+/* Under g_lock, after publish_reserve(index) succeeded. */
+static void entry_publish(type_entry* e) {
+  int32_t index = e->info.type_index;
+  type_entry** chunk = g_chunks[index >> CHUNK_BITS];
+  __atomic_store_n(&chunk[index & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
+  key_table* t = g_keys;
   size_t j = e->info.type_key_hash & t->mask;
   while (t->slots[j]) j = (j + 1) & t->mask;
   __atomic_store_n(&t->slots[j], e, __ATOMIC_RELEASE);
   t->count++;
-}
-
-/* Under g_lock. */
-static void entry_publish(type_entry* e) {
-  int32_t index = e->info.type_index;
-  type_entry*** chunk_slot = &g_chunks[index >> CHUNK_BITS];
-  type_entry** chunk = *chunk_slot;
-  if (chunk == NULL) {
-    chunk = calloc(CHUNK_SIZE, sizeof(type_entry*));
-    if (chunk == NULL) fatal_locked("out of memory growing the type table");
-    __atomic_store_n(chunk_slot, chunk, __ATOMIC_RELEASE);
-  }
-  __atomic_store_n(&chunk[index & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
-  key_insert(e);
   if (index > g_max_index) __atomic_store_n(&g_max_index, index, __ATOMIC_RELEASE);
 }
 
@@ -204,7 +203,8 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
   int32_t n = num_child_slots + 1;
   if (n <= 0 || n > MAX_TYPES)
     return refuse(why, "ValueError", "type `%.*s`: too many child slots", (int)len, key);
-  int32_t index;
+  /* Choose the index first, commit it only once nothing can fail. */
+  int32_t index, from_parent = 0;
   if (static_type_index >= 0) {
     if (static_type_index >= MAX_TYPES || entry_get(static_type_index))
       return refuse(why, "ValueError",
@@ -213,7 +213,7 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
     index = static_type_index;
   } else if (parent && parent->allocated_slots + n <= parent->num_slots) {
     index = parent->info.type_index + parent->allocated_slots;
-    parent->allocated_slots += n;
+    from_parent = 1;
   } else {
     if (parent && !parent->can_overflow)
       return refuse(why, "TypeError",
@@ -225,15 +225,21 @@ static int32_t type_alloc_locked(const char* key, size_t len, uint64_t hash,
       return refuse(why, "RuntimeError", "type table is full while registering `%.*s`", (int)len,
                     key);
     index = g_next_dynamic;
-    g_next_dynamic += n;
   }
 
   type_entry* e = calloc(1, sizeof(type_entry) + len + 1);
-  const TVMFFITypeInfo** ancestors = NULL;
-  if (e == NULL) fatal_locked("out of memory registering type `%.*s`", (int)len, key);
+  const TVMFFITypeInfo** ancestors =
+      type_depth > 0 ? malloc(sizeof(*ancestors) * (size_t)type_depth) : NULL;
+  if (e == NULL || (type_depth > 0 && ancestors == NULL) || publish_reserve(index) != 0) {
+    free(e);
+    free(ancestors);
+    return refuse(why, "MemoryError", "out of memory registering type `%.*s`", (int)len, key);
+  }
+  if (from_parent)
+    parent->allocated_slots += n;
+  else if (static_type_index < 0)
+    g_next_dynamic += n;
   if (type_depth > 0) {
-    ancestors = malloc(sizeof(*ancestors) * (size_t)type_depth);
-    if (ancestors == NULL) fatal_locked("out of memory registering type `%.*s`", (int)len, key);
     if (type_depth > 1)
       memcpy(ancestors, parent->info.type_ancestors, sizeof(*ancestors) * (size_t)(type_depth - 1));
     ancestors[type_depth - 1] = &parent->info;
@@ -285,13 +291,18 @@ int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t stati
                                   int32_t type_depth, int32_t num_child_slots,
                                   int32_t child_slots_can_overflow, int32_t parent_type_index) {
   ensure_init();
-  if (type_key == NULL || (type_key->data == NULL && type_key->size != 0))
-    tvmffi__fatal("TVMFFITypeGetOrAllocIndex: type_key must not be NULL");
   refusal why;
-  int32_t index = type_get_or_alloc(type_key->data ? type_key->data : "", type_key->size,
-                                    static_type_index, type_depth, num_child_slots,
-                                    child_slots_can_overflow, parent_type_index, &why);
-  if (index == -1) tvmffi__fatal("%s", why.msg);
+  int32_t index =
+      type_key == NULL || (type_key->data == NULL && type_key->size != 0)
+          ? refuse(&why, "ValueError", "TVMFFITypeGetOrAllocIndex: type_key must not be NULL")
+          : type_get_or_alloc(type_key->data ? type_key->data : "", type_key->size,
+                              static_type_index, type_depth, num_child_slots,
+                              child_slots_can_overflow, parent_type_index, &why);
+  if (index == -1) {
+    t_last_refusal = why;
+    ++t_refusals;
+    tvmffi__raise(why.kind, "%s", why.msg);
+  }
   return index;
 }
 

@@ -1,12 +1,9 @@
 /*
  * test_type.c -- the type table: static entries, key lookup, index
  * allocation (reserved slots, overflow, depth/ancestors, query mode), the
- * IsInstance rule C++ headers apply to it, type_key_hash, unknown indices, fatal misuse.
+ * IsInstance rule C++ headers apply to it, type_key_hash, unknown indices, refused
+ * registrations, subclasses of the runtime's own types.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "check.h"
 
 static TVMFFIByteArray ba(const char* s) { return check_ba(s); }
@@ -206,56 +203,6 @@ static void test_alloc(void) {
   }
 }
 
-/* Runs fn in a child process: it must exit with 255 and print `needle`. */
-static void expect_fatal(void (*fn)(void), const char* needle) {
-  int fds[2];
-  CHECK(pipe(fds) == 0);
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    fn();
-    _exit(0); /* not fatal: the parent reports it */
-  }
-  close(fds[1]);
-  char buf[4096], sink[512];
-  size_t n = 0;
-  ssize_t got;
-  /* Drain everything (a child writing to a closed pipe would die of SIGPIPE). */
-  while ((got = read(fds[0], n < sizeof(buf) - 1 ? buf + n : sink,
-                     n < sizeof(buf) - 1 ? sizeof(buf) - 1 - n : sizeof(sink))) > 0)
-    if (n < sizeof(buf) - 1) n += (size_t)got;
-  buf[n] = '\0';
-  close(fds[0]);
-  int status = 0;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 255)
-    FAIL("expected exit 255 with \"%s\", got status %d, stderr \"%s\"", needle, status, buf);
-  if (strstr(buf, needle) == NULL) FAIL("stderr \"%s\" lacks \"%s\"", buf, needle);
-}
-
-static void fatal_no_overflow(void) {
-  int32_t q = alloc("test.F.Q", 1, 1, 0, kTVMFFIObject);
-  alloc("test.F.Q.A", 2, 0, 1, q);
-  alloc("test.F.Q.B", 2, 0, 1, q); /* block full, overflow disabled */
-}
-static void fatal_inherited_no_overflow(void) {
-  int32_t q = alloc("test.F.Q", 1, 1, 0, kTVMFFIObject);
-  int32_t a = alloc("test.F.Q.A", 2, 0, 1, q); /* asks for overflow, gets none */
-  alloc("test.F.Q.A.X", 3, 0, 1, a);
-}
-static void fatal_depth(void) { alloc("test.F.Depth", 2, 0, 1, kTVMFFIObject); }
-static void fatal_root_depth(void) { alloc("test.F.RootDepth", 1, 0, 1, -1); }
-static void fatal_parent(void) { alloc("test.F.Orphan", 1, 0, 1, 99); }
-static void fatal_static_taken(void) {
-  TVMFFIByteArray k = ba("test.F.Static");
-  TVMFFITypeGetOrAllocIndex(&k, kTVMFFIArray, 1, 0, 0, kTVMFFIObject);
-}
-static void fatal_final_builtin_child(void) { alloc("test.F.MyString", 2, 0, 1, kTVMFFIStr); }
-
 /* An unregistered index can come from data (an object a kernel returned):
  * NULL and a RuntimeError, never the end of the process. */
 static int info_of(int32_t index) { return TVMFFIGetTypeInfo(index) == NULL ? -1 : 0; }
@@ -267,15 +214,73 @@ static void test_unknown_info(void) {
   CHECK_OK(info_of(kTVMFFIObject));
 }
 
-/* Misuse by a library registering its types is a programming error, fatal as upstream. */
-static void test_fatal(void) {
-  expect_fatal(fatal_no_overflow, "Reach maximum number of sub-classes");
-  expect_fatal(fatal_inherited_no_overflow, "Reach maximum number of sub-classes");
-  expect_fatal(fatal_depth, "type_depth");
-  expect_fatal(fatal_root_depth, "type_depth");
-  expect_fatal(fatal_parent, "parent");
-  expect_fatal(fatal_static_taken, "already taken");
-  expect_fatal(fatal_final_builtin_child, "Reach maximum number of sub-classes");
+/* alloc() must be refused: -1, error `kind` mentioning `needle` raised, nothing
+ * registered under `key`, and the process goes on (the reference runtime exits). */
+static void expect_refused(const char* key, int32_t depth, int32_t slots, int32_t overflow,
+                           int32_t parent, const char* kind, const char* needle) {
+  int32_t got = alloc(key, depth, slots, overflow, parent);
+  CHECK_EQ_INT(got, -1);
+  CHECK_RAISED(-1, kind, needle);
+  TVMFFIByteArray k = ba(key);
+  int32_t idx;
+  CHECK_RAISED(TVMFFITypeKeyToIndex(&k, &idx), "InternalError", key);
+}
+
+/* Misuse by a library registering its types: an error the caller can handle. */
+static void test_refused(void) {
+  int32_t q = alloc("test.F.Q", 1, 1, 0, kTVMFFIObject);
+  int32_t qa = alloc("test.F.Q.A", 2, 0, 1, q); /* asks for overflow, gets none */
+  CHECK_EQ_INT(qa, q + 1);
+  /* block full, overflow disabled */
+  expect_refused("test.F.Q.B", 2, 0, 1, q, "TypeError", "Reach maximum number of sub-classes");
+  expect_refused("test.F.Q.A.X", 3, 0, 1, qa, "TypeError", "Reach maximum number of sub-classes");
+  expect_refused("test.F.Depth", 2, 0, 1, kTVMFFIObject, "ValueError", "type_depth");
+  expect_refused("test.F.RootDepth", 1, 0, 1, -1, "ValueError", "type_depth");
+  expect_refused("test.F.Orphan", 1, 0, 1, 99, "ValueError", "parent");
+  expect_refused("test.F.MyString", 2, 0, 1, kTVMFFIStr, "TypeError",
+                 "Reach maximum number of sub-classes");
+  expect_refused("test.F.Slots", 1, -1, 1, kTVMFFIObject, "ValueError", "num_child_slots");
+  TVMFFIByteArray k = ba("test.F.Static");
+  CHECK_EQ_INT(TVMFFITypeGetOrAllocIndex(&k, kTVMFFIArray, 1, 0, 0, kTVMFFIObject), -1);
+  CHECK_RAISED(-1, "ValueError", "already taken");
+  CHECK_EQ_INT(TVMFFITypeGetOrAllocIndex(NULL, -1, 1, 0, 1, kTVMFFIObject), -1);
+  CHECK_RAISED(-1, "ValueError", "type_key must not be NULL");
+  /* a refusal takes no slot: the next dynamic type lands where it would have */
+  int32_t after = alloc("test.F.After", 1, 0, 1, kTVMFFIObject);
+  CHECK(after >= kTVMFFIDynObjectBegin);
+  CHECK_EQ_STR(TVMFFIGetTypeInfo(after)->type_key.data, "test.F.After");
+}
+
+/* The types the runtime itself creates take subclasses as upstream's do (no
+ * reserved slots, overflow allowed): a library's C++ class deriving from
+ * ffi.StructuralVisitor registers with the parent's index.  The built-in
+ * depth-1 objects (ffi.Array, ffi.Module, ...) take none, as upstream. */
+static void test_runtime_types_subclassable(void) {
+  static const char* const parents[] = {"ffi.StructuralVisitor",
+                                        "ffi.StructuralMutator",
+                                        "ffi.StructuralKey",
+                                        "ffi.reflection.AccessPath",
+                                        "ffi.reflection.AccessStep",
+                                        "ffi.VisitErrorContext",
+                                        "ffi.VisitInterrupt",
+                                        "ffi.EnumState",
+                                        "ffi.Enum"};
+  for (size_t i = 0; i < sizeof(parents) / sizeof(parents[0]); ++i) {
+    TVMFFIByteArray pk = ba(parents[i]);
+    int32_t p;
+    CHECK_OK(TVMFFITypeKeyToIndex(&pk, &p));
+    const TVMFFITypeInfo* pi = TVMFFIGetTypeInfo(p);
+    char key[96];
+    for (int j = 0; j < 3; ++j) { /* more than one: past any reserved block */
+      snprintf(key, sizeof(key), "test.sub%d.%s", j, parents[i]);
+      int32_t c = alloc(key, pi->type_depth + 1, 0, 1, p);
+      if (c < 0) FAIL("subclassing %s was refused", parents[i]);
+      const TVMFFITypeInfo* ci = TVMFFIGetTypeInfo(c);
+      CHECK(ci->type_ancestors[pi->type_depth] == pi);
+    }
+  }
+  expect_refused("test.sub.Array", 2, 0, 1, kTVMFFIArray, "TypeError", "ffi.Array");
+  expect_refused("test.sub.Module", 2, 0, 1, kTVMFFIModule, "TypeError", "ffi.Module");
 }
 
 int main(void) {
@@ -284,7 +289,8 @@ int main(void) {
   test_hash();
   test_alloc();
   test_unknown_info();
-  test_fatal();
+  test_refused();
+  test_runtime_types_subclassable();
   CHECK_SLOT_CLEAN();
   printf("test_type: ok\n");
   return 0;

@@ -2,6 +2,9 @@
 lookup helpers, read from the testing library's reflected fixtures."""
 
 import json
+import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -186,3 +189,47 @@ def test_lookup_or_register_by_key():
     assert info is core._type_cls_to_type_info(T.TestIntPair)
     with pytest.raises(ValueError, match="Cannot find object type index for no.Such"):
         core._lookup_or_register_type_info_from_type_key("no.Such")
+
+
+def _subclass_kernel(tmp_path, parent, child):
+    """Builds kernels/subclasskernel.c deriving `child` from `parent` in its static init."""
+    cc = os.environ.get("CC", "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip("no C compiler to build the test kernel")
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = str(tmp_path / (child + ".so"))
+    subprocess.run(
+        [
+            cc,
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-I",
+            os.path.join(here, "..", "..", "c", "include"),
+            '-DPARENT="%s"' % parent,
+            '-DCHILD="%s"' % child,
+            os.path.join(here, "kernels", "subclasskernel.c"),
+            "-o",
+            out,
+        ],
+        check=True,
+    )
+    return out
+
+
+def test_library_subclasses_a_runtime_type(tmp_path):
+    """A package's C++ class deriving from ffi.StructuralVisitor registers at load time."""
+    mod = tvm_ffi.load_module(_subclass_kernel(tmp_path, "ffi.StructuralVisitor", "sk.Visitor"))
+    index = mod.child_index()
+    assert index >= 128
+    parent = tvm_ffi.core._lookup_or_register_type_info_from_type_key("ffi.StructuralVisitor")
+    child = tvm_ffi.core._lookup_or_register_type_info_from_type_key("sk.Visitor")
+    assert child.type_index == index and child.parent_type_info.type_key == parent.type_key
+
+
+def test_refused_type_registration_fails_the_load(tmp_path):
+    """ffi.Array takes no subclasses: the load raises instead of ending the process."""
+    path = _subclass_kernel(tmp_path, "ffi.Array", "sk.MyArray")
+    with pytest.raises(TypeError, match="Reach maximum number of sub-classes for type `ffi.Array`"):
+        tvm_ffi.load_module(path)
+    assert core._move_raised_error() is None  # the error slot is left clean

@@ -105,7 +105,11 @@ void tvmffi__structural_add_attr_fn(int32_t type_index, const char* name, TVMFFI
 int32_t tvmffi__structural_new_type(const char* key, int32_t static_index, int32_t total_size,
                                     TVMFFISEqHashKind kind, const char* doc) {
   TVMFFIByteArray k = cstr(key);
-  int32_t index = TVMFFITypeGetOrAllocIndex(&k, static_index, 1, 0, 0, kTVMFFIObject);
+  /* Upstream's capacity for the types its runtime declares: no reserved child
+   * slots, and children may overflow, so a library can subclass any of them
+   * (ffi.StructuralVisitor above all). */
+  int32_t index = TVMFFITypeGetOrAllocIndex(&k, static_index, 1, 0, 1, kTVMFFIObject);
+  if (index < 0) fatal_from_raised(key);
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(index);
   if (info != NULL && info->metadata == NULL) {
     TVMFFITypeMetadata md;
