@@ -173,18 +173,13 @@ def _attach_init(cls, info, init):
             cls.__init__ = __init__
 
 
-def _check_resize(tidx, cls, key):
-    """Re-registration must not grow instances: C fast paths read slots at fixed offsets."""
-    old = core._TYPE_CLS.get(tidx)
-    # PyPy has no __basicsize__, and no C fast path reading slots
-    if old is None or old is cls or not hasattr(cls, "__basicsize__"):
-        return
-    if cls.__basicsize__ > old.__basicsize__:
-        raise ValueError(
-            "Cannot re-register type `%s` with class `%s`: its instances are larger (%d bytes) than "
-            "those of the previously registered class `%s` (%d bytes); declare no extra __slots__"
-            % (key, cls.__qualname__, cls.__basicsize__, old.__qualname__, old.__basicsize__)
-        )
+def _bind_tensor_class(cls):
+    """Registering a class for ffi.Tensor makes it the class of every tensor the binding makes
+    (results, callback arguments, from_dlpack), as core._set_class_tensor does."""
+    if not issubclass(cls, core.Tensor):
+        raise TypeError("register_object(\"ffi.Tensor\") decorates a subclass of tvm_ffi.Tensor, "
+                        "got %s" % cls.__qualname__)
+    core._set_class_tensor(cls)
 
 
 def _warn_missing_field_annotations(cls, type_info, stacklevel=2):
@@ -214,7 +209,8 @@ def register_object(type_key=None, *, init=True):
             if _SKIP_UNKNOWN_OBJECTS:
                 return cls
             raise ValueError("Cannot find object type index for %s" % key)
-        _check_resize(tidx, cls, key)
+        if tidx == core.kTVMFFITensor:
+            _bind_tensor_class(cls)
         core._register_class(tidx, cls)
         _forget_fallback_descendants(tidx)
         info = _typeinfo._register_type_info(tidx, cls)

@@ -275,16 +275,30 @@ def test_init_false_and_custom_init():
         tvm_ffi.register_object(key)(old)
 
 
-@needs_cpython_layout
-def test_reregistration_size_check():
+def test_reregistration_with_a_larger_class():
+    # wrappers are allocated by their own class, never in a block sized for another one: a class
+    # with more slots, or with a __dict__, may replace a smaller one (docs/python.md §4.6)
     key = "testing.TestIntPair"
+    old = core._TYPE_CLS[core._type_key_to_index(key)]
+    deep_copy = tvm_ffi.get_global_func("ffi.DeepCopy")  # a new object: a new wrapper
+    p = T.TestIntPair(1, 2)
 
     class Bigger(tvm_ffi.Object):
         __slots__ = ("extra",)
 
-    with pytest.raises(ValueError, match="larger"):
-        tvm_ffi.register_object(key)(Bigger)
-    assert type(T.TestIntPair(1, 2)) is T.TestIntPair  # the binding is unchanged
+    class WithDict(tvm_ffi.Object):
+        __slots__ = ("__dict__",)
+
+    try:
+        for cls in (Bigger, WithDict):
+            tvm_ffi.register_object(key)(cls)
+            q = deep_copy(p)
+            assert type(q) is cls and (q.a, q.b) == (1, 2)
+            q.extra = "x"
+            assert deep_copy(q).__class__ is cls and q.extra == "x"
+    finally:
+        tvm_ffi.register_object(key)(old)
+    assert type(deep_copy(p)) is old
 
 
 def test_register_object_forms_and_skip_flag(monkeypatch):

@@ -193,6 +193,50 @@ def test_set_class_tensor(echo):
         core._set_class_tensor(old)
 
 
+@pytest.fixture
+def tensor_class_restored():
+    """Puts back the class bound to ffi.Tensor and the tensor class after the test."""
+    tidx = core._type_key_to_index("ffi.Tensor")
+    old = core._TYPE_CLS[tidx], core._CLASS_TENSOR
+    yield
+    core._register_class(tidx, old[0])
+    core._set_class_tensor(old[1])
+
+
+def test_registered_tensor_subclass_with_dict(echo, tensor_class_restored):
+    # As TVM's runtime declares its Tensor (built against 0.1.12, which accepted it): no
+    # __slots__, so instances are larger than tvm_ffi.Tensor's and each has a __dict__.
+    @tvm_ffi.register_object("ffi.Tensor")
+    class MyTensor(tvm_ffi.Tensor):
+        def total(self):
+            return float(np.from_dlpack(self).sum())
+
+    x = tvm_ffi.from_dlpack(np.arange(4, dtype="float32"))
+    assert type(x) is MyTensor and x.total() == 6.0
+    x.note = "x"
+    assert x.__dict__ == {"note": "x"}
+    y = echo(x)  # a call's result: a wrapper of the same tensor, a __dict__ of its own
+    assert type(y) is MyTensor and y.same_as(x) and y.total() == 6.0
+    y.note = "y"
+    assert x.note == "x"
+    assert type(tvm_ffi.convert([x])[0]) is MyTensor  # a container element
+    seen = []
+    tvm_ffi.convert(lambda t: seen.append((type(t), t.total())))(x)  # a callback argument
+    assert seen == [(MyTensor, 6.0)]
+    assert core._type_cls_to_type_info(MyTensor).type_key == "ffi.Tensor"
+    del x, y
+    gc.collect()
+
+
+def test_registering_a_non_tensor_class_for_ffi_tensor_is_refused(tensor_class_restored):
+    class NotATensor(tvm_ffi.Object):
+        pass
+
+    with pytest.raises(TypeError, match="subclass of tvm_ffi.Tensor"):
+        tvm_ffi.register_object("ffi.Tensor")(NotATensor)
+    assert core._CLASS_TENSOR is tvm_ffi.Tensor
+
+
 @pytest.mark.skipif(not core.API_MODE, reason="the test exchange table needs the compiled module")
 def test_exchange_api_wrapper(echo):
     x = tvm_ffi.from_dlpack(np.arange(3, dtype="float32"))
