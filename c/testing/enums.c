@@ -10,6 +10,14 @@
  *   testing.TestCxxEnumHolder  fields `priority: TestCxxIntEnum` and
  *                            `opcode: TestCxxStrEnum`, generated constructor
  *   testing.enum_variant_get(str) -> TestEnumVariant member by string index
+ *   testing.TestLegacyEnum   an ffi.Enum subclass registered the 0.1.0-0.1.12 way,
+ *                            as reflection/enum_def.h of those headers does:
+ *                            members Red (0) and Green (1) in the Dict
+ *                            "__ffi_enum_entries__" (name -> member), the
+ *                            attribute "code" (1, 2) in "__ffi_enum_attrs__"
+ *                            (name -> List indexed by the member's ordinal)
+ *   testing.legacy_enum_get(str) -> TestLegacyEnum member by name, read from
+ *                            that Dict as those headers' EnumObj::Get does
  *
  * Members live in the type's ffi.EnumState (type attribute "__ffi_enum__"),
  * laid out as the runtime documents it (enum.c): entries, indexes and attrs
@@ -141,6 +149,30 @@ static int dict_set(TVMFFIObject* dict, TVMFFIAny k, TVMFFIAny v) {
   return 0;
 }
 
+/* attrs[name] (an owned reference in *out), made empty by the global `ctor` when absent. */
+static int attr_column(TVMFFIObject* attrs, const char* name, const char* ctor, int32_t want,
+                       TVMFFIAny* out) {
+  TVMFFIAny get_args[2] = {obj_any(attrs), v_str(name)};
+  set_none(out);
+  if (call_global("ffi.DictGetItemOrMissing", get_args, 2, out) != 0) return -1;
+  if (out->type_index == want) return 0;
+  release(out);
+  if (call_global(ctor, NULL, 0, out) != 0) return -1;
+  if (dict_set(attrs, v_str(name), *out) == 0) return 0;
+  release(out);
+  return -1;
+}
+
+/* The member of type t at `name` in the Dict `dict` (*r), or 0 leaving *r None. */
+static int dict_member(TVMFFIAny dict, const char* name, int32_t t, TVMFFIAny* r) {
+  TVMFFIAny get_args[2] = {dict, v_str(name)};
+  if (call_global("ffi.DictGetItemOrMissing", get_args, 2, r) != 0) return -1;
+  if (r->type_index == t) return 1;
+  release(r);
+  set_none(r);
+  return 0;
+}
+
 /* EnumDef(name).set_attr("code", code) with the registration-order index. */
 static int define_variant(state_obj* s, const char* name, int64_t code) {
   TVMFFIAny size_args[1] = {obj_any(s->entries)}, size;
@@ -157,17 +189,8 @@ static int define_variant(state_obj* s, const char* name, int64_t code) {
   if (dict_set(s->indexes, v_int(mo->int_index), obj_any(m)) != 0 ||
       dict_set(s->indexes, mo->str_index, obj_any(m)) != 0)
     goto fail;
-  TVMFFIAny get_args[2] = {obj_any(s->attrs), v_str("code")}, column;
-  set_none(&column);
-  if (call_global("ffi.DictGetItemOrMissing", get_args, 2, &column) != 0) goto fail;
-  if (column.type_index != kTVMFFIDict) {
-    release(&column);
-    if (call_global("ffi.Dict", NULL, 0, &column) != 0) goto fail;
-    if (dict_set(s->attrs, v_str("code"), column) != 0) {
-      release(&column);
-      goto fail;
-    }
-  }
+  TVMFFIAny column;
+  if (attr_column(s->attrs, "code", "ffi.Dict", kTVMFFIDict, &column) != 0) goto fail;
   int rc = dict_set(column.v_obj, obj_any(m), v_int(code));
   release(&column);
   TVMFFIObjectDecRef(m);
@@ -189,13 +212,70 @@ static int enum_variant_get(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
     return -1;
   }
   const char* name = str_of(&args[0], buf, sizeof(buf));
-  TVMFFIAny get_args[2] = {obj_any(s->indexes), v_str(name)};
-  if (call_global("ffi.DictGetItemOrMissing", get_args, 2, r) != 0) return -1;
-  if (r->type_index == g_variant) return 0;
-  release(r);
+  int found = dict_member(obj_any(s->indexes), name, g_variant, r);
+  if (found != 0) return found > 0 ? 0 : -1;
   char msg[256];
   snprintf(msg, sizeof(msg), "Enum `testing.TestEnumVariant` has no instance with index %s", name);
   TVMFFIErrorSetRaisedFromCStr("ValueError", msg);
+  return -1;
+}
+
+/* ---- testing.TestLegacyEnum: the 0.1.0-0.1.12 convention ------------------ */
+
+static int32_t g_legacy = -1;
+
+/* The Dict a legacy type attribute holds (borrowed), registered empty when absent. */
+static TVMFFIObject* legacy_dict(const char* attr) {
+  const TVMFFIAny* have = type_attr(g_legacy, attr);
+  if (have != NULL) return have->type_index == kTVMFFIDict ? have->v_obj : NULL;
+  TVMFFIAny d;
+  if (call_global("ffi.Dict", NULL, 0, &d) != 0) return NULL;
+  TVMFFIByteArray n = ba(attr);
+  int rc = TVMFFITypeRegisterAttr(g_legacy, &n, &d);
+  release(&d); /* the column holds it now */
+  return rc == 0 ? type_attr(g_legacy, attr)->v_obj : NULL;
+}
+
+/* EnumDef<T>(name).set_attr("code", code) of the 0.1.12 headers: ordinal = entries' size. */
+static int define_legacy(const char* name, int64_t code) {
+  TVMFFIObject* entries = legacy_dict("__ffi_enum_entries__");
+  TVMFFIObject* attrs = legacy_dict("__ffi_enum_attrs__");
+  if (entries == NULL || attrs == NULL) return -1;
+  TVMFFIAny size_args[1] = {obj_any(entries)}, size, column, r;
+  if (call_global("ffi.DictSize", size_args, 1, &size) != 0) return -1;
+  TVMFFIObject* m = new_member(g_legacy);
+  if (m == NULL) return -1;
+  member_obj* mo = (member_obj*)m;
+  mo->int_index = size.v_int64; /* EnumObj::_value */
+  TVMFFIByteArray text = ba(name);
+  if (TVMFFIStringFromByteArray(&text, &mo->str_index) != 0 || /* EnumObj::_name */
+      dict_set(entries, mo->str_index, obj_any(m)) != 0)
+    goto fail;
+  if (attr_column(attrs, "code", "ffi.List", kTVMFFIList, &column) != 0) goto fail;
+  TVMFFIAny append[2] = {column, v_int(code)}; /* the ordinals are dense: one append each */
+  int rc = call_global("ffi.ListAppend", append, 2, &r);
+  if (rc == 0) release(&r);
+  release(&column);
+  TVMFFIObjectDecRef(m);
+  return rc;
+fail:
+  TVMFFIObjectDecRef(m);
+  return -1;
+}
+
+static int legacy_enum_get(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  static const char* sig = "testing.legacy_enum_get(0: str) -> ffi.Enum";
+  char buf[128];
+  (void)h;
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (!is_str(&args[0])) return arg_mismatch(sig, 0, "str", &args[0]);
+  const TVMFFIAny* entries = type_attr(g_legacy, "__ffi_enum_entries__");
+  const char* name = str_of(&args[0], buf, sizeof(buf));
+  int found = entries != NULL ? dict_member(*entries, name, g_legacy, r) : 0;
+  if (found != 0) return found > 0 ? 0 : -1;
+  char msg[256];
+  snprintf(msg, sizeof(msg), "Enum `testing.TestLegacyEnum` has no instance named `%s`", name);
+  TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg);
   return -1;
 }
 
@@ -333,7 +413,14 @@ void tvmffi_testing__enums_init(void) {
   g_variant = enum_type("testing.TestEnumVariant", "ffi.Enum", &fresh_variant);
   g_int_enum = enum_type("testing.TestCxxIntEnum", "ffi.IntEnum", &fresh_int);
   g_str_enum = enum_type("testing.TestCxxStrEnum", "ffi.StrEnum", &fresh_str);
-  if (g_variant < 0 || g_int_enum < 0 || g_str_enum < 0) return;
+  int fresh_legacy;
+  g_legacy = enum_type("testing.TestLegacyEnum", "ffi.Enum", &fresh_legacy);
+  if (g_variant < 0 || g_int_enum < 0 || g_str_enum < 0 || g_legacy < 0) return;
+  if (fresh_legacy && (define_legacy("Red", 1) != 0 || define_legacy("Green", 2) != 0))
+    fprintf(stderr, "libtvm_ffi_testing: cannot register testing.TestLegacyEnum\n");
+  tt_reg("testing.legacy_enum_get", legacy_enum_get, NULL,
+         "The testing.TestLegacyEnum member of a name, read as the 0.1.12 headers do.",
+         "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Enum\"},{\"type\":\"str\"}]}");
   if (fresh_variant) {
     state_obj* s = ensure_state(g_variant);
     if (s == NULL || define_variant(s, "Alpha", 10) != 0 || define_variant(s, "Beta", 20) != 0)

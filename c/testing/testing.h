@@ -154,7 +154,8 @@ TVMFFI_TESTING_HIDDEN void tvmffi_testing__objects_init(void);
  * runs after objects.c (their object fields hold testing.TestObjectBase). */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__fixtures_init(void);
 
-/* enums.c: the enum fixture types and testing.enum_variant_get. */
+/* enums.c: the enum fixture types (one registered the legacy way),
+ * testing.enum_variant_get and testing.legacy_enum_get. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__enums_init(void);
 /* schema.c: registers the testing.schema_* fixtures. */
 TVMFFI_TESTING_HIDDEN void tvmffi_testing__schema_init(void);

@@ -169,6 +169,34 @@ def test_c_registered_enum_members_are_shared_with_c():
             Gamma: ClassVar["Typo"]
 
 
+def test_legacy_enum_entries_are_read_and_kept_in_sync():
+    # testing.TestLegacyEnum's members are registered as the 0.1.0-0.1.12 headers do: in the
+    # Dict __ffi_enum_entries__ (name -> member), attributes in __ffi_enum_attrs__ (name ->
+    # List by ordinal); libraries built against those headers (tilelang 0.1.15) still do
+    legacy_get = tvm_ffi.get_global_func("testing.legacy_enum_get")  # reads that Dict
+
+    class Legacy(Enum, type_key="testing.TestLegacyEnum"):
+        Red: ClassVar["Legacy"]
+        Green: ClassVar["Legacy"]
+        Blue = auto()  # added from Python: in the state and in the legacy Dict
+
+    assert [(m._int_index, m._str_index) for m in Legacy] == [(0, "Red"), (1, "Green"),
+                                                              (2, "Blue")]
+    assert Legacy.Red is legacy_get("Red") and Legacy.get(1) is Legacy.Green
+    assert Legacy("Blue") is Legacy.Blue and legacy_get("Blue") is Legacy.Blue
+    assert Legacy.def_attr("code")[Legacy.Green] == 2 and Legacy.Blue not in Legacy.def_attr("code")
+    assert len(state_of(Legacy).entries) == 3  # folded into the current convention
+    assert from_json_graph_str(to_json_graph_str(Legacy.Green)) is Legacy.Green
+
+    # a member a library registers later, the legacy way, shows up on the next look-up
+    tidx = Legacy.__tvm_ffi_type_info__.type_index
+    cyan = core._lookup_type_attr(tidx, "__ffi_new__")()
+    Legacy._int_index.set(cyan, 3)
+    Legacy._str_index.set(cyan, "Cyan")
+    core._lookup_type_attr(tidx, "__ffi_enum_entries__")["Cyan"] = cyan
+    assert Legacy.get("Cyan").same_as(cyan) and Legacy.get(3).same_as(cyan) and len(Legacy) == 4
+
+
 def test_payload_values_convert_to_members_in_fields():
     holder = T._TestCxxEnumHolder(priority=20, opcode="*")
     assert holder.priority.same_as(T._TestCxxIntEnum.high)

@@ -16,9 +16,17 @@ registered (bound like a ``c_class``; members are allocated with its ``__ffi_new
 
 from .. import core
 from .. import _typeinfo
+from ..container import Dict
 from .c_class import _annotations, _is_classvar
 
 ENUM_STATE_ATTR = "__ffi_enum__"
+# The convention of the 0.1.0-0.1.12 headers (reflection/enum_def.h there), which libraries
+# built against them still follow: a Dict name -> member, and a Dict attribute name -> List of
+# values indexed by the member's ordinal.  Their members have this layout (_value, _name at the
+# offsets of _int_index, _str_index): enum_state folds them into the state.
+LEGACY_ENTRIES_ATTR = "__ffi_enum_entries__"
+LEGACY_ATTRS_ATTR = "__ffi_enum_attrs__"
+_LEGACY_SEEN = {}  # type index -> size of its legacy entries Dict when last folded in
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _BASES = {}  # "Enum"/"IntEnum"/"StrEnum" -> class, set by enum.py once they exist
 
@@ -70,15 +78,43 @@ def _type_index(cls):
 
 
 def enum_state(cls, create=False):
-    """The ``ffi.EnumState`` of an enum class (made and registered when ``create``), or None."""
+    """The ``ffi.EnumState`` of an enum class (made and registered when ``create``, or when a
+    library registered members the legacy way), or None."""
     tidx = _type_index(cls)
     if tidx is None:
         return None
     state = _typeinfo._lookup_type_attr(tidx, ENUM_STATE_ATTR)
-    if state is None and create:
-        _typeinfo._register_type_attr(tidx, ENUM_STATE_ATTR, _BASES["EnumState"]())
-        state = _typeinfo._lookup_type_attr(tidx, ENUM_STATE_ATTR)
+    legacy = _typeinfo._lookup_type_attr(tidx, LEGACY_ENTRIES_ATTR)
+    if legacy is not None and len(legacy) != _LEGACY_SEEN.get(tidx):
+        if state is None:
+            state = _new_state(tidx)
+        _fold_legacy(tidx, state, legacy)
+    elif state is None and create:
+        state = _new_state(tidx)
     return state
+
+
+def _new_state(tidx):
+    _typeinfo._register_type_attr(tidx, ENUM_STATE_ATTR, _BASES["EnumState"]())
+    return _typeinfo._lookup_type_attr(tidx, ENUM_STATE_ATTR)
+
+
+def _fold_legacy(tidx, state, legacy):
+    """Adds the legacy members the state lacks, in ordinal order, with their attributes."""
+    attrs = _typeinfo._lookup_type_attr(tidx, LEGACY_ATTRS_ATTR) or {}
+    new = sorted((m for m in legacy.values() if m._str_index not in state.indexes),
+                 key=lambda m: m._int_index)
+    for member in new:
+        state.entries.append(member)
+        state.indexes[member._str_index] = member
+        if member._int_index not in state.indexes:  # (a member Python added may hold it)
+            state.indexes[member._int_index] = member
+        for name, values in attrs.items():
+            if 0 <= member._int_index < len(values) and values[member._int_index] is not None:
+                if name not in state.attrs:
+                    state.attrs[name] = Dict({})
+                state.attrs[name][member] = values[member._int_index]
+    _LEGACY_SEEN[tidx] = len(legacy)
 
 
 def payload_type(cls):
@@ -124,7 +160,7 @@ def define_enum(cls, type_key, *, frozen, init, repr):
             if payload is int:
                 raise TypeError("%s.%s requires an integer value" % (cls.__name__, alias))
             member = _new_member(cls, len(state.entries), alias, _EnumEntry(), cxx_backed)
-            _add(state, member)
+            _add(cls, state, member)
         setattr(cls, alias, member)
     for alias, decl in declarations.items():
         int_index, str_index, decl = _indices(cls, alias, len(state.entries), decl, payload)
@@ -134,7 +170,7 @@ def define_enum(cls, type_key, *, frozen, init, repr):
                 raise ValueError("%s.%s: enum index %r or %r is taken by another member"
                                  % (cls.__name__, alias, int_index, str_index))
             member = _new_member(cls, int_index, str_index, decl, cxx_backed)
-            _add(state, member)
+            _add(cls, state, member)
         setattr(cls, alias, member)
 
 
@@ -199,10 +235,15 @@ def _new_member(cls, int_index, str_index, decl, cxx_backed):
         raise TypeError("%s.%s: invalid enum entry: %s" % (cls.__name__, str_index, err)) from None
 
 
-def _add(state, member):
+def _add(cls, state, member):
     state.entries.append(member)
     state.indexes[member._int_index] = member
     state.indexes[member._str_index] = member
+    tidx = _type_index(cls)
+    legacy = _typeinfo._lookup_type_attr(tidx, LEGACY_ENTRIES_ATTR)
+    if legacy is not None:  # code built against the legacy headers looks members up there
+        legacy[member._str_index] = member
+        _LEGACY_SEEN[tidx] = len(legacy)
 
 
 # ---------------------------------------------------------------------------------------------
