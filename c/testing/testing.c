@@ -22,16 +22,14 @@
 int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
 int TestRaiseError(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   static const char* sig = "testing.test_raise_error(0: str, 1: str) -> None";
-  char kb[16], mb[16];
   (void)h;
   (void)result;
   if (arg_count(sig, n, 2) != 0) return -1;
   if (!is_str(&args[0])) return arg_mismatch(sig, 0, "str", &args[0]);
   if (!is_str(&args[1])) return arg_mismatch(sig, 1, "str", &args[1]);
-  const char* kind = str_of(&args[0], kb, sizeof(kb));
-  const char* msg = str_of(&args[1], mb, sizeof(mb));
+  /* lengths, not C strings: a kind or message may hold NUL bytes */
+  TVMFFIByteArray k = str_bytes(&args[0]), m = str_bytes(&args[1]);
   const TVMFFIByteArray* bt = TVMFFIBacktrace(__FILE__, __LINE__, "TestRaiseError", 0);
-  TVMFFIByteArray k = {kind, strlen(kind)}, m = {msg, strlen(msg)};
   TVMFFIObjectHandle err = NULL;
   if (TVMFFIErrorCreate(&k, &m, bt, &err) != 0) {
     TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.test_raise_error: out of memory");

@@ -94,6 +94,16 @@ static inline const char* str_of(const TVMFFIAny* v, char* buf, size_t cap) {
   return buf;
 }
 
+/* The bytes of a string argument, embedded NULs included (a view into v). */
+static inline TVMFFIByteArray str_bytes(const TVMFFIAny* v) {
+  if (v->type_index == kTVMFFIRawStr) {
+    TVMFFIByteArray r = {v->v_c_str, strlen(v->v_c_str)};
+    return r;
+  }
+  if (v->type_index == kTVMFFIStr) return *TVMFFIBytesGetByteArrayPtr(v->v_obj);
+  return TVMFFISmallBytesGetContentByteArray(v);
+}
+
 static inline int call_global(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
   TVMFFIByteArray b = {name, strlen(name)};
   TVMFFIObjectHandle f = NULL;

@@ -33,6 +33,19 @@ static void test_pod(void) {
   TVMFFIAny b;
   CHECK_OK(TVMFFIBytesFromByteArray(&bb, &b));
   CHECK_EQ_STR(repr(b), "b\"ab\"");
+  check_any_release(&b);
+  /* repr is valid UTF-8 text whatever the value holds: bytes outside printable ASCII and the
+   * bytes of a string that is not UTF-8 print as \xXX (issue 22: no lone surrogates) */
+  TVMFFIByteArray raw = {"\0\xff\x7f\xc3\xa9\"", 6};
+  CHECK_OK(TVMFFIBytesFromByteArray(&raw, &b));
+  CHECK_EQ_STR(repr(b), "b\"\\x00\\xff\\x7f\\xc3\\xa9\\\"\"");
+  check_any_release(&b);
+  CHECK_OK(TVMFFIStringFromByteArray(&raw, &b));
+  CHECK_EQ_STR(repr(b), "\"\\u0000\\xff\\u007f\xc3\xa9\\\"\"");
+  check_any_release(&b);
+  TVMFFIByteArray bad = {"\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82", 9}; /* surrogate, >U+10FFFF, cut */
+  CHECK_OK(TVMFFIStringFromByteArray(&bad, &b));
+  CHECK_EQ_STR(repr(b), "\"\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\\xe2\\x82\"");
   TVMFFIAny dt;
   memset(&dt, 0, sizeof(dt));
   dt.type_index = kTVMFFIDataType;
@@ -152,6 +165,15 @@ static void test_objects(void) {
 
 static void test_errors(void) {
   TVMFFIAny r;
+  /* an error's kind and message keep their NULs, escaped */
+  TVMFFIByteArray k = {"My\0Err", 6}, m = {"a\0b", 3}, bt = {"", 0};
+  TVMFFIObjectHandle err = NULL;
+  CHECK_OK(TVMFFIErrorCreate(&k, &m, &bt, &err));
+  TVMFFIAny ev = {0};
+  ev.type_index = kTVMFFIError;
+  ev.v_obj = (TVMFFIObject*)err;
+  CHECK_EQ_STR(repr(ev), "My\\u0000Err(\"a\\u0000b\")");
+  TVMFFIObjectDecRef(err);
   CHECK_RAISED(check_call_global("ffi.ReprPrint", NULL, 0, &r), "TypeError", "ffi.ReprPrint");
   TVMFFIAny two[2] = {ext_int(1), ext_int(2)};
   CHECK_RAISED(check_call_global("ffi.ReprPrint", two, 2, &r), "TypeError", "Expected 1");

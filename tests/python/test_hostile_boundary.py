@@ -174,3 +174,44 @@ def test_tensor_view_and_container_tag_are_read_only():
     with pytest.raises(AttributeError):
         o._tvm_api = 0x4141
     assert o._tvm_api is None
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. error text and repr keep every byte
+
+
+def test_error_message_keeps_embedded_nul():
+    raise_error = tvm_ffi.get_global_func("testing.test_raise_error")
+    with pytest.raises(ValueError) as info:
+        raise_error("ValueError", "a\x00b")
+    assert str(info.value) == "a\x00b"
+
+
+def test_error_kind_keeps_embedded_nul():
+    @tvm_ffi.register_error("Nul\x00KindError")
+    class NulKindError(Exception):
+        pass
+
+    raise_error = tvm_ffi.get_global_func("testing.test_raise_error")
+    with pytest.raises(NulKindError, match="msg"):
+        raise_error("Nul\x00KindError", "msg")
+
+
+def test_python_error_with_nul_crosses_the_boundary():
+    def fail():
+        raise ValueError("k\x00ey")
+
+    with pytest.raises(ValueError) as info:
+        tvm_ffi.get_global_func("testing.apply")(fail)
+    assert info.value.args == ("k\x00ey",)
+    err = core.Error("Value\x00Error", "m\x00n", "bt\x00")
+    assert (err.kind, err.message, err.backtrace) == ("Value\x00Error", "m\x00n", "bt\x00")
+
+
+def test_repr_of_bytes_is_encodable_text():
+    r = repr(tvm_ffi.convert([b"\x00\xff", "s\x00\u20ac"]))
+    r.encode("utf-8")  # no lone surrogates
+    assert r == '(b"\\x00\\xff", "s\\u0000\u20ac")'
+    e = repr(core.Error("My\x00Err", "a\x00b", ""))
+    e.encode("utf-8")
+    assert "\x00" not in e

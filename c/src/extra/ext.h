@@ -49,6 +49,8 @@ const char* tvmffi__ext_device_name(int32_t device_type);
 
 /* Appends `s` as a double-quoted string with JSON escapes. 0/-1 (OOM raised). */
 int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n);
+/* b"..." with every byte outside printable ASCII escaped as \xXX. */
+int tvmffi__ext_quote_bytes(tvmffi__buf* b, const char* s, size_t n);
 /* The same for JSON text (ffi.json.Stringify), which also writes "/" as "\\/" as upstream does. */
 int tvmffi__ext_quote_json(tvmffi__buf* b, const char* s, size_t n);
 /* Appends the shortest text that reads back as x ("1.5", "1e+100"); with

@@ -107,13 +107,40 @@ const char* tvmffi__ext_device_name(int32_t t) {
   }
 }
 
-static int quote(tvmffi__buf* b, const char* s, size_t n, int escape_slash) {
-  if (put(b, "\"", 1) != 0) return -1;
+/* Length of the well-formed UTF-8 sequence at s[0..n) (1..4), or 0 when the bytes there are
+ * not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF). */
+static size_t utf8_len(const unsigned char* s, size_t n) {
+  unsigned char c = s[0];
+  size_t len = c < 0x80                ? 1
+               : c >= 0xc2 && c < 0xe0 ? 2
+               : c >= 0xe0 && c < 0xf0 ? 3
+               : c >= 0xf0 && c < 0xf5 ? 4
+                                       : 0;
+  if (len == 0 || len > n) return 0;
+  for (size_t i = 1; i < len; ++i)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if (len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))) return 0;
+  if (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
+  return len;
+}
+
+enum {
+  Q_JSON = 1,  /* JSON: also escape '/'; control characters as \u00XX */
+  Q_BYTES = 2, /* bytes: every byte outside printable ASCII as \xXX */
+  Q_BARE = 4,  /* no surrounding quotes (a name printed as text) */
+};
+
+/* Appends s[0..n) quoted.  The output is always valid UTF-8 text: control characters are
+ * escaped (\u00XX; \xXX in bytes), and so is every byte of a string that is not well-formed
+ * UTF-8 (\xXX), so that a repr can be encoded, logged and read by eye whatever the value. */
+static int quote(tvmffi__buf* b, const char* s, size_t n, int mode) {
+  if (!(mode & Q_BARE) && put(b, "\"", 1) != 0) return -1;
   size_t run = 0; /* start of the pending unescaped run */
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n;) {
     unsigned char c = (unsigned char)s[i];
     const char* esc = NULL;
     char tmp[8];
+    size_t step = 1;
     switch (c) {
       case '"':
         esc = "\\\"";
@@ -137,25 +164,40 @@ static int quote(tvmffi__buf* b, const char* s, size_t n, int escape_slash) {
         esc = "\\f";
         break;
       case '/':
-        if (escape_slash) esc = "\\/";
+        if (mode & Q_JSON) esc = "\\/";
         break;
       default:
-        if (c < 0x20 || c == 0x7f) {
-          snprintf(tmp, sizeof(tmp), "\\u%04x", c);
+        if (c < 0x20 || c == 0x7f || (c >= 0x80 && (mode & Q_BYTES))) {
+          snprintf(tmp, sizeof(tmp), (mode & Q_BYTES) ? "\\x%02x" : "\\u%04x", c);
           esc = tmp;
+        } else if (c >= 0x80) {
+          step = utf8_len((const unsigned char*)s + i, n - i);
+          if (step == 0 && !(mode & Q_JSON)) { /* (JSON text is the serializer's to check) */
+            snprintf(tmp, sizeof(tmp), "\\x%02x", c);
+            esc = tmp;
+          }
+          if (step == 0) step = 1;
         }
     }
-    if (esc == NULL) continue;
-    if (put(b, s + run, i - run) != 0 || PUTS(b, esc) != 0) return -1;
-    run = i + 1;
+    if (esc != NULL) {
+      if (put(b, s + run, i - run) != 0 || PUTS(b, esc) != 0) return -1;
+      run = i + 1;
+    }
+    i += step;
   }
   if (put(b, s + run, n - run) != 0) return -1;
-  return put(b, "\"", 1);
+  return (mode & Q_BARE) ? 0 : put(b, "\"", 1);
 }
 
 int tvmffi__ext_quote(tvmffi__buf* b, const char* s, size_t n) { return quote(b, s, n, 0); }
 
-int tvmffi__ext_quote_json(tvmffi__buf* b, const char* s, size_t n) { return quote(b, s, n, 1); }
+int tvmffi__ext_quote_bytes(tvmffi__buf* b, const char* s, size_t n) {
+  return PUTS(b, "b") != 0 ? -1 : quote(b, s, n, Q_BYTES);
+}
+
+int tvmffi__ext_quote_json(tvmffi__buf* b, const char* s, size_t n) {
+  return quote(b, s, n, Q_JSON);
+}
 
 int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
   char tmp[40];
@@ -361,7 +403,7 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
     }
     case kTVMFFIBytes: {
       TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(obj);
-      return PUTS(st->out, "b") || tvmffi__ext_quote(st->out, ba->data, ba->size) ? -1 : 0;
+      return tvmffi__ext_quote_bytes(st->out, ba->data, ba->size);
     }
     case kTVMFFIBigInt: {
       TVMFFIAny v;
@@ -382,7 +424,7 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
       return repr_tensor(st, obj) != 0 ? -1 : addr_suffix(st, obj);
     case kTVMFFIError: {
       TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(obj);
-      if (put(st->out, c->kind.data, c->kind.size) != 0 || PUTS(st->out, "(") != 0 ||
+      if (quote(st->out, c->kind.data, c->kind.size, Q_BARE) != 0 || PUTS(st->out, "(") != 0 ||
           tvmffi__ext_quote(st->out, c->message.data, c->message.size) != 0)
         return -1;
       return PUTS(st->out, ")");
@@ -465,7 +507,7 @@ static int repr_any(repr_state* st, const TVMFFIAny* view) {
     case kTVMFFIByteArrayPtr:
     case kTVMFFISmallBytes:
       tvmffi__any_as_bytes(&v, &ba);
-      return PUTS(b, "b") || tvmffi__ext_quote(b, ba.data, ba.size) ? -1 : 0;
+      return tvmffi__ext_quote_bytes(b, ba.data, ba.size);
     default:
       if (v.type_index >= kTVMFFIStaticObjectBegin) return repr_object(st, v.v_obj);
       return tvmffi__buf_printf(b, "<unknown kind %d>", (int)v.type_index) ? tvmffi__raise_oom()
