@@ -442,11 +442,41 @@ static int symbolize_inlined(Dwfl_Module* mod, uintptr_t addr, const char* sym, 
 }
 #endif
 
+/* libdw reads a module's line table with up to ~130 KiB of line records on the
+ * stack (and its symbol table less, but not little).  A thread with less than
+ * this left (a small thread stack; deep callback recursion being refused with
+ * RecursionError) names frames through dladdr instead and leaves the cache
+ * entry incomplete, so that a later capture with room looks again. */
+#ifdef HAVE_LIBDW
+#define LIBDW_STACK_NEED (320 * 1024)
+
+static _Thread_local uintptr_t stack_lo; /* this thread's lowest stack address */
+static _Thread_local int stack_lo_known;
+
+static int libdw_stack_room(void) {
+  if (!stack_lo_known) {
+    stack_lo_known = 1;
+    pthread_attr_t attr;
+    void* lo = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      if (pthread_attr_getstack(&attr, &lo, &size) == 0) stack_lo = (uintptr_t)lo;
+      pthread_attr_destroy(&attr);
+    }
+  }
+  char here;
+  int room = stack_lo == 0 || (uintptr_t)&here - stack_lo >= LIBDW_STACK_NEED;
+  if (!room) copy_failed = 1; /* retry this entry with libdw later */
+  return room;
+}
+#endif
+
 /* The raw (mangled) symbol at addr, borrowed; NULL when unknown. */
 static const char* raw_symbol(uintptr_t addr) {
   const char* func = NULL;
 #ifdef HAVE_LIBDW
-  Dwfl_Module* mod = dwfl ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
+  Dwfl_Module* mod =
+      dwfl && libdw_stack_room() ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) func = DW(dwfl_module_addrname)(mod, (Dwarf_Addr)addr);
 #endif
   Dl_info info;
@@ -477,7 +507,8 @@ static void symbolize(uintptr_t addr, frame_info* f) {
   f->nsub = 1;
   f->resolved = 1;
 #ifdef HAVE_LIBDW
-  Dwfl_Module* mod = dwfl ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
+  Dwfl_Module* mod =
+      dwfl && libdw_stack_room() ? DW(dwfl_addrmodule)(dwfl, (Dwarf_Addr)addr) : NULL;
   if (mod != NULL) {
     func = DW(dwfl_module_addrname)(mod, (Dwarf_Addr)addr);
     Dwfl_Line* l = DW(dwfl_module_getsrc)(mod, (Dwarf_Addr)addr);

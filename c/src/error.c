@@ -18,6 +18,7 @@ typedef struct {
   TVMFFIObject header;
   TVMFFIErrorCell cell; /* +24, ABI */
   char* bt_heap;        /* backtrace after an update_backtrace, else NULL */
+  size_t bt_cap;        /* bytes allocated at bt_heap */
   char data[];          /* kind\0 message\0 backtrace\0 */
 } tvmffi__error;
 
@@ -35,20 +36,31 @@ static void error_deleter(void* self, int flags) {
 }
 
 /* update_backtrace of errors we create.  The void signature leaves no way to
- * report out-of-memory, so the old backtrace is kept in that case. */
+ * report out-of-memory, so the old backtrace is kept in that case.  An error
+ * crossing N nested Python callbacks gets one append per level: the
+ * buffer grows geometrically so that they cost O(total), not O(N * total). */
 static void error_update_backtrace(TVMFFIObjectHandle self, const TVMFFIByteArray* bt,
                                    int32_t mode) {
   tvmffi__error* e = (tvmffi__error*)self;
   size_t add = bt ? bt->size : 0;
   size_t keep = mode == kTVMFFIBacktraceUpdateModeAppend ? e->cell.backtrace.size : 0;
-  if (add > SIZE_MAX - keep - 1) return;
-  char* buf = (char*)malloc(keep + add + 1);
+  if (add > SIZE_MAX / 2 - keep - 1) return;
+  size_t need = keep + add + 1;
+  if (keep && e->bt_heap != NULL && need <= e->bt_cap) { /* append in place */
+    if (add) memmove(e->bt_heap + keep, bt->data, add);
+    e->bt_heap[keep + add] = '\0';
+    e->cell.backtrace.size = keep + add;
+    return;
+  }
+  size_t cap = keep ? need + need / 2 : need; /* a replacement is usually final */
+  char* buf = (char*)malloc(cap);
   if (buf == NULL) return;
   if (keep) memcpy(buf, e->cell.backtrace.data, keep);
   if (add) memcpy(buf + keep, bt->data, add);
   buf[keep + add] = '\0';
   free(e->bt_heap);
   e->bt_heap = buf;
+  e->bt_cap = cap;
   e->cell.backtrace.data = buf;
   e->cell.backtrace.size = keep + add;
 }

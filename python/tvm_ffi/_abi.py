@@ -11,8 +11,11 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 
 import sys
 
-from . import _capi, _conversion, _rules, _tensor
+from . import _capi, _conversion, _rules, _stack, _tensor
 from ._type_index import kTVMFFIOpaquePyObject
+from .error import _INTERPRETER_LIMIT
+
+_INTERPRETER_LIMIT_C = _INTERPRETER_LIMIT.encode()  # set from C, when Python has no room left
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -101,19 +104,30 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     # error=-1: should even the handler below raise (the recursion limit reached in it), cffi
     # returns failure, which the caller reports as an error without an object; its default, 0,
     # reported success with a result never written
+    guard = _stack.guard
+
     @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)", error=-1)
     def safe_call(self, args, n, result):
         try:
-            f = _callbacks[addr(self)]
-            py_args = [from_any(args[i], False, None) for i in range(n)]
-            to_owned_any(f(*py_args), result)
+            if guard.depth >= guard.limit:
+                raise _stack.refuse()
+            guard.depth += 1
+            try:
+                f = _callbacks[addr(self)]
+                py_args = [from_any(args[i], False, None) for i in range(n)]
+                to_owned_any(f(*py_args), result)
+            finally:
+                guard.depth -= 1
             return 0
         except BaseException as e:  # noqa: BLE001 - every exception becomes an FFI error
             tb = e.__traceback__
             if tb is not None and tb.tb_frame.f_code.co_filename == __file__:
                 e.__traceback__ = tb.tb_next  # this trampoline is plumbing, not a user frame
-            err = core._exc_to_error(e, native_caller_frames())
-            lib.TVMFFIErrorSetRaised(ffi.cast("void*", err._h))
+            try:
+                err = core._exc_to_error(e, native_caller_frames())
+                lib.TVMFFIErrorSetRaised(ffi.cast("void*", err._h))
+            except RecursionError:  # the interpreter's limit, reached in the conversion
+                lib.TVMFFIErrorSetRaisedFromCStr(b"RecursionError", _INTERPRETER_LIMIT_C)
             return -1
 
     def native_caller_frames():

@@ -32,9 +32,10 @@ ERROR_TYPE_TO_NAME = {}
 # callback must reach the caller as themselves (subclasses as their base), never as a
 # RuntimeError that `except Exception` would swallow.
 _NOT_EXCEPTIONS = (KeyboardInterrupt, SystemExit, GeneratorExit)
-# OverflowError: a callback result too large for its slot
+# OverflowError: a callback result too large for its slot; RecursionError: the C stack guard
+# of nested callbacks (_ffi_src/stack.c, _abi.py)
 for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
-             AssertionError, MemoryError, OverflowError) + _NOT_EXCEPTIONS:
+             AssertionError, MemoryError, OverflowError, RecursionError) + _NOT_EXCEPTIONS:
     ERROR_NAME_TO_TYPE[_cls.__name__] = _cls
     ERROR_TYPE_TO_NAME[_cls] = _cls.__name__
 
@@ -123,9 +124,10 @@ class Error(CObject):
 
         return _ret_obj(_type_index_of(h), h, None)
 
-    def update_backtrace(self, text):
+    def update_backtrace(self, text, append=False):
+        """Replace the stored backtrace with text (append=True: add text after it)."""
         ba, buf = _bytearray(_utf8(text))
-        self._cell().update_backtrace(_ptr(self._h), ba, 0)
+        self._cell().update_backtrace(_ptr(self._h), ba, 1 if append else 0)
 
     def py_error(self):
         cls = ERROR_NAME_TO_TYPE.get(self.kind, RuntimeError)
@@ -137,7 +139,22 @@ class Error(CObject):
         else:
             exc = cls(message)
         exc.__tvm_ffi_error__ = self
-        return exc.with_traceback(_traceback_from_backtrace(self.backtrace))
+        tb, size = self._traceback()
+        exc.__tvm_ffi_tb__ = (tb, size)  # where _exc_to_error's new frames end
+        return exc.with_traceback(tb)
+
+    def _traceback(self):
+        """(traceback of the stored backtrace, its size): when this error is the one a callback
+        last handed back, only what was appended since is parsed (see _LAST_CROSSING)."""
+        global _LAST_CROSSING
+        bt = self._cell().backtrace
+        size = bt.size
+        last = _LAST_CROSSING
+        if last is not None and last[0] == self._h and last[1] <= size:
+            _LAST_CROSSING = None
+            added = ffi.unpack(bt.data + last[1], size - last[1]) if size > last[1] else b""
+            return _traceback_from_backtrace(added.decode("utf-8", "replace"), last[2]), size
+        return _traceback_from_backtrace(self.backtrace), size
 
 
 def _restore_error(*state):
@@ -168,11 +185,29 @@ def _move_raised_error():
     return err
 
 
+# a callback's exception that met the interpreter's own limit on its way out
+_INTERPRETER_LIMIT = ("maximum recursion depth exceeded in a Python callback of an FFI call (the "
+                      "interpreter's limit counts the Python frames of every nested call)")
+
+
 def _raise_ffi_error():
     err = _move_raised_error()
     if err is None:
+        if _near_recursion_limit():  # a callback below could not even report its failure
+            raise RecursionError(_INTERPRETER_LIMIT)
         raise RuntimeError("tvm_ffi: call failed without an error object")
     raise err.py_error()
+
+
+def _near_recursion_limit(margin=64):
+    """Whether this thread's Python frames come within margin of sys.getrecursionlimit(): a
+    callback failing that deep may have had no room left to set an error (ABI mode: cffi then
+    returns the failure value alone)."""
+    limit = sys.getrecursionlimit() - margin
+    f, n = sys._getframe(), 0
+    while f is not None and n < limit:
+        f, n = f.f_back, n + 1
+    return n >= limit
 
 
 def _check(rc):
@@ -288,9 +323,9 @@ def _frame_from_clean_stack(filename, lineno, func):
     return found[0]
 
 
-def _traceback_from_backtrace(text):
-    """Traceback chain outermost -> innermost for a stored (innermost-first) backtrace."""
-    tb = None
+def _traceback_from_backtrace(text, tb=None):
+    """Traceback chain outermost -> innermost for a stored (innermost-first) backtrace; with tb,
+    text holds the frames outside that chain, which it extends."""
     for filename, lineno, func in _parse_backtrace(text):
         frame = _synthetic_frame(filename, lineno, func)
         # lasti 2 = the code's second instruction, which carries `lineno` (the first, RESUME,
@@ -324,10 +359,13 @@ def _utf8(text):
         return text.encode("utf-8", "backslashreplace")
 
 
-def _format_traceback(tb):
-    """Stored backtrace text of a Python traceback: innermost frame first."""
+def _format_traceback(tb, stop=None):
+    """Stored backtrace text of a Python traceback, innermost frame first; with stop, of the
+    entries before it only (None when stop is not in the chain)."""
     lines = []
-    while tb is not None:
+    while tb is not stop:
+        if tb is None:
+            return None
         code = tb.tb_frame.f_code
         lines.append('  File "%s", line %d, in %s\n' % (code.co_filename, tb.tb_lineno, code.co_name))
         tb = tb.tb_next
@@ -335,19 +373,43 @@ def _format_traceback(tb):
     return "".join(lines)
 
 
-def _exc_to_error(exc, append_native=True):
-    """Python exception -> Error (callbacks, arguments, convert)."""
-    text = _format_traceback(exc.__traceback__)
+# The error a callback last handed back to C as (handle, backtrace size, traceback of that
+# backtrace).  An error raised through N nested Python -> FFI -> Python calls crosses both ways
+# at every level: the caller's py_error, usually the next to see it, extends this traceback by
+# what was appended since instead of parsing the whole backtrace again, and _exc_to_error
+# appends only the frames the exception gained since py_error (its __tvm_ffi_tb__ mark), so
+# the crossings cost O(N) together, not O(N^2).  Synthetic frames only: no locals kept alive.
+_LAST_CROSSING = None
+
+
+def _native_text(append_native):
     if isinstance(append_native, str):  # captured by the C callback at the conversion point
-        text += append_native
-    elif append_native:
+        return append_native
+    if append_native:
         bt = lib.TVMFFIBacktrace(ffi.NULL, 0, ffi.NULL, 0)
         if bt != ffi.NULL and bt.size:
-            text += _unpack_bytes(bt).decode("utf-8", "replace")
+            return _unpack_bytes(bt).decode("utf-8", "replace")
+    return ""
+
+
+def _exc_to_error(exc, append_native=True):
+    """Python exception -> Error (callbacks, arguments, convert)."""
+    global _LAST_CROSSING
     existing = getattr(exc, "__tvm_ffi_error__", None)
     if isinstance(existing, Error) and existing._h:
-        existing.update_backtrace(text)
+        mark = getattr(exc, "__tvm_ffi_tb__", None)
+        if isinstance(mark, tuple) and len(mark) == 2 and mark[1] == existing._cell().backtrace.size:
+            added = _format_traceback(exc.__traceback__, mark[0])
+            if added is not None:  # the exception still ends with the frames py_error made
+                added += _native_text(append_native)
+                existing.update_backtrace(added, append=True)
+                size = existing._cell().backtrace.size
+                tb = _traceback_from_backtrace(added, mark[0])
+                _LAST_CROSSING = (existing._h, size, tb)
+                return existing
+        existing.update_backtrace(_format_traceback(exc.__traceback__) + _native_text(append_native))
         return existing
+    text = _format_traceback(exc.__traceback__) + _native_text(append_native)
     kind = ERROR_TYPE_TO_NAME.get(type(exc))
     if kind is None:  # a subclass of _NOT_EXCEPTIONS must not become a catchable RuntimeError
         kind = next((c.__name__ for c in _NOT_EXCEPTIONS if isinstance(exc, c)), "RuntimeError")

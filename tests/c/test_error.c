@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -72,6 +73,48 @@ static void test_update_backtrace(void) {
   TVMFFIByteArray none = {NULL, 0};
   cell(e)->update_backtrace(e, &none, kTVMFFIBacktraceUpdateModeReplace);
   CHECK_EQ_BYTES(cell(e)->backtrace, "");
+  check_nul_terminated(cell(e)->backtrace);
+  TVMFFIObjectDecRef(e);
+}
+
+/* An error raised through N nested calls gets one append per level: N appends must cost
+ * O(total), not O(N * total) (issue 22 item 8).  60,000 appends of a 64-byte line: ~4 MB in
+ * all, ~115 GB of copying when each append copies what is there. */
+static void test_append_is_amortized(void) {
+  TVMFFIByteArray kind = check_ba("RuntimeError"), msg = check_ba("deep");
+  TVMFFIObjectHandle e = NULL;
+  CHECK_EQ_INT(TVMFFIErrorCreate(&kind, &msg, NULL, &e), 0);
+  enum { kLevels = 60000 };
+  TVMFFIByteArray line =
+      check_ba("  File \"level.py\", line 12345, in nested_call_level_abcdefghijk\n");
+  CHECK_EQ_INT(line.size, 64);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  double s = 0;
+  for (int i = 0; i < kLevels; ++i) {
+    cell(e)->update_backtrace(e, &line, kTVMFFIBacktraceUpdateModeAppend);
+    if (i % 1000 == 999) { /* give up early on a quadratic runtime */
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+      if (s > 2.0) {
+        fprintf(stderr, "test_error: %d appends took %.2f s (quadratic?)\n", i + 1, s);
+        CHECK(0);
+      }
+    }
+  }
+  CHECK_EQ_INT(cell(e)->backtrace.size, (size_t)kLevels * line.size);
+  check_nul_terminated(cell(e)->backtrace);
+  for (int i = 0; i < kLevels; i += 997)
+    CHECK(memcmp(cell(e)->backtrace.data + (size_t)i * line.size, line.data, line.size) == 0);
+  /* a replacement after appends, then appends again */
+  TVMFFIByteArray fresh = check_ba("fresh\n");
+  cell(e)->update_backtrace(e, &fresh, kTVMFFIBacktraceUpdateModeReplace);
+  cell(e)->update_backtrace(e, &fresh, kTVMFFIBacktraceUpdateModeAppend);
+  CHECK_EQ_BYTES(cell(e)->backtrace, "fresh\nfresh\n");
+  /* appending the error's own backtrace to itself */
+  TVMFFIByteArray self = cell(e)->backtrace;
+  cell(e)->update_backtrace(e, &self, kTVMFFIBacktraceUpdateModeAppend);
+  CHECK_EQ_BYTES(cell(e)->backtrace, "fresh\nfresh\nfresh\nfresh\n");
   check_nul_terminated(cell(e)->backtrace);
   TVMFFIObjectDecRef(e);
 }
@@ -348,6 +391,7 @@ static void test_fatal_exit(void) {
 int main(void) {
   test_create();
   test_update_backtrace();
+  test_append_is_amortized();
   test_cause_and_extra_context();
   test_slot();
   test_set_raised_from_cstr();

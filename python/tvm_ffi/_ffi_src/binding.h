@@ -23,6 +23,7 @@
  *   dlpack.c     DLPack capsules, __dlpack__ producers, from_dlpack
  *   results.c    TVMFFIAny -> Python (call results, callback arguments, fields)
  *   call.c       the call itself and its Python-facing forms (__call__, tp_call, __del__)
+ *   stack.c      the C stack guard of the callback path (RecursionError)
  *   callbacks.c  Python callables and C functions as FFI functions
  *   fields.c     reflected field getters as builtins
  *   test_api.c   the static exchange table of core.DLTensorTestWrapper

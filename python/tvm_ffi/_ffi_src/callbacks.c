@@ -22,6 +22,11 @@ static void ffipy_raise_as_ffi_error(void) {
   TVMFFIObjectHandle h = NULL;
   if (err != NULL && get_handle(err, &h) == 0 && h != NULL) {
     TVMFFIErrorSetRaised(h);
+  } else if (PyErr_ExceptionMatches(PyExc_RecursionError)) { /* no room left to convert it */
+    PyErr_Clear();
+    TVMFFIErrorSetRaisedFromCStr("RecursionError",
+                                 "maximum recursion depth exceeded in a Python callback of an "
+                                 "FFI call (converting its exception)");
   } else {
     PyErr_Clear();
     TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: failed to convert a Python exception");
@@ -41,6 +46,7 @@ static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI*
     TVMFFIErrorSetRaisedFromCStr("RuntimeError", "tvm_ffi: Python interpreter is finalizing");
     return -1;
   }
+  if (stack_enter() != 0) return -1;
   PyGILState_STATE gil = PyGILState_Ensure();
   int rc = 0;
   PyObject* r = NULL;
@@ -79,6 +85,7 @@ done:
   Py_XDECREF(tuple);
   for (int32_t i = 0; i < n && i < CALLBACK_STACK; ++i) Py_XDECREF(a[i]);
   PyGILState_Release(gil);
+  stack_leave();
   return rc;
 }
 

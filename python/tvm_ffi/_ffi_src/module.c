@@ -14,6 +14,7 @@
 #include "dlpack.c"
 #include "results.c"
 #include "call.c"
+#include "stack.c"
 #include "callbacks.c"
 #include "fields.c"
 #include "test_api.c"
