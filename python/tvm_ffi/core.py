@@ -208,7 +208,10 @@ _LAYERS = (
 def _wrapper_kind(cls):
     """How the C fast path (_ffi_src/results.c) may build result wrappers of cls without
     calling Python (asked once per class): (1, 0) only `_h` to set, (2, offset of `_tvm_api`)
-    a plain container, (0, 0) never (a class with its own __new__ goes through _ret_obj)."""
+    a plain container, (3, offset of `_view`) a Tensor subclass, (0, 0) never (a class with
+    its own __new__ goes through _ret_obj)."""
+    if issubclass(cls, Tensor) and cls.__new__ is Tensor.__new__:
+        return (3, _slot_offset(Tensor, "_view"))
     if not issubclass(cls, Object):
         return (0, 0)
     if cls.__new__ is CObject.__new__:

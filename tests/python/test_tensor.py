@@ -228,6 +228,36 @@ def test_registered_tensor_subclass_with_dict(echo, tensor_class_restored):
     gc.collect()
 
 
+def test_tensor_subclass_with_its_own_new_is_called(echo, tensor_class_restored):
+    # a subclass without its own __new__ is built in C (_wrapper_kind kind 3); one with its own
+    # __new__ through it, for every tensor the binding makes
+    made = []
+
+    @tvm_ffi.register_object("ffi.Tensor")
+    class Counted(tvm_ffi.Tensor):
+        __slots__ = ()
+
+        def __new__(cls, *args, **kwargs):
+            made.append(cls)
+            return tvm_ffi.Tensor.__new__(cls)
+
+    x = tvm_ffi.from_dlpack(np.arange(3, dtype="float32"))
+    y = echo(x)
+    assert type(x) is Counted and type(y) is Counted and made == [Counted, Counted]
+
+    class Plain(tvm_ffi.Tensor):
+        __slots__ = ("extra",)
+
+    if core.API_MODE:  # (the C result path)
+        assert core._wrapper_kind(Counted) == (0, 0) and core._wrapper_kind(Plain)[0] == 3
+    core._set_class_tensor(Plain)
+    z = echo(x)
+    assert type(z) is Plain and z.same_as(x) and z.shape == (3,)
+    with pytest.raises(AttributeError):
+        z.extra  # noqa: B018 - unset, as Tensor.__new__ leaves it
+    z.extra = 1
+
+
 def test_registering_a_non_tensor_class_for_ffi_tensor_is_refused(tensor_class_restored):
     class NotATensor(tvm_ffi.Object):
         pass

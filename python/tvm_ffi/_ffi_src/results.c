@@ -30,42 +30,51 @@ static PyObject* new_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned, Py_ss
 
 /* Results of registered object types are wrapped here instead of by the hook ret_obj when
  * their class allows it: core._wrapper_kind(cls) says (once per class) whether a wrapper is
- * only its `_h` slot (1) or a container with a `_tvm_api` slot at the given offset (2);
- * anything else (custom __new__, unregistered types) still goes through Python. */
+ * only its `_h` slot (1), a container with a `_tvm_api` slot at the given offset (2), or a
+ * Tensor subclass with its `_view` slot at the given offset (3); anything else (custom
+ * __new__, unregistered types) still goes through Python. */
 static PyObject* kind_cache; /* class -> (kind, slot offset) */
 
-/* A new wrapper of h (reference moved in when owned), NULL without an exception when the
- * type's class needs Python, or NULL with an exception (h's owned reference dropped). */
-static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject* api_obj) {
-  if (g.type_cls == NULL || g.wrapper_kind == NULL || g.off_h <= 0) return NULL;
+/* What _wrapper_kind says about cls (0 when it needs Python), and the slot offset. */
+static long class_kind(PyObject* cls, Py_ssize_t* off) {
+  if (g.wrapper_kind == NULL || g.off_h <= 0 || cls == NULL || !PyType_Check(cls)) return 0;
   if (kind_cache == NULL && (kind_cache = PyDict_New()) == NULL) {
     PyErr_Clear();
-    return NULL;
-  }
-  PyObject* key = PyLong_FromLong(tidx);
-  PyObject* cls = key ? PyDict_GetItemWithError(g.type_cls, key) : NULL; /* borrowed */
-  Py_XDECREF(key);
-  if (cls == NULL || !PyType_Check(cls)) {
-    PyErr_Clear();
-    return NULL;
+    return 0;
   }
   PyObject* kind = PyDict_GetItemWithError(kind_cache, cls); /* borrowed */
   if (kind == NULL) {
     if (PyErr_Occurred() ||
         (kind = PyObject_CallFunctionObjArgs(g.wrapper_kind, cls, NULL)) == NULL) {
       PyErr_Clear();
-      return NULL;
+      return 0;
     }
     int rc = PyDict_SetItem(kind_cache, cls, kind);
     Py_DECREF(kind); /* the cache keeps it */
     if (rc != 0 || !PyTuple_Check(kind) || PyTuple_Size(kind) != 2) {
       PyErr_Clear();
-      return NULL;
+      return 0;
     }
   }
   long k = PyLong_AsLong(PyTuple_GetItem(kind, 0));
-  Py_ssize_t off = PyLong_AsSsize_t(PyTuple_GetItem(kind, 1));
-  if (PyErr_Occurred() || !(k == 1 || (k == 2 && off > 0))) {
+  *off = PyLong_AsSsize_t(PyTuple_GetItem(kind, 1));
+  if (PyErr_Occurred() || !(k == 1 || ((k == 2 || k == 3) && *off > 0))) {
+    PyErr_Clear();
+    return 0;
+  }
+  return k;
+}
+
+/* A new wrapper of h (reference moved in when owned), NULL without an exception when the
+ * type's class needs Python, or NULL with an exception (h's owned reference dropped). */
+static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject* api_obj) {
+  if (g.type_cls == NULL) return NULL;
+  PyObject* key = PyLong_FromLong(tidx);
+  PyObject* cls = key ? PyDict_GetItemWithError(g.type_cls, key) : NULL; /* borrowed */
+  Py_XDECREF(key);
+  Py_ssize_t off = 0;
+  long k = class_kind(cls, &off);
+  if (k != 1 && k != 2) {
     PyErr_Clear();
     return NULL;
   }
@@ -78,6 +87,20 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
     *(PyObject**)((char*)o + off) = api;
   }
   return o;
+}
+
+/* A tensor wrapper of the current tensor class (core._set_class_tensor, or the class
+ * registered for ffi.Tensor), NULL without an exception when that class needs Python. */
+static PyObject* tensor_wrapper(TVMFFIObject* h, int owned) {
+  PyObject* cls = PyList_GetItem(g.tensor_cls_box, 0); /* borrowed */
+  if (cls == (PyObject*)g.tensor_cls)
+    return new_wrapper(g.tensor_cls, h, owned, g.off_view, g.zero);
+  Py_ssize_t off = 0;
+  if (class_kind(cls, &off) != 3) {
+    PyErr_Clear();
+    return NULL;
+  }
+  return new_wrapper((PyTypeObject*)cls, h, owned, off, g.zero);
 }
 
 /* Forgets what _wrapper_kind said about cls (a class whose __new__ changed). */
@@ -168,9 +191,10 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj,
           discard_ffi_error();
         }
       }
-      if (g.tensor_cls != NULL && api_obj == NULL &&
-          PyList_GetItem(g.tensor_cls_box, 0) == (PyObject*)g.tensor_cls)
-        return new_wrapper(g.tensor_cls, v->v_obj, owned, g.off_view, g.zero);
+      if (g.tensor_cls != NULL && api_obj == NULL) {
+        PyObject* w = tensor_wrapper(v->v_obj, owned);
+        if (w != NULL || PyErr_Occurred()) return w;
+      }
       break;
     case RES_FUNCTION:
       if (g.function_cls != NULL) {
