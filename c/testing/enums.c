@@ -405,6 +405,7 @@ static int32_t enum_type(const char* key, const char* parent_key, int* fresh) {
   register_fn_attr(t, "__ffi_new__", member_new, (void*)(intptr_t)t);
   register_fn_attr(t, "__ffi_shallow_copy__", member_copy, (void*)(intptr_t)t);
   tt_set_final(t, 1); /* upstream's enum classes are final */
+  tt_def_convert(t);
   return t;
 }
 

@@ -374,6 +374,7 @@ void tvmffi_testing__objects_init(void) {
     tt_add_method(g_pair_index, "sum", "Method to compute sum of a and b", 0, pair_sum, NULL,
                   FN_SCHEMA("int", ""));
     register_shallow_copy(g_pair_index); /* copyable, as upstream's */
+    tt_def_convert(g_pair_index);
   }
   if (TVMFFIGetTypeInfo(g_base_index)->metadata == NULL) {
     set_metadata(g_base_index, "Object with defaulted fields.", create_base, sizeof(obj_base));

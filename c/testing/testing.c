@@ -496,6 +496,45 @@ void tt_set_final(int32_t tindex, int final) {
   }
 }
 
+/* __ffi_convert__ of a type (self: its index): what def_convert<TRef>() registers for a
+ * non-nullable reference whose cast takes instances only. */
+static int convert_to_type(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  int32_t t = (int32_t)(intptr_t)self;
+  const TVMFFITypeInfo* want = TVMFFIGetTypeInfo(t);
+  char msg[256];
+  if (n != 1) {
+    snprintf(msg, sizeof msg, "%s.__ffi_convert__ expects 1 argument, got %d", want->type_key.data,
+             (int)n);
+    TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
+    return -1;
+  }
+  const TVMFFITypeInfo* got = TVMFFIGetTypeInfo(args[0].type_index);
+  if (got != NULL && args[0].type_index >= kTVMFFIStaticObjectBegin &&
+      (got == want ||
+       (got->type_depth > want->type_depth && got->type_ancestors[want->type_depth] == want)))
+    return TVMFFIAnyViewToOwnedAny(&args[0], result);
+  snprintf(msg, sizeof msg, "Cannot cast from `%s` to `%s`", got ? got->type_key.data : "?",
+           want->type_key.data);
+  TVMFFIErrorSetRaisedFromCStr("TypeError", msg);
+  return -1;
+}
+
+void tt_def_convert(int32_t tindex) {
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionCreate((void*)(intptr_t)tindex, convert_to_type, NULL, &f) != 0) return;
+  TVMFFIAny v;
+  v.type_index = kTVMFFIFunction;
+  v.zero_padding = 0;
+  v.v_obj = (TVMFFIObject*)f;
+  TVMFFIByteArray n = ba("__ffi_convert__");
+  if (TVMFFITypeRegisterAttr(tindex, &n, &v) != 0) {
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != NULL) TVMFFIObjectDecRef(err);
+  }
+  TVMFFIObjectDecRef(f);
+}
+
 void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self, const char* doc,
                  const char* schema, const char* extra) {
   char meta[2048];

@@ -146,6 +146,9 @@ TVMFFI_TESTING_HIDDEN void tt_reg(const char* name, TVMFFISafeCallType fn, void*
 /* Publishes whether the type's C++ class is final (type attribute
  * __ffi_type_final__, as upstream's ObjectDef does). */
 TVMFFI_TESTING_HIDDEN void tt_set_final(int32_t tindex, int final);
+/* Registers __ffi_convert__ (instances of the type pass, else TypeError), as upstream's
+ * def_convert<TRef>() does for the fixtures that call it. */
+TVMFFI_TESTING_HIDDEN void tt_def_convert(int32_t tindex);
 /* tt_reg with more metadata entries: `extra` is JSON members ("k":v,...) or NULL. */
 TVMFFI_TESTING_HIDDEN void tt_reg_meta(const char* name, TVMFFISafeCallType fn, void* self,
                                        const char* doc, const char* schema, const char* extra);

@@ -26,6 +26,10 @@ class TestObjA : public ffi::Object {
   static constexpr bool _type_mutable = true;
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("cpptest.ObjA", TestObjA, ffi::Object);
 };
+class TestObjARef : public ffi::ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TestObjARef, ffi::ObjectRef, TestObjA);
+};
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   refl::GlobalDef()
@@ -35,7 +39,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   refl::ObjectDef<TestObjA>()
       .def(refl::init<int64_t, int64_t>())
       .def_ro("x", &TestObjA::x)
-      .def_rw("y", &TestObjA::y, "the y field", refl::default_value(10.0));
+      .def_rw("y", &TestObjA::y, "the y field", refl::default_value(10.0))
+      .def_convert<TestObjARef>();
 }
 
 TEST_SUITE("reflection") {
@@ -103,6 +108,15 @@ TEST_SUITE("accessor") {
     refl::TypeAttrColumn init(refl::type_attr::kInit);
     CHECK(init[TestObjA::RuntimeTypeIndex()].as<ffi::Function>().has_value());
     CHECK(init[kTVMFFIInt] == nullptr);
+    // __ffi_convert__: def_convert's, and the runtime's for its core types
+    refl::TypeAttrColumn conv(ffi::type_attr::kConvert);
+    Function to_a = conv[TestObjA::RuntimeTypeIndex()].cast<Function>();
+    CHECK(to_a(obj).cast<ffi::ObjectRef>().same_as(obj));
+    CHECK_THROWS_FFI(to_a(1), "TypeError", "Cannot cast from `int` to `cpptest.ObjA`");
+    Function to_shape = conv[ffi::ShapeObj::RuntimeTypeIndex()].cast<Function>();
+    CHECK_EQ(to_shape(ffi::Array<int64_t>{2, 3}).cast<ffi::Shape>()[1], 3);
+    CHECK_THROWS_FFI(to_shape(ffi::Array<Any>{1, "x"}), "TypeError",
+                     "Cannot cast from `ffi.Array` to `ffi.Shape`");
     constexpr DLDataType f32 = tvm_ffi::dtype_trait<float>::value;
     CHECK(f32 == DLDataType{kDLFloat, 32, 1});
     CHECK(tvm_ffi::dtype_trait<int64_t>::value == DLDataType{kDLInt, 64, 1});

@@ -2,7 +2,8 @@
  * registry.c -- the one table of the runtime's extras (this directory mirrors
  * cpp/include/tvm/ffi/extra): repr, recursive compare/hash, deep copy, JSON,
  * serialization, access paths, visit-error contexts, structural
- * equal/hash/key, structural visit and mutate, enums, and the dataclass support
+ * equal/hash/key, structural visit and mutate, enums, the core types' conversions
+ * (__ffi_convert__), and the dataclass support
  * (generic object construction, py_class field accessors).
  *
  * The core knows the extras only through tvmffi__extra_globals_init(), which
@@ -28,6 +29,7 @@ static void (*const extra_inits[])(void) = {
     tvmffi__structural_globals_init,
     tvmffi__structural_visit_globals_init,
     tvmffi__enum_globals_init,
+    tvmffi__convert_globals_init, /* after the enum bases it registers for */
     tvmffi__structural_mutate_globals_init,
     tvmffi__make_object_globals_init,
     tvmffi__pyclass_globals_init,

@@ -53,6 +53,7 @@ void tvmffi__structural_globals_init(void); /* structural.c: StructuralEqual/Has
 void tvmffi__structural_visit_globals_init(void);
 void tvmffi__structural_mutate_globals_init(void);
 void tvmffi__enum_globals_init(void); /* enum.c: ffi.EnumState, ffi.Enum family */
+void tvmffi__convert_globals_init(void); /* convert.c: __ffi_convert__ of the core types */
 /* visit_error_context.c: ffi.VisitErrorContext and its FindAccessPaths global */
 void tvmffi__visit_error_context_globals_init(void);
 

@@ -283,7 +283,7 @@ template <typename TSelf>
 inline Function ConvertFunction() {
   return Function::FromTyped([](AnyView value) -> TSelf {
     if (std::optional<TSelf> r = value.try_cast<TSelf>()) return *std::move(r);
-    TVM_FFI_THROW(TypeError) << "Cannot convert from `" << value.GetTypeKey() << "` to `"
+    TVM_FFI_THROW(TypeError) << "Cannot cast from `" << value.GetTypeKey() << "` to `"
                              << TypeTraits<TSelf>::TypeStr() << "`";
     TVM_FFI_UNREACHABLE();
   });
