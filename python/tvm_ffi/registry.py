@@ -138,7 +138,7 @@ def _attach_init(cls, info, init):
     ctor = _find_constructor(info)
     if ctor is not None:
 
-        def __ffi_init__(self, *args, **kwargs):
+        def __ffi_init__(self, /, *args, **kwargs):  # a field may be named self
             if core._CLS_TYPE.get(type(self), tidx) != tidx:
                 # a parent's constructor would build an object of the wrong type
                 raise TypeError(

@@ -7,6 +7,7 @@ other test files keep theirs.
 
 import dataclasses as std_dataclasses
 import inspect
+from re import escape as re_escape
 import sys
 import typing
 
@@ -883,6 +884,43 @@ def test_fields_named_like_python_keywords():
         T(1, **{"from": 2})
     with pytest.raises(TypeError, match="unexpected keyword"):
         T(1, nope=1)
+
+
+def test_generated_init_errors_are_worded_as_upstream():
+    from tvm_ffi.dataclasses import field, py_class
+
+    key = new_key("InitErr")
+
+    @py_class(key)
+    class T(tvm_ffi.Object):
+        a: int
+        b: int = 2
+        c: int = field(kw_only=True, default=3)
+        d: int = field(kw_only=True)
+
+    where = re_escape(key + ".__ffi_init__()")
+    for args, kwargs, text in [
+        ((1, 2, 3), {"e": 1}, "takes at most 2 positional argument(s), but 3 were given"),
+        ((), {"e": 1}, "got an unexpected keyword argument 'e'"),
+        ((1,), {"a": 1, "d": 2}, "got multiple values for argument 'a'"),
+        ((), {"d": 1}, "missing required argument: 'a'"),
+        ((1,), {}, "missing required keyword-only argument: 'd'"),
+    ]:
+        with pytest.raises(TypeError, match="^" + where + " " + re_escape(text) + "$"):
+            T(*args, **kwargs)
+    assert str(inspect.signature(T)).startswith("(a, b=")
+    assert (T(1, d=4).b, T(1, d=4).c) == (2, 3)
+
+
+def test_field_named_self():
+    from tvm_ffi.dataclasses import py_class
+
+    T = py_class(new_key("SelfField"))(
+        type("SelfField", (tvm_ffi.Object,), {"__annotations__": {"self": int, "x": int}}))
+    assert (T(1, 2).self, T(self=3, x=4).self) == (1, 3)
+    raw = tvm_ffi.Object.__new__(T)
+    T.__ffi_init__(raw, self=7, x=8)
+    assert (raw.self, raw.x) == (7, 8)
 
 
 def test_string_annotations_are_evaluated():

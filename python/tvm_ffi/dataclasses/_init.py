@@ -157,33 +157,18 @@ def _valid_name(n):
 
 
 def make_init(cls, info, fields):
-    """The ``__init__`` function for cls (a real signature, Python's own argument errors)."""
+    """The ``__init__`` function for cls: binds its arguments by hand with upstream's wording
+    (``key.__ffi_init__() missing required argument: 'a'``) and shows a real signature."""
     build = _builder(cls, info, fields)
     positional, kw_only = _ordered(fields)
     names = [f.name for f in fields if f.init]
-    reserved = {"self", "build"}
-    if all(_valid_name(n) and n not in reserved and not n.startswith("_d") for n in names):
+    init = _make_init_by_hand(info.type_key, build, names, positional, kw_only)
+    if all(_valid_name(n) and n != "self" for n in names):
         P = inspect.Parameter
-        sig = inspect.Signature(
+        init.__signature__ = inspect.Signature(
             [P("self", P.POSITIONAL_OR_KEYWORD)]
             + [P(f.name, P.POSITIONAL_OR_KEYWORD, default=_sig_default(f)) for f in positional]
             + [P(f.name, P.KEYWORD_ONLY, default=_sig_default(f)) for f in kw_only])
-        ns = {"build": build}
-        params = []
-        for i, p in enumerate(list(sig.parameters.values())[1:]):
-            if p.kind is P.KEYWORD_ONLY and "*" not in params:
-                params.append("*")
-            if p.default is P.empty:
-                params.append(p.name)
-            else:
-                ns["_d%d" % i] = p.default
-                params.append("%s=_d%d" % (p.name, i))
-        src = "def __init__(self%s):\n    build(self, (%s))\n" % (
-            "".join(", " + p for p in params), "".join(n + ", " for n in names))
-        exec(compile(src, "<c_class %s.__init__>" % info.type_key, "exec"), ns)  # noqa: S102
-        init = ns["__init__"]
-    else:  # a field named like a Python keyword (`from`, `in`, ...): bind by hand
-        init = _make_init_by_hand(cls, build, names, positional, kw_only)
     mode, ctor = _constructor(info)
     if mode == "positional":
         init = _typed_ctor_keywords(init, ctor)
@@ -198,7 +183,7 @@ def _typed_ctor_keywords(init, ctor):
     KWARGS + pairs, as upstream's c_class does, so it raises its own argument-count error."""
     sig = inspect.signature(init) if hasattr(init, "__code__") else None
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, /, *args, **kwargs):
         if not kwargs:
             return init(self, *args)
         flat = [core.KWARGS]
@@ -212,17 +197,21 @@ def _typed_ctor_keywords(init, ctor):
     return __init__
 
 
-def _make_init_by_hand(cls, build, names, positional, kw_only):
-    """``__init__(self, *args, **kwargs)`` binding like a signature would (no __signature__:
-    inspect cannot represent such parameter names)."""
+def _make_init_by_hand(type_key, build, names, positional, kw_only):
+    """``__init__(self, /, *args, **kwargs)`` binding as a signature would (a field may be
+    named ``self`` or like a keyword), raising the errors of upstream's generated
+    ``__ffi_init__``: too many positional arguments, then each keyword in turn, then the
+    first missing argument."""
     pos_names = [f.name for f in positional]
+    kw_names = {f.name for f in kw_only}
     defaults = {f.name: _sig_default(f) for f in positional + kw_only}
-    where = "%s.__init__()" % cls.__name__
+    where = "%s.__ffi_init__()" % type_key
+    empty = inspect.Parameter.empty
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, /, *args, **kwargs):
         if len(args) > len(pos_names):
-            raise TypeError("%s takes %d positional arguments but %d were given"
-                            % (where, len(pos_names) + 1, len(args) + 1))
+            raise TypeError("%s takes at most %d positional argument(s), but %d were given"
+                            % (where, len(pos_names), len(args)))
         values = dict(zip(pos_names, args))
         for k, v in kwargs.items():
             if k not in defaults:
@@ -232,8 +221,9 @@ def _make_init_by_hand(cls, build, names, positional, kw_only):
             values[k] = v
         for n, d in defaults.items():
             if n not in values:
-                if d is inspect.Parameter.empty:
-                    raise TypeError("%s missing required argument: '%s'" % (where, n))
+                if d is empty:
+                    raise TypeError("%s missing required %sargument: '%s'"
+                                    % (where, "keyword-only " if n in kw_names else "", n))
                 values[n] = d
         build(self, tuple(values[n] for n in names))
 
