@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "module.h"
 
@@ -447,6 +448,21 @@ static tvmffi__module* library_module_create(lib_impl* L) {
   return root;
 }
 
+int tvmffi__check_module_file(const char* what, const char* path) {
+  struct stat st;
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+  const char* is = S_ISDIR(st.st_mode)    ? "a directory"
+                   : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                   : S_ISCHR(st.st_mode)  ? "a character device"
+                   : S_ISBLK(st.st_mode)  ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket"
+                                          : "not a regular file";
+  return tvmffi__raise("RuntimeError",
+                       "%s %s: it is %s; a module is loaded from a regular file (a shared "
+                       "library or another format with a registered loader)",
+                       what, path, is);
+}
+
 /* ffi.Module.load_from_file.so(path[, format]) */
 static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)h;
@@ -465,6 +481,12 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   if (cpath == NULL) return tvmffi__raise_oom();
   memcpy(cpath, path.data, path.size);
   cpath[path.size] = '\0';
+  /* A bare name is searched for in the library path, not here: dlopen checks */
+  if (strchr(cpath, '/') != NULL &&
+      tvmffi__check_module_file("Failed to load dynamic shared library", cpath) != 0) {
+    free(cpath);
+    return -1;
+  }
   const char *refused_kind, *refused_msg;
   uint64_t refusals = tvmffi__type_refusals(&refused_kind, &refused_msg);
   void* dl = dlopen(cpath, RTLD_LAZY | RTLD_LOCAL);

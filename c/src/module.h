@@ -115,6 +115,13 @@ int tvmffi__module_clear_imports(tvmffi__module* m);
  * (new reference), or NULL after raising RuntimeError/TypeError. */
 tvmffi__module* tvmffi__library_bin_load(const void* bin, uint64_t limit, tvmffi__module* lib);
 
+/* library.c: refuses (RuntimeError, returns -1) a path that exists but is
+ * not a regular file once symlinks are followed: a FIFO would block the
+ * loader's read forever, a device (/dev/zero) or a directory cannot hold a
+ * module.  0 for a regular file or a path that does not exist (the loader
+ * then reports that itself).  `what` names the operation in the message. */
+int tvmffi__check_module_file(const char* what, const char* path);
+
 /* Registers the loader globals of library.c (ffi.Module.load_from_file.so,
  * ffi.SystemLib); called from tvmffi__module_globals_init. */
 void tvmffi__library_globals_init(void);

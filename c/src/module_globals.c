@@ -279,6 +279,13 @@ static int g_load_from_file(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny
   }
   const char* fmt = dot + 1;
   if (strcmp(fmt, "dll") == 0 || strcmp(fmt, "dylib") == 0 || strcmp(fmt, "dso") == 0) fmt = "so";
+  /* Every loader reads the file (a bare .so name is searched for in the library path instead):
+   * a FIFO, device or directory is refused before one blocks or misreads it */
+  if ((strcmp(fmt, "so") != 0 || strchr(path, '/') != NULL) &&
+      tvmffi__check_module_file("Failed to load module from", path) != 0) {
+    free(path);
+    return -1;
+  }
   size_t nl = strlen(LOADER_PREFIX) + strlen(fmt);
   char* loader_name = (char*)malloc(nl + 1);
   if (loader_name == NULL) {

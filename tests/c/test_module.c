@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -290,6 +291,41 @@ static void test_load_errors(void) {
   check_any_release(&r);
   la[0] = check_any_cstr(""); /* dlopen("") would be the main program */
   CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 2, &r), "ValueError", "empty");
+}
+
+/* Paths that exist but are no regular file are refused before any loader reads them: a FIFO
+ * blocked dlopen forever, a device or directory gave the loader's confusing message (issue 22
+ * item 6).  The alarm ends a regression that blocks. */
+static void test_load_special_files(void) {
+  char fifo[1200], dir[1200], zero[1200], null[1200], link[1200], other[1200];
+  snprintf(fifo, sizeof(fifo), "%s/fifo.so", g_tmp);
+  snprintf(dir, sizeof(dir), "%s/dir.so", g_tmp);
+  snprintf(zero, sizeof(zero), "%s/zero.so", g_tmp);
+  snprintf(null, sizeof(null), "%s/null.dylib", g_tmp);
+  snprintf(link, sizeof(link), "%s/to_fifo.so", g_tmp);
+  snprintf(other, sizeof(other), "%s/fifo.unknownext", g_tmp);
+  CHECK(mkfifo(fifo, 0600) == 0 && mkfifo(other, 0600) == 0);
+  CHECK(mkdir(dir, 0700) == 0);
+  CHECK(symlink("/dev/zero", zero) == 0 && symlink("/dev/null", null) == 0);
+  CHECK(symlink(fifo, link) == 0);
+  alarm(20);
+  TVMFFIObjectHandle m = NULL;
+  CHECK_RAISED(load(fifo, &m), "RuntimeError", "it is a FIFO");
+  CHECK_RAISED(load(link, &m), "RuntimeError", "it is a FIFO");
+  CHECK_RAISED(load(other, &m), "RuntimeError", "it is a FIFO"); /* before the loader lookup */
+  CHECK_RAISED(load(dir, &m), "RuntimeError", "it is a directory");
+  CHECK_RAISED(load(zero, &m), "RuntimeError", "it is a character device");
+  CHECK_RAISED(load(null, &m), "RuntimeError", "null.dylib");
+  /* the dlopen loader called directly checks too */
+  TVMFFIAny la[2] = {check_any_cstr(fifo), v_none()}, r;
+  CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 1, &r), "RuntimeError",
+               "Failed to load dynamic shared library");
+  la[0] = check_any_cstr(dir);
+  CHECK_RAISED(check_call_global("ffi.Module.load_from_file.so", la, 1, &r), "RuntimeError",
+               "a module is loaded from a regular file");
+  alarm(0);
+  CHECK(unlink(fifo) == 0 && unlink(other) == 0 && rmdir(dir) == 0);
+  CHECK(unlink(zero) == 0 && unlink(null) == 0 && unlink(link) == 0);
 }
 
 static void foreign_deleter(void* self, int flags) {
@@ -738,6 +774,7 @@ int main(void) {
 
   test_load_and_call();
   test_load_errors();
+  test_load_special_files();
   test_format_mapping();
   test_foreign_module();
   test_custom_loader();

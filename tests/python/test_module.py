@@ -65,6 +65,42 @@ def test_load_module_bad_paths(tmp_path):
         tvm_ffi.load_module(str(tmp_path / "missing.so"))
 
 
+_LOAD_SPECIAL = """
+import sys, tvm_ffi
+try:
+    tvm_ffi.load_module(sys.argv[1])
+except RuntimeError as e:
+    print(e)
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "fifo_link", "fifo_other_format", "directory",
+                                  "dev_zero", "dev_null"])
+def test_load_module_refuses_what_is_not_a_regular_file(tmp_path, kind):
+    # a FIFO blocked the loader's read forever; devices and directories fail at once with a
+    # message naming what the path is (a child process: a regression hangs it, not the suite)
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    path = tmp_path / ("x.o" if kind == "fifo_other_format" else "x.so")
+    if kind.startswith("fifo"):
+        os.mkfifo(tmp_path / "p")
+        if kind == "fifo_link":
+            path.symlink_to(tmp_path / "p")
+        else:
+            os.rename(tmp_path / "p", path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/" + kind[4:])
+    r = subprocess.run([sys.executable, "-c", _LOAD_SPECIAL, str(path)], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0, r.stderr[-2000:]
+    what = {"directory": "a directory", "dev_zero": "a character device",
+            "dev_null": "a character device"}.get(kind, "a FIFO")
+    assert "it is %s" % what in r.stdout and str(path) in r.stdout, r.stdout
+
+
 def test_imports_reads_reflected_field():
     # Module.imports reads the runtime's reflected field `imports_` (docs/python.md §15.2)
     m = tvm_ffi.system_lib()
