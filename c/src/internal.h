@@ -253,6 +253,8 @@ typedef struct {
   size_t capacity;
 } tvmffi__buf;
 int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n); /* 0 or -1 (OOM) */
+/* Appends a copy of the buffer's own bytes [start, start + n).  0 or -1 (OOM). */
+int tvmffi__buf_repeat(tvmffi__buf* b, size_t start, size_t n);
 int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
 void tvmffi__buf_free(tvmffi__buf* b);
 /* Appends the decimal text of an Int/BigInt value.  0/-1 (OOM raised). */

@@ -30,6 +30,14 @@ int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n) {
   return 0;
 }
 
+int tvmffi__buf_repeat(tvmffi__buf* b, size_t start, size_t n) {
+  if (buf_reserve(b, n) != 0) return -1; /* (first: the copy reads the grown buffer) */
+  if (n) memcpy(b->data + b->size, b->data + start, n);
+  b->size += n;
+  b->data[b->size] = '\0';
+  return 0;
+}
+
 int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) {
   va_list ap, ap2;
   va_start(ap, fmt);

@@ -221,6 +221,43 @@ static void test_cycles(void) {
   check_any_release(&l2);
 }
 
+/* Shared nodes are compared and hashed once (issue 22): a 60-level DAG has 2^60 paths. */
+static void test_shared_nodes(void) {
+  TVMFFIAny a = ext_dag("ffi.Array", ext_int(1), 60), b = ext_dag("ffi.Array", ext_int(1), 60);
+  check_same_ordered(a, b);
+  TVMFFIAny c = ext_dag("ffi.Array", ext_int(2), 60);
+  CHECK(!eq(a, c));
+  CHECK(cmp("ffi.RecursiveLt", a, c));
+  /* the same value with and without sharing (past the memo's start): equal, same hash */
+  TVMFFIAny small = ext_dag("ffi.List", ext_str("s"), 9); /* 2^9 leaves, 10 nodes */
+  TVMFFIAny copy;
+  CHECK_OK(check_call_global("ffi.DeepCopy", &small, 1, &copy));
+  TVMFFIAny unshared_items[2] = {small, copy}, shared_items[2] = {small, small};
+  TVMFFIAny x = ext_make("ffi.Array", unshared_items, 2),
+            y = ext_make("ffi.Array", shared_items, 2);
+  check_same(x, y);
+  /* cycles past the memo's start: each element of a big List holds the List itself; a
+   * node's hash computed inside a cycle is not reused where the cycle is not around it */
+  TVMFFIAny l1 = ext_make("ffi.List", NULL, 0), l2 = ext_make("ffi.List", NULL, 0);
+  TVMFFIAny* ls[2] = {&l1, &l2};
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 300; ++i) {
+      TVMFFIAny pair[2] = {ext_int(i), *ls[k]};
+      TVMFFIAny item = ext_make("ffi.List", pair, 2);
+      TVMFFIAny args[2] = {*ls[k], item}, r;
+      CHECK_OK(check_call_global("ffi.ListAppend", args, 2, &r));
+      check_any_release(&item);
+    }
+  check_same(l1, l2);
+  TVMFFIAny holder1[2] = {l1, ext_int(0)}, holder2[2] = {l2, ext_int(0)};
+  TVMFFIAny h1 = ext_make("ffi.Array", holder1, 2), h2 = ext_make("ffi.Array", holder2, 2);
+  check_same(h1, h2);
+  TVMFFIAny r;
+  for (int k = 0; k < 2; ++k) CHECK_OK(check_call_global("ffi.ListClear", ls[k], 1, &r));
+  TVMFFIAny* all[] = {&a, &b, &c, &small, &copy, &x, &y, &l1, &l2, &h1, &h2};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
+}
+
 static void test_deepcopy(void) {
   TVMFFIAny s = ext_owned_str("shared immutable string");
   TVMFFIAny inner = ext_make("ffi.List", (TVMFFIAny[]){ext_int(1), s}, 2);
@@ -602,6 +639,7 @@ int main(void) {
   test_containers();
   test_objects();
   test_cycles();
+  test_shared_nodes();
   test_deepcopy();
   test_hooks();
   printf("test_recursive: ok\n");

@@ -129,6 +129,36 @@ static void test_cycles(void) {
   check_any_release(&dict);
 }
 
+/* A large value that shares nodes prints each shared node once, labelled "#n=", and refers
+ * back to it as "#n#" (issue 22); small values print in full. */
+static void test_shared_nodes(void) {
+  TVMFFIAny small = ext_dag("ffi.Array", ext_int(1), 2);
+  CHECK_EQ_STR(repr(small), "(((1,), (1,)), ((1,), (1,)))");
+  TVMFFIAny big = ext_dag("ffi.Array", ext_int(1), 60);
+  const char* text = repr(big);
+  CHECK(strncmp(text, "(#1=(#2=(#3=", 12) == 0);
+  CHECK(strstr(text, "#59=(#60=(1,), #60#), #59#)") != NULL);
+  CHECK(strlen(text) < 1024);
+  /* a cycle in a large value: a label too */
+  TVMFFIAny lst = ext_make("ffi.List", (TVMFFIAny[]){big}, 1);
+  TVMFFIAny args[2] = {lst, lst}, r;
+  CHECK_OK(check_call_global("ffi.ListAppend", args, 2, &r));
+  text = repr(lst);
+  CHECK(strncmp(text, "#1=[(#2=(", 9) == 0);
+  CHECK(strcmp(text + strlen(text) - 6, ", #1#]") == 0);
+  CHECK_OK(check_call_global("ffi.ListClear", &lst, 1, &r));
+  /* a large tree: no labels, the same text as ever */
+  TVMFFIAny items[5000];
+  for (int i = 0; i < 5000; ++i) items[i] = ext_make("ffi.Array", (TVMFFIAny[]){ext_int(i)}, 1);
+  TVMFFIAny tree = ext_make("ffi.List", items, 5000);
+  static char big_buf[65536];
+  text = ext_call_str("ffi.ReprPrint", tree, big_buf, sizeof(big_buf));
+  CHECK(strncmp(text, "[(0,), (1,), (2,)", 17) == 0 && strchr(text, '#') == NULL);
+  for (int i = 0; i < 5000; ++i) check_any_release(&items[i]);
+  TVMFFIAny* all[] = {&small, &big, &lst, &tree};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(all[i]);
+}
+
 static void test_objects(void) {
   TVMFFIAny inner = ext_pair_new(2, ext_str("s"), 7);
   TVMFFIAny p = ext_pair_new(1, inner, 99);
@@ -193,6 +223,7 @@ int main(void) {
   test_containers();
   test_tensor();
   test_cycles();
+  test_shared_nodes();
   test_objects();
   test_errors();
   printf("test_repr: ok\n");

@@ -215,3 +215,56 @@ def test_repr_of_bytes_is_encodable_text():
     e = repr(core.Error("My\x00Err", "a\x00b", ""))
     e.encode("utf-8")
     assert "\x00" not in e
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. walks over values with shared nodes are linear in the distinct nodes
+
+_DAG = """
+import tvm_ffi
+def dag(n, leaf=1):
+    a = tvm_ffi.convert([leaf])
+    for _ in range(n):
+        a = tvm_ffi.convert([a, a])
+    return a
+a, b = dag(60), dag(60)
+"""
+
+
+def _run_bounded(snippet, timeout=60):
+    """Runs snippet after _DAG in a fresh interpreter: a walk gone exponential fails the test
+    by its timeout instead of hanging the suite."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    proc = subprocess.run([sys.executable, "-c", _DAG + snippet], capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+@pytest.mark.parametrize("expr", [
+    "hash(a)", "a == b", "a != dag(60, 2)", "a in [b]", "a in {b}", "{a: 1}[b]",
+    "tvm_ffi.get_global_func('ffi.RecursiveEq')(a, b)",
+    "tvm_ffi.get_global_func('ffi.RecursiveLe')(a, b)",
+    "tvm_ffi.convert({'k': a})['k'] == b",
+])
+def test_walks_over_shared_nodes_terminate(expr):
+    assert _run_bounded("r = %s\nprint(bool(r) if not isinstance(r, int) or isinstance(r, bool)"
+                        " else 'int')" % expr).split()[-1] in ("True", "int")
+
+
+def test_repr_of_shared_nodes_refers_back():
+    out = _run_bounded("r = repr(a)\nprint(len(r))\nprint(r[:12])\nr.encode()")
+    n, head = out.split()
+    assert int(n) < 2000 and head == "(#1=(#2=(#3="
+
+
+def test_json_of_shared_nodes_is_refused_not_expanded():
+    out = _run_bounded("""
+try:
+    tvm_ffi.get_global_func('ffi.json.Stringify')(a)
+except ValueError as e:
+    print('refused' if 'sharing' in str(e) else e)
+""")
+    assert out.strip() == "refused"

@@ -58,6 +58,26 @@ int tvmffi__ext_quote_json(tvmffi__buf* b, const char* s, size_t n);
  * inf/-inf/nan.  0/-1 (OOM raised). */
 int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style);
 
+/* The identity memo of the recursive walks (memo.c): node (or node pair) -> a value, so
+ * that shared nodes are walked once.  Zero-initialise; tvmffi__memo_enter(m) once per node
+ * entered says whether the memo is in use yet (it starts past TVMFFI__MEMO_AFTER nodes);
+ * get/put are no-ops before; on out-of-memory put skips the entry (the memo only saves time). */
+#define TVMFFI__MEMO_AFTER 256
+typedef struct {
+  const void* a;
+  const void* b;
+  uint64_t value;
+} tvmffi__memo_entry;
+typedef struct {
+  uint64_t visits;
+  size_t n, cap;
+  tvmffi__memo_entry* slots;
+} tvmffi__memo;
+int tvmffi__memo_enter(tvmffi__memo* m);
+int tvmffi__memo_get(const tvmffi__memo* m, const void* a, const void* b, uint64_t* value);
+void tvmffi__memo_put(tvmffi__memo* m, const void* a, const void* b, uint64_t value);
+void tvmffi__memo_free(tvmffi__memo* m);
+
 /* Recursive equality / hashing (recursive.c), used by the other walkers. */
 int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out);
 int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out);

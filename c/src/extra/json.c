@@ -414,12 +414,55 @@ static int json_parse(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
 
 /* ---- writer --------------------------------------------------------------------- */
 
+/* JSON has no way to say "the same value again": a container met twice is written twice.
+ * Its text is the same both times (at the same depth when indenting), so the second time
+ * copies the first (linear work per distinct container); the copies of one call may add up
+ * to this many bytes, past which a value sharing sub-values over and over (a DAG whose text
+ * doubles at every level) is refused instead of written. */
+#define JSON_MAX_REPEATED_TEXT ((size_t)64 << 20)
+
+typedef struct {
+  size_t start, size;
+} text_span;
+
 typedef struct {
   tvmffi__buf* b;
   int indent; /* < 0: compact */
   TVMFFIObject* stack[JSON_MAX_DEPTH];
   int depth;
+  tvmffi__memo written; /* (container, depth when indenting) -> index into spans */
+  text_span* spans;
+  size_t n_spans, cap_spans;
+  size_t repeated; /* bytes copied so far */
 } writer;
+
+/* Writes a container met before again (1), or 0 when its text is not known. -1: refused. */
+static int write_again(writer* w, TVMFFIObject* obj, const void* where) {
+  uint64_t i;
+  if (!tvmffi__memo_get(&w->written, obj, where, &i)) return 0;
+  text_span sp = w->spans[i];
+  w->repeated += sp.size;
+  if (w->repeated > JSON_MAX_REPEATED_TEXT)
+    return tvmffi__raise("ValueError",
+                         "ffi.json.Stringify: the value repeats shared sub-values so often that "
+                         "its text would exceed %zu MiB of repeats (JSON cannot express sharing; "
+                         "ffi.ToJSONGraphString keeps it)",
+                         JSON_MAX_REPEATED_TEXT >> 20);
+  return tvmffi__buf_repeat(w->b, sp.start, sp.size) != 0 ? tvmffi__raise_oom() : 1;
+}
+
+static void remember_text(writer* w, TVMFFIObject* obj, const void* where, size_t start) {
+  if (w->n_spans == w->cap_spans) {
+    size_t cap = w->cap_spans ? w->cap_spans * 2 : 64;
+    text_span* grown = (text_span*)realloc(w->spans, cap * sizeof(text_span));
+    if (grown == NULL) return; /* (the memo only saves time) */
+    w->spans = grown;
+    w->cap_spans = cap;
+  }
+  w->spans[w->n_spans].start = start;
+  w->spans[w->n_spans].size = w->b->size - start;
+  tvmffi__memo_put(&w->written, obj, where, w->n_spans++);
+}
 
 static int wput(writer* w, const char* s) {
   return tvmffi__buf_append(w->b, s, strlen(s)) ? tvmffi__raise_oom() : 0;
@@ -443,6 +486,14 @@ static int write_container(writer* w, TVMFFIObject* obj) {
   if (w->depth >= JSON_MAX_DEPTH)
     return tvmffi__raise("ValueError", "ffi.json.Stringify: nesting deeper than %d levels",
                          JSON_MAX_DEPTH);
+  /* (the text of an indented container depends on its depth too) */
+  const void* where = w->indent < 0 ? NULL : (const void*)(uintptr_t)(w->depth + 1);
+  int memo = tvmffi__memo_enter(&w->written);
+  if (memo) {
+    int again = write_again(w, obj, where);
+    if (again != 0) return again < 0 ? -1 : 0;
+  }
+  size_t start = w->b->size;
   int is_seq = obj->type_index == kTVMFFIArray || obj->type_index == kTVMFFIList;
   if (wput(w, is_seq ? "[" : "{") != 0) return -1;
   w->stack[w->depth++] = obj;
@@ -470,7 +521,9 @@ static int write_container(writer* w, TVMFFIObject* obj) {
   w->depth--;
   if (rc != 0) return -1;
   if (count && newline(w) != 0) return -1;
-  return wput(w, is_seq ? "]" : "}");
+  if (wput(w, is_seq ? "]" : "}") != 0) return -1;
+  if (memo) remember_text(w, obj, where, start);
+  return 0;
 }
 
 static int write_value(writer* w, const TVMFFIAny* view) {
@@ -513,13 +566,14 @@ static int json_stringify(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
       return tvmffi__raise("ValueError", "ffi.json.Stringify: indent must be in [0, 64], got %lld",
                            (long long)indent);
   }
-  writer* w = (writer*)malloc(sizeof(writer));
+  writer* w = (writer*)calloc(1, sizeof(writer));
   if (w == NULL) return tvmffi__raise_oom();
   tvmffi__buf b = {NULL, 0, 0};
   w->b = &b;
   w->indent = (int)indent;
-  w->depth = 0;
   int rc = write_value(w, &args[0]);
+  tvmffi__memo_free(&w->written);
+  free(w->spans);
   free(w);
   if (rc == 0) rc = tvmffi__str_to_any(kTVMFFIStr, b.data ? b.data : "", b.size, result);
   tvmffi__buf_free(&b);

@@ -35,6 +35,7 @@
  * equal for equality (two distinct but alike cyclic graphs are equal) and
  * raises ValueError for the order tests, which would have no answer.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ typedef struct {
   const TVMFFIObject* a[RECURSIVE_MAX_DEPTH + 1];
   const TVMFFIObject* b[RECURSIVE_MAX_DEPTH + 1];
   int n;
+  tvmffi__memo equal; /* pairs found equal: met again, they are not compared again */
 } pair_stack;
 
 /* order: 0 equality (never raises for kinds), 1 an order test (TypeError on
@@ -307,6 +309,11 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     return 0;
   }
   pair_stack* ps = c->pairs;
+  uint64_t known;
+  if (ps != NULL && tvmffi__memo_enter(&ps->equal) && tvmffi__memo_get(&ps->equal, a, b, &known)) {
+    *out = CMP_EQ;
+    return 0;
+  }
   if (ps != NULL) {
     for (int i = 0; i < ps->n; ++i)
       if (ps->a[i] == a && ps->b[i] == b) {
@@ -326,7 +333,11 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
     ps->n++;
   }
   int rc = cmp_obj_body(c, av, bv, depth, out);
-  if (ps != NULL) ps->n--;
+  if (ps != NULL) {
+    ps->n--;
+    /* (unequal pairs need no memo: the first difference ends the whole comparison) */
+    if (rc == 0 && *out == CMP_EQ) tvmffi__memo_put(&ps->equal, a, b, 1);
+  }
   return rc;
 }
 
@@ -391,11 +402,11 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
 }
 
 static int compare(int order, const char* name, const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
-  pair_stack* ps = (pair_stack*)malloc(sizeof(pair_stack));
+  pair_stack* ps = (pair_stack*)calloc(1, sizeof(pair_stack));
   if (ps == NULL) return tvmffi__raise_oom();
-  ps->n = 0;
   cmp_ctx c = {order, name, ps};
   int rc = cmp_any(&c, a, b, 0, out);
+  tvmffi__memo_free(&ps->equal);
   free(ps);
   return rc;
 }
@@ -424,6 +435,11 @@ int tvmffi__recursive_eq(const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
 struct hash_state {
   TVMFFIObject* stack[RECURSIVE_MAX_DEPTH + 1];
   int depth;
+  /* Lowest stack index a cycle marker of the node being hashed pointed at: a node whose
+   * hash met a cycle through one of its ancestors hashes differently from elsewhere, so
+   * only nodes with low >= their own index go into the memo (Tarjan's low-link). */
+  int low;
+  tvmffi__memo done; /* node -> its hash */
 };
 
 static uint64_t hash_i64(int64_t x) {
@@ -467,16 +483,29 @@ static int hash_hooked(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
   return 0;
 }
 
+static int hash_obj_body(hash_state* st, TVMFFIObject* obj, uint64_t* out);
+
 static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
-  int32_t t = obj->type_index;
   for (int i = 0; i < st->depth; ++i)
     if (st->stack[i] == obj) {
       *out = HASH_CYCLE;
+      if (i < st->low) st->low = i;
       return 0;
     }
+  if (tvmffi__memo_enter(&st->done) && tvmffi__memo_get(&st->done, obj, NULL, out)) return 0;
   if (st->depth >= RECURSIVE_MAX_DEPTH)
     return tvmffi__raise("RuntimeError", "ffi.RecursiveHash: maximum recursion depth %d exceeded",
                          RECURSIVE_MAX_DEPTH);
+  int me = st->depth, outer_low = st->low;
+  st->low = INT_MAX;
+  int rc = hash_obj_body(st, obj, out);
+  if (rc == 0 && st->low >= me) tvmffi__memo_put(&st->done, obj, NULL, *out);
+  if (outer_low < st->low) st->low = outer_low;
+  return rc;
+}
+
+static int hash_obj_body(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
+  int32_t t = obj->type_index;
   st->stack[st->depth++] = obj;
   int rc = 0;
   uint64_t h;
@@ -570,10 +599,11 @@ static int hash_any(hash_state* st, const TVMFFIAny* view, uint64_t* out) {
 }
 
 int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out) {
-  hash_state* st = (hash_state*)malloc(sizeof(hash_state));
+  hash_state* st = (hash_state*)calloc(1, sizeof(hash_state));
   if (st == NULL) return tvmffi__raise_oom();
-  st->depth = 0;
+  st->low = INT_MAX;
   int rc = hash_any(st, a, out);
+  tvmffi__memo_free(&st->done);
   free(st);
   return rc;
 }

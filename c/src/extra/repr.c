@@ -225,13 +225,25 @@ int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
 /* ---- the printer ------------------------------------------------------------ */
 
 #define REPR_MAX_DEPTH 512
+/* Containers and reflected objects printed before a value counts as large: past this, the
+ * print starts over in shared mode (below), whose text stays linear in the distinct nodes. */
+#define REPR_TREE_BUDGET 4096
 
+/* Shared mode: a first pass counts the references to each container and reflected object;
+ * one met more than once (shared, or in a cycle) prints with a label the first time,
+ * "#1=(1, 2)", and as "#1#" wherever it recurs (the datum labels of Common Lisp and
+ * SRFI 38).  Small values never take it: they print in full, and a cycle as "...". */
 typedef struct {
   tvmffi__buf* out;
   int with_addr;
   /* Objects being printed, outermost first: a repeat is a cycle. */
   TVMFFIObject* stack[REPR_MAX_DEPTH];
   int depth;
+  int shared;          /* 1 in shared mode */
+  int restart;         /* the budget ran out: the caller prints again in shared mode */
+  uint64_t visits;     /* containers and objects entered (the budget) */
+  uint64_t labels;     /* labels given so far */
+  tvmffi__memo refs;   /* object -> references << 1, then label << 1 | 1 once printed */
 } repr_state;
 
 static int repr_any(repr_state* st, const TVMFFIAny* v);
@@ -434,6 +446,21 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
   }
   int is_seq = obj->type_index == kTVMFFIArray || obj->type_index == kTVMFFIList;
   int is_map = obj->type_index == kTVMFFIMap || obj->type_index == kTVMFFIDict;
+  uint64_t refs;
+  if (st->shared && tvmffi__memo_get(&st->refs, obj, NULL, &refs)) {
+    if (refs & 1) /* printed (or being printed) already */
+      return tvmffi__buf_printf(st->out, "#%llu#", (unsigned long long)(refs >> 1)) != 0
+                 ? tvmffi__raise_oom()
+                 : 0;
+    if (refs >> 1 >= 2) {
+      tvmffi__memo_put(&st->refs, obj, NULL, ++st->labels << 1 | 1);
+      if (tvmffi__buf_printf(st->out, "#%llu=", (unsigned long long)st->labels) != 0)
+        return tvmffi__raise_oom();
+    }
+  } else if (!st->shared && ++st->visits > REPR_TREE_BUDGET) {
+    st->restart = 1; /* (nothing raised: the caller starts over) */
+    return -1;
+  }
   if (on_stack(st, obj)) return PUTS(st->out, "...") != 0 ? -1 : addr_suffix(st, obj);
   if (push(st, obj) != 0) return -1;
   int rc;
@@ -515,15 +542,70 @@ static int repr_any(repr_state* st, const TVMFFIAny* view) {
   }
 }
 
+/* The first pass of shared mode: counts the references to each container and object below
+ * v (each descended once), the way the printer walks them (fields: the printed ones). */
+static int count_refs(repr_state* st, const TVMFFIAny* view);
+
+static int count_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
+  (void)f;
+  return count_refs((repr_state*)ctx, v);
+}
+
+static int count_refs(repr_state* st, const TVMFFIAny* view) {
+  TVMFFIAny v = tvmffi__ext_peek(view);
+  if (v.type_index < kTVMFFIStaticObjectBegin) return 0;
+  TVMFFIObject* obj = v.v_obj;
+  int32_t t = obj->type_index;
+  int is_seq = t == kTVMFFIArray || t == kTVMFFIList, is_map = t == kTVMFFIMap || t == kTVMFFIDict;
+  if (!is_seq && !is_map && (t < kTVMFFIDynObjectBegin || tvmffi__ext_num_fields(t) == 0))
+    return 0; /* strings, tensors, shapes, ...: printed in full wherever they occur */
+  uint64_t refs;
+  if (tvmffi__memo_get(&st->refs, obj, NULL, &refs)) {
+    tvmffi__memo_put(&st->refs, obj, NULL, refs + 2);
+    return 0;
+  }
+  tvmffi__memo_put(&st->refs, obj, NULL, 2);
+  if (push(st, obj) != 0) return -1;
+  int rc = 0;
+  if (is_seq) {
+    TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(obj);
+    for (int64_t i = 0; rc == 0 && i < cell->size; ++i)
+      rc = count_refs(st, &((const TVMFFIAny*)cell->data)[i]);
+  } else if (is_map) {
+    TVMFFIMapCell* cell = TVMFFIMapGetCellPtr(obj);
+    for (uint64_t p = TVMFFIMapCellIterBegin(cell); rc == 0 && p != TVMFFI_MAP_ITER_END;
+         p = TVMFFIMapCellIterNext(cell, p))
+      rc = count_refs(st, TVMFFIMapCellKey(cell, p)) || count_refs(st, TVMFFIMapCellValue(cell, p));
+  } else {
+    rc = tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskReprOff, count_field, st);
+  }
+  st->depth--;
+  return rc ? -1 : 0;
+}
+
 /* Appends the repr of v to out, from a fresh state.  0/-1. */
 static int repr_to_buf(const TVMFFIAny* v, tvmffi__buf* out) {
-  repr_state* st = (repr_state*)malloc(sizeof(repr_state));
+  repr_state* st = (repr_state*)calloc(1, sizeof(repr_state));
   if (st == NULL) return tvmffi__raise_oom();
   st->out = out;
-  st->depth = 0;
   const char* env = getenv("TVM_FFI_REPR_WITH_ADDR");
   st->with_addr = env != NULL && strcmp(env, "1") == 0;
+  size_t start = out->size;
   int rc = repr_any(st, v);
+  if (st->restart) { /* a large value (even if a hook swallowed the stop): again, shared */
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err); /* (what a hook made of the interruption) */
+    TVMFFIObjectDecRef(err);
+    out->size = start;
+    st->shared = 1;
+    st->depth = 0;
+    st->refs.visits = TVMFFI__MEMO_AFTER; /* the memo from the first node on */
+    tvmffi__memo_enter(&st->refs);
+    rc = count_refs(st, v);
+    st->depth = 0;
+    if (rc == 0) rc = repr_any(st, v);
+  }
+  tvmffi__memo_free(&st->refs);
   free(st);
   return rc;
 }
