@@ -11,7 +11,7 @@
  * runtime global of the same meaning; nothing is stored here.  A member
  * function is defined as a free function taking `this` first, which the
  * Itanium C++ ABI passes the same way.  Parameter and result types have
- * upstream's layout: Any, String and Optional<int> are 16-byte Any values;
+ * upstream's layout: Any, String and 0.1.13+'s Optional<int> are 16-byte Any values;
  * object references and Optional<ObjectRef> one pointer; class results come
  * back through a hidden result pointer.
  */
@@ -24,6 +24,7 @@
 #include <tvm/ffi/string.h>
 
 #include <cstddef>
+#include <optional>
 
 #define TVMFFI_CXX_EXPORT(mangled) __asm__(mangled) __attribute__((visibility("default")))
 
@@ -115,6 +116,17 @@ String JSONStringify(const Any& value, const Any& indent)
     TVMFFI_CXX_EXPORT("_ZN3tvm3ffi4json9StringifyERKNS0_3AnyERKNS0_8OptionalIivEE");
 String JSONStringify(const Any& value, const Any& indent) {
   return Global("ffi.json.Stringify", value, indent).cast<String>();
+}
+
+// json::Stringify(const json::Value&, Optional<int> indent) of 0.1.0-0.1.12,
+// the Optional by value.  Those headers' Optional<int> holds a
+// std::optional<int> and has a user-written copy constructor, so the Itanium
+// C++ ABI passes it by invisible reference: a pointer to the caller's copy,
+// laid out as std::optional<int> (the value, then the engaged flag).
+String JSONStringifyByValue(const Any& value, const std::optional<int>& indent)
+    TVMFFI_CXX_EXPORT("_ZN3tvm3ffi4json9StringifyERKNS0_3AnyENS0_8OptionalIivEE");
+String JSONStringifyByValue(const Any& value, const std::optional<int>& indent) {
+  return JSONStringify(value, indent.has_value() ? Any(*indent) : Any());
 }
 
 // VisitErrorContext::FindAccessPaths(const ObjectRef& root,

@@ -1,11 +1,23 @@
 /*
- * upstream_error.cc -- raises the C++ exception in flight as an FFI error,
- * for the trampolines of module_bridge.cc.  An exception thrown by code built
- * against upstream's headers is a tvm::ffi::Error (our headers' Error is
- * another class, tvm::ffi::cimpl::Error): it is caught here by its name,
- * which is how the C++ runtime matches exception types across libraries,
- * and its error object is raised with its kind, message and backtrace.
- * This file must not include our C++ headers (the names would clash).
+ * upstream_error.cc -- upstream's tvm::ffi::Error as the ABI library exports
+ * it, and the catch that raises a C++ exception in flight as an FFI error
+ * (for the trampolines of module_bridge.cc).
+ *
+ * From 0.1.13 upstream's headers mark Error TVM_FFI_DLL, and the wheel's
+ * libtvm_ffi.so exports its vtable and typeinfo; binaries built against any
+ * release emit their own weak copies (Error has no key function), and with
+ * default visibility those bind to the runtime's when it comes first in the
+ * lookup scope.  Defining them here keeps that so on this runtime.  The
+ * class is laid out as upstream's by the Itanium ABI: `class Error : public
+ * ObjectRef, public std::exception` puts the polymorphic std::exception
+ * first (vtable pointer at 0) and the ObjectRef, one pointer to the error
+ * object, at 8.  Its out-of-line destructor makes this file the one that
+ * emits the vtable and typeinfo.  what() is 0.1.13+'s: the message.
+ *
+ * An exception thrown by code built against upstream's headers is caught
+ * here by its name (how the C++ runtime matches exception types across
+ * libraries).  This file must not include our C++ headers (the names would
+ * clash with tvm::ffi::cimpl's).
  */
 #include <tvm/ffi/c_api.h>
 
@@ -13,15 +25,22 @@
 
 namespace tvm {
 namespace ffi {
-// Upstream's Error as laid out by the Itanium ABI: `class Error : public
-// ObjectRef, public std::exception` puts the polymorphic std::exception
-// first (its vtable pointer at 0) and the ObjectRef, one pointer to the
-// error object, at 8.
-class Error {
+class ObjectRef {
  public:
-  void* exception_vptr_;
   TVMFFIObjectHandle data_;
 };
+class __attribute__((visibility("default"))) Error : public ObjectRef, public std::exception {
+ public:
+  ~Error() override;
+  const char* what() const noexcept override;
+};
+
+// The ObjectRef base releases its reference; ~exception runs after.
+Error::~Error() {
+  if (data_ != nullptr) TVMFFIObjectDecRef(data_);
+}
+
+const char* Error::what() const noexcept { return TVMFFIErrorGetCellPtr(data_)->message.data; }
 }  // namespace ffi
 }  // namespace tvm
 

@@ -1,18 +1,34 @@
 // tests/compat/apache_kernel.cc -- a kernel library written the way upstream
-// users write one, compiled against the headers of the apache-tvm-ffi wheel
-// (never ours).  test_apache_kernel.sh builds it and loads it through our
-// runtime; the exports below are what apache_kernel_load.c calls.
-#include <tvm/ffi/big_int.h>
+// users write one, compiled against the headers of an apache-tvm-ffi release's
+// wheel (never ours), for every 0.1.x release.  test_apache_kernel.sh builds it
+// and loads it through our runtime; the exports below are what
+// apache_kernel_load.c calls.  COMPAT_RELEASE_PATCH is N of the release 0.1.N
+// (the headers' TVM_FFI_VERSION_PATCH runs ahead of it in some releases):
+// what a release's headers lack is left out by COMPAT_SINCE(N), and the
+// export `release_patch` tells the loader what to expect.
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/string.h>
 
+#include <exception>
+#include <optional>
 #include <string>
+
+#ifndef COMPAT_RELEASE_PATCH
+#error "build with -DCOMPAT_RELEASE_PATCH=N for apache-tvm-ffi 0.1.N"
+#endif
+#define COMPAT_SINCE(patch) (COMPAT_RELEASE_PATCH >= (patch))
+#if COMPAT_SINCE(14)
+#include <tvm/ffi/big_int.h>
+#endif
 
 namespace ffi = tvm::ffi;
 
@@ -85,10 +101,11 @@ int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) {
   return (*it).second;
 }
 
-// A map key type with its own __any_hash__ / __any_equal__ hooks, registered
-// with these headers' native_fn_attr: our runtime's maps must call them in the
-// convention these headers give them (TVMFFIAny f(const Any&...) noexcept).
-// Equal ids are the same key; a negative id makes the hash hook throw.
+// A map key type with its own __any_hash__ / __any_equal__ hooks (0.1.10+):
+// registered with 0.1.15's native_fn_attr (called as TVMFFIAny f(const
+// Any&...) noexcept), before that as ffi.Function type attributes.  Our
+// runtime's maps must call them either way.  Equal ids are the same key; a
+// negative id makes the hash hook throw.
 class KeyObj : public ffi::Object {
  public:
   int64_t id;
@@ -114,15 +131,88 @@ int64_t KeyLookup(ffi::Map<ffi::Any, int64_t> m, ffi::Any key) {
   return it == m.end() ? -1 : (*it).second;
 }
 
+#if COMPAT_SINCE(14)
 // BigInt objects cross both ways: the host's runtime made a and c, these
 // headers' arithmetic makes the result (its words in a BigIntObj of theirs).
 ffi::BigInt BigMulAdd(ffi::BigInt a, int64_t b, ffi::BigInt c) { return a * b + c; }
+#endif
+
+// An object type with reflected fields: our runtime reads them through the
+// field getters these headers registered.
+class PointObj : public ffi::Object {
+ public:
+  int64_t x;
+  double y;
+  PointObj(int64_t x, double y) : x(x), y(y) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("compat.apache_kernel.Point", PointObj, ffi::Object);
+};
+
+ffi::ObjectRef MakePoint(int64_t x, double y) {
+  return ffi::ObjectRef(ffi::make_object<PointObj>(x, y));
+}
+
+// A module written in C++ (a ModuleObj subclass, vtable from the C++ ABI
+// library): kind "compat_line", one function `scale`.
+class LineModule : public ffi::ModuleObj {
+ public:
+  explicit LineModule(int64_t factor) : factor_(factor) {}
+  const char* kind() const final { return "compat_line"; }
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final {
+    if (name == "scale") {
+      int64_t factor = factor_;
+      return ffi::Function::FromTyped([factor](int64_t v) { return v * factor; });
+    }
+    if (name == "fail") {
+      return ffi::Function::FromTyped(
+          []() { TVM_FFI_THROW(IndexError) << "compat_line module failed"; });
+    }
+    return std::nullopt;
+  }
+
+ private:
+  int64_t factor_;
+};
+
+ffi::Module MakeModule(int64_t factor) { return ffi::Module(ffi::make_object<LineModule>(factor)); }
+
+// json::Stringify through the C++ ABI library: up to 0.1.12 the indent is an
+// Optional<int> by value, from 0.1.13 by reference.  A negative indent: none.
+ffi::String JsonDump(ffi::Any value, int64_t indent) {
+  ffi::Optional<int> opt;
+  if (indent >= 0) opt = static_cast<int>(indent);
+  return ffi::json::Stringify(value, opt);
+}
+
+bool StructEq(ffi::Any a, ffi::Any b) { return ffi::StructuralEqual::Equal(a, b); }
+
+// The virtual what() of a thrown Error, through its vtable (the runtime's,
+// from 0.1.13, whose headers export it).
+ffi::String WhatOf(ffi::String message) {
+  try {
+    TVM_FFI_THROW(RuntimeError) << message;
+  } catch (const std::exception& err) {
+    return ffi::String(err.what());
+  }
+  return ffi::String("not thrown");
+}
+
+int64_t ReleasePatch() { return COMPAT_RELEASE_PATCH; }
 
 }  // namespace
 
+#if COMPAT_SINCE(14)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(big_mul_add, BigMulAdd);
+#endif
+#if COMPAT_SINCE(10)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_key, MakeKey);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(key_lookup, KeyLookup);
+#endif
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(release_patch, ReleasePatch);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_point, MakePoint);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_module, MakeModule);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(json_dump, JsonDump);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(struct_eq, StructEq);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(what_of, WhatOf);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(iota, Iota);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
@@ -140,10 +230,17 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(map_get, MapGet);
 // library binds to, as soon as it is loaded.
 TVM_FFI_STATIC_INIT_BLOCK() {
   namespace refl = ffi::reflection;
+  refl::ObjectDef<PointObj>().def_ro("x", &PointObj::x).def_ro("y", &PointObj::y);
+#if COMPAT_SINCE(10)
   refl::ObjectDef<KeyObj>().def_ro("id", &KeyObj::id);
+#if COMPAT_SINCE(15)
   refl::TypeAttrDef<KeyObj>()
       .native_fn_attr<&KeyHash>(ffi::type_attr::kAnyHash)
       .native_fn_attr<&KeyEqual>(ffi::type_attr::kAnyEqual);
+#else
+  refl::TypeAttrDef<KeyObj>().def("__any_hash__", KeyHash).def("__any_equal__", KeyEqual);
+#endif
+#endif
   ffi::reflection::GlobalDef().def("compat.apache_kernel.mul_int",
                                    [](int64_t a, int64_t b) { return a * b; });
 }

@@ -1,11 +1,14 @@
 /*
  * apache_kernel_load.c -- loads apache_kernel.so (C++, built against the
- * apache-tvm-ffi wheel's headers) through OUR runtime and calls every export:
- * tensors in and out, ints, floats, strings, callbacks into our function
- * objects, arrays and maps laid out by either side, the kernel's static-init
- * global, errors that come back with kind, message and a backtrace naming the
- * kernel's source file and line, and map keys with the kernel's own hash/equal
- * hooks.
+ * headers of one apache-tvm-ffi 0.1.x release) through OUR runtime and calls
+ * every export: tensors in and out, ints, floats, strings, callbacks into our
+ * function objects, arrays and maps laid out by either side, the kernel's
+ * static-init global, errors that come back with kind, message and a
+ * backtrace naming the kernel's source file and line, an object type's
+ * reflected fields, a C++ module, the C++ API (JSON, structural equality,
+ * Error::what) and, from 0.1.10, map keys with the kernel's own hash/equal
+ * hooks and, from 0.1.14, big integers.  The kernel's `release_patch` export
+ * says which release built it.
  *
  *   apache_kernel_load KERNEL.so SOURCE_BASENAME THROW_LINE
  *
@@ -465,6 +468,110 @@ static void test_custom_keys(void) {
   TVMFFIObjectDecRef(lookup);
 }
 
+/* An object of the kernel's reflected type: our runtime reads its fields
+ * through the getters the kernel's headers registered. */
+static void test_point(void) {
+  TVMFFIObjectHandle make = get_function("make_point");
+  TVMFFIAny args[2] = {any_int(7), any_float(2.5)}, r;
+  CHECK_OK(call(make, args, 2, &r));
+  CHECK(r.type_index >= kTVMFFIStaticObjectBegin);
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(r.type_index);
+  CHECK(info != NULL);
+  CHECK_EQ_BYTES(info->type_key, "compat.apache_kernel.Point");
+  CHECK_EQ_INT(info->num_fields, 2);
+  int seen = 0;
+  for (int32_t i = 0; i < info->num_fields; ++i) {
+    const TVMFFIFieldInfo* f = &info->fields[i];
+    TVMFFIAny v = any_none();
+    CHECK_OK(f->getter((char*)r.v_obj + f->offset, &v));
+    if (f->name.size == 1 && f->name.data[0] == 'x') {
+      CHECK_EQ_INT(v.type_index, kTVMFFIInt);
+      CHECK_EQ_INT(v.v_int64, 7);
+      seen |= 1;
+    } else if (f->name.size == 1 && f->name.data[0] == 'y') {
+      CHECK_EQ_INT(v.type_index, kTVMFFIFloat);
+      CHECK(v.v_float64 == 2.5);
+      seen |= 2;
+    }
+  }
+  CHECK_EQ_INT(seen, 3);
+  CHECK_EQ_INT(check_use_count(r.v_obj), 1);
+  check_any_release(&r);
+  TVMFFIObjectDecRef(make);
+}
+
+/* A module written in C++ (ModuleObj subclass) used through our runtime. */
+static void test_cxx_module(void) {
+  TVMFFIObjectHandle make = get_function("make_module");
+  TVMFFIAny arg = any_int(3), m, r;
+  CHECK_OK(call(make, &arg, 1, &m));
+  CHECK_EQ_INT(m.type_index, kTVMFFIModule);
+  CHECK_OK(check_call_global("ffi.ModuleGetKind", &m, 1, &r));
+  CHECK_EQ_BYTES(str_of(&r), "compat_line");
+  check_any_release(&r);
+  TVMFFIAny q[3] = {m, any_cstr("scale"), any_none()};
+  q[2].type_index = kTVMFFIBool;
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", q, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
+  TVMFFIObjectHandle scale = r.v_obj;
+  arg = any_int(14);
+  CHECK_OK(call(scale, &arg, 1, &r));
+  CHECK_EQ_INT(r.v_int64, 42);
+  TVMFFIObjectDecRef(scale);
+  q[1] = any_cstr("fail");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", q, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIFunction);
+  TVMFFIObjectHandle fail = r.v_obj;
+  CHECK_RAISED(call(fail, NULL, 0, &r), "IndexError", "compat_line module failed");
+  TVMFFIObjectDecRef(fail);
+  q[1] = any_cstr("nope");
+  CHECK_OK(check_call_global("ffi.ModuleGetFunction", q, 3, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  CHECK_EQ_INT(check_use_count(m.v_obj), 1);
+  check_any_release(&m);
+  TVMFFIObjectDecRef(make);
+}
+
+/* The C++ API the kernel calls out of line (libtvm_ffi_cxx.so): JSON with an
+ * Optional<int> indent (by value up to 0.1.12, by reference after), structural
+ * equality, and Error::what() through the Error vtable. */
+static void test_cxx_api(void) {
+  TVMFFIObjectHandle dump = get_function("json_dump"), eq = get_function("struct_eq");
+  TVMFFIObjectHandle what = get_function("what_of");
+  TVMFFIAny items[2] = {any_int(1), any_int(2)}, a, b, r;
+  CHECK_OK(check_call_global("ffi.Array", items, 2, &a));
+  TVMFFIAny args[2] = {a, any_int(-1)};
+  CHECK_OK(call(dump, args, 2, &r));
+  CHECK_EQ_BYTES(str_of(&r), "[1,2]");
+  check_any_release(&r);
+  args[1] = any_int(2);
+  CHECK_OK(call(dump, args, 2, &r));
+  CHECK_EQ_BYTES(str_of(&r), "[\n  1,\n  2\n]");
+  check_any_release(&r);
+  CHECK_OK(check_call_global("ffi.Array", items, 2, &b));
+  args[1] = b;
+  CHECK_OK(call(eq, args, 2, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(r.v_int64, 1);
+  check_any_release(&b);
+  items[1] = any_int(3);
+  CHECK_OK(check_call_global("ffi.Array", items, 2, &b));
+  args[1] = b;
+  CHECK_OK(call(eq, args, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 0);
+  check_any_release(&b);
+  check_any_release(&a);
+  TVMFFIAny msg = any_cstr("thrown and caught by std::exception");
+  CHECK_OK(call(what, &msg, 1, &r));
+  TVMFFIByteArray text = str_of(&r);
+  if (strstr(text.data, "thrown and caught by std::exception") == NULL)
+    FAIL("what() = [%.*s]", (int)text.size, text.data);
+  check_any_release(&r);
+  TVMFFIObjectDecRef(dump);
+  TVMFFIObjectDecRef(eq);
+  TVMFFIObjectDecRef(what);
+}
+
 /* The kernel's TVM_FFI_STATIC_INIT_BLOCK registered into our registry. */
 static void test_static_init_global(void) {
   TVMFFIAny args[2] = {any_int(6), any_int(7)}, r;
@@ -483,21 +590,31 @@ int main(int argc, char** argv) {
   CHECK_EQ_INT(r.type_index, kTVMFFIModule);
   g_module = r.v_obj;
 
+  TVMFFIObjectHandle patch_of = get_function("release_patch");
+  CHECK_OK(call(patch_of, NULL, 0, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIInt);
+  int64_t patch = r.v_int64;
+  TVMFFIObjectDecRef(patch_of);
+
   test_add_one();
   test_iota();
   test_scalars();
-  test_big_ints();
+  if (patch >= 14) test_big_ints();
   test_strings();
   test_error(argv[2], atoi(argv[3]));
   test_callbacks();
   test_arrays();
   test_maps();
-  test_custom_keys();
+  if (patch >= 10) test_custom_keys();
+  test_point();
+  test_cxx_module();
+  test_cxx_api();
   test_static_init_global();
 
   CHECK_EQ_INT(check_use_count(g_module), 1);
   TVMFFIObjectDecRef(g_module);
   CHECK_SLOT_CLEAN();
-  printf("apache-built kernel: all calls through our runtime passed\n");
+  printf("kernel built against apache-tvm-ffi 0.1.%d: all calls through our runtime passed%s\n",
+         (int)patch, patch >= 10 ? "" : " (no hash/equal hooks before 0.1.10)");
   return 0;
 }

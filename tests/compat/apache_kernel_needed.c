@@ -4,13 +4,16 @@
  * our runtime, it must bind to ours, never map a second copy: otherwise its
  * static-init globals would land in a registry nobody reads.
  *
- *   apache_kernel_needed OUR_LIBTVM_FFI.so KERNEL.so
+ *   apache_kernel_needed OUR_LIBTVM_FFI.so KERNEL.so [OUR_LIBTVM_FFI_CXX.so]
  *
  * This program does not link libtvm_ffi: it dlopens ours by absolute path
  * (RTLD_LOCAL, as a Python extension module would be), and
  * test_apache_kernel.sh runs it with LD_LIBRARY_PATH pointing at the
  * apache wheel's lib directory, so a search by file name would find the
- * other copy.  Only the SONAME match keeps the kernel on ours.
+ * other copy.  Only the SONAME match keeps the kernel on ours.  A kernel
+ * that uses upstream's out-of-line C++ API (a ModuleObj subclass) also needs
+ * the C++ ABI library, which is then dlopened RTLD_GLOBAL in between, as
+ * `import tvm_ffi` does (docs/cxx-abi.md).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -60,8 +63,8 @@ static void* must_sym(void* lib, const char* name) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s OUR_LIBTVM_FFI.so KERNEL.so\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: %s OUR_LIBTVM_FFI.so KERNEL.so [OUR_LIBTVM_FFI_CXX.so]\n", argv[0]);
     return 2;
   }
   char ours_real[PATH_MAX];
@@ -77,6 +80,8 @@ int main(int argc, char** argv) {
   TVMFFIObjectHandle f = NULL;
   if (get_global(&ba, &f) != 0 || f != NULL) FAIL("%s registered before the kernel loaded", name);
 
+  if (argc == 4 && !dlopen(argv[3], RTLD_NOW | RTLD_GLOBAL))
+    FAIL("dlopen(%s): %s", argv[3], dlerror());
   void* kernel = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
   if (!kernel) FAIL("dlopen(%s): %s", argv[2], dlerror());
 

@@ -1,10 +1,12 @@
 /*
- * ours_kernel.c -- a plain C kernel written against OUR c_api.h, for the
- * other direction of binary compatibility: the apache-tvm-ffi wheel's Python
- * (its own libtvm_ffi.so) loads and calls it (apache_loads_ours.py).
- * It only uses the stable C ABI: exported TVMFFISafeCallType functions,
- * DLTensor views, TVMFFIAnyViewToOwnedAny, TVMFFIStringFromByteArray and
- * the error setters.
+ * ours_kernel.c -- a plain C kernel, built two ways (apache_loads_ours.py
+ * calls it): against OUR c_api.h and loaded by the apache-tvm-ffi wheel's
+ * Python on its own runtime (test_ours_kernel.sh), and against the c_api.h of
+ * every apache-tvm-ffi 0.1.x release and loaded by our Python on our runtime
+ * (test_apache_kernel.sh).  It only uses the stable C ABI: exported
+ * TVMFFISafeCallType functions, DLTensor views, TVMFFIAnyViewToOwnedAny,
+ * TVMFFIStringFromByteArray and the error setters; object layouts it reads
+ * itself (upstream's c_api.h has the accessors for C++ only).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,11 +20,15 @@ static int type_error(const char* fn, int index, const char* expected) {
   return -1;
 }
 
+/* The payload after an object's header: an ffi.Tensor's DLTensor, an
+ * ffi.String's bytes (docs/abi.md). */
+static void* payload(void* obj) { return (char*)obj + sizeof(TVMFFIObject); }
+
 /* A float32 CPU tensor argument (DLTensor* view or ffi.Tensor), else NULL. */
 static DLTensor* float32_tensor(const TVMFFIAny* arg) {
   DLTensor* t = NULL;
   if (arg->type_index == kTVMFFIDLTensorPtr) t = (DLTensor*)arg->v_ptr;
-  if (arg->type_index == kTVMFFITensor) t = TVMFFITensorGetDLTensorPtr(arg->v_obj);
+  if (arg->type_index == kTVMFFITensor) t = (DLTensor*)payload(arg->v_obj);
   if (t == NULL || t->device.device_type != kDLCPU || t->dtype.code != kDLFloat ||
       t->dtype.bits != 32 || t->dtype.lanes != 1 || t->ndim != 1)
     return NULL;
@@ -99,10 +105,11 @@ static int string_arg(const TVMFFIAny* arg, TVMFFIByteArray* out) {
       out->size = strlen(arg->v_c_str);
       return 0;
     case kTVMFFISmallStr:
-      *out = TVMFFISmallBytesGetContentByteArray(arg);
+      out->data = arg->v_bytes;
+      out->size = arg->small_str_len;
       return 0;
     case kTVMFFIStr:
-      *out = *TVMFFIBytesGetByteArrayPtr(arg->v_obj);
+      *out = *(const TVMFFIByteArray*)payload(arg->v_obj);
       return 0;
     default:
       return -1;

@@ -1,49 +1,130 @@
 #!/bin/sh
-# tests/compat/test_apache_kernel.sh -- a kernel library compiled against the
-# headers of the apache-tvm-ffi wheel (apache_kernel.cc, C++ as upstream users
-# write it) runs on OUR libtvm_ffi.so unchanged:
-#   1. every TVMFFI* symbol it leaves undefined is exported by our library;
-#   2. loaded and called through our C API (apache_kernel_load): tensors,
-#      ints, floats, strings, callbacks, arrays and maps made on either side,
-#      its static-init global, errors with kind, message and a backtrace
-#      naming apache_kernel.cc and the throw's line;
-#   3. its NEEDED libtvm_ffi.so binds to our already loaded copy even when
-#      LD_LIBRARY_PATH points at the wheel's (apache_kernel_needed).
-# Skips (77) when the wheel's venv cannot be made (scripts/apache-venv.sh).
+# tests/compat/test_apache_kernel.sh -- the compatibility matrix: for every
+# apache-tvm-ffi 0.1.x release (tests/compat/apache-releases.txt), kernel
+# libraries built against THAT release's headers, from its wheel, run on OUR
+# runtime unchanged:
+#   C++  apache_kernel.cc (-O0), linked as against the wheel (NEEDED
+#        libtvm_ffi.so, no rpath):
+#        1. every TVMFFI* symbol it leaves undefined is exported by our
+#           libtvm_ffi.so, every tvm::ffi C++ one by libtvm_ffi_cxx.so;
+#        2. loaded and called through our C API (apache_kernel_load): typed
+#           functions over tensors, scalars, strings, callbacks, arrays and
+#           maps; errors with kind, message and backtrace; an object type's
+#           reflected fields; a ModuleObj subclass; JSON, structural equality
+#           and Error::what() through the C++ ABI library; hash/equal hooks
+#           (0.1.10+) and big integers (0.1.14+);
+#        3. its NEEDED libtvm_ffi.so binds to our already loaded copy even
+#           when LD_LIBRARY_PATH points at the wheel's (apache_kernel_needed).
+#   C    ours_kernel.c against the release's c_api.h, loaded by our Python
+#        package (apache_loads_ours.py): numpy arrays, scalars, strings,
+#        errors with their C frame.
+# Prints the table of releases x results.  Releases run $COMPAT_JOBS (2) at a
+# time; the C++ kernels are cached once built (see below).  Skips (77) when the wheels cannot be fetched (apache-wheels.sh).
 set -u
-: "${top_srcdir:=.}" "${top_builddir:=.}" "${CXX:=c++}" "${NM:=nm}"
+: "${top_srcdir:=.}" "${top_builddir:=.}" "${CXX:=c++}" "${CC:=cc}" "${NM:=nm}"
 : "${TVMFFI_LIBDIR:=$top_builddir/c/.libs}"
+export top_srcdir top_builddir CXX CC NM TVMFFI_LIBDIR
+src=$top_srcdir/tests/compat/apache_kernel.cc
+cache=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/compat-kernels
+csrc=$top_srcdir/tests/compat/ours_kernel.c
 
-site=$(sh "$top_srcdir/scripts/apache-venv.sh") || exit $?
-wheel=$site/tvm_ffi
-ours=$TVMFFI_LIBDIR/libtvm_ffi.so
+# One release: VERSION WHEEL_DIR OUT_DIR.  Builds both kernels into OUT_DIR,
+# runs the C++ one, writes OUT_DIR/VERSION.cxx ("ok ..." or "FAIL ...") and
+# leaves OUT_DIR/VERSION.c.so for the Python run; its log is OUT_DIR/VERSION.log.
+if [ "${1:-}" = --one ]; then
+  v=$2 dir=$3 out=$4
+  patch=$(echo "$v" | cut -d. -f3)
+  kernel=$out/$v.cxx.so
+  exec > "$out/$v.log" 2>&1
+  verdict() { echo "$1" > "$out/$v.cxx"; echo "$1"; exit 0; }
+  start=$(date +%s) took=
+  # Built exactly as against the wheel: its headers, its library, no rpath.
+  # No sanitizer flags: the kernel stands for a third-party binary.  It
+  # depends on nothing of ours, so it is kept in the cache under a hash of
+  # its inputs (source, release, compiler, flags); COMPAT_REBUILD=1 ignores it.
+  flags="-std=c++17 -O0 -g1 -fPIC -shared -fvisibility=hidden -DCOMPAT_RELEASE_PATCH=$patch"
+  key=$({ cat "$src"; echo "$v $flags"; $CXX --version; } | sha256sum | cut -c1-16)
+  cached=$cache/apache_kernel-$v-$key.so
+  if [ -f "$cached" ] && [ -z "${COMPAT_REBUILD:-}" ]; then
+    cp "$cached" "$kernel"
+    took=cached
+  else
+    # shellcheck disable=SC2086 # $flags is a list
+    $CXX $flags -I"$dir/include" "$src" -o "$kernel" -L"$dir/lib" -ltvm_ffi || verdict "FAIL: build"
+    mkdir -p "$cache" && cp "$kernel" "$cached.$$" && mv -f "$cached.$$" "$cached"
+  fi
+  $CC -std=c11 -O0 -g -fPIC -shared -I"$dir/include" "$csrc" -o "$out/$v.c.so" \
+    -L"$dir/lib" -ltvm_ffi || echo "FAIL: C kernel build" > "$out/$v.c.fail"
+  : "${took:=$(($(date +%s) - start))s}"
+  readelf -d "$kernel" | grep -q 'NEEDED.*\[libtvm_ffi\.so\]' || verdict "FAIL: no NEEDED libtvm_ffi.so"
+  # 1. its undefined FFI symbols, C and C++, are ours
+  "$NM" -D -u "$kernel" | awk '{ print $NF }' | grep -E '^(TVMFFI|_Z(N3tvm3ffi|T[VIS]N3tvm3ffi))' |
+    sort -u > "$out/$v.needed"
+  "$NM" -D --defined-only "$TVMFFI_LIBDIR/libtvm_ffi.so" "$TVMFFI_LIBDIR/libtvm_ffi_cxx.so" |
+    awk 'NF >= 3 { print $3 }' | sort -u > "$out/$v.exported"
+  missing=$(comm -23 "$out/$v.needed" "$out/$v.exported")
+  [ -z "$missing" ] || verdict "FAIL: undefined here: $(echo "$missing" | c++filt | tr '\n' ' ')"
+  ncxx=$(grep -c '^_Z' "$out/$v.needed")
+  # 2. calls through our C API
+  line=$(grep -n 'COMPAT_THROW_LINE' "$src" | head -n 1 | cut -d: -f1)
+  "$top_builddir/tests/compat/apache_kernel_load" "$kernel" apache_kernel.cc "$line" ||
+    verdict "FAIL: apache_kernel_load"
+  # 3. NEEDED libtvm_ffi.so binds to ours
+  LD_LIBRARY_PATH=$dir/lib "$top_builddir/tests/compat/apache_kernel_needed" \
+    "$TVMFFI_LIBDIR/libtvm_ffi.so" "$kernel" "$TVMFFI_LIBDIR/libtvm_ffi_cxx.so" ||
+    verdict "FAIL: apache_kernel_needed"
+  if [ "$patch" -ge 10 ]; then hooks=ok; else hooks="n/a"; fi
+  # which json::Stringify it calls: Optional<int> indent by value or by reference
+  if grep -q '^_ZN3tvm3ffi4json9StringifyERKNS0_3AnyENS0_8OptionalIivEE$' "$out/$v.needed"; then
+    indent=value
+  elif grep -q '^_ZN3tvm3ffi4json9StringifyERKNS0_3AnyERKNS0_8OptionalIivEE$' "$out/$v.needed"; then
+    indent="const&"
+  else verdict "FAIL: calls no json::Stringify"; fi
+  verdict "ok $took $(wc -l < "$out/$v.needed") $ncxx $hooks $indent"
+fi
+
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-src=$top_srcdir/tests/compat/apache_kernel.cc
-kernel=$tmp/apache_kernel.so
+sh "$top_srcdir/tests/compat/apache-wheels.sh" > "$tmp/wheels" || exit $?
+start=$(date +%s)
+sed "s|^\([^ ]*\) \(.*\)$|--one \1 \2 $tmp|" "$tmp/wheels" |
+  xargs -n 4 -P "${COMPAT_JOBS:-2}" sh "$0" > /dev/null
+cxx_done=$(date +%s)
 
-# Built exactly as against the wheel: its headers, its library, no rpath.
-# No sanitizer flags: the kernel stands for a third-party binary.
-echo "building $src against $wheel/include"
-$CXX -std=c++17 -O1 -g -fPIC -shared -fvisibility=hidden -I"$wheel/include" "$src" \
-  -o "$kernel" -L"$wheel/lib" -ltvm_ffi || { echo "FAIL: cannot build the kernel"; exit 1; }
-readelf -d "$kernel" | grep -q 'NEEDED.*\[libtvm_ffi\.so\]' ||
-  { echo "FAIL: the kernel does not carry NEEDED libtvm_ffi.so"; exit 1; }
+# The C kernels, all in one Python process with our package and runtime.
+[ -n "${TVMFFI_LIBDIR:-}" ] && export TVM_FFI_LIBRARY_PATH="$TVMFFI_LIBDIR"
+cline=$(grep -n 'TVMFFIBacktrace(__FILE__' "$csrc" | head -n 1 | cut -d: -f1)
+ckernels=$(for f in "$tmp"/*.c.so; do [ -f "$f" ] && echo "$f"; done)
+. "$top_srcdir/tests/san-host.sh"
+if [ -n "$ckernels" ]; then
+  # shellcheck disable=SC2086 # one argument per kernel
+  PYTHONPATH="$top_srcdir/python" san_host "${PYTHON:-python3}" \
+    "$top_srcdir/tests/compat/apache_loads_ours.py" "$cline" $ckernels > "$tmp/c.out" 2>&1
+fi
+end=$(date +%s)
 
-echo "1. undefined TVMFFI symbols of the kernel, served by $ours:"
-"$NM" -D -u "$kernel" | awk '{print $NF}' | grep '^TVMFFI' | sort -u > "$tmp/needed"
-"$NM" -D --defined-only "$ours" | awk '{print $NF}' | sort -u > "$tmp/exported"
-[ -s "$tmp/needed" ] || { echo "FAIL: no TVMFFI symbols found in the kernel"; exit 1; }
-missing=$(comm -23 "$tmp/needed" "$tmp/exported")
-sed 's/^/   /' "$tmp/needed"
-[ -z "$missing" ] || { echo "FAIL: our library does not export:"; echo "$missing"; exit 1; }
-
-echo "2. calls through our C API:"
-line=$(grep -n 'COMPAT_THROW_LINE' "$src" | head -n 1 | cut -d: -f1)
-"$top_builddir/tests/compat/apache_kernel_load" "$kernel" apache_kernel.cc "$line" ||
-  { echo "FAIL: apache_kernel_load"; exit 1; }
-
-echo "3. NEEDED libtvm_ffi.so binds to ours:"
-LD_LIBRARY_PATH=$wheel/lib "$top_builddir/tests/compat/apache_kernel_needed" "$ours" "$kernel" ||
-  { echo "FAIL: apache_kernel_needed"; exit 1; }
-echo "PASS"
+fail=0
+echo "| Release | C kernel | C++ kernel | FFI symbols it imports (C++ of all) | hash/equal hooks | json::Stringify indent | C++ build |"
+echo "|---|---|---|---|---|---|---|"
+while read -r v dir; do
+  if [ -f "$tmp/$v.c.fail" ]; then c="FAIL: build"
+  elif grep -qx "ok $tmp/$v.c.so" "$tmp/c.out" 2> /dev/null; then c=ok
+  else c=FAIL; fi
+  r=$(cat "$tmp/$v.cxx" 2> /dev/null || echo "FAIL: no result")
+  case "$r" in
+    ok*) set -- $r; row="| $v | $c | ok | $4 of $3 | $5 | $6 | $2 |" ;; # ok TOOK ALL CXX HOOKS INDENT
+    *) row="| $v | $c | $r | | | | |" ;;
+  esac
+  echo "$row"
+  case "$row" in *FAIL*) fail=1 ;; esac
+done < "$tmp/wheels"
+echo "$(wc -l < "$tmp/wheels") releases: C++ kernels built and run in $((cxx_done - start))s (${COMPAT_JOBS:-2} at a time), C kernels run in $((end - cxx_done))s"
+if [ "$fail" != 0 ]; then
+  for f in "$tmp"/*.log; do
+    grep -q FAIL "$f" || continue
+    echo "== $(basename "$f" .log)"; tail -n 30 "$f"
+  done
+  [ -f "$tmp/c.out" ] && { echo "== C kernels"; tail -n 40 "$tmp/c.out"; }
+  exit 1
+fi
+echo PASS

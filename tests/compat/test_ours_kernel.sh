@@ -24,6 +24,6 @@ $CC -std=c11 -O1 -g -fPIC -shared -Wall -Wextra -Werror -I"$top_srcdir/c/include
 
 line=$(grep -n 'TVMFFIBacktrace(__FILE__' "$src" | head -n 1 | cut -d: -f1)
 env -u LD_LIBRARY_PATH -u LD_PRELOAD -u PYTHONPATH \
-  "$py" "$top_srcdir/tests/compat/apache_loads_ours.py" "$kernel" "$line" ||
+  "$py" "$top_srcdir/tests/compat/apache_loads_ours.py" "$line" "$kernel" ||
   { echo "FAIL: apache_loads_ours.py"; exit 1; }
 echo "PASS"
