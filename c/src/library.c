@@ -260,6 +260,81 @@ static void* lib_sym(const lib_impl* L, const char* name) {
   return sys_lookup(name);
 }
 
+/* ---- what a symbol is: a library's own code is called, its data written --- */
+
+/* The loaded segment (PT_LOAD) that holds p: its flags (PF_X, PF_W, PF_R),
+ * with PF_W cleared inside the RELRO region (read-only after relocation).
+ * 0 when no loaded object maps p. */
+typedef struct {
+  uintptr_t p;
+  int flags;
+} seg_query;
+
+static int seg_visit(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  seg_query* q = (seg_query*)data;
+  int found = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+    uintptr_t lo = (uintptr_t)(info->dlpi_addr + ph->p_vaddr), hi = lo + ph->p_memsz;
+    if (q->p < lo || q->p >= hi) continue;
+    if (ph->p_type == PT_LOAD) {
+      q->flags |= (int)ph->p_flags;
+      found = 1;
+    } else if (ph->p_type == PT_GNU_RELRO) {
+      q->flags |= 0x100; /* applied below: RELRO may come before or after its PT_LOAD */
+    }
+  }
+  if (!found) {
+    q->flags = 0;
+    return 0;
+  }
+  if (q->flags & 0x100) q->flags &= ~(PF_W | 0x100);
+  return 1;
+}
+
+static int segment_flags(const void* p) {
+  seg_query q = {(uintptr_t)p, 0};
+  dl_iterate_phdr(seg_visit, &q);
+  return q.flags;
+}
+
+/* The ELF type (STT_*) of the symbol that starts at p, or -1 when unknown. */
+static int symbol_type(const void* p) {
+  Dl_info info;
+  const ElfW(Sym)* es = NULL;
+  if (dladdr1(p, &info, (void**)&es, RTLD_DL_SYMENT) == 0 || es == NULL || info.dli_saddr != p)
+    return -1;
+  return ELF64_ST_TYPE(es->st_info);
+}
+
+/* A symbol a library exports under a function's name must be code: calling
+ * data (`const int __tvm_ffi__metadata_f = 0;`) would crash.  0 when p may be
+ * called, else -1 after raising TypeError.  System-library symbols were
+ * registered as functions by the program itself: not checked. */
+static int check_callable(const lib_impl* L, const void* p, const char* name) {
+  if (L->dl == NULL || p == NULL) return 0;
+  int type = symbol_type(p);
+  if (type != STT_OBJECT && type != STT_TLS && type != STT_COMMON && (segment_flags(p) & PF_X))
+    return 0;
+  return tvmffi__raise("TypeError",
+                       "symbol %s of the library is data, not a function: a library exports "
+                       "%s* symbols as TVMFFISafeCallType functions",
+                       name, FUNC_PREFIX);
+}
+
+/* Symbols the loader writes to (context symbols, __tvm_ffi__library_ctx) must
+ * be writable data: writing to code or to a const object would crash. */
+static int check_writable(const void* p, const char* name) {
+  int type = symbol_type(p);
+  if (type != STT_FUNC && type != STT_GNU_IFUNC && (segment_flags(p) & PF_W)) return 0;
+  return tvmffi__raise("RuntimeError",
+                       "cannot load the library: its symbol %s, which the runtime writes to, "
+                       "is %s; define it as a writable `void* %s;`",
+                       name, type == STT_FUNC || type == STT_GNU_IFUNC ? "a function" : "read-only",
+                       name);
+}
+
 /* Data symbols the loader writes to or parses (context symbols,
  * __tvm_ffi__library_ctx, __tvm_ffi__library_bin) must be defined by the
  * library itself: dlsym on a handle also searches its dependencies, and a
@@ -304,8 +379,10 @@ static int lib_func_sym(const lib_impl* L, const char* name, void** out) {
   char* s = concat3(FUNC_PREFIX, name, "");
   if (s == NULL) return -1;
   *out = L->dl ? dlsym(L->dl, s) : sys_lookup(s);
+  int rc = check_callable(L, *out, s);
   free(s);
-  return 0;
+  if (rc != 0) *out = NULL;
+  return rc;
 }
 
 /* A function of the library: calls the raw symbol with handle NULL (§13.6). */
@@ -352,7 +429,7 @@ static int lib_get_function(tvmffi__module* m, const char* name, TVMFFIObject** 
 static int lib_implements(tvmffi__module* m, const char* name) {
   void* addr = NULL;
   if (lib_func_sym((const lib_impl*)m->impl, name, &addr) != 0) {
-    TVMFFIObjectHandle err = NULL; /* OOM: report "absent" rather than raise */
+    TVMFFIObjectHandle err = NULL; /* OOM or data: report "absent" rather than raise */
     TVMFFIErrorMoveFromRaised(&err);
     TVMFFIObjectDecRef(err);
     return 0;
@@ -363,12 +440,14 @@ static int lib_implements(tvmffi__module* m, const char* name) {
 static int lib_get_info(tvmffi__module* m, const char* prefix, const char* name, TVMFFIAny* out) {
   char* s = concat3(prefix, name, "");
   if (s == NULL) return -1;
-  TVMFFISafeCallType fn = (TVMFFISafeCallType)lib_sym((const lib_impl*)m->impl, s);
+  const lib_impl* L = (const lib_impl*)m->impl;
+  void* addr = lib_sym(L, s);
   tvmffi__any_set_none(out);
-  if (fn == NULL) {
+  if (addr == NULL || check_callable(L, addr, s) != 0) {
     free(s);
-    return 0;
+    return addr == NULL ? 0 : -1;
   }
+  TVMFFISafeCallType fn = (TVMFFISafeCallType)addr;
   int rc = tvmffi__module_call_info_symbol(fn, s, out);
   free(s);
   return rc;
@@ -424,11 +503,30 @@ static tvmffi__module* library_module_create(lib_impl* L) {
   }
   for (size_t i = 0; i < n; ++i) {
     void** slot = (void**)lib_own_sym(L, ctxs[i].name);
+    if (slot != NULL && L->dl != NULL && check_writable(slot, ctxs[i].name) != 0) {
+      free(ctxs);
+      tvmffi__decref(&m->header);
+      return NULL;
+    }
     if (slot != NULL) *slot = ctxs[i].ptr;
   }
   free(ctxs);
   const void* bin = lib_own_sym(L, "__tvm_ffi__library_bin");
   void** ctx = (void**)lib_own_sym(L, "__tvm_ffi__library_ctx");
+  if (ctx != NULL && L->dl != NULL && check_writable(ctx, "__tvm_ffi__library_ctx") != 0) {
+    tvmffi__decref(&m->header);
+    return NULL;
+  }
+  if (bin != NULL && L->dl != NULL) {
+    int type = symbol_type(bin);
+    if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+      tvmffi__decref(&m->header);
+      tvmffi__raise("RuntimeError",
+                    "cannot load the library: its symbol __tvm_ffi__library_bin is a function, "
+                    "not the blob of its imported modules");
+      return NULL;
+    }
+  }
   /* The token is the C++ object address (see tvmffi__module_token). */
   if (ctx != NULL && token_write(L, ctx, m) != 0) {
     tvmffi__decref(&m->header);

@@ -328,6 +328,33 @@ static void test_load_special_files(void) {
   CHECK(unlink(zero) == 0 && unlink(null) == 0 && unlink(link) == 0);
 }
 
+/* Symbols under function names that are data, and a read-only module-token
+ * slot: refused with errors where calling or writing them crashed (issue 22
+ * item 7). */
+static void test_data_symbols(void) {
+  TVMFFIObjectHandle m = load_ok(kernel("kdatasym"));
+  TVMFFIObjectHandle ok = get_fn(m, "ok", 0);
+  TVMFFIAny r;
+  CHECK_OK(call(ok, NULL, 0, &r));
+  CHECK_EQ_INT(r.v_int64, 7);
+  TVMFFIObjectDecRef(ok);
+  TVMFFIAny a[3] = {check_any_obj(m), check_any_cstr("data_fn"), v_bool(0)};
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunction", a, 3, &r), "TypeError",
+               "__tvm_ffi_data_fn of the library is data, not a function");
+  CHECK_OK(check_call_global("ffi.ModuleImplementsFunction", a, 3, &r));
+  CHECK_EQ_INT(r.v_int64, 0);
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r), "TypeError",
+               "__tvm_ffi__metadata_data_fn");
+  a[1] = check_any_cstr("ok");
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunctionMetadata", a, 3, &r), "TypeError",
+               "__tvm_ffi__metadata_ok of the library is data");
+  CHECK_RAISED(check_call_global("ffi.ModuleGetFunctionDoc", a, 3, &r), "TypeError",
+               "__tvm_ffi__doc_ok");
+  TVMFFIObjectDecRef(m);
+  CHECK_RAISED(load(kernel("kroctx"), &m), "RuntimeError",
+               "__tvm_ffi__library_ctx, which the runtime writes to, is read-only");
+}
+
 static void foreign_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
@@ -775,6 +802,7 @@ int main(void) {
   test_load_and_call();
   test_load_errors();
   test_load_special_files();
+  test_data_symbols();
   test_format_mapping();
   test_foreign_module();
   test_custom_loader();

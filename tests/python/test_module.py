@@ -114,3 +114,20 @@ def test_imports_reads_reflected_field():
     assert m.imports == []
     with pytest.raises(RuntimeError, match="Cyclic dependency"):
         other.import_module(other)
+
+
+@needs_kernel
+def test_symbols_that_are_data_are_refused_not_called():
+    # tests/c/kernels/kdatasym.c: a "function", its metadata and its doc are data; calling
+    # them crashed the process (issue 22 item 7)
+    mod = tvm_ffi.load_module(os.path.join(KERNEL_DIR, "kdatasym.so"))
+    assert mod.ok() == 7
+    with pytest.raises(TypeError, match="__tvm_ffi_data_fn of the library is data"):
+        mod.data_fn  # noqa: B018
+    assert not mod.implements_function("data_fn")
+    with pytest.raises(TypeError, match="__tvm_ffi__metadata_ok of the library is data"):
+        mod.get_function_metadata("ok")
+    with pytest.raises(TypeError, match="__tvm_ffi__doc_ok"):
+        mod.get_function_doc("ok")
+    with pytest.raises(RuntimeError, match="__tvm_ffi__library_ctx, which the runtime writes"):
+        tvm_ffi.load_module(os.path.join(KERNEL_DIR, "kroctx.so"))
