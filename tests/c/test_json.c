@@ -4,6 +4,7 @@
  * and indented output, RFC 8259 violations as ValueError with the position,
  * non-serializable values and cycles, argument errors, refcounts.
  */
+#include <float.h>
 #include <tvm/ffi/extra/c_container.h>
 
 #include "ext_fixture.h"
@@ -173,6 +174,28 @@ static void test_errors(void) {
   check_parse_error("\"\\ud800\\u00\"", "Invalid \\uXXXX escape: line 1 column 10 (char 9)");
   check_parse_error("[1]\n x", "Extra data: line 2 column 2 (char 5)");
   check_parse_error("tru", "Expecting value: line 1 column 1 (char 0)");
+  /* numbers float64 cannot hold are refused as upstream does (strtod's ERANGE), never
+   * rounded to inf or 0.0 (issue 22 item 9); zero and the extremes still parse */
+  check_parse_error("1e999",
+                    "Expecting value: line 1 column 1 (char 0): the number's magnitude "
+                    "is too large for float64");
+  check_parse_error("[0, -1e999]", "Expecting value: line 1 column 5 (char 4)");
+  check_parse_error("1.7976931348623159e308", "too large for float64");
+  check_parse_error("1e-400", "too small for float64 (nonzero");
+  check_parse_error("-4.9e-324", "too small for float64"); /* subnormal, as upstream */
+  static char huge[100002];
+  memset(huge, '7', 100000);
+  huge[100000] = '\0';
+  check_parse_error(huge, "the integer is too large for int64 and for float64");
+  TVMFFIAny z = parse("0e999");
+  CHECK(z.type_index == kTVMFFIFloat && z.v_float64 == 0.0);
+  z = parse("1.7976931348623157e308");
+  CHECK(z.type_index == kTVMFFIFloat && z.v_float64 == DBL_MAX);
+  z = parse("2.2250738585072014e-308");
+  CHECK(z.type_index == kTVMFFIFloat && z.v_float64 == DBL_MIN);
+  huge[300] = '\0'; /* 300 digits: beyond int64, a float as upstream */
+  z = parse(huge);
+  CHECK(z.type_index == kTVMFFIFloat && z.v_float64 > 7e299);
   /* Nesting is bounded. */
   static char deep[3000];
   memset(deep, '[', 2000);

@@ -145,6 +145,28 @@ def test_json_parse_stringify():
         stringify(Map({1: 2}), None)
 
 
+@pytest.mark.parametrize(("text", "why"), [
+    ("1e999", "too large for float64"), ("-1e999", "too large for float64"),
+    ("1e-400", "too small for float64"), ("-2.5e-324", "too small for float64"),
+    ("9" * 100000, "the integer is too large for int64 and for float64"),
+    ('{"a": [0, 1e400]}', "too large for float64"),
+])
+def test_json_numbers_out_of_float64_range_raise(text, why):
+    # upstream refuses them (strtod's ERANGE) where they parsed to inf or 0.0 (issue 22 item 9)
+    with pytest.raises(ValueError, match="^Expecting value: line 1 column .*" + why):
+        g("ffi.json.Parse")(text)
+    graph = '{"root_index": 0, "nodes": [{"type": "float", "data": %s}]}' % text
+    with pytest.raises(ValueError, match=why):
+        tvm_ffi.serialization.from_json_graph_str(graph)
+
+
+def test_json_numbers_at_the_edges_of_float64_parse():
+    parse = g("ffi.json.Parse")
+    assert parse("0e999") == 0.0 and parse("1.7976931348623157e308") == 1.7976931348623157e308
+    assert parse("2.2250738585072014e-308") == 2.2250738585072014e-308
+    assert parse("9223372036854775807") == 2**63 - 1 and parse("1" + "0" * 300) == 1e300
+
+
 # ---- structural equality / hashing (tvm_ffi.structural, docs/abi.md §14.4) ----------------------
 
 from tvm_ffi import (  # noqa: E402

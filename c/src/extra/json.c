@@ -28,7 +28,12 @@ typedef struct {
   int depth;
 } parser;
 
-static int perr(const parser* p, size_t at, const char* what) {
+static int perr_why(const parser* p, size_t at, const char* what, const char* why);
+
+static int perr(const parser* p, size_t at, const char* what) { return perr_why(p, at, what, ""); }
+
+/* perr with an explanation after the position (empty: none). */
+static int perr_why(const parser* p, size_t at, const char* what, const char* why) {
   size_t line = 1, col = 1;
   for (size_t k = 0; k < at && k < p->n; ++k) {
     if (p->s[k] == '\n') {
@@ -39,7 +44,8 @@ static int perr(const parser* p, size_t at, const char* what) {
     }
   }
   /* Python's json module wording, which upstream's parser and tests use. */
-  return tvmffi__raise("ValueError", "%s: line %zu column %zu (char %zu)", what, line, col, at);
+  return tvmffi__raise("ValueError", "%s: line %zu column %zu (char %zu)%s", what, line, col, at,
+                       why);
 }
 
 static void skip_ws(parser* p) {
@@ -255,9 +261,23 @@ static int parse_number(parser* p, TVMFFIAny* out) {
       goto done;
     }
   }
+  /* A number float64 cannot hold is refused, not rounded to inf or 0.0: upstream's
+   * strtod check (ERANGE), the same "Expecting value" error, with the reason. */
+  errno = 0;
+  double d = strtod(text, NULL);
+  if (errno == ERANGE) {
+    int over = d != 0.0 && (d > 1.0 || d < -1.0);
+    rc = perr_why(p, start, "Expecting value",
+                  !is_float ? ": the integer is too large for int64 and for float64"
+                  : over    ? ": the number's magnitude is too large for float64 (above "
+                              "1.7976931348623157e308)"
+                            : ": the number's magnitude is too small for float64 (nonzero, "
+                              "below 2.2250738585072014e-308)");
+    goto done;
+  }
   out->type_index = kTVMFFIFloat;
   out->zero_padding = 0;
-  out->v_float64 = strtod(text, NULL);
+  out->v_float64 = d;
 done:
   if (text != tmp) free(text);
   return rc;
