@@ -314,6 +314,20 @@ static int list_clear(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   return 0;
 }
 
+/* ffi.ListReserve(list, n): room for n elements without reallocating; n <= capacity
+ * (negative included) changes nothing, as List<Any>::reserve. */
+static int list_reserve(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)self;
+  (void)result;
+  static const char fname[] = "ffi.ListReserve(0: List<Any>, 1: int) -> void";
+  TVMFFIObject* list;
+  int64_t n;
+  if (tvmffi__args_count(fname, num_args, 2) || arg_list(fname, args, 0, &list) ||
+      tvmffi__arg_int(fname, args, 1, &n))
+    return -1;
+  return TVMFFIListCellReserve(TVMFFISeqGetCellPtr(list), n);
+}
+
 void tvmffi__list_globals_init(void) {
   tvmffi__register_global("ffi.List", list_ctor, "Creates an ffi.List of the arguments.",
                           SCHEMA_PACKED);
@@ -345,4 +359,7 @@ void tvmffi__list_globals_init(void) {
                           SCHEMA_FN("None", ARG_LIST_ANY));
   tvmffi__register_global("ffi.ListClear", list_clear, "Removes every element.",
                           SCHEMA_FN("None", ARG_LIST_ANY));
+  tvmffi__register_global("ffi.ListReserve", list_reserve,
+                          "Makes room for n elements (a larger capacity only).",
+                          SCHEMA_FN("None", ARG_LIST_ANY ARG("int")));
 }

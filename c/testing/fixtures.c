@@ -5,7 +5,10 @@
  * TestCustomHash / TestCustomCompare / TestEqWithoutHash (__ffi_hash__,
  * __ffi_eq__, __ffi_compare__ hooks) and the private TestCxx* types the
  * dataclass tests use (ReprOff, InitOff, KwOnly, defaults, inheritance), and
- * TestDeepCopyEdges (an Any and a nullable ObjectRef field).
+ * TestDeepCopyEdges (an Any and a nullable ObjectRef field), and the structural
+ * traversal fixtures TestVisitRegions (fields flagged as simple / pattern definition
+ * regions) and TestVisitHook (a __s_visit__ hook visiting its child in a simple region)
+ * behind testing.make_visit_region_graph.
  *
  * Each type is a header followed by fields of a few kinds laid out at their
  * natural alignment after the parent's fields, so offsets and sizes are the
@@ -29,6 +32,8 @@ typedef enum { F_I64, F_I32, F_F64, F_F32, F_BOOL, F_STR, F_BASE, F_OPT_BASE, F_
 #define HASH_OFF kTVMFFIFieldFlagBitMaskHashOff
 #define INIT_OFF kTVMFFIFieldFlagBitMaskInitOff
 #define KW_ONLY kTVMFFIFieldFlagBitMaskKwOnly
+#define DEF_SIMPLE kTVMFFIFieldFlagBitMaskSEqHashDefSimple
+#define DEF_PATTERN kTVMFFIFieldFlagBitMaskSEqHashDefPattern
 
 typedef struct {
   const char* name;
@@ -126,6 +131,12 @@ static const tspec k_specs[] = {
      {F("child_required", F_I64, W), F("child_kw_only", F_I64, W | KW_ONLY)}},
     {"testing.TestDeepCopyEdges", NULL, "Any and ObjectRef fields holding what ffi.DeepCopy copies.",
      1, INIT_AUTO, {F("v_any", F_ANY, W), F("v_obj", F_OBJ, W)}},
+    {"testing.TestVisitRegions", NULL, "simple, pattern and ordinary definition regions.", 1,
+     INIT_AUTO, {{"simple", F_I64, DEF_SIMPLE, 0, 0, NULL, 1},
+                 {"pattern", F_I64, DEF_PATTERN, 0, 0, NULL, 2},
+                 {"ordinary", F_I64, 0, 0, 0, NULL, 3}}},
+    {"testing.TestVisitHook", NULL, "Visits child in a simple region, then the int 4.", 0,
+     INIT_NONE, {F("child", F_OBJ, 0)}},
 };
 /* clang-format on */
 #define NUM_TYPES ((int)(sizeof(k_specs) / sizeof(k_specs[0])))
@@ -148,6 +159,8 @@ static const struct {
     {"testing.TestCxxAutoInitChild", 1, 0, 0},
     {"testing.TestCxxClassHiddenField", 1, 1, 8},
     {"testing.TestCxxClassPolymorphic", 1, 1, 8},
+    {"testing.TestVisitRegions", 1, 0, 0},
+    {"testing.TestVisitHook", 1, 0, 0},
 };
 
 static int shape_of(const char* key, int32_t* gap_after, int32_t* gap_bytes) {
@@ -459,11 +472,12 @@ static TVMFFIObject* new_object(const tdesc* d) {
 CREATOR(0) CREATOR(1) CREATOR(2) CREATOR(3) CREATOR(4) CREATOR(5) CREATOR(6) CREATOR(7)
 CREATOR(8) CREATOR(9) CREATOR(10) CREATOR(11) CREATOR(12) CREATOR(13) CREATOR(14) CREATOR(15)
 CREATOR(16) CREATOR(17) CREATOR(18) CREATOR(19) CREATOR(20) CREATOR(21) CREATOR(22)
+CREATOR(23) CREATOR(24)
 static const TVMFFIObjectCreator k_creators[] = {
     create_0,  create_1,  create_2,  create_3,  create_4,  create_5,  create_6,
     create_7,  create_8,  create_9,  create_10, create_11, create_12, create_13,
     create_14, create_15, create_16, create_17, create_18, create_19, create_20,
-    create_21, create_22};
+    create_21, create_22, create_23, create_24};
 /* clang-format on */
 _Static_assert(sizeof(k_creators) / sizeof(k_creators[0]) == sizeof(k_specs) / sizeof(k_specs[0]),
                "one creator per fixture type");
@@ -1443,12 +1457,100 @@ static void register_schema_all_types(void) {
 #undef MAP_SAI
 }
 
+/* ---- structural traversal fixtures ----------------------------------------- */
+
+static const tdesc* desc_by_key(const char* key) {
+  for (int i = 0; i < NUM_TYPES; ++i)
+    if (g_types[i].index >= 0 && strcmp(g_types[i].key, key) == 0) return &g_types[i];
+  return NULL;
+}
+
+/* (visitor, child) of a TestVisitHook visit, for the callback run in the simple region. */
+typedef struct {
+  TVMFFIAny visitor, child;
+} hook_frame;
+
+static int visit_child(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)args;
+  (void)n;
+  hook_frame* fr = (hook_frame*)self;
+  TVMFFIAny a[2] = {fr->visitor, fr->child};
+  return call_global("ffi.StructuralVisitorVisit", a, 2, result);
+}
+
+/* __s_visit__ of TestVisitHook, called as (value, visitor): the child under
+ * kTVMFFIDefRegionKindSimple, then (unless that interrupted) the int 4 in the region the
+ * visit restored. */
+static int visit_hook(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  const tdesc* d = (const tdesc*)self;
+  if (arg_count("testing.TestVisitHook.__s_visit__(0: Object, 1: Object) -> Any", n, 2) != 0)
+    return -1;
+  hook_frame fr = {args[1], {0}};
+  TVMFFIObject* child = *(TVMFFIObject**)((char*)args[0].v_obj + d->offsets[0]);
+  set_none(&fr.child);
+  if (child != NULL) {
+    fr.child.type_index = child->type_index;
+    fr.child.v_obj = child;
+  }
+  TVMFFIObjectHandle cb = NULL;
+  if (TVMFFIFunctionCreate(&fr, visit_child, NULL, &cb) != 0) return -1;
+  TVMFFIAny a[3] = {args[1], v_int(kTVMFFIDefRegionKindSimple), {0}};
+  a[2].type_index = kTVMFFIFunction;
+  a[2].v_obj = (TVMFFIObject*)cb;
+  int rc = call_global("ffi.StructuralVisitorWithDefRegionKind", a, 3, result);
+  TVMFFIObjectDecRef(cb);
+  if (rc != 0 || result->type_index != kTVMFFINone) return rc;
+  a[1] = v_int(4);
+  return call_global("ffi.StructuralVisitorVisit", a, 2, result);
+}
+
+/* testing.make_visit_region_graph(with_hook): a TestVisitRegions, or a TestVisitHook
+ * whose child is one. */
+static int make_visit_region_graph(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)self;
+  static const char sig[] = "testing.make_visit_region_graph(0: bool) -> Any";
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != kTVMFFIBool && args[0].type_index != kTVMFFIInt)
+    return arg_mismatch(sig, 0, "bool", &args[0]);
+  const tdesc* regions = desc_by_key("testing.TestVisitRegions");
+  const tdesc* hook = desc_by_key("testing.TestVisitHook");
+  if (regions == NULL || hook == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "the visit-region fixtures are not registered");
+    return -1;
+  }
+  TVMFFIObject* fields = new_object(regions);
+  if (fields == NULL) return -1;
+  TVMFFIObject* out = fields;
+  if (args[0].v_int64 != 0) {
+    out = new_object(hook);
+    if (out == NULL) {
+      TVMFFIObjectDecRef(fields);
+      return -1;
+    }
+    *(TVMFFIObject**)((char*)out + hook->offsets[0]) = fields; /* moved in */
+  }
+  r->type_index = out->type_index;
+  r->zero_padding = 0;
+  r->v_obj = out;
+  return 0;
+}
+
+static void register_visit_fixtures(void) {
+  const tdesc* hook = desc_by_key("testing.TestVisitHook");
+  if (hook != NULL) register_attr_fn(hook->index, "__s_visit__", visit_hook, (tdesc*)hook);
+  tt_reg("testing.make_visit_region_graph", make_visit_region_graph, NULL,
+         "A testing.TestVisitRegions, or a testing.TestVisitHook holding one (with_hook).",
+         "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"Any\"}],"
+         "\"params\":[{\"type\":\"bool\"}]}}");
+}
+
 void tvmffi_testing__fixtures_init(void) {
   TVMFFIByteArray base = ba("testing.TestObjectBase");
   if (TVMFFITypeKeyToIndex(&base, &g_base_index) != 0) g_base_index = -1;
   for (int i = 0; i < NUM_TYPES; ++i) g_types[i].index = -1;
   for (int i = 0; i < NUM_TYPES; ++i) register_type(&g_types[i], i);
   register_schema_all_types();
+  register_visit_fixtures();
   TVMFFIObjectHandle err = NULL;
   TVMFFIErrorMoveFromRaised(&err);
   if (err != NULL) {

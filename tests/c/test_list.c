@@ -289,6 +289,29 @@ static void test_reserve_like_cpp(void) {
   g_deleted = 0;
 }
 
+/* ffi.ListReserve grows the capacity only, keeping the items; bad input is an error. */
+static void test_list_reserve_global(void) {
+  TVMFFIAny l = new_list(3, 1);
+  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(l.v_obj);
+  TVMFFIAny a2[2] = {l, check_any_int(50)};
+  call_ok("ffi.ListReserve", a2, 2);
+  CHECK_EQ_INT(cell->capacity, 50);
+  void* data = cell->data;
+  a2[1] = check_any_int(-1);
+  call_ok("ffi.ListReserve", a2, 2); /* smaller or negative: nothing changes */
+  CHECK(cell->data == data);
+  CHECK_EQ_INT(cell->capacity, 50);
+  static const int64_t want[] = {1, 2, 3};
+  expect_ints(l, want, 3);
+  TVMFFIAny r;
+  a2[1] = check_any_int(INT64_MAX);
+  CHECK_RAISED(check_call_global("ffi.ListReserve", a2, 2, &r), "MemoryError", "out of memory");
+  CHECK_EQ_INT(cell->capacity, 50);
+  a2[0] = check_any_int(1);
+  CHECK_RAISED(check_call_global("ffi.ListReserve", a2, 2, &r), "TypeError", "List<Any>");
+  check_any_release(&l);
+}
+
 /* Pop hands the element's reference to the caller. */
 static void test_pop_ownership(void) {
   TVMFFIAny t = tracked(), l, r;
@@ -314,6 +337,7 @@ int main(void) {
   test_range_errors();
   test_replace_with_itself();
   test_reserve_like_cpp();
+  test_list_reserve_global();
   test_pop_ownership();
   CHECK_SLOT_CLEAN();
   printf("test_list: ok\n");

@@ -403,3 +403,62 @@ def test_structural_walk_callback_types():
     found = []
     structural_walk(Array([tvm_ffi.Shape((1,)), "x", b"y"]), ((tvm_ffi.Shape, str, bytes), found.append))
     assert found == [(1,), "x", b"y"]
+
+
+def test_def_regions_reach_through_objects_but_not_into_a_simple_variable():
+    # upstream's rule: a def region propagates into the fields of the objects it holds; a
+    # simple one stops at a free variable (its fields are uses)
+    from typing import Any, Optional
+
+    from tvm_ffi.dataclasses import field, py_class
+
+    @py_class("testing.pyapi_region.Var", structural_eq="var")
+    class Var(tvm_ffi.Object):
+        name: str
+        inner: Optional[tvm_ffi.Object] = None
+
+    @py_class("testing.pyapi_region.Box")
+    class Box(tvm_ffi.Object):
+        v: Any
+
+    @py_class("testing.pyapi_region.Bind")
+    class Bind(tvm_ffi.Object):
+        d: Any = field(structural_eq="def-simple")
+        body: Any = None
+
+    x, y = Var("x"), Var("x")
+    a, b = Bind(Box(x), x), Bind(Box(y), y)  # x binds to y through the Box
+    assert tvm_ffi.structural_equal(a, b)
+    assert tvm_ffi.structural_hash(a) == tvm_ffi.structural_hash(b)
+    z1, z2 = Var("z"), Var("z")
+    a, b = Bind(Var("v", z1), z1), Bind(Var("v", z2), z2)  # z sits inside a variable: a use
+    assert not tvm_ffi.structural_equal(a, b)
+    assert tvm_ffi.structural_hash(a) != tvm_ffi.structural_hash(b)
+
+
+def test_visit_region_fixtures():
+    from tvm_ffi.structural import structural_walk
+
+    make = g("testing.make_visit_region_graph")
+    seen = {False: [], True: []}
+    for with_hook, kinds in seen.items():
+        structural_walk(make(with_hook), with_def_region_kind=(int, lambda v, k, out=kinds: out.append((v, int(k)))))
+    # field flags open simple (2) / pattern (1) regions; the hook visits its child in a simple
+    # region, whose ordinary field inherits it, then the int 4 back in no region
+    assert seen[False] == [(1, 2), (2, 1), (3, 0)]
+    assert seen[True] == [(1, 2), (2, 1), (3, 2), (4, 0)]
+    assert type(make(True)).__name__ == "TestVisitHook" and make(True).child.ordinary == 3
+    with pytest.raises(TypeError, match="Expected `bool`"):
+        make("x")
+
+
+def test_list_reserve():
+    lst = List([1, 2])
+    assert g("ffi.ListReserve")(lst, 100) is None and list(lst) == [1, 2]
+    g("ffi.ListReserve")(lst, -1)
+    lst.append(3)
+    assert list(lst) == [1, 2, 3]
+    with pytest.raises(MemoryError):
+        g("ffi.ListReserve")(lst, 1 << 62)
+    with pytest.raises(TypeError, match="List<Any>"):
+        g("ffi.ListReserve")(Array([1]), 3)

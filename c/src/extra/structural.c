@@ -259,10 +259,7 @@ static int eq_tensor(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
 static int eq_fields(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(a->type_index);
   int outer_region = c->def_region;
-  /* A non-recursive def region covers the variables directly in the field,
-   * not those inside the objects it holds. */
-  int inner_region =
-      outer_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : outer_region;
+  int inner_region = tvmffi__fields_def_region(outer_region, a->type_index);
   int result = 1;
   for (int32_t d = 0; result == 1 && d <= info->type_depth; ++d) {
     const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
@@ -335,7 +332,7 @@ static int s_equal_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
     eq_ctx* c = cb->c;
     size_t mark = c->nsteps;
     int saved = c->def_region;
-    c->def_region = region ? (int)region : cb->inner_region;
+    c->def_region = tvmffi__hook_def_region(region, cb->inner_region);
     r = eq_any(c, &args[0], &args[1]);
     c->def_region = saved;
     if (r == 0 && cb->keep == 0 && args[3].type_index != kTVMFFINone) {
@@ -361,8 +358,7 @@ static int eq_hooked(eq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {
   s_equal_cb* cb = (s_equal_cb*)malloc(sizeof(s_equal_cb));
   if (cb == NULL) return tvmffi__raise_oom();
   cb->c = c;
-  cb->inner_region =
-      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region;
+  cb->inner_region = tvmffi__fields_def_region(c->def_region, a->type_index);
   cb->keep = 0;
   size_t mark = c->nsteps;
   TVMFFIObjectHandle f = NULL;
@@ -598,9 +594,8 @@ static int hash_field(void* ctx, const TVMFFIFieldInfo* f, const TVMFFIAny* v) {
 }
 
 static int hash_fields(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
-  field_hash fh = {
-      c, tvmffi__type_info_lookup(obj->type_index)->type_key_hash,
-      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region};
+  field_hash fh = {c, tvmffi__type_info_lookup(obj->type_index)->type_key_hash,
+                   tvmffi__fields_def_region(c->def_region, obj->type_index)};
   if (tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, hash_field, &fh) != 0)
     return -1;
   *out = fh.h;
@@ -635,7 +630,7 @@ static int s_hash_cb_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
     rc = structural_hash(&args[0], 0, 0, &h);
   } else {
     int saved = cb->c->def_region;
-    cb->c->def_region = region ? (int)region : cb->inner_region;
+    cb->c->def_region = tvmffi__hook_def_region(region, cb->inner_region);
     rc = hash_any(cb->c, &args[0], &h);
     cb->c->def_region = saved;
   }
@@ -651,8 +646,7 @@ static int hash_hooked(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   s_hash_cb* cb = (s_hash_cb*)malloc(sizeof(s_hash_cb));
   if (cb == NULL) return tvmffi__raise_oom();
   cb->c = c;
-  cb->inner_region =
-      c->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone : c->def_region;
+  cb->inner_region = tvmffi__fields_def_region(c->def_region, obj->type_index);
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(cb, s_hash_cb_call, free, &f) != 0) {
     free(cb);

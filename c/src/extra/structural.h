@@ -82,12 +82,33 @@ int tvmffi__raw_reraise(TVMFFIAny* r);
 int tvmffi__visit_error_note(TVMFFIObject* err, const TVMFFIAny* node);
 
 /* The def-region kind a reflected field's value is walked in: a def field opens its
- * region, any other field takes `inner` (the walk's rule for the enclosing object). */
+ * region, any other field takes `inner` (tvmffi__fields_def_region); inside a recursive
+ * (pattern) region every field stays in it, as upstream's WithDefRegionKind. */
 static inline int32_t tvmffi__field_def_region(int64_t flags, int32_t inner) {
+  if (inner == kTVMFFIDefRegionKindRecursive) return inner;
   if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) return kTVMFFIDefRegionKindRecursive;
   if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive)
     return kTVMFFIDefRegionKindNonRecursive;
   return inner;
+}
+
+/* The region a hook's callback walks a child in: the region it names (0: `inner`),
+ * except inside a recursive (pattern) region, which stays. */
+static inline int32_t tvmffi__hook_def_region(int64_t region, int32_t inner) {
+  if (inner == kTVMFFIDefRegionKindRecursive || region == 0) return inner;
+  return (int32_t)region;
+}
+
+/* The region the fields of an object of type `type_index` inherit from the walk's
+ * region `outer`: the same, except that a non-recursive (simple) definition of a FreeVar
+ * covers the variable itself and its fields are uses (upstream's clamp). */
+static inline int32_t tvmffi__fields_def_region(int32_t outer, int32_t type_index) {
+  if (outer != kTVMFFIDefRegionKindNonRecursive) return outer;
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  return info != NULL && info->metadata != NULL &&
+                 info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindFreeVar
+             ? kTVMFFIDefRegionKindNone
+             : outer;
 }
 
 /* Small helpers for registering C-implemented reflected types. */

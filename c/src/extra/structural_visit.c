@@ -176,10 +176,7 @@ static TVMFFIAny default_visit(visitor* vis, TVMFFIAny view) {
   const TVMFFIAny* hook = custom_visit_hook(t);
   if (hook != NULL) return call_visit_hook(vis, hook, &v);
   if (t < kTVMFFIDynObjectBegin && t != kTVMFFIVisitInterrupt) return none_result();
-  field_walk fw = {vis,
-                   vis->def_region == kTVMFFIDefRegionKindNonRecursive ? kTVMFFIDefRegionKindNone
-                                                                       : vis->def_region,
-                   none_result()};
+  field_walk fw = {vis, tvmffi__fields_def_region(vis->def_region, t), none_result()};
   int rc = tvmffi__ext_visit_fields(obj, kTVMFFIFieldFlagBitMaskSEqHashIgnore, walk_field, &fw);
   if (rc < 0) return tvmffi__raw_raised(); /* a getter failed */
   return fw.result;
@@ -431,7 +428,8 @@ static int g_visitor_with(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
                          "(recursive) or 2 (non-recursive), got %lld",
                          (long long)kind);
   int32_t saved = vis->def_region;
-  vis->def_region = (int32_t)kind;
+  /* inside a pattern region the pattern propagates: the kind asked for is ignored */
+  if (saved != kTVMFFIDefRegionKindRecursive) vis->def_region = (int32_t)kind;
   int rc = tvmffi__function_call(fn, NULL, 0, result);
   vis->def_region = saved;
   return rc;

@@ -82,7 +82,8 @@ class Field:
 
 #: field(structural_eq=...) -> the field flag bits for structural equality and hashing:
 #: "ignore" leaves the field out; "def"/"def-pattern" make it a definition region whose free
-#: variables bind (recursively); "def-simple" binds only the variables it holds directly.
+#: variables bind (recursively, into the variables' own fields); "def-simple" binds the
+#: variables it holds, through containers and other objects, but not inside a variable.
 FIELD_STRUCTURAL_EQ = {None: 0, "ignore": 1 << 3, "def": 1 << 4, "def-pattern": 1 << 4,
                        "def-simple": 1 << 12}
 
