@@ -213,4 +213,19 @@ static inline int32_t check_type_with_any_fields(const char* key, int32_t total_
   return t;
 }
 
+/* A value whose nodes are shared (issue 22): x = ctor(leaf); then `levels` times
+ * x = ctor(x, x), with ctor a packed container constructor (ffi.Array, ffi.List).  Distinct
+ * nodes: levels + 1; paths: 2^levels.  The walks must take time linear in the former. */
+static inline TVMFFIAny check_dag(const char* ctor, TVMFFIAny leaf, int levels) {
+  TVMFFIAny x;
+  CHECK_OK(check_call_global(ctor, &leaf, 1, &x));
+  for (int i = 0; i < levels; ++i) {
+    TVMFFIAny two[2] = {x, x}, next;
+    CHECK_OK(check_call_global(ctor, two, 2, &next));
+    check_any_release(&x);
+    x = next;
+  }
+  return x;
+}
+
 #endif /* TVMFFI_TESTS_C_CHECK_H_ */

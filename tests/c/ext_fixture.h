@@ -156,20 +156,6 @@ static inline TVMFFIAny ext_make(const char* ctor, TVMFFIAny* items, int32_t n) 
   return r;
 }
 
-/* A value whose nodes are shared (issue 22): x = ctor(leaf); then `levels` times
- * x = ctor(x, x).  Distinct nodes: levels + 1; paths: 2^levels.  The walks must take time
- * linear in the former. */
-static inline TVMFFIAny ext_dag(const char* ctor, TVMFFIAny leaf, int levels) {
-  TVMFFIAny x = ext_make(ctor, &leaf, 1);
-  for (int i = 0; i < levels; ++i) {
-    TVMFFIAny two[2] = {x, x};
-    TVMFFIAny next = ext_make(ctor, two, 2);
-    check_any_release(&x);
-    x = next;
-  }
-  return x;
-}
-
 /* Calls a 1-argument global returning an owned string; copies it to buf. */
 static inline const char* ext_call_str(const char* name, TVMFFIAny arg, char* buf, size_t cap) {
   TVMFFIAny r;

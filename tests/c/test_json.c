@@ -127,7 +127,7 @@ static void test_containers(void) {
  * reads back equal to the value, compact and indented, past the memo's start (2^9 paths). */
 static void test_shared_nodes(void) {
   TVMFFIAny m = ext_make("ffi.Map", (TVMFFIAny[]){ext_str("k"), ext_int(1)}, 2);
-  TVMFFIAny dag = ext_dag("ffi.Array", m, 9);
+  TVMFFIAny dag = check_dag("ffi.Array", m, 9);
   TVMFFIAny indents[2] = {ext_none(), ext_int(2)};
   for (int k = 0; k < 2; ++k) {
     TVMFFIAny args[2] = {dag, indents[k]}, text, back, r;
@@ -140,7 +140,7 @@ static void test_shared_nodes(void) {
     check_any_release(&back);
   }
   /* a text that doubles at every level is refused, fast */
-  TVMFFIAny huge = ext_dag("ffi.Array", ext_int(1), 60), r;
+  TVMFFIAny huge = check_dag("ffi.Array", ext_int(1), 60), r;
   CHECK_RAISED(check_call_global("ffi.json.Stringify", &huge, 1, &r), "ValueError",
                "JSON cannot express sharing");
   check_any_release(&huge);

@@ -223,13 +223,13 @@ static void test_cycles(void) {
 
 /* Shared nodes are compared and hashed once (issue 22): a 60-level DAG has 2^60 paths. */
 static void test_shared_nodes(void) {
-  TVMFFIAny a = ext_dag("ffi.Array", ext_int(1), 60), b = ext_dag("ffi.Array", ext_int(1), 60);
+  TVMFFIAny a = check_dag("ffi.Array", ext_int(1), 60), b = check_dag("ffi.Array", ext_int(1), 60);
   check_same_ordered(a, b);
-  TVMFFIAny c = ext_dag("ffi.Array", ext_int(2), 60);
+  TVMFFIAny c = check_dag("ffi.Array", ext_int(2), 60);
   CHECK(!eq(a, c));
   CHECK(cmp("ffi.RecursiveLt", a, c));
   /* the same value with and without sharing (past the memo's start): equal, same hash */
-  TVMFFIAny small = ext_dag("ffi.List", ext_str("s"), 9); /* 2^9 leaves, 10 nodes */
+  TVMFFIAny small = check_dag("ffi.List", ext_str("s"), 9); /* 2^9 leaves, 10 nodes */
   TVMFFIAny copy;
   CHECK_OK(check_call_global("ffi.DeepCopy", &small, 1, &copy));
   TVMFFIAny unshared_items[2] = {small, copy}, shared_items[2] = {small, small};

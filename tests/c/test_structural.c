@@ -589,6 +589,39 @@ static void test_walk(void) {
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) check_any_release(&all[i]);
 }
 
+static int count_cb(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)args;
+  (void)n;
+  ++*(int64_t*)h;
+  memset(result, 0, sizeof(*result));
+  return 0;
+}
+
+/* A walk over a value whose nodes are shared (a = [a, a] sixty times: 2^60 paths) visits each
+ * container once past the first few hundred, so it ends (issue 22). */
+static void test_walk_shared_nodes(void) {
+  TVMFFIAny a = check_dag("ffi.Array", check_any_int(1), 60);
+  int64_t calls = 0;
+  TVMFFIObjectHandle f;
+  CHECK_OK(TVMFFIFunctionCreate(&calls, count_cb, NULL, &f));
+  TVMFFIAny pair = ARR(check_any_int(-1), check_any_obj(f));
+  TVMFFIAny entries = ARR(pair);
+  TVMFFIAny none_entries = container("ffi.Array", NULL, 0);
+  for (int order = 0; order < 2; ++order) {
+    TVMFFIAny args[4] = {a, entries, none_entries, check_any_int(order)}, r;
+    calls = 0;
+    CHECK_OK(check_call_global("ffi.StructuralWalk", args, 4, &r));
+    CHECK(calls > 60 && calls < 2000);
+  }
+  TVMFFIAny vargs[2] = {a, entries}, r;
+  CHECK_OK(check_call_global("ffi.StructuralVisit", vargs, 2, &r));
+  check_any_release(&pair);
+  check_any_release(&entries);
+  check_any_release(&none_entries);
+  TVMFFIObjectDecRef(f);
+  check_any_release(&a);
+}
+
 int main(void) {
   const char* var_names[] = {"name", "ty"};
   const int64_t var_flags[] = {kTVMFFIFieldFlagBitMaskSEqHashIgnore, 0};
@@ -623,6 +656,7 @@ int main(void) {
   test_key();
   test_access_path();
   test_walk();
+  test_walk_shared_nodes();
   CHECK_EQ_INT(g_live, 0);
   CHECK_SLOT_CLEAN();
   return 0;

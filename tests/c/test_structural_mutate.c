@@ -375,6 +375,21 @@ static void test_mutate(void) {
   check_any_release(&b);
 }
 
+/* A value whose nodes are shared (a = [a, a] sixty times: 2^60 paths) maps in time linear in
+ * its distinct nodes, and a shared node maps to one result (issue 22). */
+static void test_map_shared_nodes(void) {
+  TVMFFIAny a = check_dag("ffi.Array", check_any_int(1), 60);
+  TVMFFIAny cbs = entries(kTVMFFIInt, plus_one, 2), r;
+  g_int_calls = 0;
+  CHECK_OK(run_map(a, cbs, 1, &r));
+  CHECK(g_int_calls < 1000);
+  const TVMFFIAny* top = (const TVMFFIAny*)TVMFFISeqGetCellPtr(r.v_obj)->data;
+  CHECK(top[0].v_obj == top[1].v_obj);
+  check_any_release(&r);
+  check_any_release(&cbs);
+  check_any_release(&a);
+}
+
 int main(void) {
   t_var = new_type("smut.Var", kTVMFFISEqHashKindFreeVar, 0, 1, 1);
   t_fn = new_type("smut.Fn", kTVMFFISEqHashKindTreeNode, kTVMFFIFieldFlagBitMaskSEqHashDefSimple, 1,
@@ -385,6 +400,7 @@ int main(void) {
   test_map_objects();
   test_map_rvalue_root_in_place();
   test_mutate();
+  test_map_shared_nodes();
   CHECK_EQ_INT(g_live, 0);
   CHECK_SLOT_CLEAN();
   printf("test_structural_mutate: ok\n");

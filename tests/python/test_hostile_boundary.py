@@ -222,6 +222,7 @@ def test_repr_of_bytes_is_encodable_text():
 
 _DAG = """
 import tvm_ffi
+import tvm_ffi.structural
 def dag(n, leaf=1):
     a = tvm_ffi.convert([leaf])
     for _ in range(n):
@@ -248,6 +249,15 @@ def _run_bounded(snippet, timeout=60):
     "tvm_ffi.get_global_func('ffi.RecursiveEq')(a, b)",
     "tvm_ffi.get_global_func('ffi.RecursiveLe')(a, b)",
     "tvm_ffi.convert({'k': a})['k'] == b",
+    "tvm_ffi.structural.structural_equal(a, b)",
+    "tvm_ffi.structural.structural_hash(a)",
+    "tvm_ffi.structural.structural_map(a, [(tvm_ffi.Array, lambda x: x)]).same_as(a)",
+    "(lambda r: r[0].same_as(r[1]))(tvm_ffi.structural.structural_map(a, [(int, lambda x: x + 1)]))",
+    "tvm_ffi.structural.structural_walk(a, [(tvm_ffi.Array, lambda x: None)]) is None",
+    "tvm_ffi.structural.structural_visit(a, [(tvm_ffi.Array, lambda x, v: v.default_visit(x))])"
+    " is None",
+    "__import__('copy').deepcopy(a) == b",
+    "__import__('pickle').loads(__import__('pickle').dumps(a)) == b",
 ])
 def test_walks_over_shared_nodes_terminate(expr):
     assert _run_bounded("r = %s\nprint(bool(r) if not isinstance(r, int) or isinstance(r, bool)"

@@ -72,8 +72,13 @@ typedef struct {
   uint64_t visits;
   size_t n, cap;
   tvmffi__memo_entry* slots;
+  int hold; /* TVMFFI__MEMO_HOLD_*: key objects the memo keeps alive */
 } tvmffi__memo;
+#define TVMFFI__MEMO_HOLD_A 1
+#define TVMFFI__MEMO_HOLD_B 2
 int tvmffi__memo_enter(tvmffi__memo* m);
+/* The memo in use now, whatever the count (1; 0 when out of memory). */
+int tvmffi__memo_start(tvmffi__memo* m);
 int tvmffi__memo_get(const tvmffi__memo* m, const void* a, const void* b, uint64_t* value);
 void tvmffi__memo_put(tvmffi__memo* m, const void* a, const void* b, uint64_t value);
 void tvmffi__memo_free(tvmffi__memo* m);

@@ -591,6 +591,7 @@ static int json_stringify(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
   tvmffi__buf b = {NULL, 0, 0};
   w->b = &b;
   w->indent = (int)indent;
+  w->written.hold = TVMFFI__MEMO_HOLD_A;
   int rc = write_value(w, &args[0]);
   tvmffi__memo_free(&w->written);
   free(w->spans);

@@ -7,8 +7,13 @@
  * A walk counts the nodes it enters; the table is allocated only once the count passes
  * TVMFFI__MEMO_AFTER, so small values (almost all of them, and every tree of that size)
  * cost one increment per node and no allocation.  Nodes entered before that are walked
- * again when met again: at most TVMFFI__MEMO_AFTER of them, whatever the sharing.
- * Keys are addresses: the walked value keeps every node alive for the walk's duration.
+ * again when met again: at most TVMFFI__MEMO_AFTER of them, whatever the sharing.  A walk
+ * whose results must agree for every meeting of a node (structural map: one result per
+ * shared node) starts the memo at once (tvmffi__memo_start) for the nodes with more than
+ * one owner, the only ones that can be met twice.
+ * Keys are addresses.  A walk's callbacks and hooks may make and drop objects of their own
+ * (whose addresses a later object could take), so the memo holds a reference to each key
+ * object (TVMFFI__MEMO_HOLD_A/B) until it is freed.
  */
 #include <stdlib.h>
 
@@ -23,6 +28,11 @@ static uint64_t memo_slot_hash(const void* a, const void* b) {
 int tvmffi__memo_enter(tvmffi__memo* m) {
   if (m->slots != NULL) return 1;
   if (++m->visits <= TVMFFI__MEMO_AFTER) return 0;
+  return tvmffi__memo_start(m);
+}
+
+int tvmffi__memo_start(tvmffi__memo* m) {
+  if (m->slots != NULL) return 1;
   m->cap = 64;
   m->slots = (tvmffi__memo_entry*)calloc(m->cap, sizeof(tvmffi__memo_entry));
   if (m->slots == NULL) {
@@ -65,13 +75,22 @@ void tvmffi__memo_put(tvmffi__memo* m, const void* a, const void* b, uint64_t va
     *m = bigger;
   }
   tvmffi__memo_entry* e = memo_find(m, a, b);
-  if (e->a == NULL) ++m->n;
+  if (e->a == NULL) {
+    ++m->n;
+    if (m->hold & TVMFFI__MEMO_HOLD_A) tvmffi__incref((TVMFFIObject*)a);
+    if ((m->hold & TVMFFI__MEMO_HOLD_B) && b != NULL) tvmffi__incref((TVMFFIObject*)b);
+  }
   e->a = a;
   e->b = b;
   e->value = value;
 }
 
 void tvmffi__memo_free(tvmffi__memo* m) {
+  for (size_t i = 0; m->hold && i < m->cap; ++i) {
+    if (m->slots[i].a == NULL) continue;
+    if (m->hold & TVMFFI__MEMO_HOLD_A) tvmffi__decref((TVMFFIObject*)m->slots[i].a);
+    if (m->hold & TVMFFI__MEMO_HOLD_B) tvmffi__decref((TVMFFIObject*)m->slots[i].b);
+  }
   free(m->slots);
   m->slots = NULL;
   m->n = m->cap = 0;

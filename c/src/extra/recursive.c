@@ -404,6 +404,7 @@ static int cmp_any(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
 static int compare(int order, const char* name, const TVMFFIAny* a, const TVMFFIAny* b, int* out) {
   pair_stack* ps = (pair_stack*)calloc(1, sizeof(pair_stack));
   if (ps == NULL) return tvmffi__raise_oom();
+  ps->equal.hold = TVMFFI__MEMO_HOLD_A | TVMFFI__MEMO_HOLD_B;
   cmp_ctx c = {order, name, ps};
   int rc = cmp_any(&c, a, b, 0, out);
   tvmffi__memo_free(&ps->equal);
@@ -602,6 +603,7 @@ int tvmffi__recursive_hash(const TVMFFIAny* a, uint64_t* out) {
   hash_state* st = (hash_state*)calloc(1, sizeof(hash_state));
   if (st == NULL) return tvmffi__raise_oom();
   st->low = INT_MAX;
+  st->done.hold = TVMFFI__MEMO_HOLD_A;
   int rc = hash_any(st, a, out);
   tvmffi__memo_free(&st->done);
   free(st);

@@ -599,8 +599,8 @@ static int repr_to_buf(const TVMFFIAny* v, tvmffi__buf* out) {
     out->size = start;
     st->shared = 1;
     st->depth = 0;
-    st->refs.visits = TVMFFI__MEMO_AFTER; /* the memo from the first node on */
-    tvmffi__memo_enter(&st->refs);
+    st->refs.hold = TVMFFI__MEMO_HOLD_A;
+    tvmffi__memo_start(&st->refs); /* the memo from the first node on */
     rc = count_refs(st, v);
     st->depth = 0;
     if (rc == 0) rc = repr_any(st, v);

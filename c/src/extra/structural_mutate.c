@@ -445,6 +445,14 @@ typedef struct {
   TVMFFIObject** keys;
   TVMFFIAny* values;
   uint64_t cap, count;
+  /* results of the nodes mapped so far (memo: node, region and mode -> index), so that a
+   * node met again (shared: a DAG) is not mapped again: linear in the distinct nodes */
+  tvmffi__memo done;
+  struct done_entry {
+    TVMFFIObject* node; /* owned: its address is the key */
+    TVMFFIAny result;   /* owned */
+  }* results;
+  size_t n_results, cap_results;
 } engine;
 
 #define ENGINE_MAX_DEPTH 1000
@@ -466,6 +474,14 @@ static void engine_deleter(void* self, int flags) {
     e->keys = NULL;
     e->values = NULL;
     e->cap = e->count = 0;
+    for (size_t i = 0; i < e->n_results; ++i) {
+      tvmffi__decref(e->results[i].node);
+      tvmffi__any_release(&e->results[i].result);
+    }
+    free(e->results);
+    e->results = NULL;
+    e->n_results = e->cap_results = 0;
+    tvmffi__memo_free(&e->done);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
@@ -622,6 +638,22 @@ static TVMFFIAny mutate_dispatch(engine* e, TVMFFIAny v, int mode) {
   return r;
 }
 
+static void remember_result(engine* e, TVMFFIObject* node, const void* where, const TVMFFIAny* r) {
+  if (e->n_results == e->cap_results) {
+    size_t cap = e->cap_results ? e->cap_results * 2 : 64;
+    struct done_entry* grown =
+        (struct done_entry*)realloc(e->results, cap * sizeof(struct done_entry));
+    if (grown == NULL) return; /* (the memo only saves time) */
+    e->results = grown;
+    e->cap_results = cap;
+  }
+  struct done_entry* d = &e->results[e->n_results];
+  tvmffi__incref(node);
+  d->node = node;
+  tvmffi__any_copy(r, &d->result);
+  tvmffi__memo_put(&e->done, node, where, e->n_results++);
+}
+
 static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
   engine* e = (engine*)m;
   if (e->depth >= ENGINE_MAX_DEPTH) {
@@ -630,9 +662,22 @@ static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
                   ENGINE_MAX_DEPTH);
     return tvmffi__raw_raised();
   }
+  /* a node's result depends on the def-region kind and the in-place mode it is met with */
+  const void* where = (const void*)(uintptr_t)(((uint64_t)(uint32_t)m->def_region << 1 | mode) + 1);
+  /* (only a node with more than one owner can be met twice: the others skip the memo, and a
+   * shared node maps to one result wherever it is met) */
+  int memo = v.type_index >= kTVMFFIStaticObjectBegin &&
+             (uint32_t)v.v_obj->combined_ref_count > 1 && tvmffi__memo_start(&e->done);
+  uint64_t i;
+  TVMFFIAny r;
+  if (memo && tvmffi__memo_get(&e->done, v.v_obj, where, &i)) {
+    tvmffi__any_copy(&e->results[i].result, &r);
+    return r;
+  }
   e->depth++;
-  TVMFFIAny r = e->engine == ENGINE_MUTATE ? mutate_dispatch(e, v, mode) : map_dispatch(e, v, mode);
+  r = e->engine == ENGINE_MUTATE ? mutate_dispatch(e, v, mode) : map_dispatch(e, v, mode);
   e->depth--;
+  if (memo && !is_error(&r)) remember_result(e, v.v_obj, where, &r);
   return r;
 }
 

@@ -63,6 +63,9 @@ typedef struct {
   int callback_owned; /* ffi.StructuralVisit: a matching callback owns the descent */
   int depth;
   int active; /* 0 once the walk is over (callbacks may keep the visitor) */
+  /* (container or object, def-region kind) visited to the end: met again (a shared node,
+   * past the memo's start) it is not visited again, so a walk is linear in distinct nodes */
+  tvmffi__memo visited;
 } walk_visitor;
 
 static int32_t g_visitor_index = -1;
@@ -247,9 +250,16 @@ static TVMFFIAny walk_visit(visitor* vis, TVMFFIAny view) {
                   WALK_MAX_DEPTH);
     return tvmffi__raw_raised();
   }
+  /* (strings and bytes are leaves: visited wherever they occur) */
+  int memo = v.type_index >= kTVMFFIStaticObjectBegin && v.type_index != kTVMFFIStr &&
+             v.type_index != kTVMFFIBytes && tvmffi__memo_enter(&w->visited);
+  const void* where = (const void*)(uintptr_t)((uint64_t)(uint32_t)vis->def_region + 1);
+  uint64_t seen;
+  if (memo && tvmffi__memo_get(&w->visited, v.v_obj, where, &seen)) return none_result();
   w->depth++;
   TVMFFIAny r = walk_dispatch(w, &v);
   w->depth--;
+  if (memo && r.type_index == kTVMFFINone) tvmffi__memo_put(&w->visited, v.v_obj, where, 1);
   return r;
 }
 
@@ -308,6 +318,7 @@ static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order, T
   w->base.def_region = kTVMFFIDefRegionKindNone;
   w->post_order = post_order;
   w->callback_owned = callback_owned;
+  w->visited.hold = TVMFFI__MEMO_HOLD_A;
   w->entries = (entry*)malloc((size_t)(total ? total : 1) * sizeof(entry));
   int rc = w->entries == NULL ? tvmffi__raise_oom() : 0;
   if (rc == 0) rc = parse_entries(args, 1, 0, w->entries, &w->num_entries);
@@ -321,6 +332,7 @@ static int run_walk(const TVMFFIAny* args, int callback_owned, int post_order, T
   free(w->entries);
   w->entries = NULL;
   w->num_entries = 0;
+  tvmffi__memo_free(&w->visited);
   tvmffi__decref(&w->base.header);
   if (rc != 0) return -1;
   if (r.type_index == kTVMFFIError) return tvmffi__raw_reraise(&r);
