@@ -178,7 +178,7 @@ def test_check_dry_run_and_verbose(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(_HANDWRITTEN)
     r = _run("--check", path)
-    assert r.returncode == 1 and "stale: " + str(path) in r.stdout and path.read_text() == _HANDWRITTEN
+    assert r.returncode == 1 and "[Stale] " + str(path) in r.stdout and path.read_text() == _HANDWRITTEN
     r = _run("--dry-run", "--verbose", path)
     assert r.returncode == 0 and path.read_text() == _HANDWRITTEN
     assert "+    def add_one(_0: int, /) -> int: ..." in r.stdout and "-stale content" in r.stdout

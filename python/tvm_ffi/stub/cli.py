@@ -262,8 +262,8 @@ def run(opts, out=None, err=None):
         if not changed:
             continue
         stale += 1
-        verb = "stale" if opts.check else "would update" if opts.dry_run else "updated"
-        print("%s %s" % (verb + ":" if opts.check else verb, f.path), file=out)
+        verb = "[Stale]" if opts.check else "would update" if opts.dry_run else "updated"
+        print("%s %s" % (verb, f.path), file=out)
     return 2 if failed else 1 if opts.check and stale else 0
 
 

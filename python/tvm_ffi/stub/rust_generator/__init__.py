@@ -14,7 +14,7 @@ from .. import lib_state
 from ..generator import Generator, register_generator
 from . import codegen
 from .consts import RUST_TY_MAP_DEFAULTS
-from .utils import RustImports, RustUse, rust_module_path
+from .utils import RustImports, RustUse, check_tokens, rust_module_path
 
 
 @register_generator
@@ -64,6 +64,10 @@ class RustGenerator(Generator):
         module = rust_module_path(file_info.path)
         if declared is None:
             declared = {b.param: module for b in file_info.code_blocks if b.kind == "object"}
+        else:  # a key may name the file of its block rather than its module
+            declared = {k: rust_module_path(Path(v)) if isinstance(v, (str, Path)) else tuple(v)
+                        for k, v in declared.items()}
+        before = [list(b.lines) for b in file_info.code_blocks]
         defined, unregistered, sections = set(), [], []
         for block in file_info.code_blocks:
             if block.kind == "object":
@@ -81,6 +85,12 @@ class RustGenerator(Generator):
                                  % (block.lineno_start, block.kind))
         for block in sections:
             codegen.generate_rust_import_section(block, imports, opts, frozenset(defined))
+        if opts.check:
+            # a block is stale when its tokens differ, not its spelling (imports, paths,
+            # comments, line breaks): a crate may format or re-path what a run wrote
+            for block, lines in zip(file_info.code_blocks, before):
+                if check_tokens(block.lines) == check_tokens(lines):
+                    block.lines = lines
         if unregistered:
             # the other blocks are still brought up to date before the run reports the file
             file_info.update(verbose=opts.verbose, dry_run=opts.dry_run or opts.check)

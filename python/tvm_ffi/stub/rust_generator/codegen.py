@@ -3,8 +3,9 @@
 
 An object type is bound as a pair: ``<Name>Obj``, the ``#[repr(C)]`` object that embeds its
 parent's object as ``base``, and ``<Name>``, the reference-counted handle that dereferences
-to it.  Each field is read through the C ABI field getter (``FieldGetter``), which needs no
-knowledge of the object's byte layout.
+to it.  A type whose registered bytes are fully explained is mirrored by value (``mirror.py``:
+``pub`` fields, size asserts, allocators); any other reads each field through the C ABI field
+getter (``FieldGetter``), which needs no knowledge of the object's byte layout.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Mapping, Optional
 
 from .. import consts as C
 from ..lib_state import object_info_from_type_key  # noqa: F401 - looked up at call time
+from .mirror import Mirror
 from .utils import RustImports, render_rust_type, rust_ident, _to_path
 
 _GETTERS = "Fields are read through the C ABI getters."
@@ -106,27 +108,35 @@ def _chain_infos(info: Any) -> dict:
     return infos
 
 
-def _layout_doc(namer: "_Namer", info: Any, vetoed: bool) -> str:
-    """The doc line saying why the binding reads its fields through the getters."""
+def _classify(namer: "_Namer", info: Any) -> tuple:
+    """(verdict, infos by type key) of ``info`` and its chain: complete when the byte facts
+    explain every byte, each field has a mirror, and no ``opaque`` directive vetoes it or an
+    ancestor."""
     from .. import layout  # noqa: PLC0415
 
+    scratch = _Namer(info, namer.ty_map, RustImports(), namer.declared)  # records nothing
+    infos = _chain_infos(info)
     builtin = {k for k in info.ancestors if k.startswith("ffi.") and k != "ffi.Object"}
-    verdict = layout.classify(_chain_infos(info), unmirrored=builtin)[info.type_key]
-    bad = [f.name for f in info.fields if not _has_native_mirror(namer, f)]
+    verdicts = layout.classify(infos, unmirrored=builtin,
+                               forced_opaque=namer.imports.directives.opaque,
+                               field_renderable=lambda f: _has_native_mirror(scratch, f))
+    return verdicts[info.type_key], infos
+
+
+def _opaque_doc(namer: "_Namer", info: Any, verdict: Any) -> str:
+    """The doc line saying why the binding reads its fields through the getters."""
     if info.total_size is None:  # the type's own gap is named before its parent's
         why = "no metadata of its own: total_size is unknown"
     elif verdict.reason == "uncovered-bytes":
         why = "bytes %s of %s are not accounted for by reflected fields" % (
             ", ".join(str(r) for r in verdict.uncovered), verdict.own_bytes)
-    elif verdict.reason is not None:
-        why = verdict.detail
-    elif bad:
-        why = "field %s has no native mirror" % ", ".join("'%s'" % n for n in bad)
-    elif vetoed:
+    elif verdict.reason == "unrenderable-field":
+        why = "field %s has no native mirror" % ", ".join(
+            "'%s'" % f.name for f in info.fields if not _has_native_mirror(namer, f))
+    elif verdict.reason == "by-directive":
         why = "vetoed by directive although the layout is reproducible"
     else:
-        why = ("reflected fields fill %s exactly, but this generator does not write "
-               "by-value mirrors yet" % verdict.own_bytes)
+        why = verdict.detail
     return "/// Opaque: %s. %s" % (why, _GETTERS)
 
 
@@ -228,7 +238,13 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
         upcasts.append("%s => %s" % (leaf, namer.spell(path) if path else key))
     for target in imports.directives.upcasts.get(info.type_key, ()):
         upcasts.append("%s => %s" % (leaf, namer.spell(target)))
-    getters = [_getter(namer, info, f) for f in info.fields]
+    verdict, infos = _classify(namer, info)
+    mirror = getters = None
+    if verdict.is_complete:
+        chain = [infos[k] for k in info.ancestors if k != "ffi.Object"] + [info]
+        mirror = Mirror(namer, chain, verdict)
+    else:
+        getters = [_getter(namer, info, f) for f in info.fields]
     enums = [_enum_definition(namer, spec) for key, spec in imports.directives.enums.items()
              if key.rpartition(".")[0] == info.type_key]
     if namer.missing:
@@ -237,25 +253,38 @@ def generate_rust_object(block: Any, ty_map: dict, imports: RustImports, opts: A
                          % (info.type_key, block.lineno_start,
                             ", ".join("`%s`" % k for k in sorted(namer.missing))))
     deref = namer.spell("std::ops::Deref")
-    doc = _layout_doc(namer, info, info.type_key in imports.directives.opaque)
     body = [line for lines in enums for line in lines]
-    body += [doc, "#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
+    if mirror is not None:
+        body += [mirror.doc()] + mirror.lint_allow()
+    else:
+        body.append(_opaque_doc(namer, info, verdict))
+    body += ["#[repr(C)]", "#[derive(tvm_ffi::derive::Object)]",
             '#[type_key = "%s"]' % info.type_key]
     if info.is_final:
         body.append("#[type_final]")
-    body += ["pub struct %s {" % obj, "    base: %s," % base, "}", ""]
+    body += ["pub struct %s {" % obj, "    base: %s," % base]
+    body += (mirror.fields() if mirror is not None else []) + ["}", ""]
+    if mirror is not None:
+        body += mirror.asserts(obj) + [""]
     body += ["#[repr(C)]", "#[derive(tvm_ffi::derive::ObjectRef, Clone)]",
              "pub struct %s {" % leaf,
              "    base: %s<%s>," % (namer.spell("tvm_ffi::ObjectArc"), obj), "}", ""]
     body += _deref(leaf, obj, deref)
     if parent_obj is not None:
         body += [""] + _deref(obj, parent_obj, deref)
-    if getters:
+    if getters:  # None for a mirror, whose fields are public
         namer.spell("tvm_ffi::ObjectCore")  # provides `Self::type_index()`
         body += ["", "impl %s {" % obj]
         for i, lines in enumerate(getters):
             body += ([""] if i else []) + lines
         body.append("}")
+    if mirror is not None:
+        body += [""] + mirror.allocators(leaf, obj, parent_obj)
+        # a hand-written (`ty-map`) ancestor may lack what a Rust subtype's copy and
+        # partial drop build on
+        if not info.is_final and not any(k in ty_map for k in info.ancestors
+                                         if k != "ffi.Object"):
+            body += [""] + mirror.subtyping(obj)
     if upcasts:
         body += ["", "tvm_ffi::impl_object_upcast!(%s);" % ", ".join(upcasts)]
     block.lines[1:-1] = body
