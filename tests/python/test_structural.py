@@ -462,3 +462,33 @@ def test_list_reserve():
         g("ffi.ListReserve")(lst, 1 << 62)
     with pytest.raises(TypeError, match="List<Any>"):
         g("ffi.ListReserve")(Array([1]), 3)
+
+
+def test_dag_sharing_is_hashed_as_it_is_compared():
+    from typing import Any
+
+    from tvm_ffi.dataclasses import py_class
+
+    @py_class("testing.pyapi_dag.Node", structural_eq="dag")
+    class Node(tvm_ffi.Object):
+        v: Any
+
+    @py_class("testing.pyapi_dag.Var", structural_eq="var")
+    class Var(tvm_ffi.Object):
+        name: str
+
+    def h(v, **kw):
+        return tvm_ffi.structural_hash(v, **kw)
+
+    s, s2, c1, c2 = Node(1), Node(1), Node(1), Node(1)
+    shared, tree = Array([s, s]), Array([c1, c2])
+    assert not tvm_ffi.structural_equal(shared, tree) and h(shared) != h(tree)
+    assert tvm_ffi.structural_equal(shared, Array([s2, s2])) and h(shared) == h(Array([s2, s2]))
+    # a node holding a free variable is still hashed once, as equality binds it once
+    x, y = Var("x"), Var("x")
+    a, b = Array([Node(x)] * 2), Array([Node(y)] * 2)
+    assert tvm_ffi.structural_equal(a, b, map_free_vars=True)
+    assert h(a, map_free_vars=True) == h(b, map_free_vars=True)
+    # equal maps with their entries in another order hash alike
+    m1, m2 = Map({"a": s, "b": s}), Map({"b": s2, "a": s2})
+    assert tvm_ffi.structural_equal(m1, m2) and h(m1) == h(m2)

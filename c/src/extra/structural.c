@@ -97,6 +97,12 @@ static TVMFFISEqHashKind kind_of(int32_t type_index, const char* what, int* rc) 
   return *rc ? kTVMFFISEqHashKindUnsupported : info->metadata->structural_eq_hash_kind;
 }
 
+static int is_dag_node(int32_t type_index) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
+  return info != NULL && info->metadata != NULL &&
+         info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindDAGNode;
+}
+
 static int tensor_bytes(const DLTensor* t, const char* what, size_t* nbytes) {
   int64_t n = 1;
   for (int32_t i = 0; i < t->ndim; ++i) n *= t->shape[i];
@@ -554,6 +560,7 @@ static int structural_equal(const TVMFFIAny* a, const TVMFFIAny* b, int map_free
 #define H_VAR UINT64_C(0x766172)
 #define H_VAR_UNBOUND UINT64_C(0x766172756e62)
 #define H_MAP UINT64_C(0x6d6170)
+#define H_DAG UINT64_C(0x646167)
 
 typedef struct {
   int map_free_vars, skip_tensor_content;
@@ -565,6 +572,7 @@ typedef struct {
   /* Hashes of objects whose walk met no free variable (context-free), so
    * shared sub-graphs are hashed once: object -> 1-based index in memo. */
   uint64_t var_events;
+  uint64_t next_dag; /* DAG nodes numbered in the order first met (outside maps) */
   ptrmap memo_index;
   uint64_t* memo;
   size_t num_memo, cap_memo;
@@ -683,7 +691,13 @@ static int hash_reflected(hash_ctx* c, TVMFFIObject* obj, uint64_t* out) {
   }
   if (kind != kTVMFFISEqHashKindFreeVar) {
     int r = hash_hooked(c, obj, out);
-    return r == 1 ? hash_fields(c, obj, out) : r;
+    if (r == 1) r = hash_fields(c, obj, out);
+    /* A DAG node's sharing is part of its structure: (x, x) and (x, copy of x) differ, as
+     * upstream's graph-node counter makes them.  Inside a map, where equal maps need not
+     * share an order, every node is numbered alike. */
+    if (r == 0 && kind == kTVMFFISEqHashKindDAGNode)
+      *out = combine(*out, combine(H_DAG, c->in_map ? 0 : ++c->next_dag));
+    return r;
   }
   c->var_events++;
   uint64_t id = ptrmap_get(&c->var_ids, obj);
@@ -816,7 +830,10 @@ static int hash_any(hash_ctx* c, const TVMFFIAny* view, uint64_t* out) {
   c->depth++;
   int rc = hash_obj(c, v.v_obj, out);
   c->depth--;
-  if (rc == 0 && events == c->var_events) rc = memo_put(c, v.v_obj, *out);
+  /* A DAG node met again is a reference to its first visit, whatever it holds: equality
+   * binds the pair once and compares no further. */
+  if (rc == 0 && (events == c->var_events || is_dag_node(v.v_obj->type_index)))
+    rc = memo_put(c, v.v_obj, *out);
   return rc;
 }
 
