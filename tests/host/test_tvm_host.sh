@@ -10,25 +10,13 @@
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$srcdir/tests/host
 venv=${TVMFFI_TVM_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/tvm-venv}
-py=${PYTHON:-python3}
-skip() { echo "SKIP: $*"; exit 77; }
 # A sanitizer build: python runs under san_host (runtimes preloaded, no leak
 # checking of the host, so TVM's own uninstrumented allocations are not reported).
 . "$srcdir/tests/san-host.sh"
 
-probe() {
-  "$venv/bin/python" -c 'import tvm, numpy, cffi; assert tvm.__version__.startswith("0.27")' \
-    > /dev/null 2>&1
-}
-if ! probe; then
-  command -v "$py" > /dev/null 2>&1 || skip "no python interpreter ($py)"
-  rm -rf "$venv"
-  mkdir -p "$(dirname "$venv")"
-  "$py" -m venv "$venv" > /dev/null 2>&1 || skip "$py cannot make a venv"
-  "$venv/bin/python" -m pip install -q "apache-tvm==0.27.0.post1" numpy cffi > "$venv.log" 2>&1 ||
-    skip "pip could not install apache-tvm==0.27.0.post1 (see $venv.log)"
-  probe || skip "apache-tvm 0.27 does not import in $venv"
-fi
+. "$here/host-venv.sh"
+host_venv "$venv" 'import tvm, numpy, cffi; assert tvm.__version__.startswith("0.27")' \
+  "apache-tvm==0.27.0.post1" numpy cffi
 
 # Our package, with the build tree's runtime (TVMFFI_LIBDIR) and cffi module.
 export PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
