@@ -27,6 +27,8 @@ import atheris
 with atheris.instrument_imports():
     import tvm_ffi
 
+from fuzz_py_common import check_slot  # noqa: E402 - after the instrumented imports
+
 BLOB_SIZE = 4096
 _SOURCE = "unsigned char __tvm_ffi__library_bin[%d] __attribute__((visibility(\"default\")));\n"
 seen = []
@@ -92,11 +94,6 @@ def tree_blob(fdp):
             body += u64(len(p) + extra) + p
     size = len(body) if fdp.ConsumeProbability() > 0.05 else fdp.ConsumeIntInRange(0, 2**64 - 1)
     return u64(size) + body, payloads if exact else None
-
-
-def check_slot():
-    err = tvm_ffi.core._move_raised_error()
-    assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
 
 
 def test_one_input(data):

@@ -26,6 +26,8 @@ with atheris.instrument_imports():
     from tvm_ffi import dataclasses as dc
     from tvm_ffi import serialization
 
+from fuzz_py_common import check_slot  # noqa: E402 - after the instrumented imports
+
 REFUSALS = (TypeError, ValueError, OverflowError, AttributeError, dc.FrozenInstanceError)
 
 
@@ -108,11 +110,6 @@ def check_read_back(obj, name, v):
     got = getattr(obj, name)
     # str fields may read back as tvm_ffi.String, a str subclass
     assert isinstance(got, want) and (got == v or (v != v and got != got)), (name, v, got)
-
-
-def check_slot():
-    err = tvm_ffi.core._move_raised_error()
-    assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
 
 
 def build(fdp, cls):

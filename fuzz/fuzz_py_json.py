@@ -24,6 +24,8 @@ with atheris.instrument_imports():
     import tvm_ffi
     from tvm_ffi import serialization
 
+from fuzz_py_common import check_slot  # noqa: E402 - after the instrumented imports
+
 parse = tvm_ffi.get_global_func("ffi.json.Parse")
 SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 TYPES = ["None", "bool", "int", "float", "ffi.String", "ffi.Bytes", "ffi.Array", "ffi.Map",
@@ -90,11 +92,6 @@ def python_reads_finite(text):
     except (ValueError, OverflowError, RecursionError):
         return None if "Infinity" in text or "NaN" in text else False
     return None if lossy else True
-
-
-def check_slot():
-    err = tvm_ffi.core._move_raised_error()
-    assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
 
 
 def test_one_input(data):
