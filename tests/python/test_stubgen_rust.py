@@ -142,3 +142,24 @@ def test_mirrors_compile_and_their_size_asserts_hold(tmp_path):
     r = _rustc(tmp_path, source, 1)
     assert r.returncode != 0, "an 8-byte String compiled"
     assert "size_of::<TestCxxClassDerivedDerivedObj>() == 80" in r.stderr, r.stderr
+
+
+def test_blocks_follow_the_type_key_order_with_parents_first():
+    """A child comes as soon as its parent is placed, not after every shallower type."""
+    from tvm_ffi.stub.lib_state import toposort_objects
+    from tvm_ffi.stub.utils import ObjectInfo
+
+    def info(key, *ancestors):
+        return ObjectInfo(fields=[], methods=[], type_key=key, ancestors=list(ancestors),
+                          parent_type_key=ancestors[-1] if ancestors else None)
+
+    infos = [info("a.Z"), info("a.M"), info("a.C", "a.A", "a.B"), info("a.B", "a.A"),
+             info("a.A")]
+    assert [o.type_key for o in toposort_objects(infos)] == ["a.A", "a.B", "a.C", "a.M", "a.Z"]
+
+
+def test_opaque_doc_names_the_field_without_a_mirror_and_its_schema(tmp_path):
+    lib = _crate(tmp_path, keys=("testing.SchemaAllTypes",))
+    assert _stubgen(lib.parent).returncode == 0
+    assert ("/// Opaque: field 'v_variant' (str | Array[int] | Map[str, int]) has no native "
+            "mirror.") in lib.read_text()

@@ -1,5 +1,7 @@
 """What the runtime knows: global function names and schemas, object types, fields, methods."""
 
+import heapq
+
 from .. import core
 from ..core import TypeSchema
 from ..registry import get_global_func_metadata, list_global_func_names
@@ -60,9 +62,25 @@ def object_info_from_type_key(type_key):
 
 def toposort_objects(objects):
     """``objects`` (ObjectInfo, or registered type keys, which are looked up) with every
-    parent before its children, then by type key."""
+    parent before its children: the least type key whose parent is already placed comes
+    next, so a child follows its parent as closely as the order by type key allows."""
     infos = [object_info_from_type_key(o) if isinstance(o, str) else o for o in objects]
-    return sorted(infos, key=lambda o: (len(o.ancestors), o.type_key or ""))
+    keys = {o.type_key for o in infos}
+    children: dict = {}
+    ready = []
+    for i, o in enumerate(infos):
+        if o.parent_type_key in keys and o.parent_type_key != o.type_key:
+            children.setdefault(o.parent_type_key, []).append(i)
+        else:
+            ready.append((o.type_key or "", i))
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        out.append(infos[i])
+        for c in children.pop(infos[i].type_key, ()):
+            heapq.heappush(ready, (infos[c].type_key or "", c))
+    return out
 
 
 def python_class(key):
