@@ -194,6 +194,7 @@ _LAYERS = (
     "_tensor",  # Tensor, from_dlpack and the exchange API, Shape, device()
     "container",  # Array, List, Map, Dict
     "_conversion",  # the hooks the call path delegates to, CAny, OpaquePyObject
+    "_stack",  # ABI mode's C stack guard for nested callbacks (a leaf: imports no layer)
     "_abi",  # ABI mode's call path (no compiled module: PyPy, no compiler)
     "core",  # this facade; _init
 )
