@@ -303,12 +303,23 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         """What a call's arguments hold until it returns (lists made on first use: most calls
         hold nothing, and the JIT then allocates nothing)."""
 
-        __slots__ = ("keep", "owned", "api_obj")
+        __slots__ = ("keep", "owned", "api_obj", "n_containers", "seen")
 
         def __init__(self):
             self.keep = None  # Python values kept alive for the call
             self.owned = None  # handles of objects made for the call
             self.api_obj = None
+            self.n_containers = 0
+            self.seen = None  # id(container) -> its converted wrapper, past 256 containers
+
+        def converted(self, v, w):
+            if self.seen is None:
+                self.n_containers += 1
+                if self.n_containers <= 256:
+                    return
+                self.seen = {}
+            self.seen[id(v)] = w
+            self.hold(v)  # (its id is a key: it must outlive the call)
 
         def hold(self, v):
             if self.keep is None:
@@ -377,17 +388,19 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 ctx.own(addr(a.v_obj))
         elif depth > 64:
             raise RecursionError("tvm_ffi: argument nesting is too deep")
-        elif code == R_SEQUENCE:
-            arr = call_handle(core._global("ffi.Array")._h, list(v), ctx, depth + 1)
-            ctx.hold(arr)
-            pack(arr, a, ctx, depth + 1)
-        elif code == R_MAP:
-            flat = []
-            for k, val in v.items():
-                flat += (k, val)
-            m = call_handle(core._global("ffi.Map")._h, flat, ctx, depth + 1)
-            ctx.hold(m)
-            pack(m, a, ctx, depth + 1)
+        elif code == R_SEQUENCE or code == R_MAP:
+            w = ctx.seen.get(id(v)) if ctx.seen is not None else None
+            if w is None:  # (a container met again in this call converts once: _ffi_src/pack.c)
+                if code == R_SEQUENCE:
+                    w = call_handle(core._global("ffi.Array")._h, list(v), ctx, depth + 1)
+                else:
+                    flat = []
+                    for k, val in v.items():
+                        flat += (k, val)
+                    w = call_handle(core._global("ffi.Map")._h, flat, ctx, depth + 1)
+                ctx.hold(w)
+                ctx.converted(v, w)
+            pack(w, a, ctx, depth + 1)
         else:
             if code == R_POD:
                 a.type_index, a.v_uint64 = v.__tvm_ffi_pod__

@@ -228,6 +228,11 @@ def dag(n, leaf=1):
     for _ in range(n):
         a = tvm_ffi.convert([a, a])
     return a
+def pydag(n):
+    x = [1]
+    for _ in range(n):
+        x = [x, {"k": x}]
+    return x
 a, b = dag(60), dag(60)
 """
 
@@ -258,10 +263,30 @@ def _run_bounded(snippet, timeout=60):
     " is None",
     "__import__('copy').deepcopy(a) == b",
     "__import__('pickle').loads(__import__('pickle').dumps(a)) == b",
+    "tvm_ffi.convert(pydag(30)) is not None",
+    "tvm_ffi.get_global_func('testing.echo')(pydag(30)) is not None",
+    "tvm_ffi.convert([[1]] * 3) == [[1]] * 3",
 ])
 def test_walks_over_shared_nodes_terminate(expr):
     assert _run_bounded("r = %s\nprint(bool(r) if not isinstance(r, int) or isinstance(r, bool)"
                         " else 'int')" % expr).split()[-1] in ("True", "int")
+
+
+def test_asdict_astuple_of_shared_nodes():
+    out = _run_bounded("""
+import typing
+from tvm_ffi.dataclasses import asdict, astuple, py_class
+@py_class("testing.hostile.N_%s" % __import__("uuid").uuid4().hex[:8])
+class N(tvm_ffi.Object):
+    l: typing.Any
+    r: typing.Any
+x = N(1, 2)
+for _ in range(60):
+    x = N(x, x)
+d, t = asdict(x), astuple(x)
+print(d["l"] is d["r"], t[0] is t[1], d["l"]["l"]["l"] is d["r"]["r"]["r"])
+""")
+    assert out.split() == ["True", "True", "True"]
 
 
 def test_repr_of_shared_nodes_refers_back():

@@ -149,6 +149,11 @@ typedef struct {
   void* stream;
   const DLPackExchangeAPI* api; /* exchange table of the last framework tensor */
   PyObject* api_obj; /* its Python identity (borrowed from temps/cache) */
+  /* Python containers converted so far (past PACK_MEMO_AFTER of them): id -> the handle
+   * (owned above), so that a list met again (nested lists sharing one: a DAG) converts
+   * once, in time linear in the distinct containers.  NULL until needed. */
+  int n_containers;
+  PyObject* converted;
 } CallCtx;
 
 /* A type's conversion rule, decoded once: the hot path reads C fields, not Python ints. */

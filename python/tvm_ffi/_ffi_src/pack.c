@@ -11,6 +11,8 @@ static void ctx_init(CallCtx* c) {
   c->stream = NULL;
   c->api = NULL;
   c->api_obj = NULL;
+  c->n_containers = 0;
+  c->converted = NULL;
 }
 
 /* The call's view tensors: recycled, or handed over to whoever still holds one. */
@@ -28,6 +30,9 @@ static void ctx_release(CallCtx* c) {
   c->n_owned = 0;
   Py_XDECREF(c->temps);
   c->temps = NULL;
+  Py_XDECREF(c->converted);
+  c->converted = NULL;
+  c->n_containers = 0;
 }
 
 static int ctx_own(CallCtx* c, TVMFFIObjectHandle h) {
@@ -195,14 +200,56 @@ static int pack_bytes_like(CallCtx* c, int is_str, int32_t small, const char* s,
   return ctx_own(c, out->v_obj);
 }
 
+#define PACK_MEMO_AFTER 256
+
+static int pack_container_items(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, int depth);
+
+/* The container v converted before in this call (1, *out set), 0, or -1 (Python error).
+ * Keys are ids: a container remembered stays alive in c->temps until the call is over. */
+static int pack_again(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, PyObject** key) {
+  *key = NULL;
+  if (c->converted == NULL) {
+    if (++c->n_containers <= PACK_MEMO_AFTER) return 0;
+    if ((c->converted = PyDict_New()) == NULL) return -1;
+  }
+  if ((*key = PyLong_FromVoidPtr(v)) == NULL) return -1;
+  PyObject* h = PyDict_GetItemWithError(c->converted, *key); /* borrowed */
+  if (h == NULL) return PyErr_Occurred() ? -1 : 0;
+  out->type_index = is_map ? kTVMFFIMap : kTVMFFIArray;
+  out->zero_padding = 0;
+  out->v_obj = (TVMFFIObject*)PyLong_AsVoidPtr(h);
+  return 1;
+}
+
 /* list/tuple -> ffi.Array, dict -> ffi.Map, built by calling the global constructors. */
 static int pack_container(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, int depth) {
-  PyObject* seq = NULL;
-  Py_ssize_t n;
   if ((is_map ? g.fn_map : g.fn_array) == NULL) {
     PyErr_SetString(PyExc_RuntimeError, "tvm_ffi: the runtime has no ffi.Array/ffi.Map");
     return CONV_PY_ERROR;
   }
+  PyObject* key;
+  int again = pack_again(c, v, is_map, out, &key);
+  if (again != 0) {
+    Py_XDECREF(key);
+    return again > 0 ? CONV_OK : CONV_PY_ERROR;
+  }
+  int rc = pack_container_items(c, v, is_map, out, depth);
+  if (rc == CONV_OK && key != NULL) {
+    PyObject* h = PyLong_FromVoidPtr(out->v_obj);
+    if (h == NULL || PyDict_SetItem(c->converted, key, h) != 0) rc = CONV_PY_ERROR;
+    Py_XDECREF(h);
+    if (rc == CONV_OK) { /* its id is a key: it must outlive the call */
+      Py_INCREF(v);
+      rc = ctx_keep(c, v);
+    }
+  }
+  Py_XDECREF(key);
+  return rc;
+}
+
+static int pack_container_items(CallCtx* c, PyObject* v, int is_map, TVMFFIAny* out, int depth) {
+  PyObject* seq = NULL;
+  Py_ssize_t n;
   if (is_map) {
     seq = PyObject_CallMethod(v, "items", NULL);
     if (seq == NULL) return CONV_PY_ERROR;

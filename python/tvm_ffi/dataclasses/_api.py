@@ -50,6 +50,16 @@ def astuple(obj, *, tuple_factory=tuple):
     return _inner_tuple(obj, tuple_factory)
 
 
+def _inner(v, dict_factory):
+    return _convert(v, lambda o, rec: dict_factory([(f.name, rec(getattr(o, f.name)))
+                                                    for f in _fields_of(o)]))
+
+
+def _inner_tuple(v, tuple_factory):
+    return _convert(v, lambda o, rec: tuple_factory([rec(getattr(o, f.name))
+                                                     for f in _fields_of(o)]))
+
+
 def _is_seq(v):
     from ..container import Array, List  # noqa: PLC0415 - container imports this package
 
@@ -62,18 +72,22 @@ def _is_map(v):
     return isinstance(v, (Map, Dict))
 
 
-def _inner(v, dict_factory):
-    if is_dataclass(v) and not isinstance(v, type):
-        return dict_factory([(f.name, _inner(getattr(v, f.name), dict_factory))
-                             for f in _fields_of(v)])
-    return _walk(v, lambda x: _inner(x, dict_factory))
+def _convert(obj, make):
+    """asdict/astuple's walk: make(instance, rec) for dataclass instances, _walk for the rest.
+    An FFI object met again (a shared node) converts once, by its handle: the walk is linear
+    in the distinct nodes (docs/python.md §13.2), and the result shares what the value did."""
+    done = {}
 
+    def rec(v):
+        h = v._h if isinstance(v, core.CObject) else 0
+        if h and h in done:
+            return done[h]
+        r = make(v, rec) if is_dataclass(v) and not isinstance(v, type) else _walk(v, rec)
+        if h:
+            done[h] = r  # (the root keeps every handle in it alive)
+        return r
 
-def _inner_tuple(v, tuple_factory):
-    if is_dataclass(v) and not isinstance(v, type):
-        return tuple_factory([_inner_tuple(getattr(v, f.name), tuple_factory)
-                              for f in _fields_of(v)])
-    return _walk(v, lambda x: _inner_tuple(x, tuple_factory))
+    return rec(obj)
 
 
 def _walk(v, rec):
