@@ -17,3 +17,14 @@ def remember(cls):
 def classes_of(module_name):
     """{class name: class} of the py_class types defined in a module so far."""
     return _BY_MODULE.get(module_name, {})
+
+
+def classes_of_other_modules(module_name):
+    """{class name: class} of the py_class types other modules define (the most recent of a
+    name): the last resort for a forward reference to a class the declaring module imports
+    only for type checking, as upstream's cross-module fallback."""
+    out = {}
+    for module, classes in _BY_MODULE.items():
+        if module != module_name:
+            out.update(classes)
+    return out

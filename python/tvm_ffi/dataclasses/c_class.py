@@ -68,16 +68,24 @@ def _annotations(cls):
     even when defined in a function (see _local_names)."""
     anns = dict(inspect.get_annotations(cls) if hasattr(inspect, "get_annotations")
                 else cls.__dict__.get("__annotations__", {}))
-    module = sys.modules.get(cls.__module__)
-    env = dict(vars(module)) if module is not None else {}
-    env.update(_local_names.classes_of(cls.__module__))
     for name, ann in anns.items():
         if isinstance(ann, str):
             try:
-                anns[name] = eval(ann, env, dict(vars(cls)))  # noqa: S307 - as inspect does
+                anns[name] = eval_annotation(cls, ann)
             except Exception:  # noqa: BLE001 - unresolvable: keep the text
                 pass
     return anns
+
+
+def eval_annotation(cls, text, local=None):
+    """The value of a string annotation of cls's body (raises what eval raises): names of its
+    module, of the module's py_class types (see _local_names), `local` and its class body."""
+    module = sys.modules.get(cls.__module__)
+    env = dict(vars(module)) if module is not None else {}
+    env.update(_local_names.classes_of(cls.__module__))
+    local = dict(local or {})
+    local.update(vars(cls))
+    return eval(text, env, local)  # noqa: S307 - as inspect does
 
 
 def _class_body_fields(cls, remove=True):

@@ -19,7 +19,7 @@ from . import _fields as F
 from . import _init_property, _local_names, _py_fields
 from . import _stepwise as S
 from ._method import method_metadata, method_spec
-from .c_class import _class_body_fields, _process, c_class, precheck
+from .c_class import _class_body_fields, _process, c_class, eval_annotation, precheck
 
 from ._stepwise import PY_CLASS_ATTR  # noqa: E402,F401 - re-exported
 
@@ -97,6 +97,11 @@ def _define(cls, type_key, params, seq_kind=1):
     _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     for name, f in body.items():
         f.name = name
+    # string annotations that did not resolve: the fields take any value, and building an
+    # object first checks that they resolve by then (check_forward_refs)
+    unresolved = {name: f.type for name, f in body.items() if isinstance(f.type, str)}
+    if unresolved:
+        setattr(cls, UNRESOLVED_ATTR, unresolved)
     info = S.register_py_class(_typeinfo._type_info_of_index(parent), key, cls)
     kw_defaults = {name: params["kw_only"] or name in after_marker for name in body}
 
@@ -113,6 +118,32 @@ def _define(cls, type_key, params, seq_kind=1):
     if user_init is not None:
         cls.__init__ = _allocating_init(user_init, info.type_index)
     return cls
+
+
+UNRESOLVED_ATTR = "__tvm_ffi_unresolved_annotations__"
+
+
+def check_forward_refs(cls):
+    """TypeError naming the string annotations of cls and its py_class bases that still do
+    not resolve (an undefined name, an expression that fails), as upstream words it; those
+    that resolve now are forgotten."""
+    failures = []
+    for owner in reversed(cls.__mro__):
+        pending = owner.__dict__.get(UNRESOLVED_ATTR)
+        if not pending:
+            continue
+        local = _local_names.classes_of_other_modules(owner.__module__)
+        local.update({c.__name__: c for c in cls.__mro__})
+        for name, text in list(pending.items()):
+            try:
+                eval_annotation(owner, text, local)
+            except Exception as err:  # noqa: BLE001 - reported below
+                failures.append("%s: %s (%s)" % (name, text, err))
+            else:
+                del pending[name]
+    if failures:
+        raise TypeError("Cannot instantiate %s: unresolved forward references: %s"
+                        % (cls.__name__, failures))
 
 
 def _allocating_init(user_init, tidx):
