@@ -187,7 +187,6 @@ _LAYERS = (
     "_type_index",  # the kTVMFFI... type indices by name
     "_rules",  # the conversion table (data only)
     "_capi",  # the Python C-API calls ABI mode and capsules need
-    "_stack",  # ABI mode's C stack guard of nested callbacks (thread stack sizes)
     "_base",  # handles, wrapper identity, CObject/Object, type index -> class
     "error",  # errors: every crossing between C and Python, register_error
     "_values",  # String/Bytes, DataType, Device
