@@ -202,14 +202,14 @@ static TVMFFIAny any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   return r;
 }
 
+/* Stored wrapped like any native hook (native_hook.c), its convention known. */
 static void register_native(const char* name, void* fn) {
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIAny v;
-  v.type_index = kTVMFFIOpaquePtr;
-  v.zero_padding = 0;
-  v.v_ptr = fn;
-  if (TVMFFITypeRegisterAttr(kTVMFFIBigInt, &n, &v) != 0)
+  if (tvmffi__native_hook_wrap(kTVMFFIBigInt, name[6] == 'e', fn, 1, &v) != 0 ||
+      TVMFFITypeRegisterAttr(kTVMFFIBigInt, &n, &v) != 0)
     tvmffi__fatal("cannot register ffi.BigInt's %s", name);
+  tvmffi__any_release(&v);
 }
 
 void tvmffi__big_int_globals_init(void) {

@@ -62,6 +62,14 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
   return 0;
 }
 
+void* tvmffi__function_self_of(TVMFFIObjectHandle func, TVMFFISafeCallType fn) {
+  func_obj* f = (func_obj*)func;
+  return f->header.type_index == kTVMFFIFunction && f->cell.safe_call == func_trampoline &&
+                 f->fn == fn
+             ? f->self
+             : NULL;
+}
+
 TVMFFI__COLD int tvmffi__function_call_misuse(TVMFFIObjectHandle func) {
   if (func == NULL) return tvmffi__raise("ValueError", "TVMFFIFunctionCall: func is NULL");
   return tvmffi__raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",

@@ -200,6 +200,20 @@ uint64_t tvmffi__hash_bytes(const void* data, size_t len);
 void tvmffi__register_global(const char* name, TVMFFISafeCallType fn, const char* doc,
                              const char* schema);
 
+/* The `self` a function made by TVMFFIFunctionCreate(self, fn, ...) was given,
+ * or NULL when `func` is another function. */
+void* tvmffi__function_self_of(TVMFFIObjectHandle func, TVMFFISafeCallType fn);
+
+/* ---- native_hook.c ---------------------------------------------------- */
+
+/* 1 for "__any_hash__", 2 for "__any_equal__", else 0. */
+int tvmffi__native_hook_attr(const TVMFFIByteArray* name);
+/* *out = an owned ffi.Function calling the native hook `fn` of type_index in
+ * its release's convention (docs/abi.md §5.6); known_015: fn is known to use
+ * apache 0.1.15's.  0, or -1 raised (ValueError for NULL fn). */
+int tvmffi__native_hook_wrap(int32_t type_index, int is_equal, void* fn, int known_015,
+                             TVMFFIAny* out);
+
 /* Raises ValueError (func NULL) or TypeError naming func's type; returns -1. */
 TVMFFI__COLD int tvmffi__function_call_misuse(TVMFFIObjectHandle func);
 

@@ -272,6 +272,19 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterAttr: attribute name is empty");
   if (type_index != kTVMFFINone && attr_value == NULL)
     return tvmffi__raise("ValueError", "TVMFFITypeRegisterAttr: attr_value is NULL");
+  /* A native __any_hash__ / __any_equal__ hook is stored wrapped in a Function
+   * that calls it in its release's convention (native_hook.c). */
+  TVMFFIAny wrapped;
+  tvmffi__any_set_none(&wrapped);
+  int hook = type_index == kTVMFFINone || attr_value->type_index != kTVMFFIOpaquePtr
+                 ? 0
+                 : tvmffi__native_hook_attr(attr_name);
+  if (hook != 0) {
+    if (info_or_raise("TVMFFITypeRegisterAttr", type_index) == NULL ||
+        tvmffi__native_hook_wrap(type_index, hook == 2, attr_value->v_ptr, 0, &wrapped) != 0)
+      return -1;
+    attr_value = &wrapped;
+  }
   int rc = -1;
   lock();
   if (type_index != kTVMFFINone && info_or_raise("TVMFFITypeRegisterAttr", type_index) == NULL)
@@ -298,6 +311,7 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
   rc = 0;
 out:
   pthread_mutex_unlock(&g_lock);
+  tvmffi__any_release(&wrapped);
   return rc;
 }
 

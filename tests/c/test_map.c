@@ -8,6 +8,7 @@
  * constructed maps against a simple model, reference counts, and
  * ffi.ContainerFindFirstNonCPUDevice.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <tvm/ffi/extra/c_container.h>
@@ -314,6 +315,81 @@ static void test_hooks(void) {
   check_any_release(&o2);
   CHECK_EQ_INT(g_keys_freed, 6);
   CHECK(g_hash_calls > 0);
+}
+
+/* Native hooks as libraries built with apache-tvm-ffi 0.1.9 - 0.1.14 headers
+ * register them (what TVM 0.27 does for ir.PrimType): `int64_t f(const Any&)` and
+ * `bool f(const Any&, const Any&)`, not 0.1.15's TVMFFIAny adapters.  The
+ * runtime must call each in its own convention (docs/abi.md §5.6). */
+static int g_older_calls;
+static int64_t older_hash(const TVMFFIAny* a) {
+  ++g_older_calls;
+  return ((user_key*)a->v_obj)->payload % 3; /* 1 for payload 1: either convention's Int */
+}
+static bool older_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  ++g_older_calls;
+  return ((user_key*)a->v_obj)->payload == ((user_key*)b->v_obj)->payload;
+}
+static int64_t older_hash_67(const TVMFFIAny* a) { /* 0.1.15's Error type index */
+  (void)a;
+  return 67;
+}
+
+static void register_native(int32_t t, const char* name, void* fn) {
+  TVMFFIAny p = any_kind(kTVMFFIOpaquePtr, 0);
+  p.v_ptr = fn;
+  register_hook(t, name, p);
+}
+
+static void test_older_native_hooks(void) {
+  int32_t t = register_type("test.containers.OlderKey");
+  int64_t (*hf)(const TVMFFIAny*) = older_hash;
+  bool (*ef)(const TVMFFIAny*, const TVMFFIAny*) = older_equal;
+  void* p;
+  memcpy(&p, &hf, sizeof(p));
+  register_native(t, "__any_hash__", p);
+  memcpy(&p, &ef, sizeof(p));
+  register_native(t, "__any_equal__", p);
+  /* stored as Functions: callers built with any release's headers handle one */
+  TVMFFIByteArray hname = check_ba("__any_hash__");
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&hname);
+  CHECK_EQ_INT(col->data[t - col->begin_index].type_index, kTVMFFIFunction);
+  CHECK_EQ_INT(col->data[kTVMFFIBigInt - col->begin_index].type_index, kTVMFFIFunction);
+
+  /* payload 1 first: its hash, 1, reads like 0.1.15's Int, so the equality
+   * hook (a bool: 0.1.9-0.1.14) decides before any equality was asked */
+  TVMFFIAny k[4] = {new_user_key(t, 1), new_user_key(t, 1), new_user_key(t, 4), new_user_key(t, 5)};
+  CHECK(hash_of(&k[0]) == combine((uint64_t)t, 1));
+  CHECK(hash_of(&k[2]) == combine((uint64_t)t, 1));
+  CHECK(hash_of(&k[3]) == combine((uint64_t)t, 2));
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&k[0], &k[1]), 1);
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&k[0], &k[2]), 0);
+  TVMFFIAny args[12] = {k[0], check_any_int(1), k[2], check_any_int(4), k[3], check_any_int(5)}, m,
+            r;
+  for (int i = 0; i < 3; ++i) args[6 + 2 * i] = args[7 + 2 * i] = check_any_int(100 + i);
+  CHECK_OK(check_call_global("ffi.Map", args, 12, &m)); /* dense: hashed */
+  CHECK_EQ_INT(TVMFFIMapGetCellPtr(m.v_obj)->size, 6);
+  TVMFFIAny q[2] = {m, k[1]};
+  CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
+  CHECK_EQ_INT(r.v_int64, 1);
+  CHECK(g_older_calls > 0);
+
+  /* a hash-only type answering 67 (0.1.15's Error index): without an equality
+   * hook to ask, it is taken as a hash, never as an error object to release */
+  int32_t t67 = register_type("test.containers.Older67");
+  int64_t (*h67)(const TVMFFIAny*) = older_hash_67;
+  memcpy(&p, &h67, sizeof(p));
+  register_native(t67, "__any_hash__", p);
+  TVMFFIAny o = new_user_key(t67, 0);
+  CHECK(hash_of(&o) == combine((uint64_t)t67, 67));
+  check_any_release(&o);
+
+  /* a null native hook is refused */
+  TVMFFIAny null_ptr = any_kind(kTVMFFIOpaquePtr, 0);
+  int32_t tn = register_type("test.containers.NullHook");
+  CHECK_RAISED(TVMFFITypeRegisterAttr(tn, &hname, &null_ptr), "ValueError", "null pointer");
+  check_any_release(&m);
+  for (int i = 0; i < 4; ++i) check_any_release(&k[i]);
 }
 
 /* ---- the ffi.Map constructor and layouts ---------------------------------- */
@@ -772,6 +848,7 @@ int main(void) {
   test_hash_values();
   test_equal_rules();
   test_hooks();
+  test_older_native_hooks();
   test_layouts();
   test_duplicates();
   test_globals();

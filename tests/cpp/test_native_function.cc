@@ -53,10 +53,12 @@ TEST_SUITE("native_function") {
     ffi::reflection::TypeAttrDef<NKeyObj>()
         .native_fn_attr<&KeyHash>(ffi::type_attr::kAnyHash)
         .native_fn_attr<&KeyEqual>(ffi::type_attr::kAnyEqual);
-    // Stored as the FromNative adapter (TVMFFIAny f(const Any&) noexcept), as apache's headers do.
+    // Registered as the FromNative adapter (TVMFFIAny f(const Any&) noexcept), as apache's
+    // headers do; the runtime stores it wrapped in a Function that calls it in the convention of
+    // the release that built it, which callers of every release handle (docs/abi.md §5.6).
     ffi::AnyView hook =
         ffi::reflection::TypeAttrColumn(ffi::type_attr::kAnyHash)[NKeyObj::RuntimeTypeIndex()];
-    CHECK(hook.type_index() == kTVMFFIOpaquePtr);
+    CHECK(hook.type_index() == kTVMFFIFunction);
     CHECK(hook.cast<NativeFunctionView<int64_t(const Any&)>>()(Key(5)) == 1);
     ffi::Map<Any, int> m{{Key(1), 10}, {Key(3), 30}, {Key(4), 40}, {Key(6), 60}, {Key(8), 80}};
     CHECK(m.size() == 5);

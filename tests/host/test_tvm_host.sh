@@ -2,11 +2,12 @@
 # The TVM compiler (apache-tvm 0.27.0.post1 from PyPI, built against the
 # apache-tvm-ffi package) on this runtime and Python package: TE vector add
 # and matmul, a TVMScript module (printed, compared, compiled, run),
-# export_library + load_module, and a Relax model on the Relax VM, each
-# checked against numpy, each checking that only our libtvm_ffi.so is mapped
-# (run_on_ours.py).  The packages go into a cached throwaway venv
-# ($TVMFFI_TVM_VENV, default ~/.cache/tvm-ffi-c/tvm-venv); without network
-# or a usable interpreter the test is skipped with the reason.
+# export_library + load_module, a Relax model on the Relax VM, each
+# checked against numpy, and save_json/load_json (a tensor's text equal to
+# the apache package's, TIR values round tripping), each checking that only
+# our libtvm_ffi.so is mapped (run_on_ours.py).  The packages go into a
+# cached throwaway venv ($TVMFFI_TVM_VENV, default ~/.cache/tvm-ffi-c/tvm-venv);
+# without network or a usable interpreter the test is skipped with the reason.
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 here=$srcdir/tests/host
 venv=${TVMFFI_TVM_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tvm-ffi-c/tvm-venv}
@@ -22,7 +23,7 @@ host_venv "$venv" 'import tvm, numpy, cffi; assert tvm.__version__.startswith("0
 export PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
 [ -n "${TVMFFI_LIBDIR:-}" ] && export TVM_FFI_LIBRARY_PATH="$TVMFFI_LIBDIR"
 fail=0
-for prog in te_add_matmul tvmscript_module export_load relax_vm; do
+for prog in te_add_matmul tvmscript_module export_load relax_vm json_roundtrip; do
   if out=$(san_host "$venv/bin/python" "$here/run_on_ours.py" "$here/$prog.py" 2>&1); then
     echo "ok: $prog: $(echo "$out" | tr '\n' ' ')"
   else

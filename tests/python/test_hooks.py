@@ -280,3 +280,44 @@ def test_data_json_hooks_replace_the_fields():
     bad = '{"root_index":0,"nodes":[{"type":"%s","data":"nobar"}]}' % key
     with pytest.raises(ValueError, match="nobar"):  # the hook's own error
         from_json_graph_str(bad)
+
+
+# ---- native __any_hash__ / __any_equal__ of either release's headers ---------------------------
+
+
+def test_native_key_hooks_of_older_headers():
+    """Native Map-key hooks as libraries built with apache-tvm-ffi 0.1.9-0.1.14 headers store them
+    (TVM 0.27's ir.PrimType): ``int64_t f(const Any&)`` / ``bool f(const Any&, const Any&)`` as
+    opaque pointers, where 0.1.15's are ``TVMFFIAny f(...) noexcept`` adapters (tests/c/test_map.c):
+    each is called in its own convention (docs/abi.md §5.6)."""
+    from tvm_ffi._loader import ffi, lib
+
+    @py_class("hooks.NativeKey%d" % next(_ids), eq=False)
+    class K(tvm_ffi.Object):
+        k: int
+
+    info = K.__tvm_ffi_type_info__
+    field = [f for f in info.fields if f.name == "k"][0]
+    offset = field.offset + (8 if field.size == 16 else 0)  # an int, or the value of an Any slot
+
+    def k_of(any_ptr):
+        obj = ffi.cast("TVMFFIAny*", any_ptr).v_obj
+        return ffi.cast("int64_t*", ffi.cast("char*", obj) + offset)[0]
+
+    hash_cb = ffi.callback("int64_t(void*)", lambda a: k_of(a) % 3)  # 1 reads like an Int
+    equal_cb = ffi.callback("bool(void*, void*)", lambda a, b: k_of(a) == k_of(b))
+    for name, cb in (("__any_hash__", hash_cb), ("__any_equal__", equal_cb)):
+        v = ffi.new("TVMFFIAny*")
+        v.type_index = 4  # kTVMFFIOpaquePtr
+        v.v_ptr = ffi.cast("void*", cb)
+        raw = name.encode()
+        buf = ffi.new("char[]", raw)
+        assert lib.TVMFFITypeRegisterAttr(info.type_index, ffi.new("TVMFFIByteArray*",
+                                                                    [buf, len(raw)]), v) == 0
+    m = tvm_ffi.Map({K(1): "one", K(4): "four", K(5): "five", 0: 0, 2: 2})  # dense: hashed
+    assert m[K(1)] == "one" and m[K(4)] == "four" and m[K(5)] == "five"
+    assert K(7) not in m
+    d = tvm_ffi.Dict({K(1): 1})
+    d[K(1)] = 2
+    assert len(d) == 1 and d[K(1)] == 2
+    K._keep = (hash_cb, equal_cb)  # the type outlives the test: so must its hooks

@@ -126,13 +126,11 @@ TVMFFI_CONTAINER_INLINE TVMFFIByteArray TVMFFIContainerImplBytes(const TVMFFIAny
 
 /*
  * Calls an "__any_hash__" (b == NULL) or "__any_equal__" hook on a (and b);
- * *out gets the int / bool it returns.  The hook is either
- *  - an OpaquePtr to a native adapter `TVMFFIAny f(const Any&[, const Any&])
- *    noexcept` (the convention of apache tvm-ffi 0.1.15's NativeFunctionView,
- *    so hooks built with either header set work here): a reference is a
- *    pointer to the 16-byte Any, the result is the value or an owned ffi.Error;
- *  - or an ffi.Function, called packed.
- * Returns 0, or -1 with the hook's error (or a TypeError) raised.
+ * *out gets the int / bool it returns.  The hook is an ffi.Function, called
+ * packed: the runtime stores a native hook (an OpaquePtr from C++ headers of
+ * any release) wrapped in one that calls it in its release's convention
+ * (docs/abi.md §5.6).  Returns 0, or -1 with the hook's error (or a TypeError)
+ * raised.
  */
 TVMFFI_CONTAINER_INLINE int TVMFFIContainerImplCallHook(const TVMFFIAny* hook, const TVMFFIAny* a,
                                                         const TVMFFIAny* b, int64_t* out) {
@@ -140,30 +138,17 @@ TVMFFI_CONTAINER_INLINE int TVMFFIContainerImplCallHook(const TVMFFIAny* hook, c
   res.type_index = kTVMFFINone;
   res.zero_padding = 0;
   res.v_int64 = 0;
-  if (hook->type_index == kTVMFFIOpaquePtr) {
-    /* memcpy because ISO C has no object-to-function pointer cast */
-    if (b == NULL) {
-      TVMFFIAny (*fn)(const TVMFFIAny*);
-      memcpy(&fn, &hook->v_ptr, sizeof(fn));
-      res = fn(a);
-    } else {
-      TVMFFIAny (*fn)(const TVMFFIAny*, const TVMFFIAny*);
-      memcpy(&fn, &hook->v_ptr, sizeof(fn));
-      res = fn(a, b);
-    }
-  } else if (hook->type_index == kTVMFFIFunction) {
-    TVMFFIAny args[2];
-    args[0] = *a;
-    if (b != NULL) args[1] = *b;
-    if (TVMFFIFunctionCall(hook->v_obj, args, b == NULL ? 1 : 2, &res) != 0) return -1;
-  } else {
+  if (hook->type_index != kTVMFFIFunction) {
     TVMFFIErrorSetRaisedFromCStr("TypeError", b == NULL
-                                                  ? "__any_hash__ attribute must be an opaque "
-                                                    "function pointer or an ffi.Function"
-                                                  : "__any_equal__ attribute must be an opaque "
-                                                    "function pointer or an ffi.Function");
+                                                  ? "__any_hash__ attribute must be an ffi.Function"
+                                                  : "__any_equal__ attribute must be an "
+                                                    "ffi.Function");
     return -1;
   }
+  TVMFFIAny args[2];
+  args[0] = *a;
+  if (b != NULL) args[1] = *b;
+  if (TVMFFIFunctionCall(hook->v_obj, args, b == NULL ? 1 : 2, &res) != 0) return -1;
   if (res.type_index == kTVMFFIInt || (b != NULL && res.type_index == kTVMFFIBool)) {
     *out = res.v_int64;
     return 0;
