@@ -150,7 +150,7 @@ class Error(CObject):
         bt = self._cell().backtrace
         size = bt.size
         last = _LAST_CROSSING
-        if last is not None and last[0] == self._h and last[1] <= size:
+        if last is not None and last[0]._h == self._h and last[1] <= size:
             _LAST_CROSSING = None
             added = ffi.unpack(bt.data + last[1], size - last[1]) if size > last[1] else b""
             return _traceback_from_backtrace(added.decode("utf-8", "replace"), last[2]), size
@@ -373,7 +373,7 @@ def _format_traceback(tb, stop=None):
     return "".join(lines)
 
 
-# The error a callback last handed back to C as (handle, backtrace size, traceback of that
+# The error a callback last handed back to C as (Error, backtrace size, traceback of that
 # backtrace).  An error raised through N nested Python -> FFI -> Python calls crosses both ways
 # at every level: the caller's py_error, usually the next to see it, extends this traceback by
 # what was appended since instead of parsing the whole backtrace again, and _exc_to_error
@@ -405,7 +405,7 @@ def _exc_to_error(exc, append_native=True):
                 existing.update_backtrace(added, append=True)
                 size = existing._cell().backtrace.size
                 tb = _traceback_from_backtrace(added, mark[0])
-                _LAST_CROSSING = (existing._h, size, tb)
+                _LAST_CROSSING = (existing, size, tb)  # holds it: its address stays its own
                 return existing
         existing.update_backtrace(_format_traceback(exc.__traceback__) + _native_text(append_native))
         return existing
