@@ -923,6 +923,45 @@ def test_field_named_self():
     assert (raw.self, raw.x) == (7, 8)
 
 
+def test_only_hooks_and_marked_methods_are_registered():
+    from tvm_ffi.dataclasses import py_class
+    from tvm_ffi.dataclasses.py_class import _collect_py_methods
+
+    @py_class(new_key("Allow"))
+    class Allow(tvm_ffi.Object):
+        x: int
+
+        def __ffi_shallow_copy__(self):
+            return None
+
+        def __ffi_custom_op__(self, y):
+            return self.x + y
+
+        def __ffi_repr__(self, fn_repr):
+            return "allow"
+
+        @tvm_ffi.method
+        def plus(self, y: int) -> int:
+            return self.x + y
+
+        def helper(self):
+            return 0
+
+    names = {name for name, _, _ in _collect_py_methods(Allow)}
+    assert names == {"__ffi_repr__", "plus"}
+    assert {m.name for m in Allow.__tvm_ffi_type_info__.methods} == {"plus"}
+    assert repr(Allow(1)) == "allow" and Allow(2).plus(3) == 5
+
+    @py_class(new_key("Plain"))
+    class Plain(tvm_ffi.Object):
+        x: int
+
+        def __ffi_custom_op__(self, y):
+            return y
+
+    assert _collect_py_methods(Plain) is None
+
+
 def test_string_annotations_are_evaluated():
     from tvm_ffi.dataclasses import py_class
 

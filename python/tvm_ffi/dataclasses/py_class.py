@@ -270,23 +270,38 @@ def _register_hooks(tidx, cls):
         core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value))
 
 
+def _collect_py_methods(cls):
+    """What a class body registers besides its fields, as (attribute name, value, is_static):
+    the type attributes it defines (_HOOK_NAMES, _ATTR_NAMES, the names it lists in
+    ``__ffi_type_attr_names__``) and the functions marked with ``tvm_ffi.method``; None when
+    there is none.  Any other method stays Python's, ``__ffi_*__`` dunders included
+    (``__ffi_init__``, ``__ffi_shallow_copy__``, ``__ffi_custom_op__``), as upstream."""
+    attr_names = set(_HOOK_NAMES + _ATTR_NAMES + tuple(cls.__dict__.get("__ffi_type_attr_names__", ())))
+    out = []
+    for name, value in cls.__dict__.items():
+        is_static = isinstance(value, staticmethod)
+        func = value.__func__ if is_static else value
+        if name in attr_names or (callable(func) and method_spec(func) is not None):
+            out.append((name, func, is_static))
+    return out or None
+
+
 def _register_methods(tidx, cls):
-    for value in list(cls.__dict__.values()):
-        func = value.__func__ if isinstance(value, staticmethod) else value
+    for _name, func, is_static in _collect_py_methods(cls) or ():
         spec = method_spec(func) if callable(func) else None
         if spec is None or spec["name"] in _HOOK_NAMES:
-            continue  # (hooks become type attributes, see _register_hooks)
+            continue  # (hooks and other type attributes: see _register_hooks)
         fobj = core.convert_func(func)
         mi = core.ffi.new("TVMFFIMethodInfo*")
         keep = []
-        meta = method_metadata(func, cls, core._type_key(tidx), isinstance(value, staticmethod))
+        meta = method_metadata(func, cls, core._type_key(tidx), is_static)
         for slot, text in (("name", spec["name"]), ("doc", spec["doc"] or ""),
                            ("metadata", meta)):
             data = text.encode()
             cbuf = core.ffi.new("char[]", data)
             keep.append(cbuf)
             getattr(mi, slot).data, getattr(mi, slot).size = cbuf, len(data)
-        mi.flags = 4 if isinstance(value, staticmethod) else 0
+        mi.flags = 4 if is_static else 0
         mi.method.type_index = T.kTVMFFIFunction
         mi.method.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
         core._check(core.lib.TVMFFITypeRegisterMethod(tidx, mi))
