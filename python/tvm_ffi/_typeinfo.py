@@ -82,12 +82,12 @@ class _Owner:
     or a subtype.  The check reads the object's runtime type index (the handle's header), not
     the wrapper's class; the indices found to be subtypes are remembered."""
 
-    __slots__ = ("index", "depth", "key", "_ok")
+    __slots__ = ("index", "depth", "key", "ok")
 
     def __init__(self, index, depth):
         self.index, self.depth = index, depth
         self.key = None
-        self._ok = {index}
+        self.ok = {index}  # type indices found to be the owner or a subtype
 
     def handle_of(self, obj, name):
         """obj's handle when obj is an object of the owning type; TypeError/ValueError else."""
@@ -98,13 +98,13 @@ class _Owner:
             raise ValueError("cannot access field `%s` of %s: the handle is empty"
                              % (name, type(obj).__name__))
         t = _type_index_of(h)
-        if t not in self._ok:
+        if t not in self.ok:
             raw = lib.TVMFFIGetTypeInfo(t)
             if raw == ffi.NULL or raw.type_depth <= self.depth or \
                     raw.type_ancestors[self.depth].type_index != self.index:
                 core._move_raised_error()  # (an unknown index raised: keep the slot clean)
                 raise TypeError(self._refusal(name, core._type_key(t)))
-            self._ok.add(t)
+            self.ok.add(t)
         return h
 
     def _refusal(self, name, got):
@@ -140,8 +140,12 @@ class FieldGetter:
                     core._take_exception()  # keep the Python reader
         return self._c_fget
 
-    def __call__(self, obj):
-        h = self.owner.handle_of(obj, self.name)
+    def __call__(self, obj, _cast=ffi.cast, _ptr=ffi.typeof("TVMFFIObject*")):
+        # the owner check inline (an object of the owning type: the common case), else
+        # handle_of, which accepts a subtype once or raises
+        h = obj._h if isinstance(obj, core.CObject) else 0
+        if not h or _cast(_ptr, h).type_index not in self.owner.ok:
+            h = self.owner.handle_of(obj, self.name)
         out = ffi.new("TVMFFIAny*")
         if self._getter(ffi.cast("void*", h + self.offset), out) != 0:
             core._raise_ffi_error()
@@ -160,8 +164,10 @@ class FieldSetter:
         self._setter = setter  # TVMFFIFieldSetter cdata, or a Function wrapper
         self._is_function = is_function
 
-    def __call__(self, obj, value):
-        h = self.owner.handle_of(obj, self.name)
+    def __call__(self, obj, value, _cast=ffi.cast, _ptr=ffi.typeof("TVMFFIObject*")):
+        h = obj._h if isinstance(obj, core.CObject) else 0  # (as FieldGetter.__call__)
+        if not h or _cast(_ptr, h).type_index not in self.owner.ok:
+            h = self.owner.handle_of(obj, self.name)
         if self._is_function:
             import ctypes  # noqa: PLC0415
 
