@@ -77,6 +77,9 @@ def _raised_exception():
     return err.py_error()
 
 
+_OBJECT_PTR = ffi.typeof("TVMFFIObject*")
+
+
 class _Owner:
     """The type a reflected field belongs to: its accessors apply only to objects of that type
     or a subtype.  The check reads the object's runtime type index (the handle's header), not
@@ -140,7 +143,7 @@ class FieldGetter:
                     core._take_exception()  # keep the Python reader
         return self._c_fget
 
-    def __call__(self, obj, _cast=ffi.cast, _ptr=ffi.typeof("TVMFFIObject*")):
+    def __call__(self, obj, _cast=ffi.cast, _ptr=_OBJECT_PTR):
         # the owner check inline (an object of the owning type: the common case), else
         # handle_of, which accepts a subtype once or raises
         h = obj._h if isinstance(obj, core.CObject) else 0
@@ -164,7 +167,7 @@ class FieldSetter:
         self._setter = setter  # TVMFFIFieldSetter cdata, or a Function wrapper
         self._is_function = is_function
 
-    def __call__(self, obj, value, _cast=ffi.cast, _ptr=ffi.typeof("TVMFFIObject*")):
+    def __call__(self, obj, value, _cast=ffi.cast, _ptr=_OBJECT_PTR):
         h = obj._h if isinstance(obj, core.CObject) else 0  # (as FieldGetter.__call__)
         if not h or _cast(_ptr, h).type_index not in self.owner.ok:
             h = self.owner.handle_of(obj, self.name)

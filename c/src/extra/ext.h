@@ -77,6 +77,13 @@ typedef struct {
 #define TVMFFI__MEMO_HOLD_A 1
 #define TVMFFI__MEMO_HOLD_B 2
 int tvmffi__memo_enter(tvmffi__memo* m);
+/* Whether obj has more than one owner.  Only such a node can be met twice by a walk whose
+ * shared nodes are remembered: one owned once sits below a single slot, which is met again
+ * only through a shared ancestor, met once.  So the walks remember shared nodes alone, and a
+ * tree (however large) never fills a memo. */
+static inline int tvmffi__ext_shared(const TVMFFIObject* obj) {
+  return (uint32_t)__atomic_load_n(&obj->combined_ref_count, __ATOMIC_RELAXED) > 1;
+}
 /* The memo in use now, whatever the count (1; 0 when out of memory). */
 int tvmffi__memo_start(tvmffi__memo* m);
 int tvmffi__memo_get(const tvmffi__memo* m, const void* a, const void* b, uint64_t* value);

@@ -508,7 +508,7 @@ static int write_container(writer* w, TVMFFIObject* obj) {
                          JSON_MAX_DEPTH);
   /* (the text of an indented container depends on its depth too) */
   const void* where = w->indent < 0 ? NULL : (const void*)(uintptr_t)(w->depth + 1);
-  int memo = tvmffi__memo_enter(&w->written);
+  int memo = tvmffi__ext_shared(obj) && tvmffi__memo_enter(&w->written);
   if (memo) {
     int again = write_again(w, obj, where);
     if (again != 0) return again < 0 ? -1 : 0;

@@ -4,7 +4,8 @@
  * shared (a DAG: a = [a, a] sixty times over) is walked in time linear in its distinct
  * nodes, not in its paths.
  *
- * A walk counts the nodes it enters; the table is allocated only once the count passes
+ * Only nodes with more than one owner go into a memo (tvmffi__ext_shared says why that is
+ * enough).  A walk counts the ones it enters; the table is allocated only once the count passes
  * TVMFFI__MEMO_AFTER, so small values (almost all of them, and every tree of that size)
  * cost one increment per node and no allocation.  Nodes entered before that are walked
  * again when met again: at most TVMFFI__MEMO_AFTER of them, whatever the sharing.  A walk

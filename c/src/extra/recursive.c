@@ -310,7 +310,10 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   }
   pair_stack* ps = c->pairs;
   uint64_t known;
-  if (ps != NULL && tvmffi__memo_enter(&ps->equal) && tvmffi__memo_get(&ps->equal, a, b, &known)) {
+  /* (a pair met twice has a shared node on one side: tvmffi__ext_shared) */
+  int memo = ps != NULL && (tvmffi__ext_shared(a) || tvmffi__ext_shared(b)) &&
+             tvmffi__memo_enter(&ps->equal);
+  if (memo && tvmffi__memo_get(&ps->equal, a, b, &known)) {
     *out = CMP_EQ;
     return 0;
   }
@@ -336,7 +339,7 @@ static int cmp_obj(cmp_ctx* c, const TVMFFIAny* av, const TVMFFIAny* bv, int dep
   if (ps != NULL) {
     ps->n--;
     /* (unequal pairs need no memo: the first difference ends the whole comparison) */
-    if (rc == 0 && *out == CMP_EQ) tvmffi__memo_put(&ps->equal, a, b, 1);
+    if (memo && rc == 0 && *out == CMP_EQ) tvmffi__memo_put(&ps->equal, a, b, 1);
   }
   return rc;
 }
@@ -493,14 +496,15 @@ static int hash_obj(hash_state* st, TVMFFIObject* obj, uint64_t* out) {
       if (i < st->low) st->low = i;
       return 0;
     }
-  if (tvmffi__memo_enter(&st->done) && tvmffi__memo_get(&st->done, obj, NULL, out)) return 0;
+  int memo = tvmffi__ext_shared(obj) && tvmffi__memo_enter(&st->done);
+  if (memo && tvmffi__memo_get(&st->done, obj, NULL, out)) return 0;
   if (st->depth >= RECURSIVE_MAX_DEPTH)
     return tvmffi__raise("RuntimeError", "ffi.RecursiveHash: maximum recursion depth %d exceeded",
                          RECURSIVE_MAX_DEPTH);
   int me = st->depth, outer_low = st->low;
   st->low = INT_MAX;
   int rc = hash_obj_body(st, obj, out);
-  if (rc == 0 && st->low >= me) tvmffi__memo_put(&st->done, obj, NULL, *out);
+  if (memo && rc == 0 && st->low >= me) tvmffi__memo_put(&st->done, obj, NULL, *out);
   if (outer_low < st->low) st->low = outer_low;
   return rc;
 }

@@ -225,8 +225,9 @@ int tvmffi__ext_float(tvmffi__buf* b, double x, int python_style) {
 /* ---- the printer ------------------------------------------------------------ */
 
 #define REPR_MAX_DEPTH 512
-/* Containers and reflected objects printed before a value counts as large: past this, the
- * print starts over in shared mode (below), whose text stays linear in the distinct nodes. */
+/* Shared containers and objects printed (the meetings of nodes with more than one owner)
+ * before a value counts as large: past this, the print starts over in shared mode (below),
+ * whose text stays linear in the distinct nodes.  A tree never starts over. */
 #define REPR_TREE_BUDGET 4096
 
 /* Shared mode: a first pass counts the references to each container and reflected object;
@@ -241,7 +242,7 @@ typedef struct {
   int depth;
   int shared;          /* 1 in shared mode */
   int restart;         /* the budget ran out: the caller prints again in shared mode */
-  uint64_t visits;     /* containers and objects entered (the budget) */
+  uint64_t visits;     /* shared containers and objects entered (the budget) */
   uint64_t labels;     /* labels given so far */
   tvmffi__memo refs;   /* object -> references << 1, then label << 1 | 1 once printed */
 } repr_state;
@@ -457,7 +458,7 @@ static int repr_object(repr_state* st, TVMFFIObject* obj) {
       if (tvmffi__buf_printf(st->out, "#%llu=", (unsigned long long)st->labels) != 0)
         return tvmffi__raise_oom();
     }
-  } else if (!st->shared && ++st->visits > REPR_TREE_BUDGET) {
+  } else if (!st->shared && tvmffi__ext_shared(obj) && ++st->visits > REPR_TREE_BUDGET) {
     st->restart = 1; /* (nothing raised: the caller starts over) */
     return -1;
   }
@@ -560,11 +561,12 @@ static int count_refs(repr_state* st, const TVMFFIAny* view) {
   if (!is_seq && !is_map && (t < kTVMFFIDynObjectBegin || tvmffi__ext_num_fields(t) == 0))
     return 0; /* strings, tensors, shapes, ...: printed in full wherever they occur */
   uint64_t refs;
-  if (tvmffi__memo_get(&st->refs, obj, NULL, &refs)) {
+  int shared = tvmffi__ext_shared(obj); /* (a node owned once is met once: no count needed) */
+  if (shared && tvmffi__memo_get(&st->refs, obj, NULL, &refs)) {
     tvmffi__memo_put(&st->refs, obj, NULL, refs + 2);
     return 0;
   }
-  tvmffi__memo_put(&st->refs, obj, NULL, 2);
+  if (shared) tvmffi__memo_put(&st->refs, obj, NULL, 2);
   if (push(st, obj) != 0) return -1;
   int rc = 0;
   if (is_seq) {

@@ -664,10 +664,9 @@ static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
   }
   /* a node's result depends on the def-region kind and the in-place mode it is met with */
   const void* where = (const void*)(uintptr_t)(((uint64_t)(uint32_t)m->def_region << 1 | mode) + 1);
-  /* (only a node with more than one owner can be met twice: the others skip the memo, and a
-   * shared node maps to one result wherever it is met) */
-  int memo = v.type_index >= kTVMFFIStaticObjectBegin &&
-             (uint32_t)v.v_obj->combined_ref_count > 1 && tvmffi__memo_start(&e->done);
+  /* (from the first node on: a shared node maps to one result wherever it is met) */
+  int memo = v.type_index >= kTVMFFIStaticObjectBegin && tvmffi__ext_shared(v.v_obj) &&
+             tvmffi__memo_start(&e->done);
   uint64_t i;
   TVMFFIAny r;
   if (memo && tvmffi__memo_get(&e->done, v.v_obj, where, &i)) {

@@ -252,7 +252,8 @@ static TVMFFIAny walk_visit(visitor* vis, TVMFFIAny view) {
   }
   /* (strings and bytes are leaves: visited wherever they occur) */
   int memo = v.type_index >= kTVMFFIStaticObjectBegin && v.type_index != kTVMFFIStr &&
-             v.type_index != kTVMFFIBytes && tvmffi__memo_enter(&w->visited);
+             v.type_index != kTVMFFIBytes && tvmffi__ext_shared(v.v_obj) &&
+             tvmffi__memo_enter(&w->visited);
   const void* where = (const void*)(uintptr_t)((uint64_t)(uint32_t)vis->def_region + 1);
   uint64_t seen;
   if (memo && tvmffi__memo_get(&w->visited, v.v_obj, where, &seen)) return none_result();
