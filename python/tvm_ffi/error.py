@@ -74,7 +74,10 @@ def _exit_code(message):
 class Error(CObject):
     """An ffi.Error object (kind, message, backtrace)."""
 
-    __slots__ = ()
+    # _tb_mark: (traceback, backtrace size) of the exception py_error last made, where
+    # _exc_to_error's new frames end.  A slot, not an attribute of the exception: pickle and
+    # deepcopy take an exception's __dict__, and a traceback cannot be pickled.
+    __slots__ = ("_tb_mark",)
 
     def __init__(self, kind, message, backtrace=""):
         if self._h:
@@ -140,7 +143,7 @@ class Error(CObject):
             exc = cls(message)
         exc.__tvm_ffi_error__ = self
         tb, size = self._traceback()
-        exc.__tvm_ffi_tb__ = (tb, size)  # where _exc_to_error's new frames end
+        self._tb_mark = (tb, size)
         return exc.with_traceback(tb)
 
     def _traceback(self):
@@ -377,7 +380,7 @@ def _format_traceback(tb, stop=None):
 # backtrace).  An error raised through N nested Python -> FFI -> Python calls crosses both ways
 # at every level: the caller's py_error, usually the next to see it, extends this traceback by
 # what was appended since instead of parsing the whole backtrace again, and _exc_to_error
-# appends only the frames the exception gained since py_error (its __tvm_ffi_tb__ mark), so
+# appends only the frames the exception gained since py_error (its Error's _tb_mark), so
 # the crossings cost O(N) together, not O(N^2).  Synthetic frames only: no locals kept alive.
 _LAST_CROSSING = None
 
@@ -397,8 +400,9 @@ def _exc_to_error(exc, append_native=True):
     global _LAST_CROSSING
     existing = getattr(exc, "__tvm_ffi_error__", None)
     if isinstance(existing, Error) and existing._h:
-        mark = getattr(exc, "__tvm_ffi_tb__", None)
-        if isinstance(mark, tuple) and len(mark) == 2 and mark[1] == existing._cell().backtrace.size:
+        # an exception of an older py_error of this Error lacks the mark in its chain (None)
+        mark = getattr(existing, "_tb_mark", None)
+        if mark is not None and mark[1] == existing._cell().backtrace.size:
             added = _format_traceback(exc.__traceback__, mark[0])
             if added is not None:  # the exception still ends with the frames py_error made
                 added += _native_text(append_native)

@@ -1,6 +1,8 @@
 """Errors across the language boundary (docs/python.md §14)."""
 
+import copy
 import gc
+import pickle
 import traceback
 
 import pytest
@@ -74,6 +76,42 @@ def test_nested_roundtrip_identity():
     bt = info.value.__tvm_ffi_error__.backtrace
     assert bt.count("TestRaiseError") >= 1
     assert bt.index("TestRaiseError") < bt.index("in f\n")
+
+
+def _crossed_twice():
+    """A native error that crossed back through a callback and out again (what gets marked for
+    linear unwinding)."""
+    raise_error = _raise_error()
+
+    def f():
+        raise_error("ValueError", "error XYZ")
+
+    try:
+        tvm_ffi.get_global_func("testing.apply")(f)
+    except ValueError as e:
+        return e
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_ffi_exception_pickles_and_deepcopies(how):
+    # the crossing state kept for linear unwinding holds a traceback, which pickle refuses: it
+    # must stay out of the exception's __dict__
+    err = _crossed_twice()
+    restored = pickle.loads(pickle.dumps(err)) if how == "pickle" else copy.deepcopy(err)
+    assert type(restored) is ValueError and restored.args == err.args
+    ffi_error = restored.__tvm_ffi_error__
+    assert isinstance(ffi_error, core.Error) and not ffi_error.same_as(err.__tvm_ffi_error__)
+    assert (ffi_error.kind, ffi_error.message) == ("ValueError", "error XYZ")
+    assert ffi_error.backtrace == err.__tvm_ffi_error__.backtrace
+    # the restored exception crosses a callback again, and the original still unwinds
+    for exc in (restored, err):
+        def g(exc=exc):
+            raise exc
+
+        with pytest.raises(ValueError, match="error XYZ") as info:
+            tvm_ffi.get_global_func("testing.apply")(g)
+        assert info.value.__tvm_ffi_error__.backtrace.count("in g\n") == 1
 
 
 def test_python_exception_to_error():
