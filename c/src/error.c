@@ -231,29 +231,17 @@ TVM_FFI_DLL void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char*
 }
 
 int tvmffi__vraise(const char* kind, const char* fmt, va_list ap) {
-  char small[256];
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(small, sizeof(small), fmt, ap);
-  if (n < 0) {
-    va_end(ap2);
-    tvmffi__raise_bytes(kind, fmt, strlen(fmt)); /* bad format: keep the template */
-    return -1;
-  }
-  if ((size_t)n < sizeof(small)) {
-    va_end(ap2);
-    tvmffi__raise_bytes(kind, small, (size_t)n);
-    return -1;
-  }
-  char* big = (char*)malloc((size_t)n + 1);
-  if (big == NULL) {
-    va_end(ap2);
+  tvmffi__buf msg = {NULL, 0, 0};
+  int rc = tvmffi__buf_vprintf(&msg, fmt, ap);
+  if (rc == -1) {
+    tvmffi__buf_free(&msg);
     return tvmffi__raise_oom();
   }
-  vsnprintf(big, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
-  tvmffi__raise_bytes(kind, big, (size_t)n);
-  free(big);
+  if (rc != 0) /* bad format: keep the template */
+    tvmffi__raise_bytes(kind, fmt, strlen(fmt));
+  else
+    tvmffi__raise_bytes(kind, msg.data ? msg.data : "", msg.size);
+  tvmffi__buf_free(&msg);
   return -1;
 }
 

@@ -269,6 +269,10 @@ typedef struct {
 int tvmffi__buf_append(tvmffi__buf* b, const char* data, size_t n); /* 0 or -1 (OOM) */
 /* Appends a copy of the buffer's own bytes [start, start + n).  0 or -1 (OOM). */
 int tvmffi__buf_repeat(tvmffi__buf* b, size_t start, size_t n);
+/* printf into the buffer: 0, -1 (OOM) or -2 (a directive it does not know).
+ * A string with a precision ("%.*s") is a byte range of exactly that length,
+ * NULs included: each shows as \x00 (docs/abi.md §9.1). */
+int tvmffi__buf_vprintf(tvmffi__buf* b, const char* fmt, va_list ap);
 int tvmffi__buf_printf(tvmffi__buf* b, const char* fmt, ...) TVMFFI__PRINTF(2, 3);
 void tvmffi__buf_free(tvmffi__buf* b);
 /* Appends the decimal text of an Int/BigInt value.  0/-1 (OOM raised). */

@@ -65,8 +65,11 @@ uint64_t tvmffi__type_refusals(const char** kind, const char** msg) {
 static TVMFFI__PRINTF(3, 4) int32_t refuse(refusal* why, const char* kind, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
+  tvmffi__buf b = {NULL, 0, 0};
+  int rc = tvmffi__buf_vprintf(&b, fmt, ap); /* keeps a key's bytes after a NUL */
   va_end(ap);
+  snprintf(why->msg, sizeof(why->msg), "%s", rc == 0 && b.data ? b.data : fmt);
+  tvmffi__buf_free(&b);
   why->kind = kind;
   return -1;
 }

@@ -509,8 +509,24 @@ static void test_type_keys_and_sentinels(void) {
                "Expected 0 but got 1 arguments");
 }
 
+/* User text in a message keeps its bytes after an embedded NUL, shown as \x00
+ * (docs/abi.md §9.1); the message itself holds no NUL. */
+static void test_nul_in_names(void) {
+  TVMFFIByteArray name = {"test.nul\0tail", 13};
+  TVMFFIAny nm, r;
+  CHECK_OK(TVMFFIStringFromByteArray(&name, &nm));
+  CHECK_RAISED(check_call_global("ffi.GetGlobalFuncMetadata", &nm, 1, &r), "RuntimeError",
+               "Global Function is not found: test.nul\\x00tail");
+  TVMFFIObjectDecRef(nm.v_obj);
+  TVMFFIByteArray key = {"test.no\0such.type", 17};
+  int32_t index = -1;
+  CHECK_RAISED(TVMFFITypeKeyToIndex(&key, &index), "InternalError",
+               "Cannot find type `test.no\\x00such.type`");
+}
+
 int main(void) {
   test_create_and_call();
+  test_nul_in_names();
   test_registry();
   test_method_info();
   test_list_names();

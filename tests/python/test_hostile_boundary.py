@@ -197,6 +197,27 @@ def test_error_kind_keeps_embedded_nul():
         raise_error("Nul\x00KindError", "msg")
 
 
+@pytest.mark.parametrize(
+    "name, args, kind, text",
+    [
+        ("ffi.GetGlobalFuncMetadata", ("nul\x00tail",), RuntimeError, "not found: nul\\x00tail"),
+        ("ffi.MakeObjectFromPackedArgs", ("no\x00such",), ValueError, "type `no\\x00such`"),
+        (
+            "ffi.MakeObjectFromPackedArgs",
+            ("testing.TestObjectBase", "v_i64", 1, "b\x00tail", 2),
+            TypeError,
+            "field `b\\x00tail`",
+        ),
+    ],
+)
+def test_runtime_message_shows_names_past_a_nul(name, args, kind, text):
+    # The runtime's own messages keep user text after an embedded NUL, escaped as \x00
+    # (docs/abi.md §9.1) the way Python's repr of the name writes it.
+    with pytest.raises(kind) as info:
+        tvm_ffi.get_global_func(name)(*args)
+    assert text in str(info.value) and "\x00" not in str(info.value)
+
+
 def test_python_error_with_nul_crosses_the_boundary():
     def fail():
         raise ValueError("k\x00ey")
