@@ -390,6 +390,47 @@ static void test_map_shared_nodes(void) {
   check_any_release(&a);
 }
 
+/* Callback: a Var becomes a new Var with a + 1 (counted). */
+static int g_var_calls;
+static int var_plus_one(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
+  (void)h;
+  (void)n;
+  ++g_var_calls;
+  *r = mk(t_var, check_any_int(as_node(args[0])->f[0].v_int64 + 1), check_any_int(0));
+  return 0;
+}
+
+/* A free variable is no shared node to map once: a callback on it runs at each of its
+ * meetings (upstream's test_structural_map_reuses_var_and_dag_callback_results), in both
+ * orders, while the shared container around it still maps once. */
+static void test_map_var_callback_each_meeting(void) {
+  int live0 = g_live;
+  TVMFFIAny cbs = entries(t_var, var_plus_one, 2);
+  TVMFFIAny x = mk(t_var, check_any_int(1), check_any_int(0));
+  TVMFFIAny pair[2] = {x, x};
+  TVMFFIAny inner = container("ffi.Array", pair, 2);
+  TVMFFIAny outer_items[2] = {inner, inner};
+  TVMFFIAny root = container("ffi.Array", outer_items, 2);
+  for (int order = 0; order < 2; ++order) {
+    TVMFFIAny r;
+    g_var_calls = 0;
+    CHECK_OK(run_map(root, cbs, order, &r));
+    CHECK_EQ_INT(g_var_calls, 2);
+    const TVMFFIAny* top = (const TVMFFIAny*)TVMFFISeqGetCellPtr(r.v_obj)->data;
+    CHECK(top[0].v_obj == top[1].v_obj);
+    const TVMFFIAny* vars = (const TVMFFIAny*)TVMFFISeqGetCellPtr(top[0].v_obj)->data;
+    CHECK(vars[0].v_obj != vars[1].v_obj);
+    CHECK(vars[0].v_obj != x.v_obj);
+    CHECK_EQ_INT(as_node(vars[0])->f[0].v_int64, 2);
+    check_any_release(&r);
+  }
+  check_any_release(&root);
+  check_any_release(&inner);
+  check_any_release(&x);
+  check_any_release(&cbs);
+  CHECK_EQ_INT(g_live, live0);
+}
+
 int main(void) {
   t_var = new_type("smut.Var", kTVMFFISEqHashKindFreeVar, 0, 1, 1);
   t_fn = new_type("smut.Fn", kTVMFFISEqHashKindTreeNode, kTVMFFIFieldFlagBitMaskSEqHashDefSimple, 1,
@@ -401,6 +442,7 @@ int main(void) {
   test_map_rvalue_root_in_place();
   test_mutate();
   test_map_shared_nodes();
+  test_map_var_callback_each_meeting();
   CHECK_EQ_INT(g_live, 0);
   CHECK_SLOT_CLEAN();
   printf("test_structural_mutate: ok\n");

@@ -379,10 +379,14 @@ static TVMFFIAny mutate_reflected_fields(mutator* m, const TVMFFIAny* v) {
   return copy;
 }
 
+static int32_t seq_hash_kind(int32_t type_index) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
+  return info == NULL || info->metadata == NULL ? kTVMFFISEqHashKindUnsupported
+                                                : info->metadata->structural_eq_hash_kind;
+}
+
 static TVMFFIAny default_mutate_object(mutator* m, const TVMFFIAny* v) {
-  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(v->type_index);
-  int32_t kind = info == NULL || info->metadata == NULL ? kTVMFFISEqHashKindUnsupported
-                                                        : info->metadata->structural_eq_hash_kind;
+  int32_t kind = seq_hash_kind(v->type_index);
   int is_var = kind == kTVMFFISEqHashKindFreeVar, is_dag = kind == kTVMFFISEqHashKindDAGNode;
   if (is_var || is_dag) {
     TVMFFIAny mapped = m->vtable->var_remap_get(m, *v);
@@ -664,8 +668,14 @@ static TVMFFIAny engine_enter(mutator* m, TVMFFIAny v, int mode) {
   }
   /* a node's result depends on the def-region kind and the in-place mode it is met with */
   const void* where = (const void*)(uintptr_t)(((uint64_t)(uint32_t)m->def_region << 1 | mode) + 1);
-  /* (from the first node on: a shared node maps to one result wherever it is met) */
+  /* (from the first node on: a shared node maps to one result wherever it is met).  A free
+   * variable is left out: what it maps to follows the variable remap as it stands when met
+   * (a simple definition left unchanged is walked again as a pattern definition), and a
+   * callback on it runs at each meeting, as upstream's engine does.  Cheap all the same: a
+   * use is one remap lookup, and its meetings are bounded by the edges of the memoized
+   * nodes above it. */
   int memo = v.type_index >= kTVMFFIStaticObjectBegin && tvmffi__ext_shared(v.v_obj) &&
+             seq_hash_kind(v.type_index) != kTVMFFISEqHashKindFreeVar &&
              tvmffi__memo_start(&e->done);
   uint64_t i;
   TVMFFIAny r;
