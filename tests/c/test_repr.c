@@ -46,6 +46,7 @@ static void test_pod(void) {
   TVMFFIByteArray bad = {"\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82", 9}; /* surrogate, >U+10FFFF, cut */
   CHECK_OK(TVMFFIStringFromByteArray(&bad, &b));
   CHECK_EQ_STR(repr(b), "\"\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\\xe2\\x82\"");
+  check_any_release(&b);
   TVMFFIAny dt;
   memset(&dt, 0, sizeof(dt));
   dt.type_index = kTVMFFIDataType;
