@@ -221,11 +221,17 @@ TVMFFI__COLD int tvmffi__function_call_misuse(TVMFFIObjectHandle func);
  * The exported entry is upstream's bare jump (no check: its one instruction
  * is the benchmarked nop call, docs in tvm_ffi_function(3)); the runtime's
  * own calls go through here because their handles come from data (type
- * attributes, fields, user registrations) that may hold anything. */
+ * attributes, fields, user registrations) that may hold anything.
+ * The result slot is set to None first: the calling convention hands the
+ * callee an empty slot, and functions built with upstream's C++ headers check
+ * it (TVM's tensor __data_to_json__ failed on a slot left uninitialised). */
 static inline int tvmffi__function_call(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                                         TVMFFIAny* result) {
   if (TVMFFI__UNLIKELY(func == NULL || ((const TVMFFIObject*)func)->type_index != kTVMFFIFunction))
     return tvmffi__function_call_misuse(func);
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
   return TVMFFIFunctionCall(func, args, num_args, result);
 }
 

@@ -218,6 +218,7 @@ static TVMFFIAny blob_new(int64_t payload) {
 static int blob_to_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(result->type_index, kTVMFFINone); /* an empty slot, as upstream's headers check */
   CHECK_EQ_INT(args[0].type_index, g_blob_index);
   int64_t p = ((blob*)args[0].v_obj)->payload;
   if (p < 0) {
@@ -233,6 +234,7 @@ static int blob_to_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 static int blob_from_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(result->type_index, kTVMFFINone); /* an empty slot, as upstream's headers check */
   TVMFFIByteArray ba = args[0].type_index == kTVMFFISmallStr
                            ? TVMFFISmallBytesGetContentByteArray(&args[0])
                            : *TVMFFIBytesGetByteArrayPtr(args[0].v_obj);
