@@ -3,6 +3,7 @@ fixtures, the byte checks of the directives, and --check by tokens.  Where rustc
 the mirrors are compiled against a stand-in of the ``tvm_ffi`` crate whose handle types have
 the C ABI's sizes, so the generated size asserts are checked by the compiler."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -116,12 +117,14 @@ def _rustc(tmp_path, source, string_words):
     crate = tmp_path / "tvm_ffi.rs"
     crate.write_text(STAND_IN.replace("STRING_WORDS", str(string_words)))
     common = [rustc, "--edition", "2021", "--crate-type", "lib", "--out-dir", str(tmp_path)]
+    # rustc is not ours: a sanitizer build's preloaded runtimes (tests/san-host.sh) crash it
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     r = subprocess.run([*common, "--crate-name", "tvm_ffi", str(crate)], capture_output=True,
-                       text=True, timeout=300)
+                       text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     return subprocess.run([*common, "--crate-name", "demo", "--extern",
                            "tvm_ffi=%s" % (tmp_path / "libtvm_ffi.rlib"), str(source)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
 
 
 @pytest.mark.skipif(shutil.which("rustc") is None, reason="rustc is not installed")
