@@ -74,12 +74,16 @@ def test_filelock_released_on_exception_and_bad_arguments(tmp_path):
         with FileLock(path):
             raise KeyError("inside")
     other = FileLock(path)
+    assert other._file_descriptor is None  # upstream's attribute: the fd while held, else None
     assert other.acquire()
+    fd = other._file_descriptor
+    assert isinstance(fd, int) and os.fstat(fd).st_ino == os.stat(path).st_ino
     assert other.acquire() is False  # not re-entrant
     with pytest.raises(RuntimeError, match="already held"):
         other.blocking_acquire()  # would wait for itself forever: say so instead
     assert other.locked
     other.release()
+    assert other._file_descriptor is None
     other.release()  # idempotent
     with pytest.raises(ValueError):
         FileLock(path).blocking_acquire(timeout=-1)

@@ -20,7 +20,7 @@ class FileLock:
 
     def __init__(self, lock_file_path):
         self.lock_file_path = os.fspath(lock_file_path)
-        self._fd = None
+        self._file_descriptor = None
 
     def __enter__(self):
         self.blocking_acquire()
@@ -32,13 +32,13 @@ class FileLock:
 
     @property
     def locked(self):
-        return self._fd is not None
+        return self._file_descriptor is not None
 
     def acquire(self):
         """Try to take the lock without waiting: True when held, False when someone else has it."""
         import fcntl  # noqa: PLC0415 - POSIX only; imported when a lock is actually used
 
-        if self._fd is not None:
+        if self._file_descriptor is not None:
             return False  # held by this object already: not re-entrant
         parent = os.path.dirname(self.lock_file_path)
         if parent:
@@ -51,7 +51,7 @@ class FileLock:
             if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 return False
             raise
-        self._fd = fd
+        self._file_descriptor = fd
         return True
 
     def blocking_acquire(self, timeout=None, poll_interval=0.1):
@@ -60,7 +60,7 @@ class FileLock:
             raise ValueError("timeout must be >= 0 or None, got %r" % (timeout,))
         if poll_interval <= 0:
             raise ValueError("poll_interval must be > 0, got %r" % (poll_interval,))
-        if self._fd is not None:  # waiting for ourselves would never end
+        if self._file_descriptor is not None:  # waiting for ourselves would never end
             raise RuntimeError("FileLock %s is already held by this object" % self.lock_file_path)
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.acquire():
@@ -72,7 +72,7 @@ class FileLock:
 
     def release(self):
         """Unlock (no-op when not held).  The lock file stays: removing it would race."""
-        fd, self._fd = self._fd, None
+        fd, self._file_descriptor = self._file_descriptor, None
         if fd is not None:
             import fcntl  # noqa: PLC0415
 
