@@ -7,7 +7,6 @@ side may add defaults and switch features off; it cannot invent storage.
 """
 
 import dataclasses as _std
-import types
 
 from .. import core
 
@@ -36,12 +35,15 @@ class Field:
 
     __slots__ = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare",
                  "kw_only", "metadata", "doc", "frozen", "structural_eq", "converter", "_ty_schema",
-                 "_c", "_py", "_kw")
+                 "extra_kwargs", "_c", "_py", "_kw")
 
     def __init__(self, name=None, _ty_schema=None, *, default=MISSING, default_factory=MISSING,
                  frozen=False, init=True, repr=True, hash=True, compare=False, kw_only=False,
-                 metadata=None, structural_eq=None, doc=None, converter=None):
+                 metadata=None, structural_eq=None, doc=None, converter=None, **extra_kwargs):
         # (the keyword defaults are those of a raw record, as upstream's; field() passes its own)
+        # ``metadata`` is the record's own dict (a shallow copy of the argument) that
+        # extensions may edit; ``extra_kwargs`` holds the keywords this record does not know,
+        # for fields-resolved hooks to consume (py_class refuses any left over).
         if not _is_missing(default) and not _is_missing(default_factory):
             raise ValueError("cannot specify both default and default_factory")
         if not _is_missing(default_factory) and not callable(default_factory):
@@ -56,7 +58,8 @@ class Field:
         self.hash = hash
         self.compare = compare
         self.kw_only = kw_only
-        self.metadata = types.MappingProxyType(dict(metadata or {}))
+        self.metadata = dict(metadata or {})
+        self.extra_kwargs = dict(extra_kwargs)
         self.doc = doc
         self.frozen = frozen  # assignment refused even when the class is not frozen
         self.structural_eq = structural_eq  # a key of FIELD_STRUCTURAL_EQ
@@ -74,6 +77,15 @@ class Field:
                 % (self.name, self.type, show(self.default), show(self.default_factory),
                    self.init, self.repr, self.hash, self.compare, show(self.kw_only),
                    dict(self.metadata), self.doc))
+
+    def __copy__(self):
+        # the two dicts are per record: a class's copy of a mixin's field edits its own
+        out = Field.__new__(Field)
+        for slot in Field.__slots__:
+            setattr(out, slot, getattr(self, slot))
+        out.metadata = dict(self.metadata)
+        out.extra_kwargs = dict(self.extra_kwargs)
+        return out
 
     @property
     def has_default(self):
@@ -96,7 +108,7 @@ def _field_converter(value):
 
 def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None,
           compare=True, kw_only=None, metadata=None, doc=None, frozen=False,
-          structural_eq=None, converter=_field_converter):
+          structural_eq=None, converter=_field_converter, **extra_kwargs):
     """Describe a dataclass field, as ``dataclasses.field`` does (plus ``doc``, and
     ``frozen``: assignment raises ``FrozenInstanceError`` as in a frozen class; the
     ``set(obj, value)`` of the class attribute still writes).
@@ -104,6 +116,8 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
     On a ``c_class`` the field must exist in the C++ type; ``default``/``default_factory``
     replace the C++ default, and ``init``/``repr``/``compare``/``hash`` can only switch off
     what the C++ side enables. ``kw_only`` given explicitly wins over the C++ flag.
+    Other keywords land in ``Field.extra_kwargs`` for a py_class extension's
+    fields-resolved hook to consume (docs/guide-dataclasses.md).
     """
     if hash is not None and not isinstance(hash, bool):
         raise TypeError("hash must be None, True or False, got %r" % (hash,))
@@ -112,7 +126,8 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
                          % (", ".join("%r" % (k,) for k in FIELD_STRUCTURAL_EQ), structural_eq))
     return Field(default=default, default_factory=default_factory, init=init, repr=repr,
                  hash=hash, compare=compare, kw_only=kw_only, metadata=metadata, doc=doc,
-                 frozen=bool(frozen), structural_eq=structural_eq, converter=converter)
+                 frozen=bool(frozen), structural_eq=structural_eq, converter=converter,
+                 **extra_kwargs)
 
 
 def merge(cf, pyf, kw_only_default):
@@ -125,10 +140,10 @@ def merge(cf, pyf, kw_only_default):
     pyf = pyf if pyf is not None else field()
     f = Field(default=pyf.default, default_factory=pyf.default_factory, init=pyf.init,
               repr=pyf.repr, hash=pyf.hash, compare=pyf.compare, kw_only=pyf.kw_only,
-              metadata=pyf.metadata or cf.metadata,
+              metadata=pyf.metadata,
               doc=pyf.doc if pyf.doc is not None else cf.doc, frozen=pyf.frozen or cf.frozen,
               structural_eq=pyf.structural_eq if given is not None else cf.c_structural_eq,
-              converter=pyf.converter)
+              converter=pyf.converter, **pyf.extra_kwargs)
     f.name = cf.name
     f._ty_schema = cf.ty
     f.type = pyf.type if pyf.type is not None else _python_type(cf.ty)

@@ -88,9 +88,11 @@ def eval_annotation(cls, text, local=None):
     return eval(text, env, local)  # noqa: S307 - as inspect does
 
 
-def _class_body_fields(cls, remove=True):
+def _class_body_fields(cls, remove=True, markers=(), found=None):
     """Python-side Field records of ``cls``'s own annotations; removes their class attributes
-    unless ``remove`` is false (a mixin others may share).
+    unless ``remove`` is false (a mixin others may share).  An annotation that is one of the
+    classes ``markers`` declares no field: (marker, name, number of fields before it) goes to
+    the list ``found`` (py_class's field markers, see _protocol).
 
     Returns ({name: Field}, names that follow a KW_ONLY marker).
     """
@@ -98,6 +100,9 @@ def _class_body_fields(cls, remove=True):
     out, after_marker, seen_marker = {}, set(), False
     for name, ann in anns.items():
         if _is_classvar(ann):
+            continue
+        if any(ann is m for m in markers):
+            found.append((ann, name, len(out)))
             continue
         if _is_kw_only_marker(ann):
             if seen_marker:

@@ -16,7 +16,7 @@ layouts, which a Python subclass cannot extend).
 from .. import _type_index as T
 from .. import _typeinfo, core
 from . import _fields as F
-from . import _init_property, _local_names, _py_fields
+from . import _init_property, _local_names, _protocol, _py_fields
 from . import _stepwise as S
 from ._method import method_metadata, method_spec
 from .c_class import _class_body_fields, _process, c_class, eval_annotation, precheck
@@ -45,14 +45,13 @@ def py_class(type_key=None, *, init=True, repr=True, eq=False, order=False, unsa
                          % (", ".join("%r" % (k,) for k in STRUCTURAL_EQ_KINDS), structural_eq))
     params = dict(init=init, repr=repr, eq=eq, order=order, unsafe_hash=unsafe_hash,
                   frozen=frozen, match_args=match_args, kw_only=kw_only)
-    seq_kind = STRUCTURAL_EQ_KINDS[structural_eq]
     if order and not eq:
         raise ValueError("py_class: order=True requires eq=True")
     if isinstance(type_key, type):  # bare @py_class
-        return _define(type_key, None, params, seq_kind)
+        return _define(type_key, None, params, structural_eq)
     if type_key is not None and not isinstance(type_key, str):
         raise TypeError("py_class: type_key must be a string, got %s" % type(type_key).__name__)
-    return lambda cls: _define(cls, type_key, params, seq_kind)
+    return lambda cls: _define(cls, type_key, params, structural_eq)
 
 
 # what type checkers read (PEP 681): the same record as c_class's
@@ -80,7 +79,7 @@ def _parent_index(cls):
     return T.kTVMFFIObject
 
 
-def _define(cls, type_key, params, seq_kind=1):
+def _define(cls, type_key, params, structural_eq="tree"):
     if not isinstance(cls, type):
         raise TypeError("py_class must decorate a class, got %r" % (cls,))
     _check_object_class(cls)
@@ -89,25 +88,35 @@ def _define(cls, type_key, params, seq_kind=1):
         raise ValueError("py_class %s: type key `%s` is already registered (type keys are "
                          "process-wide and cannot be redefined)" % (cls.__name__, key))
     parent = _parent_index(cls)
+    parent_info = _typeinfo._type_info_of_index(parent)
     precheck(cls, params)
-    _init_property.collect(
-        cls, {f.name for f in _typeinfo._type_info_of_index(parent).all_fields()})
-    body, after_marker = _class_body_fields(cls)
-    body = _with_mixin_fields(cls, body)
+    _protocol.type_attr_names(cls)  # (refuses malformed lists before the type exists)
+    _init_property.collect(cls, {f.name for f in parent_info.all_fields()})
+    markers, owners, found = _protocol.marker_types(cls), [], []
+    body, after_marker = _class_body_fields(cls, markers=markers, found=found)
+    own_names = list(body)
+    body = _with_mixin_fields(cls, body, markers, owners)
+    owners.append((cls, own_names, found))
     _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
     for name, f in body.items():
         f.name = name
+        f._ty_schema = _schema_of(f.type)
     # string annotations that did not resolve: the fields take any value, and building an
     # object first checks that they resolve by then (check_forward_refs)
     unresolved = {name: f.type for name, f in body.items() if isinstance(f.type, str)}
     if unresolved:
         setattr(cls, UNRESOLVED_ATTR, unresolved)
-    info = S.register_py_class(_typeinfo._type_info_of_index(parent), key, cls)
+    info = S.register_py_class(parent_info, key, cls)
+    # per class: the hooks below may change them for this class alone
+    info._decorator_args = dict(params, structural_eq=structural_eq,
+                                field_markers=_protocol.place_markers(parent_info, owners))
+    _protocol.run_fields_resolved_hooks(info, cls, list(body.values()))
+    params, seq_kind = _read_back(info._decorator_args, params)
     kw_defaults = {name: params["kw_only"] or name in after_marker for name in body}
 
     def methods_and_hooks(tidx):
         _register_methods(tidx, cls)
-        _register_hooks(tidx, cls)
+        _register_hooks(info, cls)
 
     S.register_fields(info, body.values(), structural_eq_kind=seq_kind, doc=cls.__doc__,
                       kw_defaults=kw_defaults, before_columns=methods_and_hooks)
@@ -118,6 +127,27 @@ def _define(cls, type_key, params, seq_kind=1):
     if user_init is not None:
         cls.__init__ = _allocating_init(user_init, info.type_index)
     return cls
+
+
+def _schema_of(ann):
+    """The TypeSchema a fields-resolved hook sees (Any for a string that did not resolve)."""
+    from .._type_schema import TypeSchema  # noqa: PLC0415
+
+    if ann is None or isinstance(ann, str):
+        return TypeSchema("Any")
+    return TypeSchema.from_annotation(ann)
+
+
+def _read_back(args, params):
+    """(params, structural kind) as the fields-resolved hooks left ``_decorator_args``."""
+    kind = args.get("structural_eq")
+    if not isinstance(kind, (str, type(None))) or kind not in STRUCTURAL_EQ_KINDS:
+        raise ValueError("_decorator_args['structural_eq'] must be one of %s, got %r"
+                         % (", ".join("%r" % (k,) for k in STRUCTURAL_EQ_KINDS), kind))
+    params = {name: args.get(name, value) for name, value in params.items()}
+    if params["order"] and not params["eq"]:
+        raise ValueError("py_class: order=True requires eq=True")
+    return params, STRUCTURAL_EQ_KINDS[kind]
 
 
 UNRESOLVED_ATTR = "__tvm_ffi_unresolved_annotations__"
@@ -165,10 +195,11 @@ def _allocating_init(user_init, tidx):
 # fields
 
 
-def _with_mixin_fields(cls, body):
+def _with_mixin_fields(cls, body, markers=(), owners=None):
     """Fields annotated in plain Python classes between cls and its nearest FFI base come
     first (base-most first), as upstream collects them; a name cls redeclares keeps its
-    place with cls's declaration, and a mixin's KW_ONLY marker covers every later field."""
+    place with cls's declaration, and a mixin's KW_ONLY marker covers every later field.
+    Each mixin's (class, field names, field markers found) is appended to ``owners``."""
     import copy  # noqa: PLC0415
 
     plain = []
@@ -182,7 +213,11 @@ def _with_mixin_fields(cls, body):
         return f.kw_only is None or F._is_missing(f.kw_only)
 
     for base in reversed(plain):
-        fields, after_marker = _class_body_fields(base, remove=False)
+        found = []
+        fields, after_marker = _class_body_fields(base, remove=False, markers=markers,
+                                                  found=found)
+        if owners is not None:
+            owners.append((base, list(fields), found))
         for name, f in fields.items():
             f = copy.copy(f)  # the mixin's own record stays as it is
             if (marker_seen or name in after_marker) and unset(f):
@@ -227,56 +262,44 @@ def _check_body(cls, parent, body):
 # Methods of these names in a class body become the type's hooks (type attributes) that
 # ffi.RecursiveEq/Hash/Lt..., ffi.ReprPrint and the dataclass dunders consult, with the
 # signatures (self, other, fn_eq) -> bool, (self, fn_hash) -> int, (self, other, fn_cmp) -> int
-# and (self, fn_repr) -> str.
+# and (self, fn_repr) -> str; they must be functions.  The other names of
+# _protocol.TYPE_ATTR_NAMES (structural and serialization hooks, ``__ffi_convert_type_schema__``
+# and the like) and those a class lists in ``__ffi_type_attr_names__`` take any value.
 _HOOK_NAMES = ("__ffi_eq__", "__ffi_hash__", "__ffi_compare__", "__ffi_repr__")
 
 
-# Class-body values of these names become type attributes as they are (a schema string: what
-# TypeSchema.input_repr() shows the type accepts).
-# A body may name more in ``__ffi_type_attr_names__`` (custom metadata: a tuple, a number, a
-# function...), registered for this class only.
-_ATTR_NAMES = ("__ffi_convert_type_schema__",)
-
-
-def _register_hooks(tidx, cls):
-    names = _ATTR_NAMES + tuple(cls.__dict__.get("__ffi_type_attr_names__", ()))
-    # names a base lists in __ffi_inherit_type_attrs__ pass to subclasses: the body's own
-    # value wins (None: none), else the parent's registered value is registered again
-    inherited = [n for n in getattr(cls, "__ffi_inherit_type_attrs__", ()) if n not in names]
-    parent = _typeinfo._type_info_of_index(tidx).type_ancestors[-1]
-    for name in names + tuple(inherited):
-        if name in cls.__dict__:
-            value = cls.__dict__[name]
-        elif name in inherited:
-            value = _typeinfo._lookup_type_attr(parent, name)
-        else:
+def _register_hooks(info, cls):
+    """Register the type attributes of cls's body, then those it inherits (_protocol)."""
+    tidx = info.type_index
+    names, inherited = _protocol.type_attr_names(cls)
+    for name, value in list(cls.__dict__.items()):
+        if name not in names:
             continue
-        if isinstance(value, (staticmethod, classmethod)):
+        if isinstance(value, classmethod):
+            raise TypeError("py_class %s: type attribute `%s` is wrapped by @classmethod (FFI "
+                            "calls pass the instance first); use @staticmethod"
+                            % (cls.__name__, name))
+        if isinstance(value, staticmethod):
             value = value.__func__
-        if value is not None:
-            _typeinfo._register_type_attr(tidx, name, value)
-    for name in _HOOK_NAMES:
-        func = cls.__dict__.get(name)
-        if func is None:
-            continue
-        if not callable(func):
+        if value is None:
+            continue  # an explicit None: no entry, and subclasses inherit none
+        if name in _HOOK_NAMES and not callable(value):
             raise TypeError("py_class %s: %s must be a function, got %r"
-                            % (cls.__name__, name, func))
-        fobj = core.convert_func(func)
-        ba, buf = core._bytearray(name.encode())
-        value = core.ffi.new("TVMFFIAny*")
-        value.type_index = T.kTVMFFIFunction
-        value.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
-        core._check(core.lib.TVMFFITypeRegisterAttr(tidx, ba, value))
+                            % (cls.__name__, name, value))
+        if callable(value) and not isinstance(value, core.Object):
+            value = core.convert_func(value)
+        _typeinfo._register_type_attr(tidx, name, value)
+    for name, value in _protocol.inherited_type_attrs(info, cls, inherited):
+        _typeinfo._register_type_attr(tidx, name, value)
 
 
 def _collect_py_methods(cls):
     """What a class body registers besides its fields, as (attribute name, value, is_static):
-    the type attributes it defines (_HOOK_NAMES, _ATTR_NAMES, the names it lists in
-    ``__ffi_type_attr_names__``) and the functions marked with ``tvm_ffi.method``; None when
-    there is none.  Any other method stays Python's, ``__ffi_*__`` dunders included
-    (``__ffi_init__``, ``__ffi_shallow_copy__``, ``__ffi_custom_op__``), as upstream."""
-    attr_names = set(_HOOK_NAMES + _ATTR_NAMES + tuple(cls.__dict__.get("__ffi_type_attr_names__", ())))
+    the type attributes it defines (see _register_hooks) and the functions marked with
+    ``tvm_ffi.method``; None when there is none.  Any other method stays Python's,
+    ``__ffi_*__`` dunders included (``__ffi_init__``, ``__ffi_shallow_copy__``,
+    ``__ffi_custom_op__``), as upstream."""
+    attr_names = _protocol.type_attr_names(cls)[0]
     out = []
     for name, value in cls.__dict__.items():
         is_static = isinstance(value, staticmethod)
@@ -287,10 +310,11 @@ def _collect_py_methods(cls):
 
 
 def _register_methods(tidx, cls):
-    for _name, func, is_static in _collect_py_methods(cls) or ():
+    attr_names = _protocol.type_attr_names(cls)[0]
+    for name, func, is_static in _collect_py_methods(cls) or ():
         spec = method_spec(func) if callable(func) else None
-        if spec is None or spec["name"] in _HOOK_NAMES:
-            continue  # (hooks and other type attributes: see _register_hooks)
+        if spec is None or name in attr_names or spec["name"] in attr_names:
+            continue  # (type attributes: see _register_hooks)
         fobj = core.convert_func(func)
         mi = core.ffi.new("TVMFFIMethodInfo*")
         keep = []
