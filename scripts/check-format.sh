@@ -5,17 +5,19 @@
 # Python sources.  Changes nothing; formatting is `clang-format -i FILE` by hand.
 #
 #   scripts/check-format.sh            check with the tools found (below)
-#   scripts/check-format.sh --install  first make the pinned venv (scripts/fmt-venv.sh)
+#   scripts/check-format.sh --install  first make the pinned venv (scripts/fmt-venv.sh);
+#                                      skip (77) when it cannot be made
 #
 # Tools: $CLANG_FORMAT / $RUFF, else the pinned venv of scripts/fmt-venv.sh, else PATH.
 # Exit 0 when every check ran and passed, 1 when one failed, 77 when none failed but a
-# tool was missing (its check is skipped, named on stderr).
+# tool was missing (its check is skipped, named on stderr).  make check runs it with
+# --install (tests/check-format.sh).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 case "${1:-}" in
   "") venv=$(sh scripts/fmt-venv.sh --no-install 2> /dev/null) ;;
-  --install) venv=$(sh scripts/fmt-venv.sh) || exit 1 ;;
+  --install) venv=$(sh scripts/fmt-venv.sh) || exit $? ;;
   *) echo "usage: $0 [--install]" >&2; exit 2 ;;
 esac
 
