@@ -163,6 +163,48 @@ def test_leftover_field_keywords_are_refused():
     assert Mixin.__dict__["m"].extra_kwargs == {"known": 1, "other": 2}  # the mixin's own
 
 
+def test_a_key_whose_hooks_failed_can_be_defined_again():
+    @py_class(_key("RetryBase"))
+    class Base(Object):
+        @_on_fields
+        def __ext__(info, own):
+            if any(f.metadata.get("boom") for f in own):
+                raise RuntimeError("hook refused " + info.type_key)
+
+    key = _key("Retry")
+    with pytest.raises(TypeError, match="unrecognized field options: typo"):
+
+        @py_class(key)
+        class First(Base):
+            x: int = field(typo=1)
+
+    index = core._type_key_to_index(key)
+    assert index is not None and index not in core._TYPE_CLS  # unbound, index kept
+    with pytest.raises(RuntimeError, match="hook refused"):
+
+        @py_class(key)
+        class Second(Base):
+            x: int = field(metadata={"boom": True})
+
+    with pytest.raises(ValueError, match="left from a failed definition under"):
+
+        @py_class(key)
+        class Elsewhere(Object):
+            x: int
+
+    @py_class(key)
+    class Third(Base):
+        x: int
+
+    assert Third.__tvm_ffi_type_info__.type_index == index and Third(4).x == 4
+    assert core._class_for_index(index) is Third
+    with pytest.raises(ValueError, match="already registered"):
+
+        @py_class(key)
+        class Fourth(Base):
+            x: int
+
+
 def test_mixin_field_records_are_per_class():
     class Mixin:
         v: int = field(default=0, metadata={"tag": "orig"})

@@ -46,16 +46,17 @@ def _check_parent(parent_info):
                         % parent_info.type_key)
 
 
-def register_py_class(parent_info, type_key, type_cls):
+def register_py_class(parent_info, type_key, type_cls, reuse=False):
     """Allocate a type index for ``type_key`` under ``parent_info`` and bind ``type_cls``.
 
     Returns the new TypeInfo, whose ``fields`` is None until ``_register_fields`` runs.
-    ValueError when the key is taken (type keys are process-wide; the first stays intact).
+    ValueError when the key is taken (type keys are process-wide; the first stays intact),
+    unless ``reuse``: py_class retries a key whose definition failed before its fields.
     """
     if not isinstance(type_key, str) or not type_key:
         raise TypeError("type_key must be a non-empty str, got %r" % (type_key,))
     _check_parent(parent_info)
-    if core._type_key_to_index(type_key) is not None:
+    if not reuse and core._type_key_to_index(type_key) is not None:
         raise ValueError("type key `%s` is already registered (type keys are process-wide and "
                          "cannot be redefined)" % type_key)
     parent = parent_info.type_index

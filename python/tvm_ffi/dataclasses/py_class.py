@@ -84,10 +84,15 @@ def _define(cls, type_key, params, structural_eq="tree"):
         raise TypeError("py_class must decorate a class, got %r" % (cls,))
     _check_object_class(cls)
     key = type_key or "%s.%s" % (cls.__module__, cls.__qualname__)
-    if core._type_key_to_index(key) is not None:
+    retry = _RETRYABLE.get(key)
+    if retry is None and core._type_key_to_index(key) is not None:
         raise ValueError("py_class %s: type key `%s` is already registered (type keys are "
                          "process-wide and cannot be redefined)" % (cls.__name__, key))
     parent = _parent_index(cls)
+    if retry is not None and retry != parent:
+        raise ValueError("py_class %s: type key `%s` is left from a failed definition under "
+                         "`%s`; define it again with that parent or use another key"
+                         % (cls.__name__, key, core._type_key(retry)))
     parent_info = _typeinfo._type_info_of_index(parent)
     precheck(cls, params)
     _protocol.type_attr_names(cls)  # (refuses malformed lists before the type exists)
@@ -106,12 +111,17 @@ def _define(cls, type_key, params, structural_eq="tree"):
     unresolved = {name: f.type for name, f in body.items() if isinstance(f.type, str)}
     if unresolved:
         setattr(cls, UNRESOLVED_ATTR, unresolved)
-    info = S.register_py_class(parent_info, key, cls)
-    # per class: the hooks below may change them for this class alone
-    info._decorator_args = dict(params, structural_eq=structural_eq,
-                                field_markers=_protocol.place_markers(parent_info, owners))
-    _protocol.run_fields_resolved_hooks(info, cls, list(body.values()))
-    params, seq_kind = _read_back(info._decorator_args, params)
+    info = S.register_py_class(parent_info, key, cls, reuse=retry is not None)
+    _RETRYABLE.pop(key, None)
+    try:
+        # per class: the hooks below may change them for this class alone
+        info._decorator_args = dict(params, structural_eq=structural_eq,
+                                    field_markers=_protocol.place_markers(parent_info, owners))
+        _protocol.run_fields_resolved_hooks(info, cls, list(body.values()))
+        params, seq_kind = _read_back(info._decorator_args, params)
+    except BaseException:
+        _abandon(info, cls)
+        raise
     kw_defaults = {name: params["kw_only"] or name in after_marker for name in body}
 
     def methods_and_hooks(tidx):
@@ -127,6 +137,22 @@ def _define(cls, type_key, params, structural_eq="tree"):
     if user_init is not None:
         cls.__init__ = _allocating_init(user_init, info.type_index)
     return cls
+
+
+#: type key -> parent type index, of the definitions that failed before anything of their
+#: type reached the runtime but its index: the key may be defined again (the same index)
+_RETRYABLE = {}
+
+
+def _abandon(info, cls):
+    """Unbind a type whose definition failed in its hooks, so that the key can be retried."""
+    raw = core.lib.TVMFFIGetTypeInfo(info.type_index)
+    if raw.num_fields or raw.num_methods or raw.metadata != core.ffi.NULL:
+        return  # a hook registered fields or methods: the key stays taken
+    core._TYPE_CLS.pop(info.type_index, None)
+    core._CLS_TYPE.pop(cls, None)
+    core._TYPE_INFO.pop(info.type_index, None)
+    _RETRYABLE[info.type_key] = info.parent_type_info.type_index
 
 
 def _schema_of(ann):
