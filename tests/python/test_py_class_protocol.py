@@ -163,6 +163,16 @@ def test_leftover_field_keywords_are_refused():
     assert Mixin.__dict__["m"].extra_kwargs == {"known": 1, "other": 2}  # the mixin's own
 
 
+def test_c_class_refuses_every_extra_keyword():
+    from tvm_ffi.dataclasses import c_class
+
+    with pytest.raises(TypeError, match=r"Base\.v_i64: unrecognized field options: defualt"):
+
+        @c_class("testing.TestObjectBase")
+        class Base(Object):
+            v_i64: int = field(defualt=3)  # (a typo of default: no hook would consume it)
+
+
 def test_a_key_whose_hooks_failed_can_be_defined_again():
     @py_class(_key("RetryBase"))
     class Base(Object):

@@ -7,7 +7,8 @@
   before anything of them reaches the runtime (``type_info.fields`` is still empty). A hook
   may edit those records (``metadata``, flags) and ``type_info._decorator_args``.
 - **Extra ``field()`` keywords** wait in ``Field.extra_kwargs`` for a hook to consume
-  (``pop``) them; any left over afterwards is a ``TypeError`` naming ``Class.field``.
+  (``pop``) them; any left over afterwards is a ``TypeError`` naming ``Class.field`` (on a
+  ``c_class``, which runs no hooks, any at all).
 - **Field markers.** ``__ffi_field_markers__`` (a tuple of classes, inherited as any class
   attribute) lists annotation types that mark a position instead of declaring a field:
   ``type_info._decorator_args["field_markers"]`` holds ``(marker, owner class, name,
@@ -98,7 +99,12 @@ def run_fields_resolved_hooks(info, cls, own_fields):
              if callable(v) and getattr(v, "__ffi_on_fields_resolved__", False) is True]
     for hook in hooks:
         hook(info, own_fields)
-    for f in own_fields:
+    refuse_leftover_keywords(cls, own_fields)
+
+
+def refuse_leftover_keywords(cls, fields):
+    """TypeError for a Field that still holds keywords no hook consumed."""
+    for f in fields:
         if f.extra_kwargs:
             raise TypeError("%s.%s: unrecognized field options: %s"
                             % (cls.__name__, f.name, ", ".join(sorted(f.extra_kwargs))))

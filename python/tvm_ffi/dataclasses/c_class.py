@@ -18,7 +18,7 @@ from .. import core
 from .. import _typeinfo
 from ..registry import register_object
 from . import _fields as F
-from . import _local_names
+from . import _local_names, _protocol
 from ._fields import MISSING, FrozenInstanceError
 from ._init import make_init
 from ._copy import install_copy
@@ -147,6 +147,9 @@ def _process(cls, type_key, params, body=None):
         raise ValueError("c_class(%r): %s declares field(s) %s that the type does not reflect "
                          "(reflected: %s)" % (type_key, cls.__name__, ", ".join(unknown),
                                               ", ".join(cf.name for cf in cfields) or "none"))
+    for name, f in body.items():
+        f.name = name
+    _protocol.refuse_leftover_keywords(cls, body.values())
     register_object(type_key, init=False)(cls)
     install_dunders(cls, info, params, body, after_marker)
     return cls
