@@ -339,6 +339,6 @@ int tvmffi__field_store(const TVMFFIFieldInfo* f, TVMFFIObject* obj, const TVMFF
  * else TypeError "<who>: missing required field `F` of `K`".  0/-1. */
 int tvmffi__field_set_missing(const char* who, const TVMFFIFieldInfo* f, TVMFFIObject* obj);
 void tvmffi__pyclass_globals_init(
-    void); /* extra/pyclass.c: MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
+    void); /* extra/pyclass.c: _PyClassLayout, MakeFieldGetter/Setter, _PyClassRegisterTypeAttrColumns */
 
 #endif /* TVMFFI_SRC_INTERNAL_H_ */

@@ -242,6 +242,16 @@ class TypeField:
                 return name
         return None
 
+    # upstream's name of the static type index (for a py_class field: its storage kind)
+    field_static_type_index = property(lambda self: self.static_type_index)
+
+    @property
+    def value_type_index(self):
+        """The type index of the values the field is declared to hold: its schema's (a
+        py_class object field's static type index is only its kind, kTVMFFIObject)."""
+        tidx = self.ty.origin_type_index if self.ty is not None else -1
+        return tidx if tidx >= T.kTVMFFIStaticObjectBegin else self.static_type_index
+
     # flag spellings without the c_ prefix
     init = property(lambda self: self.c_init)
     kw_only = property(lambda self: self.c_kw_only)

@@ -1,13 +1,16 @@
 /*
  * test_pyclass.c -- runtime support of Python-defined types (docs/abi.md §14.4):
- * ffi.MakeFieldGetter, ffi.MakeFieldSetter, ffi._PyClassRegisterTypeAttrColumns,
- * exercised the way tvm_ffi.dataclasses.py_class drives them, on:
+ * ffi._PyClassLayout, ffi.MakeFieldGetter, ffi.MakeFieldSetter,
+ * ffi._PyClassRegisterTypeAttrColumns, exercised the way
+ * tvm_ffi.dataclasses.py_class drives them, on:
  *
  *   pc.Point           s (required, plain setter), x = 7 (setter with a converter)
  *   pc.Point3 : Point  z (required, plain setter)
+ *   pc.Flag            one bool (its tail padding is reused by children)
+ *   pc.Native          one field of each kind, read back through a C struct
  *
- * Field values are Any slots after the header; a heap string stored in them
- * tells, through its use count, that copies and deleters balance.
+ * Point's fields are Any slots after the header; a heap string stored in
+ * fields tells, through its use count, that copies and deleters balance.
  */
 #include "check.h"
 
@@ -51,29 +54,36 @@ static TVMFFIAny none_any(void) {
   return a;
 }
 
-static void add_field(int32_t t, const char* name, int64_t offset, TVMFFIObjectHandle convert,
-                      int has_default, int64_t def) {
-  TVMFFIAny g = call3("ffi.MakeFieldGetter", check_any_int(-1), none_any(), none_any(), 1);
+static void add_kind_field(int32_t t, const char* name, int64_t kind, const int64_t* place,
+                           TVMFFIObjectHandle convert, int has_default, int64_t def) {
+  TVMFFIAny g = call3("ffi.MakeFieldGetter", check_any_int(kind), none_any(), none_any(), 1);
   CHECK_EQ_INT(g.type_index, kTVMFFIInt);
-  TVMFFIAny s = call3("ffi.MakeFieldSetter", check_any_int(-1), check_any_int(0),
+  TVMFFIAny s = call3("ffi.MakeFieldSetter", check_any_int(kind), check_any_int(0),
                       convert ? check_any_obj(convert) : none_any(), 3);
   CHECK_EQ_INT(s.type_index, kTVMFFIFunction);
   TVMFFIFieldInfo fi;
   memset(&fi, 0, sizeof(fi));
   fi.name = check_ba(name);
   fi.flags = kTVMFFIFieldFlagBitMaskWritable | kTVMFFIFieldFlagBitSetterIsFunctionObj;
-  fi.size = SLOT;
-  fi.alignment = 8;
-  fi.offset = offset;
+  fi.offset = place[0];
+  fi.size = place[1];
+  fi.alignment = place[2];
   fi.getter = (TVMFFIFieldGetter)(intptr_t)g.v_int64;
   fi.setter = s.v_obj;
   if (has_default) {
     fi.flags |= kTVMFFIFieldFlagBitMaskHasDefault;
     fi.default_value_or_factory = check_any_int(def);
   }
-  fi.field_static_type_index = -1;
+  fi.field_static_type_index = (int32_t)kind;
   CHECK_OK(TVMFFITypeRegisterField(t, &fi));
   check_any_release(&s); /* the type table keeps its own reference */
+}
+
+/* An Any field at `offset`, as the first tests lay them out by hand. */
+static void add_field(int32_t t, const char* name, int64_t offset, TVMFFIObjectHandle convert,
+                      int has_default, int64_t def) {
+  int64_t place[3] = {offset, SLOT, 8};
+  add_kind_field(t, name, kTVMFFIAny, place, convert, has_default, def);
 }
 
 static int32_t alloc_type(const char* key, int32_t parent) {
@@ -243,6 +253,178 @@ static void test_errors(void) {
   CHECK_RAISED(TVMFFIFunctionCall(f->setter, sargs, 2, &r), "TypeError", "field address");
 }
 
+/* ---- native layouts ---------------------------------------------------------- */
+
+/* What a C compiler makes of pc.Native's fields: ffi._PyClassLayout must agree. */
+typedef struct {
+  TVMFFIObject header;
+  uint8_t flag;
+  int64_t count;
+  double ratio;
+  void* ptr;
+  DLDataType dtype;
+  DLDevice device;
+  TVMFFIAny any;
+  TVMFFIObject* obj;
+  uint8_t tail;
+} native_t;
+
+#define N_NATIVE 9
+static const char* const g_native_names[N_NATIVE] = {"flag",   "count", "ratio", "ptr", "dtype",
+                                                     "device", "any",   "obj",   "tail"};
+static const int64_t g_native_kinds[N_NATIVE] = {kTVMFFIBool,      kTVMFFIInt,      kTVMFFIFloat,
+                                                 kTVMFFIOpaquePtr, kTVMFFIDataType, kTVMFFIDevice,
+                                                 kTVMFFIAny,       kTVMFFIObject,   kTVMFFIBool};
+static const size_t g_native_offsets[N_NATIVE] = {
+    offsetof(native_t, flag), offsetof(native_t, count), offsetof(native_t, ratio),
+    offsetof(native_t, ptr),  offsetof(native_t, dtype), offsetof(native_t, device),
+    offsetof(native_t, any),  offsetof(native_t, obj),   offsetof(native_t, tail)};
+
+/* ffi._PyClassLayout(parent, kinds...) as int64s: [total, offset, size, align, ...]. */
+static void layout_of(int32_t parent, const int64_t* kinds, int n, int64_t* out) {
+  TVMFFIAny args[1 + N_NATIVE], r;
+  args[0] = check_any_int(parent);
+  for (int i = 0; i < n; ++i) args[1 + i] = check_any_int(kinds[i]);
+  CHECK_OK(check_call_global("ffi._PyClassLayout", args, 1 + n, &r));
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(r.v_obj);
+  CHECK_EQ_INT(cell->size, 1 + 3 * n);
+  for (int64_t i = 0; i < cell->size; ++i) out[i] = ((TVMFFIAny*)cell->data)[i].v_int64;
+  check_any_release(&r);
+}
+
+static int32_t define_native(int32_t* flag_type) {
+  int64_t got[1 + 3 * N_NATIVE];
+  layout_of(kTVMFFIObject, g_native_kinds, N_NATIVE, got);
+  CHECK_EQ_INT(got[0], sizeof(native_t));
+  for (int i = 0; i < N_NATIVE; ++i) CHECK_EQ_INT(got[1 + 3 * i], g_native_offsets[i]);
+  int32_t t = alloc_type("pc.Native", kTVMFFIObject);
+  for (int i = 0; i < N_NATIVE; ++i)
+    add_kind_field(t, g_native_names[i], g_native_kinds[i], &got[1 + 3 * i], NULL, 0, 0);
+  TVMFFIAny r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(t),
+                      check_any_int(got[0]), none_any(), 2);
+  check_any_release(&r);
+
+  /* a child starts in its parent's tail padding, as a C++ derived class does */
+  const int64_t one_bool = kTVMFFIBool, one_int = kTVMFFIInt;
+  layout_of(kTVMFFIObject, &one_bool, 1, got);
+  CHECK_EQ_INT(got[0], 32);
+  CHECK_EQ_INT(got[1], 24);
+  *flag_type = alloc_type("pc.Flag", kTVMFFIObject);
+  add_kind_field(*flag_type, "f", one_bool, &got[1], NULL, 0, 0);
+  r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(*flag_type), check_any_int(got[0]),
+            none_any(), 2);
+  check_any_release(&r);
+  layout_of(*flag_type, &one_bool, 1, got);
+  CHECK_EQ_INT(got[0], 32);
+  CHECK_EQ_INT(got[1], 25);
+  layout_of(*flag_type, &one_int, 1, got);
+  CHECK_EQ_INT(got[0], 40);
+  CHECK_EQ_INT(got[1], 32);
+  layout_of(*flag_type, NULL, 0, got);
+  CHECK_EQ_INT(got[0], 32); /* no fields: the parent's size */
+  return t;
+}
+
+static TVMFFIAny pod_any(int32_t type_index) {
+  TVMFFIAny a = none_any();
+  a.type_index = type_index;
+  return a;
+}
+
+static void test_native_fields(TVMFFIObjectHandle probe) {
+  int32_t flag_type;
+  int32_t t = define_native(&flag_type);
+  TVMFFIAny r = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(t, "__ffi_new__")->v_obj, NULL, 0, &r));
+  native_t* n = (native_t*)r.v_obj;
+  /* unset fields are zero: 0, False, None */
+  TVMFFIAny v = get_field(n, t, "flag");
+  CHECK_EQ_INT(v.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(v.v_int64, 0);
+  v = get_field(n, t, "obj");
+  CHECK_EQ_INT(v.type_index, kTVMFFINone);
+  v = get_field(n, t, "any");
+  CHECK_EQ_INT(v.type_index, kTVMFFINone);
+
+  CHECK_OK(set_field(n, t, "flag", check_any_int(1))); /* an int passes for a bool */
+  CHECK_OK(set_field(n, t, "count", check_any_int(-5)));
+  CHECK_OK(set_field(n, t, "ratio", check_any_int(3))); /* and for a float */
+  TVMFFIAny p = pod_any(kTVMFFIOpaquePtr);
+  p.v_ptr = &flag_type;
+  CHECK_OK(set_field(n, t, "ptr", p));
+  TVMFFIAny dt = pod_any(kTVMFFIDataType);
+  dt.v_dtype.code = kDLFloat, dt.v_dtype.bits = 16, dt.v_dtype.lanes = 4;
+  CHECK_OK(set_field(n, t, "dtype", dt));
+  TVMFFIAny dev = pod_any(kTVMFFIDevice);
+  dev.v_device.device_type = kDLCUDA, dev.v_device.device_id = 3;
+  CHECK_OK(set_field(n, t, "device", dev));
+  CHECK_OK(set_field(n, t, "any", check_any_obj(probe)));
+  CHECK_OK(set_field(n, t, "obj", check_any_obj(probe)));
+  TVMFFIAny yes = pod_any(kTVMFFIBool);
+  yes.v_int64 = 1;
+  CHECK_OK(set_field(n, t, "tail", yes));
+  CHECK_EQ_INT(check_use_count(probe), 3);
+  /* C reads what the setters stored, through the struct */
+  CHECK_EQ_INT(n->flag, 1);
+  CHECK_EQ_INT(n->count, -5);
+  CHECK(n->ratio == 3.0);
+  CHECK(n->ptr == &flag_type);
+  CHECK_EQ_INT(n->dtype.bits, 16);
+  CHECK_EQ_INT(n->dtype.lanes, 4);
+  CHECK_EQ_INT(n->device.device_type, kDLCUDA);
+  CHECK_EQ_INT(n->device.device_id, 3);
+  CHECK(n->any.v_obj == probe && n->obj == probe);
+  CHECK_EQ_INT(n->tail, 1);
+  v = get_field(n, t, "ratio");
+  CHECK_EQ_INT(v.type_index, kTVMFFIFloat);
+  CHECK(v.v_float64 == 3.0);
+  v = get_field(n, t, "device");
+  CHECK_EQ_INT(v.type_index, kTVMFFIDevice);
+  CHECK_EQ_INT(v.v_device.device_id, 3);
+  v = get_field(n, t, "obj");
+  CHECK(v.v_obj == probe);
+  check_any_release(&v);
+
+  /* a value the kind cannot hold is a TypeError and leaves the field alone */
+  CHECK_RAISED(set_field(n, t, "count", check_any_cstr("seven")), "TypeError", "`int`");
+  CHECK_RAISED(set_field(n, t, "obj", check_any_int(1)), "TypeError", "Object");
+  CHECK_RAISED(set_field(n, t, "dtype", check_any_int(1)), "TypeError", "DataType");
+  CHECK_EQ_INT(n->count, -5);
+  CHECK(n->obj == probe);
+  /* a short string is boxed: the field holds a pointer */
+  CHECK_OK(set_field(n, t, "obj", check_any_cstr("ab")));
+  CHECK_EQ_INT(n->obj->type_index, kTVMFFIStr);
+  CHECK_EQ_INT(check_use_count(probe), 2);
+  CHECK_OK(set_field(n, t, "obj", check_any_obj(probe)));
+  CHECK_OK(set_field(n, t, "ptr", none_any()));
+  CHECK(n->ptr == NULL);
+
+  /* the copy owns its values too; the deleter releases both objects' */
+  TVMFFIAny arg = check_any_obj(n), copy = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(t, "__ffi_shallow_copy__")->v_obj, &arg, 1, &copy));
+  native_t* c = (native_t*)copy.v_obj;
+  CHECK_EQ_INT(check_use_count(probe), 5);
+  CHECK_EQ_INT(c->count, -5);
+  CHECK_EQ_INT(c->tail, 1);
+  CHECK(c->obj == probe && c->any.v_obj == probe);
+  check_any_release(&copy);
+  check_any_release(&r);
+  CHECK_EQ_INT(check_use_count(probe), 1);
+
+  TVMFFIAny bad[2] = {check_any_int(kTVMFFIObject), check_any_int(7)};
+  CHECK_RAISED(check_call_global("ffi._PyClassLayout", bad, 2, &r), "ValueError",
+               "not a field kind");
+  bad[0] = check_any_int(kTVMFFIInt);
+  CHECK_RAISED(check_call_global("ffi._PyClassLayout", bad, 2, &r), "ValueError",
+               "not a registered object type");
+  CHECK_RAISED(check_call_global("ffi.MakeFieldGetter", &bad[1], 1, &r), "ValueError",
+               "not a field kind");
+  TVMFFIAny small[2] = {check_any_int(flag_type), check_any_int(24)};
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", small, 2, &r), "ValueError",
+               "holds every field");
+}
+
 int main(void) {
   define_types();
   TVMFFIByteArray text = check_ba("a string held by fields");
@@ -253,6 +435,7 @@ int main(void) {
   test_make_and_fields(probe);
   test_generated_init_and_subtype(probe);
   test_errors();
+  test_native_fields(probe);
   CHECK_EQ_INT(check_use_count(probe), 1);
   TVMFFIObjectDecRef(probe);
   CHECK_SLOT_CLEAN();

@@ -1,10 +1,13 @@
 /*
  * pyclass.c -- runtime support for object types defined from Python
- * (tvm_ffi.dataclasses.py_class; docs/abi.md §14.4):
+ * (tvm_ffi.dataclasses.py_class; docs/abi.md §14.4, docs/python.md §4.9):
  *
+ *   ffi._PyClassLayout(parent_type_index, kind...) -> Array[int]
+ *       the layout of new fields under a parent: [total_size, offset_0,
+ *       size_0, align_0, offset_1, ...]; the one place offsets are decided
  *   ffi.MakeFieldGetter(field_static_type_index) -> int
- *       address of the TVMFFIFieldGetter of a Python-defined field
- *   ffi.MakeFieldSetter(field_type_index, type_converter, f_convert) -> Function
+ *       address of the TVMFFIFieldGetter of a Python-defined field of a kind
+ *   ffi.MakeFieldSetter(field_static_type_index, type_converter, f_convert) -> Function
  *       setter Function (called with (OpaquePtr field_addr, value)); when
  *       f_convert is a Function the stored value is f_convert(value), so the
  *       binding's type rules apply to every writer, C and C++ ones included
@@ -16,12 +19,17 @@
  *       registers `__ffi_new__`, `__ffi_shallow_copy__` and (unless present) a
  *       generated `__ffi_init__` for the type
  *
- * Layout: a Python-defined object is the header followed by one owned
- * 16-byte Any per field, ancestors' fields first, `total_size` bytes in all
- * (the type's metadata records it; the deleter reads it back), so every slot
- * after the header is an Any and a zeroed block is all None.  An enum class
- * (tvm_ffi.dataclasses.Enum) starts with the ffi.Enum fields instead of the
- * bare header; enum.c handles that part.
+ * Layout: fields are laid out as a C++ compiler lays out the members of a
+ * class derived from its parent (Itanium ABI), so that C++ code can read a
+ * Python-made object through a struct (tvm_ffi.dataclasses.gen_abi_cpp).
+ * A field's kind is its field_static_type_index: bool, int, float, void*,
+ * DLDataType and DLDevice are stored natively, any object type (>= 64) as
+ * one owned pointer (NULL reads None) and everything else (-1: strings,
+ * Optional, Union, Any) as an owned 16-byte Any.  Objects come from calloc,
+ * so an unset field is zero.  The fields this file owns (to release and
+ * copy) are those whose getter is get_any or get_obj, found through the type
+ * table; an enum class (tvm_ffi.dataclasses.Enum) starts with the ffi.Enum
+ * fields, whose part enum.c handles.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,16 +37,263 @@
 
 #include "internal.h"
 
+#define LAYOUT_SIG "ffi._PyClassLayout(0: int, *kinds: int) -> ffi.Array"
 #define GETTER_SIG "ffi.MakeFieldGetter(0: int) -> int"
 #define SETTER_SIG "ffi.MakeFieldSetter(0: int, 1: int, 2: Optional[ffi.Function]) -> ffi.Function"
 #define COLUMNS_SIG "ffi._PyClassRegisterTypeAttrColumns(0: int, 1: int) -> None"
 #define ALLOC_SIG "ffi._PyClassAllocTypeIndex(0: str, 1: int) -> int"
 
-/* ---- fields ----------------------------------------------------------------- */
+/* ---- kinds and layout -------------------------------------------------------- */
 
-static int any_slot_get(void* field_addr, TVMFFIAny* result) {
-  tvmffi__any_copy((const TVMFFIAny*)field_addr, result);
+/* The storage of a kind (its size and alignment, those of the C++ member
+ * type); 0 for a kind no field has. */
+static int kind_storage(int64_t kind, int32_t* size, int32_t* align) {
+  switch (kind) {
+    case kTVMFFIAny:
+      *size = 16, *align = 8;
+      return 1;
+    case kTVMFFIBool:
+      *size = 1, *align = 1;
+      return 1;
+    case kTVMFFIInt:
+    case kTVMFFIFloat:
+    case kTVMFFIOpaquePtr:
+      *size = 8, *align = 8;
+      return 1;
+    case kTVMFFIDataType:
+      *size = 4, *align = 2;
+      return 1;
+    case kTVMFFIDevice:
+      *size = 8, *align = 4;
+      return 1;
+    default:
+      if (kind < kTVMFFIStaticObjectBegin || kind > INT32_MAX) return 0;
+      *size = 8, *align = 8;
+      return 1;
+  }
+}
+
+static int32_t registered_size(int32_t type_index) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
+  if (info == NULL) return 0;
+  const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
+  return md != NULL ? md->total_size : 0;
+}
+
+/* Where a derived class's members may start: the end of the last field of the
+ * type or an ancestor (a C++ base's tail padding is reused), at least the
+ * header. */
+static int64_t data_end(const TVMFFITypeInfo* info) {
+  int64_t end = (int64_t)sizeof(TVMFFIObject);
+  for (int32_t d = 0; d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; t != NULL && i < t->num_fields; ++i) {
+      int64_t e = t->fields[i].offset + t->fields[i].size;
+      if (e > end) end = e;
+    }
+  }
+  return end;
+}
+
+static int64_t round_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/* The type of an object type index argument; ValueError when there is none. */
+static const TVMFFITypeInfo* object_type_arg(const char* sig, const char* what, int64_t t) {
+  const TVMFFITypeInfo* info = (t >= kTVMFFIStaticObjectBegin && t <= INT32_MAX)
+                                   ? tvmffi__type_info_lookup((int32_t)t)
+                                   : NULL;
+  if (info == NULL)
+    tvmffi__raise("ValueError", "%s: %s%lld is not a registered object type index", sig, what,
+                  (long long)t);
+  return info;
+}
+
+static int layout(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  (void)self;
+  int64_t parent;
+  if (num_args < 1)
+    return tvmffi__raise("TypeError", "%s: expects the parent type index first", LAYOUT_SIG);
+  if (tvmffi__arg_int(LAYOUT_SIG, args, 0, &parent)) return -1;
+  const TVMFFITypeInfo* pinfo = object_type_arg(LAYOUT_SIG, "parent ", parent);
+  if (pinfo == NULL) return -1;
+  TVMFFIObject* out = tvmffi__array_new(1 + 3 * (int64_t)(num_args - 1));
+  if (out == NULL) return -1;
+  int64_t cursor = data_end(pinfo), max_align = 8;
+  TVMFFIAny v;
+  tvmffi__any_set_int(&v, 0);
+  tvmffi__array_push_move(out, &v); /* total_size, written at the end */
+  for (int32_t i = 1; i < num_args; ++i) {
+    int64_t kind;
+    int32_t size, align;
+    if (tvmffi__arg_int(LAYOUT_SIG, args, i, &kind)) goto fail;
+    if (!kind_storage(kind, &size, &align)) {
+      tvmffi__raise("ValueError",
+                    "%s: argument #%d: %lld is not a field kind (-1 Any, 1 int, 2 bool, 3 "
+                    "float, 4 void*, 5 DataType, 6 Device, or an object type index >= 64)",
+                    LAYOUT_SIG, (int)i, (long long)kind);
+      goto fail;
+    }
+    cursor = round_up(cursor, align);
+    int64_t fact[3] = {cursor, size, align};
+    for (int k = 0; k < 3; ++k) {
+      tvmffi__any_set_int(&v, fact[k]);
+      tvmffi__array_push_move(out, &v);
+    }
+    cursor += size;
+    if (align > max_align) max_align = align;
+  }
+  int64_t parent_size = registered_size((int32_t)parent);
+  if (parent_size > cursor) cursor = parent_size;
+  if (cursor > INT32_MAX) {
+    tvmffi__raise("ValueError", "%s: the object would exceed INT32_MAX bytes", LAYOUT_SIG);
+    goto fail;
+  }
+  ((TVMFFIAny*)TVMFFISeqGetCellPtr(out)->data)[0].v_int64 = round_up(cursor, max_align);
+  tvmffi__any_set_obj(result, out);
   return 0;
+fail:
+  tvmffi__decref(out);
+  return -1;
+}
+
+/* ---- fields: one getter and one store per kind ----------------------------- */
+
+static int get_any(void* addr, TVMFFIAny* result) {
+  tvmffi__any_copy((const TVMFFIAny*)addr, result);
+  return 0;
+}
+
+static int get_obj(void* addr, TVMFFIAny* result) {
+  TVMFFIObject* o = *(TVMFFIObject**)addr;
+  if (o != NULL) tvmffi__incref(o);
+  tvmffi__any_set_obj(result, o); /* NULL reads None */
+  return 0;
+}
+
+static void set_pod(TVMFFIAny* r, int32_t type_index) {
+  r->type_index = type_index;
+  r->zero_padding = 0;
+  r->v_int64 = 0;
+}
+
+static int get_bool(void* addr, TVMFFIAny* result) {
+  tvmffi__any_set_bool(result, *(const uint8_t*)addr != 0);
+  return 0;
+}
+
+/* A native field's bytes into the value of a POD Any (the rest zero). */
+#define POD_GETTER(NAME, TYPE_INDEX, MEMBER)               \
+  static int NAME(void* addr, TVMFFIAny* result) {         \
+    set_pod(result, TYPE_INDEX);                           \
+    memcpy(&result->MEMBER, addr, sizeof(result->MEMBER)); \
+    return 0;                                              \
+  }
+POD_GETTER(get_int, kTVMFFIInt, v_int64)
+POD_GETTER(get_float, kTVMFFIFloat, v_float64)
+POD_GETTER(get_ptr, kTVMFFIOpaquePtr, v_ptr)
+POD_GETTER(get_dtype, kTVMFFIDataType, v_dtype)
+POD_GETTER(get_device, kTVMFFIDevice, v_device)
+#undef POD_GETTER
+
+static TVMFFIFieldGetter kind_getter(int64_t kind) {
+  switch (kind) {
+    case kTVMFFIAny:
+      return get_any;
+    case kTVMFFIBool:
+      return get_bool;
+    case kTVMFFIInt:
+      return get_int;
+    case kTVMFFIFloat:
+      return get_float;
+    case kTVMFFIOpaquePtr:
+      return get_ptr;
+    case kTVMFFIDataType:
+      return get_dtype;
+    case kTVMFFIDevice:
+      return get_device;
+    default:
+      return kind >= kTVMFFIStaticObjectBegin && kind <= INT32_MAX ? get_obj : NULL;
+  }
+}
+
+static const char* kind_name(int32_t kind) {
+  switch (kind) {
+    case kTVMFFIBool:
+      return "bool";
+    case kTVMFFIInt:
+      return "int";
+    case kTVMFFIFloat:
+      return "float";
+    case kTVMFFIOpaquePtr:
+      return "void*";
+    case kTVMFFIDataType:
+      return "DataType";
+    case kTVMFFIDevice:
+      return "Device";
+    default:
+      return "Object";
+  }
+}
+
+/* Stores the owned value *v (consumed) into a field of the kind; TypeError for
+ * a value the kind cannot hold. */
+static int store(int32_t kind, void* addr, TVMFFIAny* v) {
+  int32_t t = v->type_index;
+  if (kind == kTVMFFIAny) {
+    TVMFFIAny old = *(TVMFFIAny*)addr;
+    *(TVMFFIAny*)addr = *v; /* store first: releasing the old value may run arbitrary deleters */
+    tvmffi__any_release(&old);
+    return 0;
+  }
+  if (kind >= kTVMFFIStaticObjectBegin) {
+    TVMFFIObject* o = NULL;
+    TVMFFIByteArray s;
+    if (t >= kTVMFFIStaticObjectBegin) {
+      o = v->v_obj; /* the reference moves in */
+    } else if (t == kTVMFFISmallStr && tvmffi__any_as_str(v, &s)) {
+      if ((o = tvmffi__bytes_obj_new(kTVMFFIStr, s.data, s.size)) == NULL) return -1;
+    } else if (t == kTVMFFISmallBytes && tvmffi__any_as_bytes(v, &s)) {
+      if ((o = tvmffi__bytes_obj_new(kTVMFFIBytes, s.data, s.size)) == NULL) return -1;
+    } else if (t != kTVMFFINone) {
+      goto refuse;
+    }
+    TVMFFIObject* old = *(TVMFFIObject**)addr;
+    *(TVMFFIObject**)addr = o;
+    if (old != NULL) tvmffi__decref(old);
+    return 0;
+  }
+  int ok = t == kind || (t == kTVMFFIBool && (kind == kTVMFFIInt || kind == kTVMFFIFloat)) ||
+           (t == kTVMFFIInt && (kind == kTVMFFIBool || kind == kTVMFFIFloat)) ||
+           (t == kTVMFFINone && kind == kTVMFFIOpaquePtr);
+  if (!ok) goto refuse;
+  switch (kind) {
+    case kTVMFFIBool:
+      *(uint8_t*)addr = v->v_int64 != 0;
+      break;
+    case kTVMFFIInt:
+      memcpy(addr, &v->v_int64, sizeof(int64_t));
+      break;
+    case kTVMFFIFloat: {
+      double d = t == kTVMFFIFloat ? v->v_float64 : (double)v->v_int64;
+      memcpy(addr, &d, sizeof(double));
+      break;
+    }
+    case kTVMFFIOpaquePtr:
+      memcpy(addr, &v->v_ptr, sizeof(void*));
+      break;
+    case kTVMFFIDataType:
+      memcpy(addr, &v->v_dtype, sizeof(DLDataType));
+      break;
+    default:
+      memcpy(addr, &v->v_device, sizeof(DLDevice));
+      break;
+  }
+  return 0;
+refuse:;
+  int rc = tvmffi__raise("TypeError", "a py_class field of type `%s` cannot hold a `%s`",
+                         kind_name(kind), tvmffi__any_type_key(v));
+  tvmffi__any_release(v);
+  return rc;
 }
 
 static int make_field_getter(void* self, const TVMFFIAny* args, int32_t num_args,
@@ -47,13 +302,16 @@ static int make_field_getter(void* self, const TVMFFIAny* args, int32_t num_args
   int64_t sti;
   if (tvmffi__args_count(GETTER_SIG, num_args, 1) || tvmffi__arg_int(GETTER_SIG, args, 0, &sti))
     return -1;
-  /* Every Python-defined field is stored as an Any, whatever its declared type. */
-  tvmffi__any_set_int(result, (int64_t)(intptr_t)any_slot_get);
+  TVMFFIFieldGetter g = kind_getter(sti);
+  if (g == NULL)
+    return tvmffi__raise("ValueError", "%s: %lld is not a field kind", GETTER_SIG, (long long)sti);
+  tvmffi__any_set_int(result, (int64_t)(intptr_t)g);
   return 0;
 }
 
 typedef struct {
   TVMFFIObject* convert; /* owned ffi.Function, or NULL */
+  int32_t kind;
 } setter_ctx;
 
 static void setter_ctx_free(void* self) {
@@ -78,10 +336,7 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
   } else if (TVMFFIAnyViewToOwnedAny(&args[1], &v) != 0) {
     return -1;
   }
-  TVMFFIAny* slot = (TVMFFIAny*)args[0].v_ptr;
-  TVMFFIAny old = *slot;
-  *slot = v; /* store first: releasing the old value may run arbitrary deleters */
-  tvmffi__any_release(&old);
+  if (store(c->kind, args[0].v_ptr, &v) != 0) return -1;
   tvmffi__any_set_none(result);
   return 0;
 }
@@ -89,11 +344,12 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
 static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args,
                              TVMFFIAny* result) {
   (void)self;
-  int64_t type_index, converter;
-  if (tvmffi__args_count(SETTER_SIG, num_args, 3) ||
-      tvmffi__arg_int(SETTER_SIG, args, 0, &type_index) ||
+  int64_t kind, converter;
+  if (tvmffi__args_count(SETTER_SIG, num_args, 3) || tvmffi__arg_int(SETTER_SIG, args, 0, &kind) ||
       tvmffi__arg_int(SETTER_SIG, args, 1, &converter))
     return -1;
+  if (kind_getter(kind) == NULL)
+    return tvmffi__raise("ValueError", "%s: %lld is not a field kind", SETTER_SIG, (long long)kind);
   if (converter != 0)
     return tvmffi__raise("ValueError",
                          "ffi.MakeFieldSetter: type_converter must be 0 (reserved); pass a "
@@ -106,6 +362,7 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
   setter_ctx* c = (setter_ctx*)malloc(sizeof(setter_ctx));
   if (c == NULL) return tvmffi__raise_oom();
   c->convert = convert;
+  c->kind = kind >= kTVMFFIStaticObjectBegin ? kTVMFFIObject : (int32_t)kind;
   if (convert != NULL) tvmffi__incref(convert);
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(c, setter_call, setter_ctx_free, &f) != 0) {
@@ -118,20 +375,35 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
 
 /* ---- objects ------------------------------------------------------------------ */
 
-static int32_t registered_size(int32_t type_index) {
-  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
-  if (info == NULL) return 0;
-  const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
-  return md != NULL ? md->total_size : 0;
+/* Releases (retain 0) or takes another reference to (retain 1) every value
+ * held by a field of obj that this file stores: the Any and object fields of
+ * obj's type and its ancestors (a C++ parent's fields have other getters). */
+static void own_fields(TVMFFIObject* obj, int retain) {
+  const TVMFFITypeInfo* info = tvmffi__type_info_lookup(obj->type_index);
+  for (int32_t d = 0; info != NULL && d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; t != NULL && i < t->num_fields; ++i) {
+      char* addr = (char*)obj + t->fields[i].offset;
+      if (t->fields[i].getter == get_any) {
+        TVMFFIAny* v = (TVMFFIAny*)addr;
+        if (!retain)
+          tvmffi__any_release(v);
+        else if (v->type_index >= kTVMFFIStaticObjectBegin)
+          tvmffi__incref(v->v_obj);
+      } else if (t->fields[i].getter == get_obj && *(TVMFFIObject**)addr != NULL) {
+        if (retain)
+          tvmffi__incref(*(TVMFFIObject**)addr);
+        else
+          tvmffi__decref(*(TVMFFIObject**)addr);
+      }
+    }
+  }
 }
 
 static void pyobj_deleter(void* self, int flags) {
   TVMFFIObject* o = (TVMFFIObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    int64_t size = registered_size(o->type_index), first = tvmffi__enum_prefix_size(o->type_index);
-    TVMFFIAny* slots = (TVMFFIAny*)((char*)o + first);
-    int64_t n = size > first ? (size - first) / (int64_t)sizeof(TVMFFIAny) : 0;
-    for (int64_t i = 0; i < n; ++i) tvmffi__any_release(&slots[i]);
+    own_fields(o, 0);
     tvmffi__enum_prefix_release(o);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
@@ -160,11 +432,9 @@ static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVM
   TVMFFIObject* o = tvmffi__object_alloc(size, t, pyobj_deleter);
   if (o == NULL) return -1;
   size_t first = (size_t)tvmffi__enum_prefix_size(t);
+  if (size > first) memcpy((char*)o + first, (const char*)src + first, size - first);
   tvmffi__enum_prefix_copy(src, o);
-  const TVMFFIAny* from = (const TVMFFIAny*)((const char*)src + first);
-  TVMFFIAny* to = (TVMFFIAny*)((char*)o + first);
-  for (size_t i = 0; i < (size - first) / sizeof(TVMFFIAny); ++i)
-    tvmffi__any_copy(&from[i], &to[i]);
+  own_fields(o, 1); /* the bytes are copied: each owned value gains its second owner */
   tvmffi__any_set_obj(result, o);
   return 0;
 }
@@ -210,16 +480,13 @@ static int register_columns(void* self, const TVMFFIAny* args, int32_t num_args,
   if (tvmffi__args_count(COLUMNS_SIG, num_args, 2) || tvmffi__arg_int(COLUMNS_SIG, args, 0, &t) ||
       tvmffi__arg_int(COLUMNS_SIG, args, 1, &size))
     return -1;
-  if (t < kTVMFFIStaticObjectBegin || t > INT32_MAX || tvmffi__type_info_lookup((int32_t)t) == NULL)
-    return tvmffi__raise("ValueError", "%s: %lld is not a registered object type index",
-                         COLUMNS_SIG, (long long)t);
-  int64_t header = tvmffi__enum_prefix_size((int32_t)t), slot = (int64_t)sizeof(TVMFFIAny);
-  if (size < header || size > INT32_MAX || (size - header) % slot != 0)
+  const TVMFFITypeInfo* info = object_type_arg(COLUMNS_SIG, "", t);
+  if (info == NULL) return -1;
+  if (size < data_end(info) || size > INT32_MAX || size % 8 != 0)
     return tvmffi__raise("ValueError",
-                         "%s: total_size must be %lld plus a multiple of %lld (one Any per "
-                         "field), got %lld",
-                         COLUMNS_SIG, (long long)header, (long long)slot, (long long)size);
-  const TVMFFITypeInfo* info = tvmffi__type_info_lookup((int32_t)t);
+                         "%s: total_size must be a multiple of 8 that holds every field (at "
+                         "least %lld bytes), got %lld",
+                         COLUMNS_SIG, (long long)data_end(info), (long long)size);
   const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
   if (md == NULL) {
     TVMFFITypeMetadata m;
@@ -250,12 +517,8 @@ static int alloc_type_index(void* self, const TVMFFIAny* args, int32_t num_args,
   if (tvmffi__args_count(ALLOC_SIG, num_args, 2) || tvmffi__arg_str(ALLOC_SIG, args, 0, &key) ||
       tvmffi__arg_int(ALLOC_SIG, args, 1, &parent))
     return -1;
-  const TVMFFITypeInfo* pinfo = (parent >= kTVMFFIStaticObjectBegin && parent <= INT32_MAX)
-                                    ? tvmffi__type_info_lookup((int32_t)parent)
-                                    : NULL;
-  if (pinfo == NULL)
-    return tvmffi__raise("ValueError", "%s: parent %lld is not a registered object type index",
-                         ALLOC_SIG, (long long)parent);
+  const TVMFFITypeInfo* pinfo = object_type_arg(ALLOC_SIG, "parent ", parent);
+  if (pinfo == NULL) return -1;
   /* Children may overflow their parent's block: a Python class hierarchy has
    * no fixed size. */
   int32_t t =
@@ -266,10 +529,15 @@ static int alloc_type_index(void* self, const TVMFFIAny* args, int32_t num_args,
 }
 
 void tvmffi__pyclass_globals_init(void) {
+  tvmffi__register_global("ffi._PyClassLayout", layout,
+                          "Layout of the new fields of a Python-defined type under a parent: "
+                          "[total_size, offset, size, alignment of each field].",
+                          "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Array\"},"
+                          "{\"type\":\"int\"}]}");
   tvmffi__register_global(
       "ffi.MakeFieldGetter", make_field_getter,
-      "Address of the getter of a field of a Python-defined type (every "
-      "such field is stored as an Any).",
+      "Address of the getter of a field of a Python-defined type, by the "
+      "field's static type index (its storage kind).",
       "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]}");
   tvmffi__register_global("ffi.MakeFieldSetter", make_field_setter,
                           "Setter Function of a field of a Python-defined type; stores "

@@ -304,7 +304,7 @@ def install_payload_setters(cls, fields):
     """Assignment to a c_class field typed with an IntEnum/StrEnum class takes the member's
     value too (``holder.priority = 20``), as construction does."""
     for f in fields:
-        target = core._TYPE_CLS.get(f._c.static_type_index)
+        target = core._TYPE_CLS.get(f._c.value_type_index)
         if target is None or payload_type_or_none(target) is None:
             continue
         prop = cls.__dict__.get(f.name)

@@ -64,7 +64,7 @@ def _enum_member_of(f, value):
     """The member an IntEnum/StrEnum-typed field means by a plain int or str, else value."""
     from ._enum_define import payload_member  # noqa: PLC0415 - enum imports c_class
 
-    target = core._TYPE_CLS.get(f._c.static_type_index)
+    target = core._TYPE_CLS.get(f._c.value_type_index)
     member = payload_member(target, value) if target is not None else None
     return value if member is None else member
 
@@ -85,7 +85,7 @@ def _builder(cls, info, fields):
                        for f in init_fields]
 
     # fields of a user-defined object type: an IntEnum/StrEnum one takes its members' values
-    object_typed = [f._c.static_type_index >= _DYN_OBJECT_BEGIN for f in init_fields]
+    object_typed = [f._c.value_type_index >= _DYN_OBJECT_BEGIN for f in init_fields]
     def build(self, values):
         if py_class and self._h:
             return  # super().__init__() from a subclass's own __init__: already built

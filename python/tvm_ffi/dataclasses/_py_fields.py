@@ -1,9 +1,12 @@
 """Storage of ``py_class`` fields: the rules an annotation implies, and the registration of
 one field with the runtime.
 
-Every field is a 16-byte Any slot (see ``c/src/pyclass.c``); the annotation decides the
-field's static type index, its ``type_schema`` metadata and the check its setter applies
-(``ffi.MakeFieldSetter`` calls it for every writer, C and C++ ones included).
+The annotation decides the field's storage kind (its static type index: a bool, int,
+float, void*, DataType or Device stored natively, an object type as one pointer, anything
+else as a 16-byte Any), its ``type_schema`` metadata and the check its setter applies
+(``ffi.MakeFieldSetter`` calls it for every writer, C and C++ ones included).  Where each
+kind goes in the object is the runtime's decision (``ffi._PyClassLayout``, c/src/extra/
+pyclass.c; docs/python.md §4.9).
 """
 
 import json
@@ -15,7 +18,6 @@ from .. import core
 from . import _fields as F
 from ._enum_define import payload_member
 
-SLOT = 16
 _SETTER_IS_FUNCTION = 1 << 11
 _FLAG_BITS = (("init", 1 << 9, False), ("repr", 1 << 6, False), ("compare", 1 << 7, False))
 
@@ -41,6 +43,7 @@ def field_rules(ann, schema=None):
             return sti, json_schema, check
         schema = TypeSchema.from_annotation(ann)
     json_schema = schema.to_json()  # the full schema (element types too), as upstream writes it
+    sti = storage_kind(schema)
     if schema.origin == "Any":
         return sti, json_schema, None
 
@@ -53,7 +56,25 @@ def field_rules(ann, schema=None):
     return sti, json_schema, convert
 
 
-def register_field(tidx, key, name, f, offset, kw_only_default, rules):
+_NATIVE_KINDS = (T.kTVMFFIInt, T.kTVMFFIBool, T.kTVMFFIFloat, T.kTVMFFIOpaquePtr,
+                 T.kTVMFFIDataType, T.kTVMFFIDevice)
+
+
+def storage_kind(schema):
+    """The field_static_type_index a field of this TypeSchema is stored as: its own for the
+    native PODs, kTVMFFIObject for an object type (a string is a 16-byte cell, so Any), -1
+    (Any) for the rest: strings, Optional, Union, Any."""
+    tidx = schema.origin_type_index
+    if tidx in _NATIVE_KINDS:
+        return tidx
+    if schema.origin == "tuple" or (tidx >= T.kTVMFFIStaticObjectBegin
+                                    and tidx not in (T.kTVMFFIStr, T.kTVMFFIBytes)):
+        return T.kTVMFFIObject
+    return -1
+
+
+def register_field(tidx, key, name, f, place, kw_only_default, rules):
+    """Register one field at ``place`` = (offset, size, alignment), from ffi._PyClassLayout."""
     sti, schema, check = rules
     flags = 1 | _SETTER_IS_FUNCTION  # Writable; frozen-ness is a Python-side matter
     for attr, bit, off_value in _FLAG_BITS:
@@ -75,7 +96,7 @@ def register_field(tidx, key, name, f, offset, kw_only_default, rules):
         keep.append(cbuf)
         getattr(fi, slot).data, getattr(fi, slot).size = cbuf, len(data)
     fi.flags = flags
-    fi.size, fi.alignment, fi.offset = SLOT, 8, offset
+    fi.offset, fi.size, fi.alignment = place
     fi.field_static_type_index = sti
     fi.getter = core.ffi.cast("TVMFFIFieldGetter", core._global("ffi.MakeFieldGetter")(sti))
     # (a refusal is the bare reason: the constructor's message names the field, as upstream)

@@ -14,13 +14,12 @@ from .. import _typeinfo, core
 from . import _fields as F
 from . import _py_fields
 
-HEADER = 24  # sizeof(TVMFFIObject): the first field slot of a root py_class
 _OBJECT = T.kTVMFFIObject
-#: set on classes whose type has the py_class layout (every field an Any slot)
+#: set on classes whose type has the py_class layout (fields laid out by ffi._PyClassLayout)
 PY_CLASS_ATTR = "__tvm_ffi_py_class__"
 
 
-# runtime types laid out as a py_class is (Any slots): the bases of the Enum API (enum.py)
+# runtime types a py_class may extend besides py_classes: the bases of the Enum API (enum.py)
 _EXTENDABLE_C_TYPES = ("ffi.Enum", "ffi.IntEnum", "ffi.StrEnum")
 
 
@@ -76,11 +75,11 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
                     before_columns=None):
     """Register ``fields`` (Field records with a name) as the own fields of ``info``'s type.
 
-    Each field is an Any slot after the parent's; the metadata (size, structural kind, doc),
-    the fields and then the construction attributes (``__ffi_new__``, ``__ffi_init__``) go to
-    the runtime. ``kw_defaults`` maps a name to its keyword-only default when the Field leaves
-    ``kw_only`` unset; ``before_columns(type_index)`` registers methods before ``__ffi_init__``
-    is generated.
+    The runtime places the fields after the parent's (``ffi._PyClassLayout``); the metadata
+    (size, structural kind, doc), the fields and then the construction attributes
+    (``__ffi_new__``, ``__ffi_init__``) go to the runtime. ``kw_defaults`` maps a name to its
+    keyword-only default when the Field leaves ``kw_only`` unset; ``before_columns(type_index)``
+    registers methods before ``__ffi_init__`` is generated.
     """
     if info.fields is not None:
         raise RuntimeError("fields of `%s` are already registered" % info.type_key)
@@ -95,8 +94,9 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
     rules = [_py_fields.rules_of(f) for f in fields]  # before anything reaches the runtime
     tidx = info.type_index
     parent = info.parent_type_info
-    parent_size = HEADER if parent.type_index == _OBJECT else parent.total_size
-    total = parent_size + _py_fields.SLOT * len(fields)
+    placed = [int(x) for x in core._global("ffi._PyClassLayout")(parent.type_index,
+                                                                  *[r[0] for r in rules])]
+    total = placed[0]
     md = core.ffi.new("TVMFFITypeMetadata*")
     text = (doc or "").encode()
     md_doc = core.ffi.new("char[]", text)
@@ -106,8 +106,7 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
     core._check(core.lib.TVMFFITypeRegisterMetadata(tidx, md))
     kw_defaults = kw_defaults or {}
     for i, (f, rule) in enumerate(zip(fields, rules)):
-        _py_fields.register_field(tidx, info.type_key, f.name, f,
-                                  parent_size + _py_fields.SLOT * i,
+        _py_fields.register_field(tidx, info.type_key, f.name, f, placed[1 + 3 * i:4 + 3 * i],
                                   kw_defaults.get(f.name, False), rule)
     if before_columns is not None:
         before_columns(tidx)
