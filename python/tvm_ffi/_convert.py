@@ -1,6 +1,9 @@
 """convert(): explicit Python -> FFI value conversion, by the call path's conversion table."""
 
-from . import _conversion, _rules, _tensor, core
+from . import _conversion, _rules, _tensor
+from ._base import Object
+from ._conversion import _classify, convert_func
+from ._values import Bytes, String
 
 
 class ObjectConvertible:
@@ -24,10 +27,10 @@ def convert(value):
     tp = type(value)
     rule = _EXACT.get(tp)
     if rule is None:
-        rule = core._classify(tp)
+        rule = _classify(tp)
     action = _rules.CONVERT[_rules.ARG_RULES[rule[0] if type(rule) is tuple else rule]]
     if action == "object":
-        action = "same" if isinstance(value, core.Object) else "slow"
+        action = "same" if isinstance(value, Object) else "slow"
     if action == "slow":
         rows = _rules.SLOW_ROWS
         i = _conversion._slow_row(tp)
@@ -50,8 +53,8 @@ def _actions():
         "same": lambda v: v,
         "array": Array,
         "map": Map,
-        "string": core.String,
-        "bytes": lambda v: core.Bytes(bytes(v)),
+        "string": String,
+        "bytes": lambda v: Bytes(bytes(v)),
         "dlpack": lambda v: _tensor.from_dlpack(v),
     }
 
@@ -59,4 +62,4 @@ def _actions():
 _ACTIONS = None  # CONVERT's actions (made on first use: container imports this module)
 
 
-convert_func = core.convert_func
+convert_func = convert_func

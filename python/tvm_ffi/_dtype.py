@@ -4,7 +4,8 @@ import enum
 import operator
 import sys
 
-from . import core
+from ._values import DataType, _dtype_pack, _dtype_text
+
 
 
 class DataTypeCode(enum.IntEnum):
@@ -38,7 +39,7 @@ def _checked_pack(code, bits, lanes):
         raise OverflowError(
             "DLDataType field out of range: code=%d (0..255), bits=%d (0..255), lanes=%d "
             "(0..65535, or negative for scalable vectors)" % (code, bits, lanes))
-    return core._dtype_pack(code, bits, lanes)
+    return _dtype_pack(code, bits, lanes)
 
 
 class dtype(str):  # noqa: N801 - public name fixed by the spec
@@ -47,16 +48,16 @@ class dtype(str):  # noqa: N801 - public name fixed by the spec
     def __new__(cls, content):
         text = str(content)
         self = str.__new__(cls, text)
-        dt = core.DataType(text)  # ValueError on bad text
+        dt = DataType(text)  # ValueError on bad text
         self.__dict__["_dl"] = dt
         self.__dict__["__tvm_ffi_pod__"] = dt.__tvm_ffi_pod__
         return self
 
     @classmethod
     def _from_packed(cls, packed):
-        text = core._dtype_text(packed)
+        text = _dtype_text(packed)
         self = str.__new__(cls, text)
-        dt = core.DataType()._set(packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFFFF)
+        dt = DataType()._set(packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFFFF)
         self.__dict__["_dl"] = dt
         self.__dict__["__tvm_ffi_pod__"] = dt.__tvm_ffi_pod__
         return self

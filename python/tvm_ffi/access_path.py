@@ -7,7 +7,7 @@ each extension returns a new path whose ``parent`` is the old one.
 import json
 from enum import IntEnum
 
-from .core import Object
+from ._base import Object
 from .registry import register_object
 
 __all__ = ["AccessKind", "AccessStep", "AccessPath"]

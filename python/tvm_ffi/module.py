@@ -3,9 +3,10 @@
 import enum
 import os
 
-from . import core
+from ._base import Object, _register_class
+from ._function import _global, _testing_first, _type_key_to_index
 from ._type_index import kTVMFFIModule
-from .core import _global
+from .registry import _attach_fields, get_global_func
 
 
 class ModulePropertyMask(enum.IntEnum):
@@ -14,7 +15,7 @@ class ModulePropertyMask(enum.IntEnum):
     COMPILATION_EXPORTABLE = 4
 
 
-class Module(core.Object):
+class Module(Object):
     """A loaded library or runtime module (ffi.Module)."""
 
     __slots__ = ("__dict__",)
@@ -116,8 +117,6 @@ def _plug_in_loader(path):
     kind = base.rpartition(".")[2]
     if kind in ("so", "dll", "dylib", "dso"):
         return
-    from .registry import get_global_func  # noqa: PLC0415
-
     if get_global_func("ffi.Module.load_from_file." + kind, allow_missing=True) is not None:
         return
     from importlib import metadata  # noqa: PLC0415 - only for unknown kinds
@@ -132,15 +131,13 @@ def _plug_in_loader(path):
 
 
 def system_lib(symbol_prefix=""):
-    core._testing_first()  # (its system-library symbols)
+    _testing_first()  # (its system-library symbols)
     return _global("ffi.SystemLib")(symbol_prefix)
 
 
 def _register():
-    from .registry import _attach_fields  # noqa: PLC0415
-
-    tidx = core._type_key_to_index("ffi.Module")
-    core._register_class(tidx if tidx is not None else kTVMFFIModule, Module)
+    tidx = _type_key_to_index("ffi.Module")
+    _register_class(tidx if tidx is not None else kTVMFFIModule, Module)
     # the reflected field `imports_` backs Module.imports; reflected methods are not
     # attached: they would shadow library functions reached through __getattr__
     _attach_fields(Module, tidx if tidx is not None else kTVMFFIModule)

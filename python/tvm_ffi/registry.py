@@ -3,19 +3,42 @@
 import sys
 
 from . import _typeinfo, core
-from .core import Function, _global
+from ._base import (
+    _CLS_TYPE,
+    _TYPE_CLS,
+    CObject,
+    Object,
+    _bytearray,
+    _new_wrapper,
+    _ptr,
+    _register_class,
+)
+from ._conversion import convert_func
+from ._function import (
+    _GLOBAL_CACHE,
+    Function,
+    _class_for_index,
+    _global,
+    _global_handle,
+    _testing_first,
+    _type_key_to_index,
+)
+from ._loader import lib
+from ._tensor import Tensor, _set_class_tensor
+from ._type_index import kTVMFFITensor
+from .error import _check
 
 
 def get_global_func(name, allow_missing=False):
     """A new Function wrapper for a registered global function."""
     if not isinstance(name, str):
         raise TypeError("global function name must be a str, got %s" % type(name).__name__)
-    h = core._global_handle(name)
+    h = _global_handle(name)
     if not h:
         if allow_missing:
             return None
         raise ValueError("Cannot find global function %s" % name)
-    return core._new_wrapper(Function, h)
+    return _new_wrapper(Function, h)
 
 
 def register_global_func(func_name, f=None, override=False):
@@ -28,11 +51,11 @@ def register_global_func(func_name, f=None, override=False):
                 "register_global_func expects a name or a named callable, got %r" % (f,))
 
     def register(func):
-        core._testing_first(func_name)  # its globals first, as if loaded at import
-        fobj = func if isinstance(func, Function) else core.convert_func(func)
-        ba, buf = core._bytearray(func_name.encode())
-        core._check(core.lib.TVMFFIFunctionSetGlobal(ba, core._ptr(fobj._h), 1 if override else 0))
-        core._GLOBAL_CACHE.pop(func_name, None)
+        _testing_first(func_name)  # its globals first, as if loaded at import
+        fobj = func if isinstance(func, Function) else convert_func(func)
+        ba, buf = _bytearray(func_name.encode())
+        _check(lib.TVMFFIFunctionSetGlobal(ba, _ptr(fobj._h), 1 if override else 0))
+        _GLOBAL_CACHE.pop(func_name, None)
         return fobj
 
     if f is None:
@@ -41,25 +64,25 @@ def register_global_func(func_name, f=None, override=False):
 
 
 def list_global_func_names():
-    core._testing_first()
+    _testing_first()
     functor = _global("ffi.FunctionListGlobalNamesFunctor")()
     return [functor(i) for i in range(functor(-1))]
 
 
 def remove_global_func(name):
-    core._testing_first(name)
-    core._GLOBAL_CACHE.pop(name, None)
+    _testing_first(name)
+    _GLOBAL_CACHE.pop(name, None)
     _global("ffi.FunctionRemoveGlobal")(name)
 
 
 def get_global_func_metadata(name):
-    core._testing_first(name)
+    _testing_first(name)
     text = _global("ffi.GetGlobalFuncMetadata")(name)
     return __import__("json").loads(text) if text else {}
 
 
 def get_registered_type_keys():
-    core._testing_first()
+    _testing_first()
     return list(_global("ffi.GetRegisteredTypeKeys")())
 
 
@@ -139,7 +162,7 @@ def _attach_init(cls, info, init):
     if ctor is not None:
 
         def __ffi_init__(self, /, *args, **kwargs):  # a field may be named self
-            if core._CLS_TYPE.get(type(self), tidx) != tidx:
+            if _CLS_TYPE.get(type(self), tidx) != tidx:
                 # a parent's constructor would build an object of the wrong type
                 raise TypeError(
                     "%s.__ffi_init__ on a %s is not supported: it builds `%s` objects"
@@ -149,7 +172,7 @@ def _attach_init(cls, info, init):
                 flat = [core.KWARGS]
                 missing = core.MISSING
                 for k, v in kwargs.items():
-                    if missing is not None and isinstance(v, core.CObject) and v.same_as(missing):
+                    if missing is not None and isinstance(v, CObject) and v.same_as(missing):
                         continue
                     flat += (k, v)
                 args = args + tuple(flat)
@@ -175,11 +198,11 @@ def _attach_init(cls, info, init):
 
 def _bind_tensor_class(cls):
     """Registering a class for ffi.Tensor makes it the class of every tensor the binding makes
-    (results, callback arguments, from_dlpack), as core._set_class_tensor does."""
-    if not issubclass(cls, core.Tensor):
+    (results, callback arguments, from_dlpack), as _set_class_tensor does."""
+    if not issubclass(cls, Tensor):
         raise TypeError("register_object(\"ffi.Tensor\") decorates a subclass of tvm_ffi.Tensor, "
                         "got %s" % cls.__qualname__)
-    core._set_class_tensor(cls)
+    _set_class_tensor(cls)
 
 
 def _warn_missing_field_annotations(cls, type_info, stacklevel=2):
@@ -200,18 +223,18 @@ def register_object(type_key=None, *, init=True):
     """Bind a Python class to a type registered in the C type table (see docs/python.md §4.6)."""
 
     def register(cls, key):
-        if not isinstance(cls, type) or not issubclass(cls, core.CObject):
+        if not isinstance(cls, type) or not issubclass(cls, CObject):
             raise TypeError(
                 "register_object decorates a subclass of tvm_ffi.Object, got %r" % (cls,)
             )
-        tidx = core._type_key_to_index(key)
+        tidx = _type_key_to_index(key)
         if tidx is None:
             if _SKIP_UNKNOWN_OBJECTS:
                 return cls
             raise ValueError("Cannot find object type index for %s" % key)
-        if tidx == core.kTVMFFITensor:
+        if tidx == kTVMFFITensor:
             _bind_tensor_class(cls)
-        core._register_class(tidx, cls)
+        _register_class(tidx, cls)
         _forget_fallback_descendants(tidx)
         info = _typeinfo._register_type_info(tidx, cls)
         _attach_reflection(cls, info)
@@ -230,11 +253,11 @@ def register_object(type_key=None, *, init=True):
 def _forget_fallback_descendants(tidx):
     """Auto-generated classes of types derived from tidx were built on its old class: drop
     them so the next result of those types gets one deriving from the newly registered class."""
-    stale = [t for t, c in core._TYPE_CLS.items()
+    stale = [t for t, c in _TYPE_CLS.items()
              if c.__dict__.get("__tvm_ffi_fallback__") and t != tidx
              and tidx in _typeinfo._type_info_of_index(t).type_ancestors]
     for t in stale:
-        del core._TYPE_CLS[t]
+        del _TYPE_CLS[t]
 
 
 def _make_fallback_class(tidx):
@@ -243,9 +266,9 @@ def _make_fallback_class(tidx):
     if info is None:  # e.g. an object a faulty kernel returned
         raise RuntimeError("Cannot find type info for type_index=%d" % tidx)
     key = info.type_key
-    base = core.Object
+    base = Object
     if info.parent_type_info is not None:  # the parent's class first (a fallback itself if needed)
-        base = core._class_for_index(info.parent_type_info.type_index)
+        base = _class_for_index(info.parent_type_info.type_index)
     module, _, name = key.rpartition(".")
     doc = "Auto-generated fallback class for `%s`." % key
     if info.doc:
@@ -254,7 +277,7 @@ def _make_fallback_class(tidx):
           "__tvm_ffi_fallback__": True}
     cls = type(name, (base,), ns)
     cls.__qualname__ = key
-    core._register_class(tidx, cls)
+    _register_class(tidx, cls)
     _typeinfo._register_type_info(tidx, cls)
     _attach_reflection(cls, info)
     return cls

@@ -1,6 +1,6 @@
 """JSON graph serialization through the runtime globals ffi.ToJSONGraphString / FromJSONGraphString."""
+from ._function import _global
 
-from .core import _global
 
 
 def to_json_graph_str(obj, metadata=None):

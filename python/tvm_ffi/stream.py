@@ -2,7 +2,11 @@
 
 import ctypes
 
-from . import core
+from ._base import _addr, _ptr
+from ._loader import ffi, lib
+from ._tensor import device
+from .error import _check
+
 
 
 def _stream_int(stream):
@@ -26,10 +30,10 @@ class StreamContext:
         self._prev = []
 
     def __enter__(self):
-        prev = core.ffi.new("void**")
-        core._check(
-            core.lib.TVMFFIEnvSetStream(
-                self.device_type, self.device_id, core._ptr(self._value), prev
+        prev = ffi.new("void**")
+        _check(
+            lib.TVMFFIEnvSetStream(
+                self.device_type, self.device_id, _ptr(self._value), prev
             )
         )
         self._prev.append(prev[0])
@@ -37,7 +41,7 @@ class StreamContext:
 
     def __exit__(self, *exc):
         prev = self._prev.pop()
-        core._check(core.lib.TVMFFIEnvSetStream(self.device_type, self.device_id, prev, core.ffi.NULL))
+        _check(lib.TVMFFIEnvSetStream(self.device_type, self.device_id, prev, ffi.NULL))
         return False
 
 
@@ -51,7 +55,7 @@ def use_raw_stream(device, stream):
 
 
 def get_raw_stream(device):
-    return core._addr(core.lib.TVMFFIEnvGetStream(device.dlpack_device_type(), device.index))
+    return _addr(lib.TVMFFIEnvGetStream(device.dlpack_device_type(), device.index))
 
 
 class _TorchStreamContext:
@@ -61,8 +65,6 @@ class _TorchStreamContext:
 
     def __enter__(self):
         import torch  # noqa: PLC0415
-
-        from ._tensor import device  # noqa: PLC0415
 
         if self.context is not None:
             self.context.__enter__()

@@ -12,8 +12,8 @@ from typing import Any
 
 from . import access_path as _access_path  # noqa: F401 - registers the AccessPath classes
 from . import _type_index as T
-from . import core
-from .core import Object, _global
+from ._base import _CLS_TYPE, CObject, Object
+from ._function import _global
 from .registry import register_object
 
 __all__ = [
@@ -184,7 +184,7 @@ def _type_index_of(tp, api_name):
         if tp in _BUILTIN_TYPE_INDEX:
             return _BUILTIN_TYPE_INDEX[tp]
         for base in tp.__mro__:  # registered FFI classes (and their Python subclasses)
-            tidx = core._CLS_TYPE.get(base)
+            tidx = _CLS_TYPE.get(base)
             if tidx is not None and base is not Object:
                 return tidx
         for name, tidx in (("Shape", T.kTVMFFIShape), ("String", T.kTVMFFIStr),
@@ -192,7 +192,7 @@ def _type_index_of(tp, api_name):
                            ("DataType", T.kTVMFFIDataType), ("Device", T.kTVMFFIDevice)):
             if tp.__name__ == name and tp.__module__.startswith("tvm_ffi"):
                 return tidx
-        if tp is Object or tp is core.CObject:
+        if tp is Object or tp is CObject:
             return T.kTVMFFIObject
     raise TypeError(
         "%s: callback type must be None, int, bool, float, str, bytes, typing.Any/object or an "

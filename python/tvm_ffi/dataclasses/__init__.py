@@ -15,7 +15,8 @@ from ._method import method
 from ._init_property import init_property
 from .c_class import c_class
 from .py_class import py_class
-from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum, auto, entry
+from ._enum_define import auto, entry
+from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum
 
 __all__ = [
     "Enum", "EnumAttrMap", "EnumState", "Field", "FrozenInstanceError", "IntEnum", "KW_ONLY",

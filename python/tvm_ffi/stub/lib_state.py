@@ -2,8 +2,10 @@
 
 import heapq
 
-from .. import core
-from ..core import TypeSchema
+from .._base import _TYPE_CLS
+from .._function import _global, _testing_first, _type_key_to_index
+from .._type_schema import TypeSchema
+from .._typeinfo import _lookup_or_register_type_info_from_type_key
 from ..registry import get_global_func_metadata, list_global_func_names
 from .utils import FuncInfo, ObjectInfo
 
@@ -36,12 +38,12 @@ def collect_global_funcs():
 
 
 def is_registered(type_key):
-    return core._type_key_to_index(type_key) is not None
+    return _type_key_to_index(type_key) is not None
 
 
 def type_keys():
-    core._testing_first()
-    return [k for k in core._global("ffi.GetRegisteredTypeKeys")() if "." in k]
+    _testing_first()
+    return [k for k in _global("ffi.GetRegisteredTypeKeys")() if "." in k]
 
 
 def collect_type_keys():
@@ -55,9 +57,9 @@ def collect_type_keys():
 
 def object_info_from_type_key(type_key):
     """The ``ObjectInfo`` of a registered type (KeyError when it is not registered)."""
-    if core._type_key_to_index(type_key) is None:
+    if _type_key_to_index(type_key) is None:
         raise KeyError(type_key)
-    return ObjectInfo.from_type_info(core._lookup_or_register_type_info_from_type_key(type_key))
+    return ObjectInfo.from_type_info(_lookup_or_register_type_info_from_type_key(type_key))
 
 
 def toposort_objects(objects):
@@ -85,10 +87,10 @@ def toposort_objects(objects):
 
 def python_class(key):
     """The Python class registered for ``key`` (None when only a fallback would exist)."""
-    tidx = core._type_key_to_index(key)
+    tidx = _type_key_to_index(key)
     if tidx is None:
         return None
-    cls = core._TYPE_CLS.get(tidx)
+    cls = _TYPE_CLS.get(tidx)
     if cls is None or cls.__dict__.get("__tvm_ffi_fallback__") or "Auto-generated fallback" in (cls.__doc__ or ""):
         return None
     return cls

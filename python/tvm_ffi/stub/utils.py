@@ -10,7 +10,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
-from ..core import MISSING, TypeSchema, _lookup_type_attr
+from .._function import _type_key
+from .._loader import ffi, lib
+from .._type_schema import TypeSchema
+from .._typeinfo import _lookup_or_register_type_info_from_type_key, _lookup_type_attr
+from ..core import MISSING
 
 
 class NamedTypeSchema(TypeSchema):
@@ -100,10 +104,8 @@ class ObjectInfo:
 
     @staticmethod
     def from_type_info(type_info: Any) -> ObjectInfo:
-        from .. import core  # noqa: PLC0415
-
-        ancestors = [core._type_key(i) for i in type_info.type_ancestors]
-        md = core.lib.TVMFFIGetTypeInfo(type_info.type_index).metadata
+        ancestors = [_type_key(i) for i in type_info.type_ancestors]
+        md = lib.TVMFFIGetTypeInfo(type_info.type_index).metadata
         methods = [FuncInfo(NamedTypeSchema(m.name, m.ty if m.ty is not None
                                             else TypeSchema("Callable")), not m.is_static)
                    for m in type_info.methods or ()]
@@ -114,7 +116,7 @@ class ObjectInfo:
             type_key=type_info.type_key,
             parent_type_key=ancestors[-1] if ancestors else None,
             ancestors=ancestors,
-            total_size=int(md.total_size) if md != core.ffi.NULL else None,
+            total_size=int(md.total_size) if md != ffi.NULL else None,
             is_final=None if final is None else bool(final),
             init_fields=_init_fields(type_info),
             has_init=_lookup_type_attr(type_info.type_index, "__ffi_init__") is not None,
@@ -124,9 +126,7 @@ class ObjectInfo:
 def _init_fields(type_info: Any) -> list:
     """Constructor parameters: every ancestor's fields (root first), then the type's own,
     less those excluded from ``__init__``."""
-    from .. import core  # noqa: PLC0415
-
-    chain = [core._lookup_or_register_type_info_from_type_key(core._type_key(i))
+    chain = [_lookup_or_register_type_info_from_type_key(_type_key(i))
              for i in type_info.type_ancestors] + [type_info]
     return [InitFieldInfo(f.name, _field_schema(f), bool(f.c_kw_only), bool(f.c_has_default))
             for info in chain for f in info.fields or () if f.c_init]

@@ -10,9 +10,12 @@ from typing import ClassVar
 
 import pytest
 
-from .. import core
-from ..core import Object
-from ..dataclasses import IntEnum, StrEnum, c_class, entry
+from .._base import Object
+from .._function import _type_key_to_index
+from .._typeinfo import _lookup_type_attr
+from ..dataclasses._enum_define import entry
+from ..dataclasses.c_class import c_class
+from ..dataclasses.enum import IntEnum, StrEnum
 from ..registry import get_global_func
 
 # skip marks for tests that need a newer interpreter (upstream's tests import them from here)
@@ -26,7 +29,7 @@ def _c_class(type_key, **params):
     or foreign runtime): the class then stays a plain, unregistered Object subclass."""
 
     def wrap(cls):
-        if core._type_key_to_index(type_key) is None:
+        if _type_key_to_index(type_key) is None:
             return cls
         return c_class(type_key, **params)(cls)
 
@@ -134,7 +137,7 @@ class _TestCxxClassBase(Object):
     not_field_2: ClassVar[int] = 2
 
     def __init__(self, v_i64, v_i32):
-        ffi_init = core._lookup_type_attr(type(self).__tvm_ffi_type_info__.type_index,
+        ffi_init = _lookup_type_attr(type(self).__tvm_ffi_type_info__.type_index,
                                           "__ffi_init__")
         self.__init_handle_by_constructor__(ffi_init, v_i64 + 1, v_i32 + 2)
 
@@ -216,7 +219,7 @@ class _TestCxxAutoInitChild(_TestCxxAutoInitParent):
 
 # The enum fixtures (c/testing/enums.c registers the types, without members): the members
 # are declared here, allocated through the types' __ffi_new__.
-if core._type_key_to_index("testing.TestCxxIntEnum") is not None:
+if _type_key_to_index("testing.TestCxxIntEnum") is not None:
 
     class _TestCxxIntEnum(IntEnum, type_key="testing.TestCxxIntEnum"):
         """C-registered IntEnum: low (10) and high (20)."""
@@ -261,7 +264,7 @@ def add_one(x):
 
 def run_with_gpu_lock(func, /, *args, **kwargs):
     """Run func while holding the inter-process GPU lock (<lock dir>/gpu.lock)."""
-    from ..utils.lockfile import FileLock  # noqa: PLC0415
+    from ..utils.lockfile import FileLock  # noqa: PLC0415 - only GPU tests take the lock
 
     lock_dir = os.environ.get("TVM_FFI_TEST_LOCK_DIR") or os.path.join(
         tempfile.gettempdir(), "tvm-ffi-test-locks-%s" % os.environ.get("USER", "user")
