@@ -308,10 +308,6 @@ int tvmffi__tensor_from_allocated(DLManagedTensorVersioned* mt, TVMFFIObjectHand
 void tvmffi__types_init(void);          /* type.c: static type table */
 /* enum.c: whether objects of this type are enum singletons (ffi.Enum or a subclass) */
 int tvmffi__enum_is_instance_type(int32_t type_index);
-/* enum.c: the Enum part of a py_class enum object, which Any slots follow (pyclass.c) */
-int64_t tvmffi__enum_prefix_size(int32_t type_index);
-void tvmffi__enum_prefix_release(TVMFFIObject* obj);
-void tvmffi__enum_prefix_copy(const TVMFFIObject* src, TVMFFIObject* dst);
 /* enum.c: the string index (an owned String Any) of an enum member */
 const TVMFFIAny* tvmffi__enum_str_index(const TVMFFIObject* obj);
 /* enum.c: a member's canonical index for the JSON graph (an IntEnum's integer, else its

@@ -267,12 +267,7 @@ static int32_t kind_static_type(fkind k) {
 }
 
 static int is_base(const TVMFFIAny* v) {
-  if (v->type_index < kTVMFFIStaticObjectBegin || g_base_index < 0) return 0;
-  if (v->type_index == g_base_index) return 1;
-  const TVMFFITypeInfo* info = type_info_or_null(v->type_index);
-  const TVMFFITypeInfo* base = TVMFFIGetTypeInfo(g_base_index);
-  return info != NULL && info->type_depth > base->type_depth &&
-         info->type_ancestors[base->type_depth]->type_index == g_base_index;
+  return g_base_index >= 0 && is_instance_of(v->type_index, g_base_index);
 }
 
 /* Whether a value converts to the kind (the C++ Any::cast rules). */

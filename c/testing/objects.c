@@ -209,8 +209,7 @@ static int self_of(const char* sig, const TVMFFIAny* args, int32_t n, int32_t wa
                    const char* key, TVMFFIObject** out) {
   if (arg_count(sig, n, want) != 0) return -1;
   int32_t t = args[0].type_index;
-  int ok = t == tindex || (tindex == g_base_index && t == g_derived_index);
-  if (!ok) return arg_mismatch(sig, 0, key, &args[0]);
+  if (!is_instance_of(t, tindex)) return arg_mismatch(sig, 0, key, &args[0]);
   *out = args[0].v_obj;
   return 0;
 }

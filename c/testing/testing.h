@@ -50,6 +50,17 @@ static inline const TVMFFITypeInfo* type_info_or_null(int32_t type_index) {
   return info;
 }
 
+/* Whether objects of type t are instances of type base (base itself or a
+ * subclass: a Python-defined one included), as C++ IsInstance decides. */
+static inline int is_instance_of(int32_t t, int32_t base) {
+  if (t == base) return 1;
+  if (t < kTVMFFIStaticObjectBegin || base < 0) return 0;
+  const TVMFFITypeInfo* info = type_info_or_null(t);
+  const TVMFFITypeInfo* b = type_info_or_null(base);
+  return info != NULL && b != NULL && info->type_depth > b->type_depth &&
+         info->type_ancestors[b->type_depth]->type_index == base;
+}
+
 static inline const char* type_key_of(const TVMFFIAny* v) {
   const TVMFFITypeInfo* info = type_info_or_null(v->type_index);
   return info != NULL ? info->type_key.data : "<unregistered type>";

@@ -8,6 +8,8 @@
  *   pc.Point3 : Point  z (required, plain setter)
  *   pc.Flag            one bool (its tail padding is reused by children)
  *   pc.Native          one field of each kind, read back through a C struct
+ *   pc.CParent         a type laid out by C: an object pointer, an Any, an int32
+ *   pc.CParentChild : CParent  z (an Any), and an alias of the parent's Any
  *
  * Point's fields are Any slots after the header; a heap string stored in
  * fields tells, through its use count, that copies and deleters balance.
@@ -230,6 +232,81 @@ static void test_generated_init_and_subtype(TVMFFIObjectHandle probe) {
   check_any_release(&r);
 }
 
+/* ---- a Python-defined type over a type laid out by C ---------------------- */
+
+typedef struct {
+  TVMFFIObject header;
+  TVMFFIObject* obj; /* +24, an ObjectRef */
+  TVMFFIAny any;     /* +32 */
+  int32_t n;         /* +48 */
+} c_parent;
+
+static int get_n(void* addr, TVMFFIAny* r) {
+  *r = check_any_int(*(int32_t*)addr);
+  return 0;
+}
+
+static void add_c_field(int32_t t, const char* name, int64_t offset, int64_t size,
+                        int32_t static_type) {
+  TVMFFIFieldInfo fi;
+  memset(&fi, 0, sizeof(fi));
+  fi.name = check_ba(name);
+  fi.size = size;
+  fi.alignment = size < 8 ? size : 8;
+  fi.offset = offset;
+  fi.getter = get_n; /* (the test reads the bytes itself) */
+  fi.field_static_type_index = static_type;
+  CHECK_OK(TVMFFITypeRegisterField(t, &fi));
+}
+
+static void test_c_parent(TVMFFIObjectHandle probe) {
+  int32_t parent = alloc_type("pc.CParent", kTVMFFIObject);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.total_size = (int32_t)sizeof(c_parent);
+  CHECK_OK(TVMFFITypeRegisterMetadata(parent, &md));
+  add_c_field(parent, "obj", offsetof(c_parent, obj), 8, kTVMFFIObject);
+  add_c_field(parent, "any", offsetof(c_parent, any), 16, kTVMFFIAny);
+  add_c_field(parent, "n", offsetof(c_parent, n), 4, kTVMFFIInt);
+  int32_t child = alloc_type("pc.CParentChild", parent);
+  add_field(child, "z", (int64_t)sizeof(c_parent), NULL, 0, 0);
+  add_c_field(child, "any_alias", offsetof(c_parent, any), 16, kTVMFFIAny);
+  TVMFFIAny r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(child),
+                      check_any_int((int64_t)sizeof(c_parent) + SLOT), none_any(), 2);
+  check_any_release(&r);
+
+  r = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(child, "__ffi_new__")->v_obj, NULL, 0, &r));
+  c_parent* o = (c_parent*)r.v_obj;
+  CHECK(o->obj == NULL && o->any.type_index == kTVMFFINone && o->n == 0); /* zeroed */
+  TVMFFIObjectIncRef(probe);
+  o->obj = probe;
+  TVMFFIObjectIncRef(probe);
+  o->any = check_any_obj(probe);
+  o->n = 42;
+  CHECK_OK(set_field(r.v_obj, child, "z", check_any_obj(probe)));
+  CHECK_EQ_INT(check_use_count(probe), 4);
+
+  /* the copy holds the parent's fields at their offsets, each reference taken once more */
+  TVMFFIAny arg = check_any_obj(r.v_obj), copy = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(child, "__ffi_shallow_copy__")->v_obj, &arg, 1, &copy));
+  c_parent* c = (c_parent*)copy.v_obj;
+  CHECK(c->obj == probe && c->any.v_obj == probe && c->n == 42);
+  CHECK_EQ_INT(check_use_count(probe), 7);
+  check_any_release(&copy);
+  CHECK_EQ_INT(check_use_count(probe), 4);
+  /* the deleter releases the parent's object pointer and Any (the alias once) */
+  check_any_release(&r);
+  CHECK_EQ_INT(check_use_count(probe), 1);
+
+  /* a reference in bytes that are neither an Any nor a pointer cannot be owned */
+  int32_t odd = alloc_type("pc.Odd", kTVMFFIObject);
+  add_c_field(odd, "ref", HDR, 12, kTVMFFIObject);
+  TVMFFIAny bad[2] = {check_any_int(odd), check_any_int(HDR + 16)};
+  CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", bad, 2, &r), "TypeError",
+               "neither an Any");
+}
+
 static void test_errors(void) {
   TVMFFIAny r;
   TVMFFIAny bad_size[2] = {check_any_int(g_point), check_any_int(HDR + 3)};
@@ -434,6 +511,7 @@ int main(void) {
   TVMFFIObjectHandle probe = probe_any.v_obj;
   test_make_and_fields(probe);
   test_generated_init_and_subtype(probe);
+  test_c_parent(probe);
   test_errors();
   test_native_fields(probe);
   CHECK_EQ_INT(check_use_count(probe), 1);

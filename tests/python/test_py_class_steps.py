@@ -54,9 +54,9 @@ def test_registration_errors_leave_the_first_type():
     with pytest.raises(ValueError, match="already registered"):
         core._register_py_class(parent, key, type("Dup2", (Object,), {"__slots__": ()}))
     assert core._lookup_or_register_type_info_from_type_key(key).type_cls is first
-    cxx = core._type_cls_to_type_info(tvm_ffi.testing.TestIntPair)
-    with pytest.raises(TypeError, match="cannot extend"):
-        core._register_py_class(cxx, _key("Bad"), type("Bad", (Object,), {}))
+    sized_by_nothing = core._type_cls_to_type_info(tvm_ffi.Array)  # no metadata: size unknown
+    with pytest.raises(TypeError, match="cannot extend `ffi.Array`"):
+        core._register_py_class(sized_by_nothing, _key("Bad"), type("Bad", (Object,), {}))
 
 
 def test_init_property_computed_once_and_stored():

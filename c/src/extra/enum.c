@@ -238,26 +238,6 @@ int tvmffi__enum_is_instance_type(int32_t type_index) {
          info->type_ancestors[1]->type_index == g_enum_index;
 }
 
-/* Python-defined enum classes (py_class) extend the Enum layout with Any slots: pyclass.c
- * asks where its slots start and lets this file handle the Enum part. */
-int64_t tvmffi__enum_prefix_size(int32_t type_index) {
-  return tvmffi__enum_is_instance_type(type_index) ? (int64_t)sizeof(enum_obj)
-                                                   : (int64_t)sizeof(TVMFFIObject);
-}
-
-void tvmffi__enum_prefix_release(TVMFFIObject* obj) {
-  if (tvmffi__enum_is_instance_type(obj->type_index))
-    tvmffi__any_release(&((enum_obj*)obj)->str_index);
-}
-
-void tvmffi__enum_prefix_copy(const TVMFFIObject* src, TVMFFIObject* dst) {
-  if (!tvmffi__enum_is_instance_type(src->type_index)) return;
-  const enum_obj* s = (const enum_obj*)src;
-  enum_obj* d = (enum_obj*)dst;
-  d->int_index = s->int_index;
-  tvmffi__any_copy(&s->str_index, &d->str_index);
-}
-
 const TVMFFIAny* tvmffi__enum_str_index(const TVMFFIObject* obj) {
   return &((const enum_obj*)obj)->str_index;
 }

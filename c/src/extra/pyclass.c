@@ -26,10 +26,10 @@
  * DLDataType and DLDevice are stored natively, any object type (>= 64) as
  * one owned pointer (NULL reads None) and everything else (-1: strings,
  * Optional, Union, Any) as an owned 16-byte Any.  Objects come from calloc,
- * so an unset field is zero.  The fields this file owns (to release and
- * copy) are those whose getter is get_any or get_obj, found through the type
- * table; an enum class (tvm_ffi.dataclasses.Enum) starts with the ffi.Enum
- * fields, whose part enum.c handles.
+ * so an unset field is zero.  The deleter and __ffi_shallow_copy__ walk
+ * every field of the type, ancestors' included -- a C/C++ parent's at their
+ * C++ offsets (docs/python.md §4.10), ffi.Enum's for an enum class -- and
+ * treat each by the storage kind its record implies (slot_kind_of).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -375,26 +375,63 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
 
 /* ---- objects ------------------------------------------------------------------ */
 
+/* How a field's bytes are owned, read from its record alone, so that a C/C++
+ * parent's fields (at their C++ offsets) and the Python-defined ones are
+ * treated alike.  (A C++ String member is sti kTVMFFIStr in 16 bytes: an
+ * Any, not a pointer, hence the size.) */
+typedef enum { SLOT_POD, SLOT_ANY, SLOT_OBJ, SLOT_UNKNOWN } slot_kind;
+
+static slot_kind slot_kind_of(const TVMFFIFieldInfo* f) {
+  int32_t t = f->field_static_type_index;
+  if (t != kTVMFFIAny && t < kTVMFFIStaticObjectBegin) return SLOT_POD;
+  if (f->size == (int64_t)sizeof(TVMFFIAny)) return SLOT_ANY; /* Any, String, Optional<int> */
+  if (f->size == (int64_t)sizeof(TVMFFIObject*)) return SLOT_OBJ; /* ObjectRef, nullable */
+  return SLOT_UNKNOWN;
+}
+
+/* A field starting where an earlier one did re-exposes its bytes (ffi.StrEnum's
+ * `value` is `_str_index`): it is not owned twice.  Fields normally come in
+ * ascending offsets, so the scan back only runs for out-of-order records. */
+static int is_alias(const TVMFFITypeInfo* info, int32_t depth, int32_t index, int64_t end) {
+  const TVMFFIFieldInfo* f =
+      &(depth < info->type_depth ? info->type_ancestors[depth] : info)->fields[index];
+  if (f->offset >= end) return 0;
+  for (int32_t d = 0; d <= depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; i < (d == depth ? index : t->num_fields); ++i)
+      if (t->fields[i].offset == f->offset) return 1;
+  }
+  return 0;
+}
+
 /* Releases (retain 0) or takes another reference to (retain 1) every value
- * held by a field of obj that this file stores: the Any and object fields of
- * obj's type and its ancestors (a C++ parent's fields have other getters). */
+ * held by a field of obj, those of its ancestors included (a C/C++ parent's
+ * at their C++ offsets, ffi.Enum's for an enum class), each once. */
 static void own_fields(TVMFFIObject* obj, int retain) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(obj->type_index);
+  int64_t end = 0;
   for (int32_t d = 0; info != NULL && d <= info->type_depth; ++d) {
     const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
-    for (int32_t i = 0; t != NULL && i < t->num_fields; ++i) {
-      char* addr = (char*)obj + t->fields[i].offset;
-      if (t->fields[i].getter == get_any) {
-        TVMFFIAny* v = (TVMFFIAny*)addr;
-        if (!retain)
-          tvmffi__any_release(v);
-        else if (v->type_index >= kTVMFFIStaticObjectBegin)
-          tvmffi__incref(v->v_obj);
-      } else if (t->fields[i].getter == get_obj && *(TVMFFIObject**)addr != NULL) {
-        if (retain)
-          tvmffi__incref(*(TVMFFIObject**)addr);
-        else
-          tvmffi__decref(*(TVMFFIObject**)addr);
+    int32_t n = t != NULL ? __atomic_load_n(&t->num_fields, __ATOMIC_ACQUIRE) : 0;
+    for (int32_t i = 0; i < n; ++i) {
+      const TVMFFIFieldInfo* f = &t->fields[i];
+      if (is_alias(info, d, i, end)) continue;
+      if (f->offset + f->size > end) end = f->offset + f->size;
+      char* addr = (char*)obj + f->offset;
+      slot_kind k = slot_kind_of(f);
+      TVMFFIObject* held =
+          k == SLOT_OBJ ? *(TVMFFIObject**)addr
+          : k == SLOT_ANY && ((TVMFFIAny*)addr)->type_index >= kTVMFFIStaticObjectBegin
+              ? ((TVMFFIAny*)addr)->v_obj
+              : NULL;
+      if (held == NULL) continue;
+      if (retain) {
+        tvmffi__incref(held);
+      } else if (k == SLOT_OBJ) {
+        *(TVMFFIObject**)addr = NULL;
+        tvmffi__decref(held);
+      } else {
+        tvmffi__any_release((TVMFFIAny*)addr);
       }
     }
   }
@@ -404,7 +441,6 @@ static void pyobj_deleter(void* self, int flags) {
   TVMFFIObject* o = (TVMFFIObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     own_fields(o, 0);
-    tvmffi__enum_prefix_release(o);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
@@ -431,9 +467,8 @@ static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVM
   size_t size = (size_t)registered_size(t);
   TVMFFIObject* o = tvmffi__object_alloc(size, t, pyobj_deleter);
   if (o == NULL) return -1;
-  size_t first = (size_t)tvmffi__enum_prefix_size(t);
+  size_t first = sizeof(TVMFFIObject);
   if (size > first) memcpy((char*)o + first, (const char*)src + first, size - first);
-  tvmffi__enum_prefix_copy(src, o);
   own_fields(o, 1); /* the bytes are copied: each owned value gains its second owner */
   tvmffi__any_set_obj(result, o);
   return 0;
@@ -473,6 +508,25 @@ static int call_register_ffi_init(int32_t t) {
   return rc;
 }
 
+/* Every field, the ancestors' included, has a storage kind the deleter and
+ * the copy know. */
+static int check_kinds(const TVMFFITypeInfo* info) {
+  for (int32_t d = 0; d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    for (int32_t i = 0; i < t->num_fields; ++i) {
+      const TVMFFIFieldInfo* f = &t->fields[i];
+      if (slot_kind_of(f) == SLOT_UNKNOWN)
+        return tvmffi__raise("TypeError",
+                             "%s: field `%.*s` of `%s` holds a reference in %lld bytes, neither "
+                             "an Any (16) nor an object pointer (8); a Python-defined type "
+                             "cannot own it",
+                             COLUMNS_SIG, (int)f->name.size, f->name.data,
+                             tvmffi__type_key(t->type_index), (long long)f->size);
+    }
+  }
+  return 0;
+}
+
 static int register_columns(void* self, const TVMFFIAny* args, int32_t num_args,
                             TVMFFIAny* result) {
   (void)self;
@@ -487,6 +541,7 @@ static int register_columns(void* self, const TVMFFIAny* args, int32_t num_args,
                          "%s: total_size must be a multiple of 8 that holds every field (at "
                          "least %lld bytes), got %lld",
                          COLUMNS_SIG, (long long)data_end(info), (long long)size);
+  if (check_kinds(info) != 0) return -1;
   const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
   if (md == NULL) {
     TVMFFITypeMetadata m;

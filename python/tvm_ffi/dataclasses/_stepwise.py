@@ -15,24 +15,21 @@ from . import _fields as F
 from . import _py_fields
 
 _OBJECT = T.kTVMFFIObject
-#: set on classes whose type has the py_class layout (fields laid out by ffi._PyClassLayout)
+#: set on classes defined by @py_class (fields laid out by ffi._PyClassLayout)
 PY_CLASS_ATTR = "__tvm_ffi_py_class__"
 
 
-# runtime types a py_class may extend besides py_classes: the bases of the Enum API (enum.py)
-_EXTENDABLE_C_TYPES = ("ffi.Enum", "ffi.IntEnum", "ffi.StrEnum")
-
-
 def extendable(tidx):
-    """Whether a Python-defined type may extend type index ``tidx``."""
+    """Whether a Python-defined type may extend type index ``tidx``: ``tvm_ffi.Object``, a
+    Python-defined type, or a C/C++ type whose metadata gives its size (its reflected fields
+    stay at their C++ offsets, the new fields follow; a final type is refused when the index
+    is allocated)."""
     if tidx == _OBJECT:
         return True
     info = core._TYPE_INFO.get(tidx)
     if info is not None and getattr(info, "_py_defined", False):
         return True
-    cls = core._TYPE_CLS.get(tidx)
-    return (cls is not None and PY_CLASS_ATTR in cls.__dict__) or \
-        core._type_key(tidx) in _EXTENDABLE_C_TYPES
+    return _typeinfo._type_info_of_index(tidx).total_size > 0
 
 
 def _check_parent(parent_info):
@@ -40,9 +37,9 @@ def _check_parent(parent_info):
         raise TypeError("parent_type_info must be a TypeInfo, got %s"
                         % type(parent_info).__name__)
     if not extendable(parent_info.type_index):
-        raise TypeError("cannot extend `%s`, a type defined in C/C++: a Python-defined type "
-                        "extends tvm_ffi.Object or another Python-defined type"
-                        % parent_info.type_key)
+        raise TypeError("cannot extend `%s`: the type registers no metadata, so its size is "
+                        "unknown (a Python-defined type extends tvm_ffi.Object, a "
+                        "Python-defined type or a reflected C/C++ type)" % parent_info.type_key)
 
 
 def register_py_class(parent_info, type_key, type_cls, reuse=False):

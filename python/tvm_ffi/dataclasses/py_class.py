@@ -9,8 +9,9 @@ reflected methods, and ``ffi._PyClassRegisterTypeAttrColumns`` installs ``__ffi_
 ``__ffi_shallow_copy__`` and the generated ``__ffi_init__``. The class then gets the
 ``c_class`` dunders. Instances can be passed to, stored and built by C/C++ code.
 
-A py_class may extend ``tvm_ffi.Object`` or another py_class (C++ types have their own
-layouts, which a Python subclass cannot extend).
+A py_class may extend ``tvm_ffi.Object``, another py_class or a reflected C/C++ type (not a
+final one): the parent's fields stay at their C++ offsets, so its C/C++ methods read them,
+and the new fields follow.
 """
 
 from .. import _type_index as T
@@ -72,9 +73,9 @@ def _parent_index(cls):
         if tidx is None:
             continue
         if not S.extendable(tidx):
-            raise TypeError("py_class %s: cannot extend `%s`, a type defined in C/C++; extend "
-                            "tvm_ffi.Object or another py_class"
-                            % (cls.__name__, core._type_key(tidx)))
+            raise TypeError("py_class %s: cannot extend `%s`: the type registers no metadata, "
+                            "so its size is unknown; extend tvm_ffi.Object, a py_class or a "
+                            "reflected C/C++ type" % (cls.__name__, core._type_key(tidx)))
         return tidx
     return T.kTVMFFIObject
 
