@@ -13,9 +13,13 @@ import ctypes
 import types
 import typing
 
-from . import core
+from . import _typeinfo
+from ._base import _CLS_TYPE, CObject
+from ._dtype import dtype
+from ._function import _type_key
 from ._type_index import kTVMFFIShape
 from ._type_schema import INDEX_ORIGIN, TypeSchema
+from ._values import Bytes, DataType, Device, String
 
 _UNION_TYPE = getattr(types, "UnionType", None)
 _SCALARS = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes",
@@ -54,7 +58,7 @@ def schema_of_annotation(ann):
         return _callable(targs)
     if ann is typing.Callable:
         return TypeSchema("Callable")
-    if isinstance(origin, type) and issubclass(origin, core.CObject):
+    if isinstance(origin, type) and issubclass(origin, CObject):
         return _object_class(origin, targs)
     if isinstance(ann, type):
         return _plain_class(ann)
@@ -82,18 +86,15 @@ def _callable(targs):
 
 
 def _plain_class(cls):
-    from . import _typeinfo  # noqa: PLC0415
-    from ._dtype import dtype  # noqa: PLC0415
-
-    if issubclass(cls, core.CObject):
+    if issubclass(cls, CObject):
         return _object_class(cls, ())
-    if issubclass(cls, core.String):
+    if issubclass(cls, String):
         return TypeSchema("str")
-    if issubclass(cls, core.Bytes):
+    if issubclass(cls, Bytes):
         return TypeSchema("bytes")
-    if cls is core.DataType or cls is dtype:
+    if cls is DataType or cls is dtype:
         return TypeSchema("dtype")
-    if issubclass(cls, core.Device):
+    if issubclass(cls, Device):
         return TypeSchema("Device")
     if cls is ctypes.c_void_p:
         return TypeSchema("ctypes.c_void_p")
@@ -105,11 +106,11 @@ def _plain_class(cls):
 
 
 def _object_class(cls, targs):
-    tidx = core._CLS_TYPE.get(cls)
+    tidx = _CLS_TYPE.get(cls)
     if tidx is None:
         raise TypeError("Cannot convert %r to TypeSchema: the class is not registered with "
                         "an FFI type (use register_object / c_class / py_class)" % (cls,))
-    origin = INDEX_ORIGIN.get(tidx) or core._type_key(tidx)
+    origin = INDEX_ORIGIN.get(tidx) or _type_key(tidx)
     if targs:
         want = {"Array": 1, "List": 1, "Map": 2, "Dict": 2}.get(origin)
         if want is not None and len(targs) != want:

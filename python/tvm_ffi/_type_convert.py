@@ -20,8 +20,17 @@ import ctypes
 import numbers
 import os
 
-from . import core
+from . import _values
+from ._base import _CLS_TYPE, _TYPE_CLS, CObject, _type_index_of
+from ._convert import ObjectConvertible
+from ._conversion import _K_DTYPE, CAny, _kind
+from ._dtype import dtype
+from ._function import Function, _type_key, _type_key_to_index
+from ._tensor import Tensor, device
 from ._type_index import kTVMFFIObject, kTVMFFIStaticObjectBegin
+from ._typeinfo import _lookup_type_attr, _type_info_of_index
+from ._values import Bytes, DataType, Device, PyNativeObject, String
+from .container import Array, Dict, List, Map
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_VALUE_PROTOCOL_DEPTH = 64
@@ -36,7 +45,7 @@ def run(schema, value, what):
     conv = schema._converter
     try:
         out = conv(value)
-        return core.CAny(out)
+        return CAny(out)
     except Mismatch as err:
         raise TypeError("%s %r: %s" % (what, schema, err)) from None
     except RecursionError:
@@ -53,11 +62,11 @@ def describe(value):
             return kind.__name__
     if isinstance(value, (bytes, bytearray)):
         return "bytes"
-    if isinstance(value, core.CObject):
-        tidx = core._CLS_TYPE.get(type(value))
+    if isinstance(value, CObject):
+        tidx = _CLS_TYPE.get(type(value))
         if tidx is None and value._h:
-            tidx = core._type_index_of(value._h)
-        return core._type_key(tidx) if tidx is not None else type(value).__qualname__
+            tidx = _type_index_of(value._h)
+        return _type_key(tidx) if tidx is not None else type(value).__qualname__
     return type(value).__qualname__
 
 
@@ -69,7 +78,7 @@ def _expected(hint, value, detail=None):
 def _pack(value, hint, original):
     """``value`` as the binding marshals it (a CAny); Mismatch when it cannot be."""
     try:
-        return core.CAny(value)
+        return CAny(value)
     except Mismatch:
         raise
     except Exception as err:  # noqa: BLE001 - every marshal failure is a mismatch here
@@ -82,7 +91,7 @@ def _pack(value, hint, original):
 
 def _unwrap(value):
     """(value after __tvm_ffi_object__ / __tvm_ffi_value__ / asobject, stalled flag)."""
-    if isinstance(value, (core.CObject, core.PyNativeObject)):
+    if isinstance(value, (CObject, PyNativeObject)):
         return value, False
     t = type(value)
     if hasattr(t, "__tvm_ffi_object__"):
@@ -96,14 +105,12 @@ def _unwrap(value):
         except Exception:  # noqa: BLE001 - reported as the schema mismatch
             return value, True
         return inner, inner is value
-    from ._convert import ObjectConvertible  # noqa: PLC0415
-
     if isinstance(value, ObjectConvertible):
         try:
             inner = value.asobject()
         except Exception:  # noqa: BLE001
             raise Mismatch("asobject() failed for %s" % describe(value)) from None
-        if not isinstance(inner, core.CObject):
+        if not isinstance(inner, CObject):
             raise Mismatch("asobject() returned %s for %s" % (describe(inner), describe(value)))
         return inner, False
     return value, False
@@ -201,11 +208,9 @@ def _parse(text, parse, kind):
 
 
 def _device(value):
-    if isinstance(value, (core.Device, core._CLASS_DEVICE)):
+    if isinstance(value, (Device, _values._CLASS_DEVICE)):
         return value
     if isinstance(value, str):
-        from ._tensor import device  # noqa: PLC0415
-
         return _parse(value, device, "Device")
     if hasattr(type(value), "__dlpack_device__"):
         return _pack(value, "Device", value).to_py()
@@ -213,9 +218,7 @@ def _device(value):
 
 
 def _dtype(value):
-    from ._dtype import dtype  # noqa: PLC0415
-
-    if isinstance(value, (core.DataType, dtype)):
+    if isinstance(value, (DataType, dtype)):
         return value
     if isinstance(value, str):
         return _parse(value, dtype, "dtype")
@@ -223,7 +226,7 @@ def _dtype(value):
     if hasattr(t, "__dlpack_data_type__") or (t.__module__ == "torch" and t.__name__ == "dtype") \
             or _is_numpy_dtype(value):
         packed = _pack(value, "dtype", value)
-        if core._kind(packed.type_index) == core._K_DTYPE:
+        if _kind(packed.type_index) == _K_DTYPE:
             return packed.to_py()
     raise _expected("dtype", value)
 
@@ -245,7 +248,7 @@ def _opaque_ptr(value):
 
 
 def _tensor(value):
-    if isinstance(value, core.Tensor):
+    if isinstance(value, Tensor):
         return value
     t = type(value)
     if hasattr(t, "__dlpack__") or (
@@ -256,9 +259,9 @@ def _tensor(value):
 
 
 def _callable(value):
-    if isinstance(value, core.Function):
+    if isinstance(value, Function):
         return value
-    if callable(value) and not isinstance(value, core.CObject):
+    if callable(value) and not isinstance(value, CObject):
         return _pack(value, "Callable", value).to_py()
     raise _expected("Callable", value)
 
@@ -288,8 +291,6 @@ def _elements(convs, values):
 
 def _sequence(kind, elem):
     """Array / List of ``elem`` (None: any element)."""
-    from .container import Array, List  # noqa: PLC0415
-
     target = Array if kind == "Array" else List
 
     def conv(value):
@@ -310,8 +311,6 @@ def _sequence(kind, elem):
 
 
 def _mapping(kind, key, val):
-    from .container import Dict, Map  # noqa: PLC0415
-
     target = Map if kind == "Map" else Dict
 
     def conv(value):
@@ -346,8 +345,6 @@ def _mapping(kind, key, val):
 
 def _tuple(elems):
     """A fixed-length tuple (elems: converters), or any length when elems is None."""
-    from .container import Array, List  # noqa: PLC0415
-
     def conv(value):
         if isinstance(value, (str, bytes, bytearray)) or not isinstance(
                 value, (list, tuple, Array, List)):
@@ -391,22 +388,21 @@ def _is_instance_index(actual, target):
         return True
     if actual < kTVMFFIStaticObjectBegin:
         return False
-    from ._typeinfo import _type_info_of_index  # noqa: PLC0415
-
     info = _type_info_of_index(actual)
     return info is not None and target in info.type_ancestors
 
 
 def _object(tidx, hint):
+    # (the dataclasses package imports this module)
     from .dataclasses._enum_define import payload_member  # noqa: PLC0415
 
     def conv(value):
-        if isinstance(value, core.CObject):
-            if value._h and (tidx == kTVMFFIObject or _is_instance_index(core._type_index_of(value._h),
+        if isinstance(value, CObject):
+            if value._h and (tidx == kTVMFFIObject or _is_instance_index(_type_index_of(value._h),
                                                               tidx)):
                 return value
         else:  # an IntEnum/StrEnum type takes the value of one of its members
-            cls = core._TYPE_CLS.get(tidx)
+            cls = _TYPE_CLS.get(tidx)
             try:
                 member = payload_member(cls, int(value) if type(value) is bool else value)
             except TypeError:
@@ -420,16 +416,14 @@ def _object(tidx, hint):
 
 def _marshal_object(value, tidx, hint):
     """Pack the value, apply the type's ``__ffi_convert__`` if any, keep an instance."""
-    from ._typeinfo import _lookup_type_attr  # noqa: PLC0415
-
     fn = _lookup_type_attr(tidx, "__ffi_convert__") if tidx > kTVMFFIObject else None
     try:
-        packed = core.CAny(value)
+        packed = CAny(value)
     except Exception as err:  # noqa: BLE001
         raise _expected(hint, value, err) from None
     if fn is not None:
         try:
-            packed = core.CAny(fn(packed.to_py()))
+            packed = CAny(fn(packed.to_py()))
         except Exception as err:  # noqa: BLE001
             text = str(err).replace("\n", "\n    ")
             raise Mismatch("expected %s, got %s\n  __ffi_convert__ failed:\n    %s"
@@ -476,7 +470,7 @@ def build(schema):
         return _with_protocols(_tuple(elems), "tuple")
     tidx = schema.origin_type_index
     if tidx < kTVMFFIStaticObjectBegin:
-        tidx = core._type_key_to_index(origin) if origin != "Object" else kTVMFFIObject
+        tidx = _type_key_to_index(origin) if origin != "Object" else kTVMFFIObject
     if tidx is None or tidx < kTVMFFIStaticObjectBegin:
         raise TypeError("unknown TypeSchema origin: %r" % origin)
     return _with_protocols(_object(tidx, origin), origin)
@@ -487,7 +481,7 @@ def to_py_class_value(cany):
     ``String``/``Bytes``)."""
     value = cany.to_py()
     if type(value) is str:
-        return core.String(value)
+        return String(value)
     if type(value) is bytes:
-        return core.Bytes(value)
+        return Bytes(value)
     return value

@@ -15,7 +15,7 @@ import json
 from typing import Optional
 
 from . import _type_index as T
-from . import core
+from ._function import _type_key, _type_key_to_index
 
 ANY_INDEX = -1
 STRUCTURAL_INDEX = -2  # Optional / Union: no single type index
@@ -179,7 +179,7 @@ class TypeSchema:
         origin = INDEX_ORIGIN.get(type_index)
         key = _KEPT_KEYS.get(type_index)
         if origin is None:
-            origin = core._type_key(type_index)
+            origin = _type_key(type_index)
             if origin in _KEPT_KEYS.values():  # a registered object type folded to a POD origin
                 origin, key = ORIGIN_NAMES[origin], origin
         return TypeSchema(origin, tuple(args), origin_type_index=type_index, type_key=key)
@@ -189,7 +189,7 @@ class TypeSchema:
         """The schema of a Python annotation (``int``, ``list[int]``, ``Optional[str]``,
         ``tuple[int, ...]`` (an Array), ``Callable[[int], str]``, a registered class...);
         TypeError for one that has no FFI counterpart."""
-        from ._type_annotation import schema_of_annotation  # noqa: PLC0415
+        from ._type_annotation import schema_of_annotation  # noqa: PLC0415 - imports this module
 
         return schema_of_annotation(annotation)
 
@@ -197,7 +197,7 @@ class TypeSchema:
 
     def is_subtype_of(self, target_cls):
         """Whether values of this schema are instances of the FFI class ``target_cls``."""
-        from . import _typeinfo  # noqa: PLC0415
+        from . import _typeinfo  # noqa: PLC0415 - it imports this module
 
         info = _typeinfo._type_cls_to_type_info(target_cls) if isinstance(target_cls, type) \
             else None
@@ -214,20 +214,20 @@ class TypeSchema:
 
     @functools.cached_property
     def _converter(self):
-        from ._type_convert import build  # noqa: PLC0415
+        from ._type_convert import build  # noqa: PLC0415 - it imports _typeinfo: see above
 
         return build(self)
 
     def check_value(self, value):
         """TypeError when ``value`` cannot be converted to this schema's type."""
-        from ._type_convert import run  # noqa: PLC0415
+        from ._type_convert import run  # noqa: PLC0415 - it imports _typeinfo: see above
 
         run(self, value, "type check failed for")
 
     def convert(self, value):
         """``value`` converted as an FFI call would convert it for this type, as a ``CAny``
-        (``core._to_py_class_value`` reads it back); TypeError when it cannot be."""
-        from ._type_convert import run  # noqa: PLC0415
+        (``_type_convert.to_py_class_value`` reads it back); TypeError when it cannot be."""
+        from ._type_convert import run  # noqa: PLC0415 - it imports _typeinfo: see above
 
         return run(self, value, "type conversion failed for")
 
@@ -252,7 +252,7 @@ class TypeSchema:
             return self.fallback._repr_impl(ty_map, input_mode, expanded)
         tidx = self.origin_type_index
         if input_mode and tidx >= T.kTVMFFIStaticObjectBegin and tidx not in expanded:
-            from ._typeinfo import _lookup_type_attr  # noqa: PLC0415
+            from ._typeinfo import _lookup_type_attr  # noqa: PLC0415 - it imports this module
 
             wider = _lookup_type_attr(tidx, "__ffi_convert_type_schema__")
             if wider is not None:
@@ -317,6 +317,6 @@ def _origin_index(origin):
         return STRUCTURAL_INDEX
     if origin in ORIGIN_INDEX:
         return ORIGIN_INDEX[origin]
-    tidx = core._type_key_to_index(origin)
+    tidx = _type_key_to_index(origin)
     return tidx if tidx is not None else UNKNOWN_INDEX
 

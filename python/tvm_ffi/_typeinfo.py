@@ -12,12 +12,29 @@ import functools
 import json
 from typing import Any, Optional
 
+from . import _conversion, core
 from . import _type_index as T
 from . import container  # noqa: F401 - binds Array/List/Map/Dict to their indices (type_cls)
-from . import core
+from ._base import (
+    _CLS_TYPE,
+    _OK,
+    _TYPE_CLS,
+    _TYPE_INFO,
+    CObject,
+    FFIProperty,
+    _RefusingFFIProperty,
+    _addr,
+    _bytearray,
+    _decref,
+    _type_index_of,
+)
 from ._dtype import dtype
+from ._function import _type_key, _type_key_to_index
+from ._loader import API_MODE, ffi, lib
 from ._tensor import Shape
-from .core import _type_index_of, ffi, lib
+from ._values import Bytes, DataType, Device, String
+from ._type_schema import TypeSchema
+from .error import _check, _move_raised_error, _raise_ffi_error, _take_exception
 
 # TVMFFIFieldFlagBitMask (c_api.h)
 _WRITABLE = 1 << 0
@@ -39,7 +56,7 @@ def _text(ba):
 
 def _view_to_py(v):
     """Python value of a TVMFFIAny view (a cdata struct); objects get a new reference."""
-    return core._from_any_ptr_view(ffi.addressof(v))
+    return _conversion._from_any_ptr_view(ffi.addressof(v))
 
 
 def _metadata(ba):
@@ -62,16 +79,13 @@ def _schema_of(meta):
         return None
 
 
-from ._type_schema import TypeSchema  # noqa: E402 - re-exported (core.TypeSchema)
-
-
 # ---------------------------------------------------------------------------------------------
 # fields and methods
 
 
 def _raised_exception():
     """The FFI error waiting in this thread's slot as a Python exception (C field getters)."""
-    err = core._move_raised_error()
+    err = _move_raised_error()
     if err is None:
         return RuntimeError("tvm_ffi: a field getter failed without an error object")
     return err.py_error()
@@ -94,7 +108,7 @@ class _Owner:
 
     def handle_of(self, obj, name):
         """obj's handle when obj is an object of the owning type; TypeError/ValueError else."""
-        if not isinstance(obj, core.CObject):
+        if not isinstance(obj, CObject):
             raise TypeError(self._refusal(name, type(obj).__name__))
         h = obj._h
         if not h:
@@ -105,14 +119,14 @@ class _Owner:
             raw = lib.TVMFFIGetTypeInfo(t)
             if raw == ffi.NULL or raw.type_depth <= self.depth or \
                     raw.type_ancestors[self.depth].type_index != self.index:
-                core._move_raised_error()  # (an unknown index raised: keep the slot clean)
-                raise TypeError(self._refusal(name, core._type_key(t)))
+                _move_raised_error()  # (an unknown index raised: keep the slot clean)
+                raise TypeError(self._refusal(name, _type_key(t)))
             self.ok.add(t)
         return h
 
     def _refusal(self, name, got):
         if self.key is None:
-            self.key = core._type_key(self.index)
+            self.key = _type_key(self.index)
         return ("descriptor '%s' for '%s' objects doesn't apply to a '%s' object"
                 % (name, self.key, got))
 
@@ -133,26 +147,26 @@ class FieldGetter:
         """The same read as a builtin of the compiled module (API mode), else self."""
         if self._c_fget is None:
             self._c_fget = self
-            make = getattr(lib, "ffipy_make_field_getter", None) if core.API_MODE else None
+            make = getattr(lib, "ffipy_make_field_getter", None) if API_MODE else None
             if make is not None:
                 box = [None, _raised_exception, functools.partial(self.owner.handle_of, name=self.name)]
                 if make(int(ffi.cast("intptr_t", self._getter)), self.offset, self.owner.index,
-                        self.owner.depth, id(box)) == core._OK:
+                        self.owner.depth, id(box)) == _OK:
                     self._c_fget = box[0]
                 else:
-                    core._take_exception()  # keep the Python reader
+                    _take_exception()  # keep the Python reader
         return self._c_fget
 
     def __call__(self, obj, _cast=ffi.cast, _ptr=_OBJECT_PTR):
         # the owner check inline (an object of the owning type: the common case), else
         # handle_of, which accepts a subtype once or raises
-        h = obj._h if isinstance(obj, core.CObject) else 0
+        h = obj._h if isinstance(obj, CObject) else 0
         if not h or _cast(_ptr, h).type_index not in self.owner.ok:
             h = self.owner.handle_of(obj, self.name)
         out = ffi.new("TVMFFIAny*")
         if self._getter(ffi.cast("void*", h + self.offset), out) != 0:
-            core._raise_ffi_error()
-        return core._from_owned_any(out)
+            _raise_ffi_error()
+        return _conversion._from_owned_any(out)
 
 
 class FieldSetter:
@@ -168,7 +182,7 @@ class FieldSetter:
         self._is_function = is_function
 
     def __call__(self, obj, value, _cast=ffi.cast, _ptr=_OBJECT_PTR):
-        h = obj._h if isinstance(obj, core.CObject) else 0  # (as FieldGetter.__call__)
+        h = obj._h if isinstance(obj, CObject) else 0  # (as FieldGetter.__call__)
         if not h or _cast(_ptr, h).type_index not in self.owner.ok:
             h = self.owner.handle_of(obj, self.name)
         if self._is_function:
@@ -181,13 +195,13 @@ class FieldSetter:
                     from None
             return
         val = ffi.new("TVMFFIAny*")
-        core._to_owned_any(value, val)
+        _conversion._to_owned_any(value, val)
         try:
             if self._setter(ffi.cast("void*", h + self.offset), val) != 0:
-                core._raise_ffi_error()
+                _raise_ffi_error()
         finally:
             if val.type_index >= T.kTVMFFIStaticObjectBegin:
-                core._decref(core._addr(val.v_obj))
+                _decref(_addr(val.v_obj))
                 val.type_index = 0
 
 
@@ -235,7 +249,7 @@ class TypeField:
     @property
     def c_structural_eq(self):
         """The field's structural-comparison role as ``field(structural_eq=...)`` spells it."""
-        from .dataclasses._fields import FIELD_STRUCTURAL_EQ  # noqa: PLC0415
+        from .dataclasses._fields import FIELD_STRUCTURAL_EQ  # noqa: PLC0415 - see _register_fields
 
         for name, bit in FIELD_STRUCTURAL_EQ.items():
             if bit and self.flags & bit:
@@ -277,9 +291,9 @@ class TypeField:
 
         setter.__name__, setter.__qualname__, setter.__module__ = name, qual, cls.__module__
         if self.frozen:  # read-only in C++: no assignment, and no escape hatch either
-            return core._RefusingFFIProperty(getter, self.doc or None, None, _ReadOnlyError,
+            return _RefusingFFIProperty(getter, self.doc or None, None, _ReadOnlyError,
                                              name)
-        return core.FFIProperty(getter, setter, None, self.doc or None)
+        return FFIProperty(getter, setter, None, self.doc or None)
 
 
 @dataclasses.dataclass(eq=False)
@@ -356,7 +370,7 @@ class TypeInfo:
         return [f for info in reversed(chain) for f in info.fields or ()]
 
     def _register_fields(self, fields):
-        """Register the own fields of a Python-defined type (``core._register_py_class``)."""
+        """Register the own fields of a Python-defined type (``_stepwise.register_py_class``)."""
         from .dataclasses import _stepwise  # noqa: PLC0415 - dataclasses imports this module
 
         return _stepwise.register_fields(self, fields)
@@ -376,7 +390,7 @@ def _make_field(fi, owner):
     flags = int(fi.flags)
     offset = int(fi.offset)
     if flags & _SETTER_IS_FUNCTION:
-        setter = FieldSetter(name, offset, core._from_any_view(T.kTVMFFIFunction, core._addr(fi.setter)),
+        setter = FieldSetter(name, offset, _conversion._from_any_view(T.kTVMFFIFunction, _addr(fi.setter)),
                              True, owner)
     else:
         setter = FieldSetter(name, offset, ffi.cast("TVMFFIFieldSetter", fi.setter), False, owner)
@@ -420,7 +434,7 @@ def _make_method(mi):
 # ---------------------------------------------------------------------------------------------
 # the per-index cache
 
-_INFO_BY_INDEX = core._TYPE_INFO  # type index -> TypeInfo; core._register_class updates type_cls
+_INFO_BY_INDEX = _TYPE_INFO  # type index -> TypeInfo; _base._register_class updates type_cls
 
 
 def _type_info_of_index(tidx):
@@ -430,12 +444,12 @@ def _type_info_of_index(tidx):
         return info
     raw = lib.TVMFFIGetTypeInfo(tidx)
     if raw == ffi.NULL:
-        core._move_raised_error()  # the runtime raised: leave its error slot clean
+        _move_raised_error()  # the runtime raised: leave its error slot clean
         return None
     ancestors = [int(raw.type_ancestors[d].type_index) for d in range(raw.type_depth)]
     parent = _type_info_of_index(ancestors[-1]) if ancestors else None
     info = TypeInfo(
-        type_cls=core._TYPE_CLS.get(tidx),
+        type_cls=_TYPE_CLS.get(tidx),
         type_index=tidx,
         type_key=_text(raw.type_key),
         type_ancestors=ancestors,
@@ -449,7 +463,7 @@ def _type_info_of_index(tidx):
 
 def _lookup_or_register_type_info_from_type_key(type_key):
     """TypeInfo of a registered type key; ValueError when the runtime has no such type."""
-    tidx = core._type_key_to_index(type_key)
+    tidx = _type_key_to_index(type_key)
     if tidx is None:
         raise ValueError("Cannot find object type index for %s" % type_key)
     return _type_info_of_index(tidx)
@@ -457,12 +471,12 @@ def _lookup_or_register_type_info_from_type_key(type_key):
 
 # value-like classes that stand for a type index without being object wrappers of it
 def _value_class_index(cls):
-    table = {core.String: T.kTVMFFIStr, core.Bytes: T.kTVMFFIBytes, Shape: T.kTVMFFIShape,
-             core.DataType: T.kTVMFFIDataType, dtype: T.kTVMFFIDataType, core.Device: T.kTVMFFIDevice}
+    table = {String: T.kTVMFFIStr, Bytes: T.kTVMFFIBytes, Shape: T.kTVMFFIShape,
+             DataType: T.kTVMFFIDataType, dtype: T.kTVMFFIDataType, Device: T.kTVMFFIDevice}
     for klass, tidx in table.items():
         if cls is klass:
             return tidx
-    if isinstance(cls, type) and issubclass(cls, core.Device):
+    if isinstance(cls, type) and issubclass(cls, Device):
         return 6
     return None
 
@@ -472,7 +486,7 @@ def _type_cls_to_type_info(cls):
     info = cls.__dict__.get("__tvm_ffi_type_info__") if isinstance(cls, type) else None
     if isinstance(info, TypeInfo):
         return info
-    tidx = core._CLS_TYPE.get(cls)
+    tidx = _CLS_TYPE.get(cls)
     if tidx is None:
         tidx = _value_class_index(cls)
         if tidx is None:
@@ -482,7 +496,7 @@ def _type_cls_to_type_info(cls):
             info.type_cls = cls
         return info
     info = _type_info_of_index(tidx)
-    if info is not None and core._TYPE_CLS.get(tidx) is cls:
+    if info is not None and _TYPE_CLS.get(tidx) is cls:
         info.type_cls = cls
     return info
 
@@ -499,19 +513,19 @@ def _register_type_info(tidx, cls):
 
 def _register_type_attr(type_index, name, value):
     """Set type attribute ``name`` of a type (once: the runtime refuses a second value)."""
-    ba, buf = core._bytearray(name.encode())
+    ba, buf = _bytearray(name.encode())
     any_ = ffi.new("TVMFFIAny*")
-    core._to_owned_any(value, any_)
+    _conversion._to_owned_any(value, any_)
     try:
-        core._check(lib.TVMFFITypeRegisterAttr(type_index, ba, any_))
+        _check(lib.TVMFFITypeRegisterAttr(type_index, ba, any_))
     finally:
         if any_.type_index >= T.kTVMFFIStaticObjectBegin:
-            core._decref(core._addr(any_.v_obj))
+            _decref(_addr(any_.v_obj))
 
 
 def _lookup_type_attr(type_index, name, ancestor=False):
     """Value of type attribute ``name`` for a type (walking up ancestors if asked), or None."""
-    ba, buf = core._bytearray(name.encode())
+    ba, buf = _bytearray(name.encode())
     col = lib.TVMFFIGetTypeAttrColumn(ba)
     if col == ffi.NULL:
         return None
@@ -519,7 +533,7 @@ def _lookup_type_attr(type_index, name, ancestor=False):
     if ancestor:
         raw = lib.TVMFFIGetTypeInfo(type_index)
         if raw == ffi.NULL:
-            core._move_raised_error()  # leave the error slot clean
+            _move_raised_error()  # leave the error slot clean
         else:
             chain += [int(raw.type_ancestors[d].type_index) for d in reversed(range(raw.type_depth))]
     for tidx in chain:
