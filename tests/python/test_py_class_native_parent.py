@@ -117,3 +117,15 @@ def test_a_type_without_metadata_cannot_be_extended():
         @py_class(_key("NoMeta"))
         class NoMeta(tvm_ffi.Array):
             x: int
+
+
+def test_a_blank_object_starts_from_the_parents_creator():
+    from tvm_ffi import _typeinfo
+
+    @py_class(_key("Blank"))
+    class Blank(TestObjectBase):
+        extra: int
+
+    new = _typeinfo._lookup_type_attr(_info(Blank).type_index, "__ffi_new__")
+    blank = new()  # what a class body's own __init__ starts from
+    assert (blank.v_i64, blank.v_f64, blank.v_str, blank.extra) == (10, 10.0, "hello", 0)

@@ -445,13 +445,40 @@ static void pyobj_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
 
-/* The type index rides in the function's self pointer. */
+/* The nearest ancestor of a Python-defined type that C/C++ code creates (its
+ * metadata has a creator: Python-defined types have none), or NULL. */
+static const TVMFFITypeInfo* created_ancestor(const TVMFFITypeInfo* info) {
+  for (int32_t d = info->type_depth - 1; d > 0; --d) {
+    const TVMFFITypeInfo* a = info->type_ancestors[d];
+    const TVMFFITypeMetadata* md = __atomic_load_n(&a->metadata, __ATOMIC_ACQUIRE);
+    if (md != NULL && md->creator != NULL) return a;
+  }
+  return NULL;
+}
+
+/* The type index rides in the function's self pointer.  The block is zeroed;
+ * under a C/C++ parent that has a creator, the parent's part is a copy of a
+ * default-constructed parent (its member initialisers: a zeroed C++ String
+ * or non-nullable reference is not a valid value), each reference it holds
+ * taken once more before that parent object is dropped. */
 static int new_object(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)args;
   int32_t t = (int32_t)(intptr_t)self;
   if (tvmffi__args_count("__ffi_new__() -> Object", num_args, 0)) return -1;
   TVMFFIObject* o = tvmffi__object_alloc((size_t)registered_size(t), t, pyobj_deleter);
   if (o == NULL) return -1;
+  const TVMFFITypeInfo* base = created_ancestor(tvmffi__type_info_lookup(t));
+  if (base != NULL) {
+    TVMFFIObjectHandle proto = NULL;
+    if (base->metadata->creator(&proto) != 0) {
+      free(o);
+      return -1;
+    }
+    size_t first = sizeof(TVMFFIObject), size = (size_t)base->metadata->total_size;
+    if (size > first) memcpy((char*)o + first, (const char*)proto + first, size - first);
+    own_fields(o, 1); /* (the fields after the parent's are still zero) */
+    tvmffi__decref((TVMFFIObject*)proto);
+  }
   tvmffi__any_set_obj(result, o);
   return 0;
 }
