@@ -12,7 +12,7 @@ import functools
 import json
 from typing import Any, Optional
 
-from . import _conversion, core
+from . import _conversion, _sentinels
 from . import _type_index as T
 from . import container  # noqa: F401 - binds Array/List/Map/Dict to their indices (type_cls)
 from ._base import (
@@ -32,8 +32,8 @@ from ._dtype import dtype
 from ._function import _type_key, _type_key_to_index
 from ._loader import API_MODE, ffi, lib
 from ._tensor import Shape
-from ._values import Bytes, DataType, Device, String
 from ._type_schema import TypeSchema
+from ._values import Bytes, DataType, Device, String
 from .error import _check, _move_raised_error, _raise_ffi_error, _take_exception
 
 # TVMFFIFieldFlagBitMask (c_api.h)
@@ -245,7 +245,7 @@ class TypeField:
 
     # the factory of a DefaultFromFactory field (MISSING otherwise)
     c_default_factory = property(
-        lambda self: self.c_default if self.c_default_from_factory else core.MISSING)
+        lambda self: self.c_default if self.c_default_from_factory else _sentinels.MISSING)
     @property
     def c_structural_eq(self):
         """The field's structural-comparison role as ``field(structural_eq=...)`` spells it."""
@@ -411,7 +411,7 @@ def _make_field(fi, owner):
         c_kw_only=bool(flags & _KW_ONLY),
         c_has_default=has_default,
         c_default_from_factory=bool(flags & _DEFAULT_FROM_FACTORY),
-        c_default=_view_to_py(fi.default_value_or_factory) if has_default else core.MISSING,
+        c_default=_view_to_py(fi.default_value_or_factory) if has_default else _sentinels.MISSING,
         c_repr=not flags & _REPR_OFF,
         c_compare=not flags & _COMPARE_OFF,
         c_hash=not flags & _HASH_OFF,

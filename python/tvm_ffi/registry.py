@@ -2,7 +2,7 @@
 
 import sys
 
-from . import _typeinfo, core
+from . import _sentinels, _typeinfo
 from ._base import (
     _CLS_TYPE,
     _TYPE_CLS,
@@ -169,8 +169,8 @@ def _attach_init(cls, info, init):
                     % (cls.__name__, type(self).__name__, info.type_key)
                 )
             if kwargs:
-                flat = [core.KWARGS]
-                missing = core.MISSING
+                flat = [_sentinels.KWARGS]
+                missing = _sentinels.MISSING
                 for k, v in kwargs.items():
                     if missing is not None and isinstance(v, CObject) and v.same_as(missing):
                         continue

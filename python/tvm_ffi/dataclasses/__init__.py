@@ -8,15 +8,15 @@ follow the stdlib module of the same name. ``Enum``, ``IntEnum`` and ``StrEnum``
 members are FFI singletons shared with C++.
 """
 
-from ..core import Object
-from ._fields import MISSING, KW_ONLY, Field, FrozenInstanceError, field
+from .._base import Object
 from ._api import asdict, astuple, fields, is_dataclass, replace
-from ._method import method
-from ._init_property import init_property
-from .c_class import c_class
-from .py_class import py_class
 from ._enum_define import auto, entry
+from ._fields import KW_ONLY, MISSING, Field, FrozenInstanceError, field
+from ._init_property import init_property
+from ._method import method
+from .c_class import c_class
 from .enum import Enum, EnumAttrMap, EnumState, IntEnum, StrEnum
+from .py_class import py_class
 
 __all__ = [
     "Enum", "EnumAttrMap", "EnumState", "Field", "FrozenInstanceError", "IntEnum", "KW_ONLY",

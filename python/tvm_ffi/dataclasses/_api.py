@@ -7,10 +7,11 @@ are turned into plain Python ones (Array/List -> list, Map/Dict -> dict).
 import collections
 import copy
 
-from .. import core
-from .c_class import FIELDS_ATTR
-from .py_class import PY_CLASS_ATTR
+from .._base import CObject
+from ..container import Array, Dict, List, Map
+from ._stepwise import PY_CLASS_ATTR
 from ._copy import _shallow_copy
+from .c_class import FIELDS_ATTR
 
 
 def _fields_of(obj):
@@ -61,14 +62,10 @@ def _inner_tuple(v, tuple_factory):
 
 
 def _is_seq(v):
-    from ..container import Array, List  # noqa: PLC0415 - container imports this package
-
     return isinstance(v, (Array, List))
 
 
 def _is_map(v):
-    from ..container import Map, Dict  # noqa: PLC0415
-
     return isinstance(v, (Map, Dict))
 
 
@@ -79,7 +76,7 @@ def _convert(obj, make):
     done = {}
 
     def rec(v):
-        h = v._h if isinstance(v, core.CObject) else 0
+        h = v._h if isinstance(v, CObject) else 0
         if h and h in done:
             return done[h]
         r = make(v, rec) if is_dataclass(v) and not isinstance(v, type) else _walk(v, rec)
@@ -103,7 +100,7 @@ def _walk(v, rec):
         return type(v)(v.default_factory, ((rec(k), rec(x)) for k, x in v.items()))
     if isinstance(v, dict):
         return type(v)((rec(k), rec(x)) for k, x in v.items())
-    if isinstance(v, core.CObject):  # other FFI objects are shared, as the fields share them
+    if isinstance(v, CObject):  # other FFI objects are shared, as the fields share them
         return v
     return copy.deepcopy(v)
 

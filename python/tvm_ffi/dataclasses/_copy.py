@@ -5,8 +5,8 @@ creator and fails for types that have none. The C++ copy constructor is exposed 
 ``__ffi_shallow_copy__`` type attribute: a type without it cannot be copied.
 """
 
-from .. import core
 from .. import _typeinfo
+from .._function import _global
 
 _SHALLOW = "__ffi_shallow_copy__"
 
@@ -32,7 +32,7 @@ def __copy__(self):
 
 def __deepcopy__(self, memo):
     """A copy of the whole reachable graph (global ``ffi.DeepCopy``; sharing is kept)."""
-    return core._global("ffi.DeepCopy")(self)
+    return _global("ffi.DeepCopy")(self)
 
 
 def __replace__(self, /, **changes):

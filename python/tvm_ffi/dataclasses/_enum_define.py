@@ -14,10 +14,11 @@ new type (defined like a ``py_class`` with singleton structural equality) or one
 registered (bound like a ``c_class``; members are allocated with its ``__ffi_new__``).
 """
 
-from .. import core
 from .. import _typeinfo
+from .._base import _TYPE_CLS, FFIProperty
+from .._function import _type_key_to_index
 from ..container import Dict
-from .c_class import _annotations, _is_classvar
+from .c_class import _annotations, _is_classvar, c_class
 
 ENUM_STATE_ATTR = "__ffi_enum__"
 # The convention of the 0.1.0-0.1.12 headers (reflection/enum_def.h there), which libraries
@@ -137,13 +138,12 @@ def refuse_value_field(cls, base_name):
 
 
 def define_enum(cls, type_key, *, frozen, init, repr):
-    from .c_class import c_class  # noqa: PLC0415 - the package imports this module
-    from .py_class import py_class  # noqa: PLC0415
+    from .py_class import py_class  # noqa: PLC0415 - it imports this module (_py_fields)
 
     payload = payload_type(cls)
     own_repr = "__repr__" in cls.__dict__
     binders, declarations = _read_body(cls, payload)
-    cxx_backed = core._type_key_to_index(type_key) is not None
+    cxx_backed = _type_key_to_index(type_key) is not None
     if cxx_backed:
         c_class(type_key, init=init, repr=repr)(cls)
     else:
@@ -227,7 +227,7 @@ def _new_member(cls, int_index, str_index, decl, cxx_backed):
         values = dict(decl.kwargs, _int_index=int_index, _str_index=str_index)
         for name, value in values.items():
             prop = getattr(cls, name, None)
-            if not isinstance(prop, core.FFIProperty):
+            if not isinstance(prop, FFIProperty):
                 raise TypeError("field %r is not a reflected field" % name)
             prop.set(member, value)
         return member
@@ -304,11 +304,11 @@ def install_payload_setters(cls, fields):
     """Assignment to a c_class field typed with an IntEnum/StrEnum class takes the member's
     value too (``holder.priority = 20``), as construction does."""
     for f in fields:
-        target = core._TYPE_CLS.get(f._c.value_type_index)
+        target = _TYPE_CLS.get(f._c.value_type_index)
         if target is None or payload_type_or_none(target) is None:
             continue
         prop = cls.__dict__.get(f.name)
-        if not isinstance(prop, core.FFIProperty) or prop.fset is None:
+        if not isinstance(prop, FFIProperty) or prop.fset is None:
             continue  # frozen or replaced by the class body: leave it alone
         setattr(cls, f.name, _payload_property(prop, target))
 
@@ -331,5 +331,5 @@ def _payload_property(prop, target):
         raw_set(obj, to_member(value))
 
     setter.__name__ = setter.__qualname__ = getattr(fset, "__name__", "setter")
-    return core.FFIProperty(prop.fget, setter, None, prop.__doc__, raw_set=raw)
+    return FFIProperty(prop.fget, setter, None, prop.__doc__, raw_set=raw)
 

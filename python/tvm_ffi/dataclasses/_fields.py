@@ -8,14 +8,15 @@ side may add defaults and switch features off; it cannot invent storage.
 
 import dataclasses as _std
 
-from .. import core
+from .. import _sentinels, container
+from .._dtype import dtype
+from .._function import _class_for_index, _type_key_to_index
+from .._values import Device
 
-if core.MISSING is None:  # the sentinels are read once the runtime is up
-    core._init_sentinels()
 
 #: "no value given": the runtime's own sentinel, so a ``MISSING`` passed through an
 #: FFI constructor keyword means "use the default" there too.
-MISSING = core.MISSING
+MISSING = _sentinels.MISSING
 
 #: Marker annotation: fields after ``_: KW_ONLY`` are keyword-only: the stdlib's marker, so
 #: type checkers understand it; Python 3.9's dataclasses has none, so there it is a class of
@@ -174,13 +175,10 @@ def _python_type(ts):
 
     if ts is None:
         return None
-    from .. import container  # noqa: PLC0415 - container imports this package
-    from .._dtype import dtype  # noqa: PLC0415
-
     simple = {"int": int, "float": float, "bool": bool, "str": str, "bytes": bytes,
               "None": type(None), "Any": typing.Any, "Array": container.Array,
               "List": container.List, "Map": container.Map, "Dict": container.Dict,
-              "Device": core.Device, "dtype": dtype}
+              "Device": Device, "dtype": dtype}
     if ts.origin in simple:
         return simple[ts.origin]
     if ts.origin in ("Optional", "Union") and ts.args:
@@ -188,8 +186,8 @@ def _python_type(ts):
         if ts.origin == "Optional":
             args += (type(None),)
         return typing.Union[args]
-    tidx = core._type_key_to_index(ts.origin) if "." in ts.origin else None
-    cls = core._class_for_index(tidx) if tidx is not None else None
+    tidx = _type_key_to_index(ts.origin) if "." in ts.origin else None
+    cls = _class_for_index(tidx) if tidx is not None else None
     return cls if cls is not None else str(ts)
 
 

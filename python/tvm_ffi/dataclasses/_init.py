@@ -17,8 +17,10 @@ Fields with ``init=False`` and a class-body default are assigned after construct
 import inspect
 import keyword
 
-from .. import _typeinfo, core
+from .. import _sentinels, _typeinfo
 from . import _fields as F
+from .._base import _CLS_TYPE, _TYPE_CLS
+from .._function import _global
 from ._fields import MISSING
 from ._init_property import compute as compute_init_properties
 
@@ -32,7 +34,7 @@ def _constructor(info):
     if ctor is not None:
         return "keyword", ctor
     if info.has_creator or _typeinfo._lookup_type_attr(info.type_index, "__ffi_new__") is not None:
-        return "make", core._global("ffi.MakeObjectFromPackedArgs")
+        return "make", _global("ffi.MakeObjectFromPackedArgs")
     return "none", None
 
 
@@ -51,7 +53,7 @@ def _default_value(f):
 def _check_type(self, cls, tidx):
     """A subclass registered for another type must not run this type's constructor."""
     t = type(self)
-    if t is not cls and core._CLS_TYPE.get(t, tidx) != tidx:
+    if t is not cls and _CLS_TYPE.get(t, tidx) != tidx:
         raise TypeError("%s.__init__ cannot construct %s (registered for another type); "
                         "define %s.__init__" % (cls.__name__, t.__name__, t.__name__))
 
@@ -64,7 +66,7 @@ def _enum_member_of(f, value):
     """The member an IntEnum/StrEnum-typed field means by a plain int or str, else value."""
     from ._enum_define import payload_member  # noqa: PLC0415 - enum imports c_class
 
-    target = core._TYPE_CLS.get(f._c.value_type_index)
+    target = _TYPE_CLS.get(f._c.value_type_index)
     member = payload_member(target, value) if target is not None else None
     return value if member is None else member
 
@@ -99,7 +101,7 @@ def _builder(cls, info, fields):
                 v = _enum_member_of(f, v)
             vals.append(v)
         if mode == "keyword":
-            flat = [core.KWARGS]
+            flat = [_sentinels.KWARGS]
             for f, v in zip(init_fields, vals):
                 if v is not MISSING:
                     flat += (f.name, v)
@@ -188,7 +190,7 @@ def _typed_ctor_keywords(init, ctor):
     def __init__(self, /, *args, **kwargs):
         if not kwargs:
             return init(self, *args)
-        flat = [core.KWARGS]
+        flat = [_sentinels.KWARGS]
         for k, v in kwargs.items():
             flat += (k, v)
         self.__init_handle_by_constructor__(ctor, *args, *flat)

@@ -3,6 +3,8 @@
 import inspect
 import json
 
+from .._type_schema import TypeSchema
+
 METHOD_ATTR = "__tvm_ffi_method__"
 #: upstream's marker (``fn.__ffi_method__ = True``), honoured too
 UPSTREAM_MARKER = "__ffi_method__"
@@ -19,8 +21,6 @@ def method_spec(func):
 def _annotation_schema(func, annotation, cls):
     """The TypeSchema of one annotation (a string one is evaluated in the function's module,
     with the class itself in scope); ``Any`` for a missing or unsupported one."""
-    from .._type_schema import TypeSchema  # noqa: PLC0415
-
     if annotation is inspect.Parameter.empty:
         return TypeSchema("Any")
     try:
@@ -35,8 +35,6 @@ def method_metadata(func, cls, type_key, is_static):
     """The registration metadata of a marked method: its ``type_schema`` from the Python
     annotations, the object itself first for an instance method (as C++ reflection lists it),
     so stubs and other languages see the signature."""
-    from .._type_schema import TypeSchema  # noqa: PLC0415
-
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError):

@@ -13,9 +13,17 @@ import json
 import types
 import typing
 
+from .. import _conversion
 from .. import _type_index as T
-from .. import core
 from . import _fields as F
+from .._base import _CLS_TYPE, CObject, _addr, _decref
+from .._conversion import convert_func
+from .._function import _global, _type_key
+from .._loader import ffi, lib
+from .._type_convert import Mismatch
+from .._type_schema import TypeSchema
+from ..container import Array, Dict, List, Map
+from ..error import _check
 from ._enum_define import payload_member
 
 _SETTER_IS_FUNCTION = 1 << 11
@@ -34,9 +42,6 @@ def field_rules(ann, schema=None):
     """annotation_rules() with the check replaced by the TypeSchema conversion of the
     annotation (elements, None in object fields, strings to Device/dtype: an FFI call's
     rules); TypeError for an annotation no FFI type corresponds to."""
-    from .._type_convert import Mismatch  # noqa: PLC0415
-    from .._type_schema import TypeSchema  # noqa: PLC0415
-
     sti, json_schema, check = annotation_rules(ann)
     if schema is None:
         if ann is None or ann is typing.Any or isinstance(ann, str):
@@ -88,27 +93,27 @@ def register_field(tidx, key, name, f, place, kw_only_default, rules):
     if kw:
         flags |= 1 << 10
     keep = []  # buffers and wrappers that must outlive the registration call
-    fi = core.ffi.new("TVMFFIFieldInfo*")
+    fi = ffi.new("TVMFFIFieldInfo*")
     for slot, text in (("name", name), ("doc", f.doc or ""),
                        ("metadata", json.dumps({"type_schema": json.dumps(schema)}))):
         data = text.encode()
-        cbuf = core.ffi.new("char[]", data)
+        cbuf = ffi.new("char[]", data)
         keep.append(cbuf)
         getattr(fi, slot).data, getattr(fi, slot).size = cbuf, len(data)
     fi.flags = flags
     fi.offset, fi.size, fi.alignment = place
     fi.field_static_type_index = sti
-    fi.getter = core.ffi.cast("TVMFFIFieldGetter", core._global("ffi.MakeFieldGetter")(sti))
+    fi.getter = ffi.cast("TVMFFIFieldGetter", _global("ffi.MakeFieldGetter")(sti))
     # (a refusal is the bare reason: the constructor's message names the field, as upstream)
-    convert = core.convert_func(check) if check is not None else None
-    setter = core._global("ffi.MakeFieldSetter")(sti, 0, convert)
-    fi.setter = core.ffi.cast("void*", setter._h)
+    convert = convert_func(check) if check is not None else None
+    setter = _global("ffi.MakeFieldSetter")(sti, 0, convert)
+    fi.setter = ffi.cast("void*", setter._h)
     keep.append(setter)
     if f.has_default:
         fi.flags |= 2
         if F._is_missing(f.default):
             fi.flags |= 32  # DefaultFromFactory: the runtime calls it per object
-            value = core.convert_func(f.default_factory)
+            value = convert_func(f.default_factory)
         else:
             value = f.default
             if check is not None:
@@ -116,21 +121,19 @@ def register_field(tidx, key, name, f, place, kw_only_default, rules):
                     value = check(value)
                 except TypeError:
                     pass  # stored as given; the setter refuses it when an object is built
-        core._to_owned_any(value, core.ffi.addressof(fi, "default_value_or_factory"))
+        _conversion._to_owned_any(value, ffi.addressof(fi, "default_value_or_factory"))
     try:
-        core._check(core.lib.TVMFFITypeRegisterField(tidx, fi))
+        _check(lib.TVMFFITypeRegisterField(tidx, fi))
     finally:
         dv = fi.default_value_or_factory
         if dv.type_index >= T.kTVMFFIStaticObjectBegin:
-            core._decref(core._addr(dv.v_obj))
+            _decref(_addr(dv.v_obj))
         dv.type_index = 0
     del keep
 
 
 # Annotation -> (static type index, schema type key, check) for the plain types.
 def _scalar_rules():
-    from ..container import Array, Dict, List, Map  # noqa: PLC0415 - container imports us
-
     def exact(kind, accept, conv):
         def check(v):
             if isinstance(v, accept):
@@ -194,11 +197,11 @@ def annotation_rules(ann):
     if scalar is not None:
         sti, key, check = scalar
         return sti, {"type": key}, check
-    if isinstance(base, type) and issubclass(base, core.CObject):
-        tidx = core._CLS_TYPE.get(base)
+    if isinstance(base, type) and issubclass(base, CObject):
+        tidx = _CLS_TYPE.get(base)
         if tidx is None:
             return -1, {"type": "Any"}, None
-        tkey = core._type_key(tidx)
+        tkey = _type_key(tidx)
 
         def check_obj(v):
             if isinstance(v, base):

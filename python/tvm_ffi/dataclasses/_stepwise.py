@@ -9,10 +9,16 @@ instead of a class body runs the same steps under the names upstream's package g
 and ``_dunder._install_dataclass_dunders`` (docs/guide-dataclasses.md §1).
 """
 
+from .. import _typeinfo
 from .. import _type_index as T
-from .. import _typeinfo, core
-from . import _fields as F
 from . import _py_fields
+from . import _fields as F
+from .._base import _TYPE_INFO, _register_class
+from .._function import _global, _type_key_to_index
+from .._loader import ffi, lib
+from ..error import _check
+from ..registry import _attach_reflection
+from .c_class import install_dunders, precheck
 
 _OBJECT = T.kTVMFFIObject
 #: set on classes defined by @py_class (fields laid out by ffi._PyClassLayout)
@@ -26,7 +32,7 @@ def extendable(tidx):
     is allocated)."""
     if tidx == _OBJECT:
         return True
-    info = core._TYPE_INFO.get(tidx)
+    info = _TYPE_INFO.get(tidx)
     if info is not None and getattr(info, "_py_defined", False):
         return True
     return _typeinfo._type_info_of_index(tidx).total_size > 0
@@ -52,19 +58,19 @@ def register_py_class(parent_info, type_key, type_cls, reuse=False):
     if not isinstance(type_key, str) or not type_key:
         raise TypeError("type_key must be a non-empty str, got %r" % (type_key,))
     _check_parent(parent_info)
-    if not reuse and core._type_key_to_index(type_key) is not None:
+    if not reuse and _type_key_to_index(type_key) is not None:
         raise ValueError("type key `%s` is already registered (type keys are process-wide and "
                          "cannot be redefined)" % type_key)
     parent = parent_info.type_index
     # (the raising allocator: TVMFFITypeGetOrAllocIndex ends the process on a refusal)
-    tidx = core._global("ffi._PyClassAllocTypeIndex")(type_key, parent)
+    tidx = _global("ffi._PyClassAllocTypeIndex")(type_key, parent)
     info = _typeinfo.TypeInfo(type_cls=type_cls, type_index=tidx, type_key=type_key,
                               type_ancestors=list(parent_info.type_ancestors) + [parent],
                               fields=None, methods=[], parent_type_info=parent_info)
     info._py_defined = True
-    core._TYPE_INFO[tidx] = info
+    _TYPE_INFO[tidx] = info
     if type_cls is not None:
-        core._register_class(tidx, type_cls)
+        _register_class(tidx, type_cls)
     return info
 
 
@@ -91,23 +97,23 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
     rules = [_py_fields.rules_of(f) for f in fields]  # before anything reaches the runtime
     tidx = info.type_index
     parent = info.parent_type_info
-    placed = [int(x) for x in core._global("ffi._PyClassLayout")(parent.type_index,
+    placed = [int(x) for x in _global("ffi._PyClassLayout")(parent.type_index,
                                                                   *[r[0] for r in rules])]
     total = placed[0]
-    md = core.ffi.new("TVMFFITypeMetadata*")
+    md = ffi.new("TVMFFITypeMetadata*")
     text = (doc or "").encode()
-    md_doc = core.ffi.new("char[]", text)
+    md_doc = ffi.new("char[]", text)
     md.doc.data, md.doc.size = md_doc, len(text)
     md.total_size = total
     md.structural_eq_hash_kind = structural_eq_kind
-    core._check(core.lib.TVMFFITypeRegisterMetadata(tidx, md))
+    _check(lib.TVMFFITypeRegisterMetadata(tidx, md))
     kw_defaults = kw_defaults or {}
     for i, (f, rule) in enumerate(zip(fields, rules)):
         _py_fields.register_field(tidx, info.type_key, f.name, f, placed[1 + 3 * i:4 + 3 * i],
                                   kw_defaults.get(f.name, False), rule)
     if before_columns is not None:
         before_columns(tidx)
-    core._global("ffi._PyClassRegisterTypeAttrColumns")(tidx, total)
+    _global("ffi._PyClassRegisterTypeAttrColumns")(tidx, total)
     info.fields = []
     info.refresh()
     for tf, f in zip(info.fields, fields):
@@ -117,12 +123,10 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
 
 def add_class_attrs(type_cls, type_info, type_attr_names=()):
     """Bind ``type_cls`` to the type and attach its field properties and methods."""
-    from ..registry import _attach_reflection  # noqa: PLC0415 - registry imports dataclasses
-
     if type_info.fields is None:
         raise RuntimeError("register the fields of `%s` before binding its class"
                            % type_info.type_key)
-    core._register_class(type_info.type_index, type_cls)
+    _register_class(type_info.type_index, type_cls)
     _typeinfo._register_type_info(type_info.type_index, type_cls)
     _attach_reflection(type_cls, type_info)
     return type_cls
@@ -133,8 +137,6 @@ def install_dataclass_dunders(cls, *, init, repr, eq, order, unsafe_hash, match_
     """``__init__``, ``__repr__``, ``__eq__``, ordering, ``__hash__``, copying and
     ``__match_args__`` of a bound class, from the Field records its fields were registered
     with."""
-    from .c_class import install_dunders, precheck  # noqa: PLC0415 - c_class imports us
-
     info = cls.__dict__.get("__tvm_ffi_type_info__")
     if not isinstance(info, _typeinfo.TypeInfo):
         raise TypeError("%s is not bound to a type (run _add_class_attrs first)"

@@ -14,14 +14,15 @@ import sys
 import types
 import typing
 
-from .. import core
 from .. import _typeinfo
-from ..registry import register_object
-from . import _fields as F
 from . import _local_names, _protocol
+from . import _fields as F
+from .._base import FFIProperty, Object, _RefusingFFIProperty
+from .._function import _global
+from ..registry import register_object
+from ._copy import install_copy
 from ._fields import MISSING, FrozenInstanceError
 from ._init import make_init
-from ._copy import install_copy
 
 FIELDS_ATTR = "__tvm_ffi_dataclass_fields__"
 PARAMS_ATTR = "__tvm_ffi_dataclass_params__"
@@ -134,7 +135,7 @@ def _class_body_fields(cls, remove=True, markers=(), found=None):
 
 def _process(cls, type_key, params, body=None):
     """Register cls for type_key and install the dunders; ``body`` = pre-read class body."""
-    if not (isinstance(cls, type) and issubclass(cls, core.Object)):
+    if not (isinstance(cls, type) and issubclass(cls, Object)):
         raise TypeError("c_class(%r) must decorate a subclass of tvm_ffi.Object, got %r"
                         % (type_key, cls))
     precheck(cls, params)
@@ -277,8 +278,8 @@ def _freeze(cls, fields):
         prop = inspect.getattr_static(cls, f.name, None)
         if not isinstance(prop, property) or prop.fget is None:
             continue  # the class body replaced the field accessor: leave it alone
-        raw_set = prop.set if isinstance(prop, core.FFIProperty) else prop.fset
-        setattr(cls, f.name, core._RefusingFFIProperty(prop.fget, prop.__doc__, raw_set,
+        raw_set = prop.set if isinstance(prop, FFIProperty) else prop.fset
+        setattr(cls, f.name, _RefusingFFIProperty(prop.fget, prop.__doc__, raw_set,
                                                        FrozenInstanceError, f.name))
 
 
@@ -290,7 +291,7 @@ def _field_repr(type_key, names):
     def __repr__(self):
         if not self._h:
             return "<%s>(chandle=None)" % type(self).__name__
-        rp = core._global("ffi.ReprPrint")
+        rp = _global("ffi.ReprPrint")
         return "%s(%s)" % (type_key, ", ".join("%s=%s" % (n, rp(getattr(self, n)))
                                                for n in names))
 
@@ -308,7 +309,7 @@ def _install_eq(cls, fields):
         def __eq__(self, other):
             if type(other) is not type(self):
                 return NotImplemented
-            eq = core._global("ffi.RecursiveEq")
+            eq = _global("ffi.RecursiveEq")
             return self.same_as(other) or all(eq(getattr(self, n), getattr(other, n))
                                               for n in names)
     else:
@@ -316,7 +317,7 @@ def _install_eq(cls, fields):
         def __eq__(self, other):
             if type(other) is not type(self):
                 return NotImplemented
-            return core._global("ffi.RecursiveEq")(self, other)
+            return _global("ffi.RecursiveEq")(self, other)
 
     def __ne__(self, other):
         r = self.__eq__(other)
@@ -342,13 +343,13 @@ def _order_op(attr, glob, names):
         if type(other) is not type(self):
             return NotImplemented
         if names is None:
-            return core._global(glob)(self, other)
+            return _global(glob)(self, other)
         # lexicographic over the compared fields, as tuples compare
-        eq = core._global("ffi.RecursiveEq")
+        eq = _global("ffi.RecursiveEq")
         for n in names:
             a, b = getattr(self, n), getattr(other, n)
             if not eq(a, b):
-                return core._global(glob)(a, b)
+                return _global(glob)(a, b)
         return attr in ("__le__", "__ge__")
 
     op.__name__ = attr
@@ -375,11 +376,11 @@ def _make_hash(fields):
            for f in fields):
 
         def __hash__(self):
-            h = core._global("ffi.RecursiveHash")
+            h = _global("ffi.RecursiveHash")
             return hash(tuple(h(getattr(self, n)) for n in hashed))
     else:
 
         def __hash__(self):
-            return core._global("ffi.RecursiveHash")(self)
+            return _global("ffi.RecursiveHash")(self)
 
     return __hash__

@@ -11,10 +11,9 @@ conversion error. ``_asdict_inner`` / ``_astuple_inner`` are the recursive steps
 import collections
 import inspect
 
-from .. import core
+from .._type_convert import to_py_class_value
 from .._type_schema import TypeSchema
-from ._api import _inner as _asdict_inner
-from ._api import _inner_tuple as _astuple_inner
+from ._api import _inner as _asdict_inner, _inner_tuple as _astuple_inner
 
 __all__ = ["_asdict_inner", "_astuple_inner", "_make_namedtuple"]
 
@@ -38,7 +37,7 @@ def _make_namedtuple(name, fields):
         out = []
         for fname, schema, value in zip(names, schemas, values):
             try:
-                out.append(core._to_py_class_value(schema.convert(value)))
+                out.append(to_py_class_value(schema.convert(value)))
             except TypeError as err:
                 raise TypeError("%s.%s: %s" % (name, fname, err)) from err
         return out

@@ -10,13 +10,13 @@ maps both indices to them and holds per-member extensible attributes, so C++ cod
 members from the class body; see ``_enum_define`` for the rules.
 """
 
-from .. import core
-from ..container import Dict
-from ..core import Object
+from .. import _sentinels
 from . import _enum_define as _define
+from .._base import Object
+from ..container import Dict
 from ._enum_define import ENUM_STATE_ATTR, auto, entry, enum_state, normalize_index
-from ._enum_define import _EnumEntry  # noqa: F401 - importable from here, as in the apache package
 from .c_class import c_class
+from ._enum_define import _EnumEntry  # noqa: F401 - importable from here, as in the apache package
 
 __all__ = ["ENUM_STATE_ATTR", "Enum", "EnumAttrMap", "EnumState", "IntEnum", "StrEnum",
            "auto", "entry"]
@@ -101,7 +101,7 @@ class Enum(Object, metaclass=_EnumMeta):
         return Dict({}) if state is None else state.attrs
 
     @classmethod
-    def def_attr(cls, name, *, default=core.MISSING):
+    def def_attr(cls, name, *, default=_sentinels.MISSING):
         """An ``EnumAttrMap`` of the per-member attribute ``name`` (``default`` when unset)."""
         return EnumAttrMap(cls, name, default=default)
 
@@ -130,7 +130,7 @@ class EnumAttrMap:
 
     __slots__ = ("_cls", "_name", "_default")
 
-    def __init__(self, enum_cls, name, *, default=core.MISSING):
+    def __init__(self, enum_cls, name, *, default=_sentinels.MISSING):
         self._cls = enum_cls
         self._name = name
         self._default = default
@@ -165,7 +165,7 @@ class EnumAttrMap:
         if column is not None and self._member(member) in column:
             return column[member]
         self._member(member)
-        if self._default is not core.MISSING:
+        if self._default is not _sentinels.MISSING:
             return self._default
         raise KeyError("%r has no value for enum attribute %r" % (member, self._name))
 

@@ -14,15 +14,18 @@ final one): the parent's fields stay at their C++ offsets, so its C/C++ methods 
 and the new fields follow.
 """
 
+from .. import _typeinfo
 from .. import _type_index as T
-from .. import _typeinfo, core
-from . import _fields as F
 from . import _init_property, _local_names, _protocol, _py_fields
-from . import _stepwise as S
+from . import _fields as F, _stepwise as S
+from .._base import _CLS_TYPE, _TYPE_CLS, _TYPE_INFO, Object
+from .._conversion import convert_func
+from .._function import _type_key, _type_key_to_index
+from .._loader import ffi, lib
+from .._type_schema import TypeSchema
+from ..error import _check
 from ._method import method_metadata, method_spec
-from .c_class import _class_body_fields, _process, c_class, eval_annotation, precheck
-
-from ._stepwise import PY_CLASS_ATTR  # noqa: E402,F401 - re-exported
+from .c_class import c_class, _class_body_fields, eval_annotation, precheck, _process
 
 
 
@@ -61,7 +64,7 @@ py_class.__dataclass_transform__ = c_class.__dataclass_transform__
 
 def _check_object_class(cls):
     """A py_class derives from tvm_ffi.Object (directly or through other py_classes)."""
-    if not issubclass(cls, core.Object):
+    if not issubclass(cls, Object):
         raise TypeError("py_class %s must inherit from tvm_ffi.Object (or another py_class), "
                         "got bases %s" % (cls.__name__,
                                           ", ".join(b.__name__ for b in cls.__bases__)))
@@ -69,13 +72,13 @@ def _check_object_class(cls):
 
 def _parent_index(cls):
     for base in cls.__mro__[1:]:
-        tidx = core._CLS_TYPE.get(base)
+        tidx = _CLS_TYPE.get(base)
         if tidx is None:
             continue
         if not S.extendable(tidx):
             raise TypeError("py_class %s: cannot extend `%s`: the type registers no metadata, "
                             "so its size is unknown; extend tvm_ffi.Object, a py_class or a "
-                            "reflected C/C++ type" % (cls.__name__, core._type_key(tidx)))
+                            "reflected C/C++ type" % (cls.__name__, _type_key(tidx)))
         return tidx
     return T.kTVMFFIObject
 
@@ -86,14 +89,14 @@ def _define(cls, type_key, params, structural_eq="tree"):
     _check_object_class(cls)
     key = type_key or "%s.%s" % (cls.__module__, cls.__qualname__)
     retry = _RETRYABLE.get(key)
-    if retry is None and core._type_key_to_index(key) is not None:
+    if retry is None and _type_key_to_index(key) is not None:
         raise ValueError("py_class %s: type key `%s` is already registered (type keys are "
                          "process-wide and cannot be redefined)" % (cls.__name__, key))
     parent = _parent_index(cls)
     if retry is not None and retry != parent:
         raise ValueError("py_class %s: type key `%s` is left from a failed definition under "
                          "`%s`; define it again with that parent or use another key"
-                         % (cls.__name__, key, core._type_key(retry)))
+                         % (cls.__name__, key, _type_key(retry)))
     parent_info = _typeinfo._type_info_of_index(parent)
     precheck(cls, params)
     _protocol.type_attr_names(cls)  # (refuses malformed lists before the type exists)
@@ -131,7 +134,7 @@ def _define(cls, type_key, params, structural_eq="tree"):
 
     S.register_fields(info, body.values(), structural_eq_kind=seq_kind, doc=cls.__doc__,
                       kw_defaults=kw_defaults, before_columns=methods_and_hooks)
-    setattr(cls, PY_CLASS_ATTR, True)
+    setattr(cls, S.PY_CLASS_ATTR, True)
     _local_names.remember(cls)
     user_init = cls.__dict__.get("__init__")
     _process(cls, key, params, body=(body, after_marker))
@@ -147,19 +150,17 @@ _RETRYABLE = {}
 
 def _abandon(info, cls):
     """Unbind a type whose definition failed in its hooks, so that the key can be retried."""
-    raw = core.lib.TVMFFIGetTypeInfo(info.type_index)
-    if raw.num_fields or raw.num_methods or raw.metadata != core.ffi.NULL:
+    raw = lib.TVMFFIGetTypeInfo(info.type_index)
+    if raw.num_fields or raw.num_methods or raw.metadata != ffi.NULL:
         return  # a hook registered fields or methods: the key stays taken
-    core._TYPE_CLS.pop(info.type_index, None)
-    core._CLS_TYPE.pop(cls, None)
-    core._TYPE_INFO.pop(info.type_index, None)
+    _TYPE_CLS.pop(info.type_index, None)
+    _CLS_TYPE.pop(cls, None)
+    _TYPE_INFO.pop(info.type_index, None)
     _RETRYABLE[info.type_key] = info.parent_type_info.type_index
 
 
 def _schema_of(ann):
     """The TypeSchema a fields-resolved hook sees (Any for a string that did not resolve)."""
-    from .._type_schema import TypeSchema  # noqa: PLC0415
-
     if ann is None or isinstance(ann, str):
         return TypeSchema("Any")
     return TypeSchema.from_annotation(ann)
@@ -211,7 +212,7 @@ def _allocating_init(user_init, tidx):
     @functools.wraps(user_init)
     def __init__(self, *args, **kwargs):
         if not self._h:
-            new = _typeinfo._lookup_type_attr(core._CLS_TYPE.get(type(self), tidx), "__ffi_new__")
+            new = _typeinfo._lookup_type_attr(_CLS_TYPE.get(type(self), tidx), "__ffi_new__")
             self.__init_handle_by_constructor__(new)
         user_init(self, *args, **kwargs)
 
@@ -231,7 +232,7 @@ def _with_mixin_fields(cls, body, markers=(), owners=None):
 
     plain = []
     for base in cls.__mro__[1:]:
-        if base is object or base in core._CLS_TYPE:
+        if base is object or base in _CLS_TYPE:
             break
         plain.append(base)
     merged, marker_seen = {}, False
@@ -313,8 +314,8 @@ def _register_hooks(info, cls):
         if name in _HOOK_NAMES and not callable(value):
             raise TypeError("py_class %s: %s must be a function, got %r"
                             % (cls.__name__, name, value))
-        if callable(value) and not isinstance(value, core.Object):
-            value = core.convert_func(value)
+        if callable(value) and not isinstance(value, Object):
+            value = convert_func(value)
         _typeinfo._register_type_attr(tidx, name, value)
     for name, value in _protocol.inherited_type_attrs(info, cls, inherited):
         _typeinfo._register_type_attr(tidx, name, value)
@@ -342,18 +343,18 @@ def _register_methods(tidx, cls):
         spec = method_spec(func) if callable(func) else None
         if spec is None or name in attr_names or spec["name"] in attr_names:
             continue  # (type attributes: see _register_hooks)
-        fobj = core.convert_func(func)
-        mi = core.ffi.new("TVMFFIMethodInfo*")
+        fobj = convert_func(func)
+        mi = ffi.new("TVMFFIMethodInfo*")
         keep = []
-        meta = method_metadata(func, cls, core._type_key(tidx), is_static)
+        meta = method_metadata(func, cls, _type_key(tidx), is_static)
         for slot, text in (("name", spec["name"]), ("doc", spec["doc"] or ""),
                            ("metadata", meta)):
             data = text.encode()
-            cbuf = core.ffi.new("char[]", data)
+            cbuf = ffi.new("char[]", data)
             keep.append(cbuf)
             getattr(mi, slot).data, getattr(mi, slot).size = cbuf, len(data)
         mi.flags = 4 if is_static else 0
         mi.method.type_index = T.kTVMFFIFunction
-        mi.method.v_obj = core.ffi.cast("TVMFFIObject*", fobj._h)
-        core._check(core.lib.TVMFFITypeRegisterMethod(tidx, mi))
+        mi.method.v_obj = ffi.cast("TVMFFIObject*", fobj._h)
+        _check(lib.TVMFFITypeRegisterMethod(tidx, mi))
         del keep
