@@ -217,10 +217,26 @@ class _RefusingFFIProperty(FFIProperty):
         raise self._refusal("cannot delete field '%s' of %s" % (self._name, type(obj).__name__))
 
 
-class CObject:
+if API_MODE:
+    # the compiled module's C bases (_ffi_src/basetypes.c): the handle as a C field beside `_h`,
+    # Function's call; set_h is the one writer of `_h` there
+    def _base_types():
+        box = [None]
+        if lib.ffipy_base_types(id(box)) != lib.FFIPY_OK:
+            raise RuntimeError("tvm_ffi: the compiled module could not make its base types")
+        return box[0]
+
+    _CObjectBase, _FunctionBase, _set_h_compiled = _base_types()
+    _COBJECT_BASES = (_CObjectBase,)
+else:
+    _FunctionBase = None
+    _COBJECT_BASES = ()
+
+
+class CObject(*_COBJECT_BASES):
     """Owner of one strong reference to an FFI object handle (slot ``_h``; 0 when empty)."""
 
-    __slots__ = ("_h",)
+    __slots__ = () if API_MODE else ("_h",)  # (API mode: `_h` is the C base's)
 
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
@@ -384,8 +400,11 @@ def _seal_slot(cls, name):
 
 # Stores the handle slot without going through the instance's __setattr__: subclasses may
 # override it (TVM's derived_object forwards attribute writes to a wrapped instance).
-_set_h = CObject._h.__set__
-_seal_slot(CObject, "_h")
+if API_MODE:  # read-only already: a member of the C base
+    _set_h = _set_h_compiled
+else:
+    _set_h = CObject._h.__set__
+    _seal_slot(CObject, "_h")
 # Finalisers run at interpreter shutdown too, after module globals are cleared: bind now.
 CObject.__del__.__defaults__ = (_drop, _set_h)
 

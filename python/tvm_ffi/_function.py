@@ -8,6 +8,7 @@ from importlib import import_module
 
 from ._base import (
     _BOTH_ERRORS,
+    _FunctionBase,
     _OK,
     _PY_ERROR,
     _SHARED_BOX,
@@ -25,33 +26,38 @@ from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_fram
 
 
 # ---------------------------------------------------------------------------------------------
-# Function: its __call__ here is the pure-cffi path (TVM_FFI_PURE_CFFI_CALL=1); core._init
-# installs the compiled one, ABI mode _abi's
+# Function: the compiled call is its C base's (_FunctionBase: tp_call and vectorcall, the
+# compiled module's basetypes.c); the __call__ below is the pure-cffi path
+# (TVM_FFI_PURE_CFFI_CALL=1), which ABI mode replaces with _abi's
+
+_COMPILED_CALL = API_MODE and os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0")
 
 
-class Function(CObject):
+class Function(*((CObject, _FunctionBase) if API_MODE else (CObject,))):
     """A callable FFI function object (kTVMFFIFunction)."""
 
-    __slots__ = ("release_gil", "__dict__")
+    # (API mode: release_gil is the C base's)
+    __slots__ = ("__dict__",) if API_MODE else ("release_gil", "__dict__")
 
     def __new__(cls, *args, **kwargs):
         self = CObject.__new__(cls)
         self.release_gil = _RELEASE_GIL_DEFAULT
         return self
 
-    _call_line = sys._getframe().f_lineno + 2  # the line that names the call in tracebacks
+    _call_line = sys._getframe().f_lineno + 3  # the line that names the call in tracebacks
 
-    def __call__(*args, _call=lib.ffipy_call if API_MODE else None, _id=id):
-        rc = _call(_id(args))
-        if rc == 0:  # FFIPY_OK
-            return args[0]
-        ok, value = _call_failed(rc, args)
-        if ok:
-            return value
-        try:
-            raise value  # raised here so the traceback shows one package frame
-        finally:
-            del value  # no cycle: exception -> traceback -> this frame -> exception
+    if not _COMPILED_CALL:  # (the compiled one is inherited from _FunctionBase)
+        def __call__(*args, _call=lib.ffipy_call if API_MODE else None, _id=id):
+            rc = _call(_id(args))
+            if rc == 0:  # FFIPY_OK
+                return args[0]
+            ok, value = _call_failed(rc, args)
+            if ok:
+                return value
+            try:
+                raise value  # raised here so the traceback shows one package frame
+            finally:
+                del value  # no cycle: exception -> traceback -> this frame -> exception
 
     @staticmethod
     def __from_extern_c__(c_symbol, *, keep_alive_object=None):
@@ -70,9 +76,8 @@ class Function(CObject):
         return _new_wrapper(Function, _addr(out[0]))
 
 
-if API_MODE and os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
-    # before any instance exists: room for the entry calls take (vectorcall, core._init)
-    lib.ffipy_reserve_call_pointer(id(Function))
+if API_MODE:  # calls by vectorcall where the class statement did not give it (before 3.12)
+    lib.ffipy_function_class_ready(id(Function))
 
 _RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
 

@@ -262,8 +262,6 @@ def _init():
     cfg.wrapper_kind = id(_wrapper_kind)
     cfg.call_error = id(_call_error)
     cfg.fn_array, cfg.fn_map = _ptr(fa), _ptr(fm)
-    cfg.off_h = _slot_offset(CObject, "_h")
-    cfg.off_release_gil = _slot_offset(Function, "release_gil")
     cfg.off_view = _slot_offset(Tensor, "_view")
     cfg.release_gil_default = _RELEASE_GIL_DEFAULT
     rc = lib.ffipy_init(cfg)
@@ -278,12 +276,6 @@ def _init():
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     # (ffipy_init also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)
     if os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
-        box = [Function]
-        if lib.ffipy_make_call_descriptor(id(box)) == _OK:
-            Function.__call__ = box[0]
-            lib.ffipy_install_call_slot(id(Function))  # calls skip the generic dispatch
-        else:
-            _take_exception()
         box = [CObject]
         if lib.ffipy_make_builtins(id(box)) == _OK:
             _tensor.from_dlpack = box[0]

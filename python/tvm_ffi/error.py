@@ -10,7 +10,6 @@ from ._base import (
     _cell_handle,
     _OBJ_HEADER,
     _OK,
-    API_MODE,
     CObject,
     _addr,
     _bytearray,
@@ -250,10 +249,13 @@ def _without_columns(code):
         return code
     try:
         units = len(code.co_code) // 2
-        if not 1 <= units <= 32:  # one entry covers at most 32 code units
+        if not 1 <= units <= 64:
             return code
-        # entry header: 1 | code 13 ("no columns") | length-1; then the line delta (0)
-        stripped = code.replace(co_linetable=bytes([0x80 | (13 << 3) | (units - 1), 0]))
+        # one entry per 8 code units (the most one covers): header 1 | code 13 ("no columns") |
+        # length-1, then the line delta (0)
+        table = b"".join(bytes([0x80 | (13 << 3) | (min(8, units - i) - 1), 0])
+                         for i in range(0, units, 8))
+        stripped = code.replace(co_linetable=table)
         if all(col is None for _, _, col, _ in stripped.co_positions()):
             return stripped
     except (AttributeError, ValueError, TypeError):
@@ -266,26 +268,40 @@ def _synthetic_frame(filename, lineno, func):
     key = (filename, lineno, func)
     frame = _FRAME_CACHE.get(key)
     if frame is None:
-        code = compile("pass", filename, "exec")
-        try:
-            code = code.replace(co_name=func, co_firstlineno=max(lineno, 1))
-        except (AttributeError, ValueError):
-            pass
-        code = _without_columns(code)
         _guard_linecache(filename)
-        # Before 3.11 PyFrame_New links f_back to the running frame, and a cached frame would
-        # keep the caller's locals alive; the helper thread's frames hold nothing of them.
-        if API_MODE and sys.version_info >= (3, 11):
-            box = [code, _FRAME_GLOBALS]
-            if lib.ffipy_frame_new(id(box)) != _OK:
-                raise _take_exception()
-            frame = box[0]
-        else:  # ABI mode: a frame from a real (finished) execution of the raiser code
+        if sys.implementation.name == "cpython":
+            frame = _suspended_frame(filename, lineno, func)
+        else:  # (PyPy: a frame from a real, finished execution of the raiser code)
             frame = _frame_from_clean_stack(filename, lineno, func)
         if len(_FRAME_CACHE) > 4096:
             _FRAME_CACHE.clear()
         _FRAME_CACHE[key] = frame
     return frame
+
+
+_GENERATORS = []  # the generators whose suspended frames _FRAME_CACHE holds (kept suspended)
+
+
+def _suspended_frame(filename, lineno, func):
+    """The frame of a generator suspended at line lineno of a function named func in filename:
+    a suspended generator's frame has no f_back (so it keeps no caller alive), and making it
+    needs no interpreter internals (PyFrame_New is outside the limited API)."""
+    ns = dict(_FRAME_GLOBALS)
+    exec(compile("\n" * (max(lineno, 1) - 1) + "def _f(): yield", filename, "exec"), ns)  # noqa: S102
+    f = ns["_f"]
+    try:
+        code = f.__code__.replace(co_name=func)
+        if sys.version_info >= (3, 11):
+            code = _without_columns(code.replace(co_qualname=func))
+        f.__code__ = code
+    except (AttributeError, ValueError):
+        pass
+    gen = f()
+    next(gen)
+    if len(_GENERATORS) > 4096:
+        del _GENERATORS[:]
+    _GENERATORS.append(gen)
+    return gen.gi_frame
 
 
 def _guard_linecache(filename):

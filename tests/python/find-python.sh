@@ -1,5 +1,5 @@
 # tests/python/find-python.sh -- sourced by the tests that run on every supported Python
-# version present (test_wheel_pythons.sh, test_pyint_pythons.sh).
+# version present (test_wheel_pythons.sh).
 # find_python 3.N: the newest pyenv install of 3.N, else a python3.N on PATH that runs (not a
 # pyenv shim that only says where it would be); prints its path, fails when there is none.
 find_python() {

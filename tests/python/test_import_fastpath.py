@@ -158,9 +158,10 @@ def test_call_slot_rejects_keywords_and_keeps_subclasses_working():
 
 
 def test_vectorcall_entry_keeps_call_semantics():
-    # After a Function's first call CPython enters through its vectorcall entry (call.c): keywords
-    # are still refused, and a reassigned Function.__call__ still takes over, also for instances
-    # whose entry is already set (CPython before 3.12 keeps the type's vectorcall flag then).
+    # CPython enters a Function call through the vectorcall entry of its C base (basetypes.c):
+    # keywords are still refused, and a reassigned Function.__call__ still takes over, also for
+    # instances whose entry is already set (CPython before 3.12 keeps the type's vectorcall flag
+    # then); deleting it again gives the C base's call back.
     out = _fresh("""
         import sys
         import tvm_ffi
@@ -182,11 +183,14 @@ def test_vectorcall_entry_keeps_call_semantics():
             assert echo(x) is x
         assert count(x) == base
         fast = bool(F.__flags__ & (1 << 11))
-        orig = F.__dict__["__call__"]
+        orig = F.__dict__.get("__call__")  # (None: the C base's)
         F.__call__ = lambda self, *a, **k: ("patched", a, k)
         assert echo(3) == ("patched", (3,), {})
         assert echo(3, y=1) == ("patched", (3,), {"y": 1})
-        F.__call__ = orig
+        if orig is None:
+            del F.__call__
+        else:
+            F.__call__ = orig
         assert echo(4) == 4 and echo(5) == 5
         print(fast, tvm_ffi.core.API_MODE)
     """).split()
@@ -203,3 +207,33 @@ def test_tensor_arguments_by_handle():
     assert isinstance(r, tvm_ffi.Tensor) and r.__chandle__() == t.__chandle__()
     empty = tvm_ffi.Tensor.__new__(tvm_ffi.Tensor)  # no handle: passes as None
     assert echo(empty) is None
+
+
+def test_compiled_bases_hold_handle_and_call():
+    # API mode on CPython: the handle is a field of the compiled module's C base (`_h` its
+    # read-only int view, written only by _base._set_h), and Function's call is its C base's
+    # slot, not a method of the Python class (one compiled call path).
+    from tvm_ffi import _base, _function
+
+    if not _base.API_MODE:
+        pytest.skip("ABI mode: CObject is a plain Python class")
+    assert _base.CObject.__mro__[1] is _base._CObjectBase
+    assert _base._FunctionBase in tvm_ffi.Function.__mro__
+    if _function._COMPILED_CALL:
+        assert "__call__" not in tvm_ffi.Function.__dict__
+        assert tvm_ffi.Function.__call__ is _base._FunctionBase.__call__
+    echo = tvm_ffi.get_global_func("testing.echo")
+    h = echo._h
+    with pytest.raises(AttributeError):
+        echo._h = 12345
+    with pytest.raises(TypeError, match="set_h"):
+        _base._set_h(object(), 1)
+    with pytest.raises(TypeError, match="set_h"):
+        _base._set_h(echo, "1")
+    with pytest.raises(TypeError, match="set_h"):
+        _base._set_h(echo)
+    assert echo._h == h and echo(7) == 7
+    empty = tvm_ffi.Function.__new__(tvm_ffi.Function)
+    assert empty._h == 0 and empty.release_gil in (True, False)
+    with pytest.raises(ValueError, match="NULL handle"):
+        empty()

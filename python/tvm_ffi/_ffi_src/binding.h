@@ -13,16 +13,16 @@
  * The files, one concern each, are compiled as one translation unit (module.c includes
  * them) so that the hot path inlines across them; this header holds what they share:
  *   state.c      ffipy_init: the configuration from core.py, the module state
- *   pyint.c      handles stored in Python ints, read without the generic int API
  *   slots.c      __slots__ offsets from member descriptors
  *   errors.c     boxes and the Python exception handed back to core.py
+ *   basetypes.c  the C bases of CObject (the handle) and Function (the call entries)
  *   identity.c   the wrapper identity table (one live wrapper per handle)
  *   classify.c   the argument rule of a type, by the conversion table's CLASSIFY rows
  *   pack.c       Python value -> TVMFFIAny (arguments, callback results)
  *   exchange.c   framework tensors through the DLPack exchange API
  *   dlpack.c     DLPack capsules, __dlpack__ producers, from_dlpack
  *   results.c    TVMFFIAny -> Python (call results, callback arguments, fields)
- *   call.c       the call itself and its Python-facing forms (__call__, tp_call, __del__)
+ *   call.c       the call itself (ffipy_call, the builtins: from_dlpack, __del__, ...)
  *   stack.c      the C stack guard of the callback path (RecursionError)
  *   callbacks.c  Python callables and C functions as FFI functions
  *   fields.c     reflected field getters as builtins
@@ -32,23 +32,14 @@
 #ifndef TVM_FFI_PY_BINDING_H_
 #define TVM_FFI_PY_BINDING_H_
 
+#include <stdio.h> /* (the limited API headers from 3.12 leave it out) */
 #include <string.h>
 
-/* The module is built against the 3.9 limited API (the oldest Python the package supports),
- * whose headers lack two things the fast path needs: METH_FASTCALL and
- * PyUnicode_AsUTF8AndSize joined the limited API in 3.10, but CPython 3.7+ already honours
- * the flag and 3.3+ exports the function, with the meaning and signature they have since. */
-#if defined(Py_LIMITED_API) && Py_LIMITED_API < 0x030A0000
-#ifndef METH_FASTCALL
-#define METH_FASTCALL 0x0080
-#endif
-PyAPI_FUNC(const char*) PyUnicode_AsUTF8AndSize(PyObject*, Py_ssize_t*);
-#endif
-/* A call with the arguments as a C array (no tuple, no varargs walk): PyObject_VectorcallDict is
- * outside the limited API but exported by CPython 3.9+ (PyObject_Vectorcall only from 3.11;
- * before, it is an inline function of the headers). */
-#if defined(Py_LIMITED_API)
-PyAPI_FUNC(PyObject*) PyObject_VectorcallDict(PyObject*, PyObject* const*, size_t, PyObject*);
+/* The module is built on the 3.12 limited API (the cp312-abi3 wheel) or, for older
+ * interpreters, on the full API of the one it is built for (_build_ffi.py): everything used
+ * here is in the 3.12 limited API; basetypes.c alone adds what a version-specific build needs. */
+#if defined(Py_LIMITED_API) && Py_LIMITED_API + 0 < 0x030C0000
+#error "build against the 3.12 limited API or without Py_LIMITED_API (_build_ffi.py)"
 #endif
 
 /* Outcome of an internal conversion or call; the entry points turn it into an ffipy_status. */
@@ -88,10 +79,7 @@ typedef struct {
   PyObject* release_default; /* Py_True/Py_False: Function.release_gil of new wrappers */
   PyObject* call_error; /* core._call_error(pending_exc_or_None) -> exception to raise */
   PyObject* field_error; /* core._raised_exception() -> the raised FFI error as exception */
-  /* byte offsets of __slots__ members (-1 unknown: attribute lookup instead) */
-  Py_ssize_t off_h; /* CObject._h, the handle as a Python int */
-  Py_ssize_t off_release_gil; /* Function.release_gil */
-  Py_ssize_t off_view; /* Tensor._view */
+  Py_ssize_t off_view; /* Tensor._view: byte offset of the __slots__ member (-1 unknown) */
   TVMFFIObjectHandle fn_array; /* ffi.Array (owned) */
   TVMFFIObjectHandle fn_map; /* ffi.Map (owned) */
   PyObject* zero; /* the int 0 */
@@ -99,16 +87,18 @@ typedef struct {
   /* interned attribute names */
   PyObject *str_h, *str_release_gil, *str_pod, *str_api, *str_tensor, *str_dlpack;
   PyObject* str_max_version;
-  int long_layout; /* pyint.c: 0 unknown, 1 or 2 */
   volatile int finalizing; /* after atexit: deleters leak instead of touching Python */
 } binding_state;
 
-static binding_state g = {.off_h = -1, .off_release_gil = -1, .off_view = -1};
+static binding_state g = {.off_view = -1};
 
-/* ---- pyint.c -------------------------------------------------------------------------- */
-static inline int long_fast(PyObject* o, int layout, uintptr_t* out);
-static inline void* slot_handle(PyObject* o);
-static int probe_long_layout(void);
+/* ---- basetypes.c: the C bases of CObject and Function (owned; made by ffipy_base_types) ---- */
+static PyTypeObject* cobject_base_tp;
+static PyTypeObject* function_base_tp;
+
+/* ---- call.c --------------------------------------------------------------------------- */
+/* The call: self the Function wrapper, items[0..n) the arguments; CONV_* with *out set. */
+static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items, PyObject** out);
 
 /* ---- slots.c ------------------------------------------------------------------------- */
 static Py_ssize_t slot_offset(PyObject* cls, const char* name);

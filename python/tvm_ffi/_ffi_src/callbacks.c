@@ -56,7 +56,7 @@ static int call_python(PyObject* fn, PyObject* api_obj, const DLPackExchangeAPI*
   if (n <= CALLBACK_STACK) { /* the common arities call without an argument tuple */
     for (int32_t i = 0; i < n; ++i)
       if ((a[i] = from_any((TVMFFIAny*)&args[i], 0, api_obj, api)) == NULL) goto pyerr;
-    r = PyObject_VectorcallDict(fn, a, (size_t)n, NULL);
+    r = PyObject_Vectorcall(fn, a, (size_t)n, NULL);
   } else {
     if ((tuple = PyTuple_New(n)) == NULL) goto pyerr;
     for (int32_t i = 0; i < n; ++i) {

@@ -150,10 +150,8 @@ int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr
 /* The handle of a Tensor wrapper (self of __dlpack__): NULL with a BufferError for a view or an
  * empty wrapper, which have nothing to export. */
 static TVMFFIObjectHandle tensor_self_handle(PyObject* self) {
-  PyObject* slot = *(PyObject**)((char*)self + g.off_h);
-  TVMFFIObjectHandle h = slot != NULL ? slot_handle(slot) : NULL;
-  if (h == NULL && !PyErr_Occurred())
-    PyErr_SetString(PyExc_BufferError, "cannot export a tensor view without a handle");
+  TVMFFIObjectHandle h = is_cobject(self) ? cobject_handle(self) : NULL;
+  if (h == NULL) PyErr_SetString(PyExc_BufferError, "cannot export a tensor view without a handle");
   return h;
 }
 
@@ -261,12 +259,11 @@ static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssiz
 static PyObject* py_tensor_dlpack_device(PyObject* self, PyObject* unused) {
   (void)unused;
   /* the tensor's own DLTensor, else a view's (the `_view` slot: a DLTensor address) */
-  PyObject* slot = *(PyObject**)((char*)self + g.off_h);
-  TVMFFIObjectHandle h = slot != NULL ? slot_handle(slot) : NULL;
+  TVMFFIObjectHandle h = is_cobject(self) ? cobject_handle(self) : NULL;
   const DLTensor* dl = h != NULL ? TVMFFITensorGetDLTensorPtr(h) : NULL;
   if (dl == NULL && !PyErr_Occurred() && g.off_view > 0) {
     PyObject* view = *(PyObject**)((char*)self + g.off_view);
-    dl = view != NULL ? (const DLTensor*)slot_handle(view) : NULL;
+    dl = view != NULL ? (const DLTensor*)PyLong_AsVoidPtr(view) : NULL;
   }
   if (dl == NULL) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Tensor has no handle");

@@ -73,17 +73,3 @@ int ffipy_take_exception(intptr_t box_id) {
   box_set((PyObject*)box_id, e);
   return FFIPY_OK;
 }
-
-typedef struct _frame PyFrameObject_;
-/* Not in the limited API but exported by every CPython 3: a frame with no f_back. */
-PyAPI_FUNC(PyFrameObject_*) PyFrame_New(PyThreadState*, PyCodeObject*, PyObject*, PyObject*);
-
-int ffipy_frame_new(intptr_t box_id) {
-  PyObject* box = (PyObject*)box_id;
-  PyObject* code = PyList_GetItem(box, 0);
-  PyObject* globals = PyList_GetItem(box, 1);
-  PyObject* f = (PyObject*)PyFrame_New(PyThreadState_Get(), (PyCodeObject*)code, globals, NULL);
-  if (f == NULL) return box_exception(box, FFIPY_PY_ERROR);
-  box_set(box, f);
-  return FFIPY_OK;
-}

@@ -38,8 +38,8 @@ typedef struct {
   /* ffi.Array and ffi.Map (borrowed: C takes its own reference), or NULL */
   void* fn_array;
   void* fn_map;
-  /* byte offsets of the __slots__ members CObject._h, Function.release_gil, Tensor._view */
-  int64_t off_h, off_release_gil, off_view;
+  /* byte offset of the __slots__ member Tensor._view */
+  int64_t off_view;
   int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
   int32_t rules_fingerprint; /* _rules.fingerprint() of the table core.py reads */
 } ffipy_config;
@@ -49,15 +49,12 @@ typedef struct {
 int ffipy_init(const ffipy_config* config);
 /* box = (function_wrapper, arg0, arg1, ...): converts, calls, converts back (ffipy_status). */
 int ffipy_call(intptr_t box);
-/* box = [Function class]: box[0] = a METH_FASTCALL method descriptor usable as
- * Function.__call__ (errors through the call_error hook). */
-int ffipy_make_call_descriptor(intptr_t box);
-/* After `cls.__call__ = <that descriptor>`: points cls's call slot straight at the C call
- * (skipping CPython's generic __call__ dispatch). Returns 0, or 1 when left as it was. */
-int ffipy_install_call_slot(intptr_t cls);
-/* Right after the class statement of Function (cls), before any instance exists: grows its
- * instances by the pointer vectorcall reads (call.c). Returns 0, or 1 when left as it was. */
-int ffipy_reserve_call_pointer(intptr_t cls);
+/* box[0] = (_CObjectBase, _FunctionBase, set_h): the C bases of CObject and Function and the
+ * writer of `_h` (basetypes.c). */
+int ffipy_base_types(intptr_t box);
+/* After the class statement of Function (a subclass of _FunctionBase): makes its calls take
+ * vectorcall where the class statement did not (before 3.12). 0, or 1 when left as it was. */
+int ffipy_function_class_ready(intptr_t cls);
 /* box = [CObject class]: becomes [from_dlpack builtin, CObject.__del__ descriptor]. */
 int ffipy_make_builtins(intptr_t box);
 /* Converts box[0] (Python value) into an owned Any in *out. */
@@ -92,8 +89,6 @@ int ffipy_function_from_extern_c(void* fn, intptr_t box, TVMFFIObjectHandle* out
 int ffipy_function_from_mlir_packed(void* entry, intptr_t box, TVMFFIObjectHandle* out);
 /* box[0] = the Python exception left by an entry point (returns 1 when none). */
 int ffipy_take_exception(intptr_t box);
-/* box = [code, globals]: box[0] = a new frame with no f_back (synthetic traceback frames). */
-int ffipy_frame_new(intptr_t box);
 /* TVMFFIObjectDecRef on an integer handle (wrapper finalisers). */
 void ffipy_dec_ref(intptr_t handle);
 /* Wrapper identity table (docs/python.md §4.3): handle -> live wrapper (borrowed; identity.c).
@@ -111,9 +106,6 @@ int64_t ffipy_tied_count(void);
  * objects of type index owner (depth owner_depth) or a subtype; refuse(obj) raises for others. */
 int ffipy_make_field_getter(intptr_t getter, int64_t offset, int32_t owner, int32_t owner_depth,
                             intptr_t box);
-/* The int fast path (pyint.c) on the exact int at address obj: -1 while the interpreter's int
- * layout is unknown, 0 when the fast path declines it, 1 with the value in *out. */
-int ffipy_int_fast(intptr_t obj, uint64_t* out);
 /* Byte offset of the __slots__ member name in instances of the class cls (address), read
  * from its member descriptor and checked on a fresh instance; -1 when unknown (slots.c). */
 int64_t ffipy_slot_offset(intptr_t cls, const char* name);

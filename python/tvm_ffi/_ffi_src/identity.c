@@ -80,9 +80,7 @@ static void tie_drop(const void* h, PyObject* w) {
 static PyObject* tie_live(const void* h) {
   PyObject* w = tie_get(h);
   if (w == NULL) return NULL;
-  PyObject* slot = *(PyObject**)((char*)w + g.off_h);
-  if (slot == NULL || PyLong_AsVoidPtr(slot) != h) {
-    PyErr_Clear();
+  if (!is_cobject(w) || cobject_handle(w) != h) {
     tie_drop(h, w);
     return NULL;
   }
@@ -100,10 +98,7 @@ static PyObject* tie_take(TVMFFIObject* h, int owned) {
 
 /* Ties a freshly converted result r to h when r is a wrapper holding h. */
 static void tie_result(TVMFFIObject* h, PyObject* r) {
-  if (!PyObject_TypeCheck(r, (PyTypeObject*)g.cobject_cls)) return;
-  PyObject* slot = *(PyObject**)((char*)r + g.off_h);
-  if (slot != NULL && PyLong_AsVoidPtr(slot) == (void*)h) tie_put(h, r);
-  PyErr_Clear();
+  if (is_cobject(r) && cobject_handle(r) == (void*)h) tie_put(h, r);
 }
 
 /* A container met again in a call with framework tensors keeps converting them lazily. */
@@ -119,17 +114,10 @@ static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
 /* CObject.__del__ in C: drop the wrapper's reference without a Python frame. */
 static PyObject* cobject_del(PyObject* self, PyObject* unused) {
   (void)unused;
-  PyObject** slot = (PyObject**)((char*)self + g.off_h);
-  PyObject* hv = *slot;
-  if (hv == NULL) Py_RETURN_NONE;
-  void* h = PyLong_AsVoidPtr(hv);
-  if (h == NULL) {
-    PyErr_Clear();
-    Py_RETURN_NONE;
-  }
+  void* h = is_cobject(self) ? cobject_handle(self) : NULL;
+  if (h == NULL) Py_RETURN_NONE;
   Py_INCREF(g.zero);
-  *slot = g.zero;
-  Py_DECREF(hv);
+  cobject_store(self, NULL, g.zero);
   tie_drop(h, self);
   TVMFFIObjectDecRef(h);
   Py_RETURN_NONE;
@@ -142,7 +130,7 @@ static PyMethodDef del_method_def = {"__del__", cobject_del, METH_NOARGS,
 /* ---- entry points (core.py) ---- */
 
 void ffipy_tie(intptr_t wrapper, intptr_t handle) {
-  if (handle != 0 && g.off_h > 0) tie_put((void*)handle, (PyObject*)wrapper);
+  if (handle != 0 && cobject_base_tp != NULL) tie_put((void*)handle, (PyObject*)wrapper);
 }
 
 void ffipy_untie(intptr_t wrapper, intptr_t handle) { tie_drop((void*)handle, (PyObject*)wrapper); }
@@ -153,7 +141,7 @@ void ffipy_drop_handle(intptr_t wrapper, intptr_t handle) {
 }
 
 int ffipy_tied_wrapper(intptr_t handle, intptr_t box_id) {
-  PyObject* w = g.off_h > 0 ? tie_live((void*)handle) : NULL;
+  PyObject* w = cobject_base_tp != NULL ? tie_live((void*)handle) : NULL;
   if (w == NULL) w = Py_None;
   Py_INCREF(w);
   box_set((PyObject*)box_id, w);

@@ -4,9 +4,9 @@
 /* In dependency order, each file uses the ones above it: not sorted. */
 // clang-format off
 #include "state.c"
-#include "pyint.c"
 #include "slots.c"
 #include "errors.c"
+#include "basetypes.c"
 #include "identity.c"
 #include "classify.c"
 #include "pack.c"

@@ -65,15 +65,9 @@ static int ctx_keep(CallCtx* c, PyObject* o) { /* steals o */
 
 /* The handle of a CObject (or anything with `_h`); NULL for an empty wrapper. CONV_*. */
 static int get_handle(PyObject* obj, TVMFFIObjectHandle* out) {
-  if (g.off_h > 0 &&
-      (Py_TYPE(obj) == g.function_cls || PyObject_TypeCheck(obj, (PyTypeObject*)g.cobject_cls))) {
-    PyObject* slot = *(PyObject**)((char*)obj + g.off_h);
-    if (slot == NULL) {
-      *out = NULL;
-      return CONV_OK;
-    }
-    *out = slot_handle(slot);
-    return (*out == NULL && PyErr_Occurred()) ? CONV_PY_ERROR : CONV_OK;
+  if (is_cobject(obj)) {
+    *out = cobject_handle(obj);
+    return CONV_OK;
   }
   PyObject* h = PyObject_GetAttr(obj, g.str_h);
   if (h == NULL) return CONV_PY_ERROR;
@@ -426,10 +420,8 @@ static __attribute__((noinline)) int pack_rule(CallCtx* c, PyObject* v, TVMFFIAn
     case RULE_OBJECT:
     case RULE_CONTAINER: {
       TVMFFIObjectHandle h;
-      if (g.off_h > 0) { /* a CObject subclass: `_h` sits at the base class's offset */
-        PyObject* slot = *(PyObject**)((char*)v + g.off_h);
-        h = slot == NULL ? NULL : slot_handle(slot);
-        if (h == NULL && PyErr_Occurred()) return CONV_PY_ERROR;
+      if (is_cobject(v)) { /* a CObject subclass */
+        h = cobject_handle(v);
       } else if (get_handle(v, &h) != 0) {
         return CONV_PY_ERROR;
       }
@@ -479,23 +471,25 @@ static __attribute__((noinline)) int pack_top(CallCtx* c, PyObject* v, TVMFFIAny
 }
 
 /* pack() with the commonest arguments inlined into the call loop: a type check and a handle or
- * digit read.  Exact tvm_ffi.Tensor wrappers (RULE_OBJECT's handler) and non-negative ints
+ * int read.  Exact tvm_ffi.Tensor wrappers (RULE_OBJECT's handler) and ints within int64
  * (RULE_INT's, where the table gives int that rule: g.int_tp). */
 static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   PyTypeObject* tp = Py_TYPE(v);
-  uintptr_t x;
-  if (tp == g.tensor_cls) {
-    PyObject* slot = *(PyObject**)((char*)v + g.off_h);
-    if (slot != NULL && g.long_layout != 0 && Py_TYPE(slot) == &PyLong_Type &&
-        long_fast(slot, g.long_layout, &x) && x != 0) {
-      out->type_index = ((TVMFFIObject*)x)->type_index;
+  if (tp == g.tensor_cls) { /* a CObject subclass (state.c checks) */
+    TVMFFIObject* h = (TVMFFIObject*)cobject_handle(v);
+    if (h != NULL) {
+      out->type_index = h->type_index;
       out->zero_padding = 0;
-      out->v_obj = (TVMFFIObject*)x;
+      out->v_obj = h;
       return CONV_OK;
     }
-  } else if (tp == g.int_tp && g.long_layout != 0 && long_fast(v, g.long_layout, &x)) {
-    set_pod(out, kTVMFFIInt, (int64_t)x);
-    return CONV_OK;
+  } else if (tp == g.int_tp) {
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow); /* no error: v is an int */
+    if (!overflow) {
+      set_pod(out, kTVMFFIInt, (int64_t)x);
+      return CONV_OK;
+    }
   } else { /* framework tensors: straight to their handler once the type's rule is cached */
     const RuleEntry* e = rule_slot(tp);
     if (e->tp == tp && e->code == RULE_EXCHANGE) return pack_exchange(c, v, e->extra, e->api, out);

@@ -13,7 +13,7 @@ static PyObject* alloc_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned) {
     return NULL;
   }
   if (!owned) TVMFFIObjectIncRef(h);
-  *(PyObject**)((char*)o + g.off_h) = hv;
+  cobject_store(o, h, hv);
   return o;
 }
 
@@ -37,7 +37,9 @@ static PyObject* kind_cache; /* class -> (kind, slot offset) */
 
 /* What _wrapper_kind says about cls (0 when it needs Python), and the slot offset. */
 static long class_kind(PyObject* cls, Py_ssize_t* off) {
-  if (g.wrapper_kind == NULL || g.off_h <= 0 || cls == NULL || !PyType_Check(cls)) return 0;
+  if (g.wrapper_kind == NULL || cls == NULL || !PyType_Check(cls) ||
+      !PyType_IsSubtype((PyTypeObject*)cls, cobject_base_tp))
+    return 0;
   if (kind_cache == NULL && (kind_cache = PyDict_New()) == NULL) {
     PyErr_Clear();
     return 0;
@@ -200,7 +202,8 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj,
       if (g.function_cls != NULL) {
         PyObject* w = owned ? tie_take(v->v_obj, owned) : NULL;
         if (w == NULL) {
-          w = new_wrapper(g.function_cls, v->v_obj, owned, g.off_release_gil, g.release_default);
+          w = new_wrapper(g.function_cls, v->v_obj, owned, offsetof(FunctionBase, release_gil),
+                          g.release_default);
           if (w != NULL && owned) tie_put(v->v_obj, w);
         }
         return w;
@@ -214,7 +217,7 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj,
     return NULL;
   }
   int identity = RES_IS(IDENTITY, kind);
-  int tie = owned && identity && g.off_h > 0;
+  int tie = owned && identity;
   if (tie) {
     PyObject* w = tie_take(v->v_obj, owned);
     if (w != NULL) return tie_retag(w, tidx, api_obj);
