@@ -129,3 +129,16 @@ def test_a_blank_object_starts_from_the_parents_creator():
     new = _typeinfo._lookup_type_attr(_info(Blank).type_index, "__ffi_new__")
     blank = new()  # what a class body's own __init__ starts from
     assert (blank.v_i64, blank.v_f64, blank.v_str, blank.extra) == (10, 10.0, "hello", 0)
+
+
+def test_parent_without_creator_or_copy():
+    from tvm_ffi.testing import TestNonCopyable  # positional __ffi_init__, no creator
+
+    @py_class(_key("NoCreator"))
+    class NoCreator(TestNonCopyable):
+        extra: str = "e"
+
+    assert _info(NoCreator).fields[0].offset == 32  # after `value` at 24
+    obj = NoCreator(value=3, extra="x")
+    dup = copy.deepcopy(obj)  # the child's own __ffi_shallow_copy__ copies the parent's part
+    assert (obj.value, dup.value, copy.copy(obj).extra, dup.extra) == (3, 3, "x", "x")
