@@ -1392,7 +1392,11 @@ static void register_schema_all_types(void) {
     f.metadata = ba(k_saf[i].meta);
     f.flags = kTVMFFIFieldFlagBitMaskWritable;
     f.size = k_saf[i].size;
-    f.alignment = k_saf[i].size > 8 ? 8 : k_saf[i].size;
+    /* a C++ member's alignment: DLDevice is two int32s, DLDataType 16-bit lanes */
+    f.alignment = k_saf[i].static_type == kTVMFFIDevice     ? 4
+                  : k_saf[i].static_type == kTVMFFIDataType ? 2
+                  : k_saf[i].size > 8                       ? 8
+                                                            : k_saf[i].size;
     f.offset = k_saf[i].offset;
     f.getter = k_saf_get[i];
     f.setter = (void*)k_saf_set[i];

@@ -117,6 +117,7 @@ def _define(cls, type_key, params, structural_eq="tree"):
         setattr(cls, UNRESOLVED_ATTR, unresolved)
     info = S.register_py_class(parent_info, key, cls, reuse=retry is not None)
     _RETRYABLE.pop(key, None)
+    _resolve_self_references(cls, body, unresolved)
     try:
         # per class: the hooks below may change them for this class alone
         info._decorator_args = dict(params, structural_eq=structural_eq,
@@ -157,6 +158,22 @@ def _abandon(info, cls):
     _CLS_TYPE.pop(cls, None)
     _TYPE_INFO.pop(info.type_index, None)
     _RETRYABLE[info.type_key] = info.parent_type_info.type_index
+
+
+def _resolve_self_references(cls, body, unresolved):
+    """Annotations that name the class itself (``children: list["Node"]``) resolve once its
+    type exists: their fields get the layout and checks of the type they name."""
+    for name, text in list(unresolved.items()):
+        try:
+            ann = eval_annotation(cls, text, {cls.__name__: cls})
+            _py_fields.field_rules(ann)  # an annotation no FFI type fits stays unchecked
+            schema = _schema_of(ann)
+        except Exception:  # noqa: BLE001 - still unresolved: checked when an object is built
+            continue
+        body[name].type, body[name]._ty_schema = ann, schema
+        del unresolved[name]
+    if not unresolved and UNRESOLVED_ATTR in cls.__dict__:
+        delattr(cls, UNRESOLVED_ATTR)
 
 
 def _schema_of(ann):
