@@ -76,8 +76,12 @@ if not _config_mode():
     # first access by __getattr__ (_LAZY): `import tvm_ffi` must stay within 5 ms.  To export
     # a new name, add it to _LAZY (and to __all__ when the spec lists it there) rather than
     # importing it here.
-    from . import core
-    from .core import Function, Object, Tensor, Device, from_dlpack, CAny  # noqa: F401
+    from . import core  # (initialises the call path: from_dlpack is bound after it)
+    from ._base import Object  # noqa: F401
+    from ._conversion import CAny  # noqa: F401
+    from ._function import Function  # noqa: F401
+    from ._tensor import Tensor, from_dlpack  # noqa: F401
+    from ._values import Device  # noqa: F401
 
     # The torch C DLPack add-on attaches when the first torch tensor reaches tvm_ffi
     # (core._classify), so import order does not matter and import stays cheap.  The stream

@@ -9,7 +9,6 @@ from ._base import (
     _OBJ_HEADER,
     _OK,
     _PY_ERROR,
-    API_MODE,
     CObject,
     Object,
     _addr,
@@ -17,7 +16,7 @@ from ._base import (
     _ptr,
 )
 from ._function import _global
-from ._loader import ffi, lib
+from ._loader import API_MODE, ffi, lib
 from ._type_index import kTVMFFITensor
 from ._values import Device, PyNativeObject, _dtype_pack, _is_integral
 from .error import _raise_ffi_error, _take_exception

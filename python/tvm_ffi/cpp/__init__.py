@@ -12,11 +12,11 @@ __all__ = ["build", "build_inline", "load", "load_inline", "to_cpp_dtype"]
 
 def __getattr__(name):
     if name in ("build", "build_inline", "load", "load_inline"):
-        from . import extension  # noqa: PLC0415
+        from . import extension  # noqa: PLC0415 - loaded on first use (compilers, hashlib)
 
         return getattr(extension, name)
     if name == "to_cpp_dtype":
-        from .dtype import to_cpp_dtype  # noqa: PLC0415
+        from .dtype import to_cpp_dtype  # noqa: PLC0415 - loaded on first use
 
         return to_cpp_dtype
     if name in ("extension", "dtype", "_toolchain", "nvrtc"):

@@ -22,6 +22,7 @@ import shlex
 import struct
 import sys
 
+from .. import libinfo
 from . import _toolchain as tc
 
 _INCLUDES = (
@@ -171,7 +172,7 @@ class _Plan:
         self.cxx, self.cc = tc.cxx(), tc.cc()
         self.cxxflags = ["-std=c++17", "-fPIC", "-O2"] + incs + extra_cflags
         self.cflags = ["-fPIC", "-O2"] + incs + extra_cflags
-        libdir = os.path.dirname(tc.libinfo.find_libtvm_ffi())
+        libdir = os.path.dirname(libinfo.find_libtvm_ffi())
         self.ldflags = ["-shared", "-L" + libdir, "-ltvm_ffi"]
         self.gpu = None
         self.cudaflags = []
@@ -423,7 +424,7 @@ def load_inline(name, *, cpp_sources=None, cuda_sources=None, functions=None, ex
                 extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
                 build_directory=None, embed_cubin=None, keep_module_alive=True, backend=None):
     """build_inline(...) then load_module: returns the Module (``mod.<function>(...)``)."""
-    from ..module import load_module  # noqa: PLC0415
+    from ..module import load_module  # noqa: PLC0415 - registry, _typeinfo: not for building
 
     path = build_inline(
         name, cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions,
@@ -438,7 +439,7 @@ def load(name, *, sources=None, cpp_files=None, cuda_files=None, extra_cflags=No
          extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
          build_directory=None, keep_module_alive=True, backend=None):
     """build(...) then load_module."""
-    from ..module import load_module  # noqa: PLC0415
+    from ..module import load_module  # noqa: PLC0415 - registry, _typeinfo: not for building
 
     path = build(
         name, sources=sources, cpp_files=cpp_files, cuda_files=cuda_files,

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from . import consts as C
-from .file_utils import collect_files
+from . import layout, lib_state
+from .file_utils import CodeBlock, collect_files, module_name
 from .generator import generator_names, get_generator
 from .lib_state import (
     collect_global_funcs,
@@ -82,8 +83,7 @@ def _load_dlls(names):
 def _stage_1(file_info, ty_map):
     """Stage 1: gather the file's ``ty-map`` directives into ``ty_map`` (type key -> dotted
     Python name), and map the type of each ``object/`` block to the class around it."""
-    from .file_utils import module_name  # noqa: PLC0415
-    from .python_generator import owner_classes  # noqa: PLC0415
+    from .python_generator import owner_classes  # noqa: PLC0415 - generators load on demand
 
     for block in file_info.code_blocks:
         if block.kind == "directive" and block.param[0] == "ty-map":
@@ -157,8 +157,6 @@ def _roll_out_prefixes(files, generator, out=None, err=None):
     import section after the directive when it has none, and drop its blocks of types no
     longer registered.  ``ffi`` types belong to the runtime's crate and are never rolled out.
     Returns the number of errors (a namespace claimed by two files)."""
-    from .file_utils import CodeBlock  # noqa: PLC0415
-
     out, err = out or sys.stdout, err or sys.stderr
 
     owners, errors = {}, 0
@@ -205,8 +203,6 @@ def _roll_out_prefixes(files, generator, out=None, err=None):
 
 def _write_coverage(path):
     """The layout report of every registered object type."""
-    from . import layout, lib_state  # noqa: PLC0415
-
     infos = {key: lib_state.object_info_from_type_key(key)
              for keys in lib_state.collect_type_keys().values() for key in keys}
     layout.write_coverage_report(path, layout.classify(infos))

@@ -15,6 +15,8 @@ generated text; default values are passed in as globals, never through ``repr``.
 import functools
 import keyword
 
+from .unpack_dataclass import unpack_dataclass_to_tuple
+
 _TARGET = "_tvm_ffi_target"
 _UNPACK = "_tvm_ffi_unpack"
 _DEFAULT = "_tvm_ffi_default_"
@@ -102,8 +104,6 @@ def make_kwargs_wrapper(target_func, arg_names, arg_defaults=(), kwonly_names=No
             else:
                 params.append(n)
     if dc_names:
-        from .unpack_dataclass import unpack_dataclass_to_tuple  # noqa: PLC0415
-
         env[_UNPACK] = unpack_dataclass_to_tuple
     call_args = ["%s(%s)" % (_UNPACK, n) if n in dc_names else n for n in arg_names + kwonly_names]
     src = "def wrapper(%s):\n    return %s(%s)\n" % (", ".join(params), _TARGET, ", ".join(call_args))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .. import consts as C
+from .. import lib_state
 from ..file_utils import FileInfo, module_name
 from ..generator import Generator, register_generator
 from . import codegen
@@ -25,8 +26,6 @@ def resolve_registered_class(type_key: str) -> Optional[str]:
     """Dotted Python path of the class registered for ``type_key`` (the public top-level
     ``tvm_ffi`` name where there is one); ``tvm_ffi.Object`` for a registered type without
     a class of its own; None for a key the runtime does not know."""
-    from .. import lib_state  # noqa: PLC0415
-
     cls = lib_state.python_class(type_key)
     if cls is None:
         return "tvm_ffi.Object" if lib_state.is_registered(type_key) else None
@@ -78,8 +77,6 @@ class PythonGenerator(Generator):
 
     def generate(self, file_info: FileInfo, imports: list, opts: Any, ty_map: dict,
                  global_funcs: dict, declared: Any = None) -> None:
-        from .. import lib_state  # noqa: PLC0415
-
         owners = owner_classes(file_info)
         names = set()
         late = []

@@ -297,7 +297,7 @@ def generate_python_init(code_blocks: list, package: str, module: str, syntax: C
 def _base_import(parent: str) -> tuple:
     """(directive target, class alias) for a parent type defined outside the file: its
     default Python name, else its registered class, else the type key itself."""
-    from . import resolve_registered_class  # noqa: PLC0415
+    from . import resolve_registered_class  # noqa: PLC0415 - the package imports this module
 
     target = PC.TY_MAP_DEFAULTS.get(parent) or resolve_registered_class(parent) or parent
     return target, "_" + parent.replace(".", "_")

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional
 
 from .. import consts as C
 from .. import lib_state
+from ..file_utils import FileInfo
 from ..generator import Generator, register_generator
 from . import codegen
 from .consts import RUST_TY_MAP_DEFAULTS
@@ -74,7 +75,7 @@ class RustGenerator(Generator):
                 if not lib_state.is_registered(block.param):
                     unregistered.append(block)
                     continue
-                info = codegen.object_info_from_type_key(block.param)
+                info = lib_state.object_info_from_type_key(block.param)
                 codegen.generate_rust_object(block, ty_map, imports, opts, info, declared)
                 leaf = "::".join((*module, block.param.rpartition(".")[2]))
                 defined |= {leaf, leaf + "Obj"}
@@ -111,8 +112,6 @@ class RustGenerator(Generator):
 
     def init_namespace(self, init_path: Any, namespace: str, objects: list, ty_map: dict,
                        init_cfg: Any, is_root: bool) -> list:
-        from ..file_utils import FileInfo  # noqa: PLC0415
-
         directory = Path(init_path, *namespace.split("."))
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / self.api_filename()

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .. import consts as C
-from ..lib_state import object_info_from_type_key  # noqa: F401 - looked up at call time
+from .. import layout
+from ..lib_state import object_info_from_type_key
+from ..utils import ObjectInfo
 from .mirror import Mirror
 from .utils import RustImports, render_rust_type, rust_ident, _to_path
 
@@ -97,8 +99,6 @@ def _has_native_mirror(namer: "_Namer", field: Any) -> bool:
 def _chain_infos(info: Any) -> dict:
     """``info`` and its ancestors by type key; an ancestor the registry does not know reads
     as a type without metadata of its own."""
-    from ..utils import ObjectInfo  # noqa: PLC0415
-
     infos = {info.type_key: info}
     for key in info.ancestors:
         try:
@@ -112,8 +112,6 @@ def _classify(namer: "_Namer", info: Any) -> tuple:
     """(verdict, infos by type key) of ``info`` and its chain: complete when the byte facts
     explain every byte, each field has a mirror, and no ``opaque`` directive vetoes it or an
     ancestor."""
-    from .. import layout  # noqa: PLC0415
-
     scratch = _Namer(info, namer.ty_map, RustImports(), namer.declared)  # records nothing
     infos = _chain_infos(info)
     builtin = {k for k in info.ancestors if k.startswith("ffi.") and k != "ffi.Object"}
