@@ -55,7 +55,7 @@ case $whl in *-cp312-abi3-*.whl | *-cp39-cp39-* | *-cp310-cp310-* | *-cp311-cp31
 for f in tvm_ffi/lib/libtvm_ffi.so tvm_ffi/lib/libtvm_ffi_testing.so tvm_ffi/include/tvm/ffi/c_api.h \
   tvm_ffi/include/tvm/ffi/function.h tvm_ffi/include/dlpack/dlpack.h \
   tvm_ffi/share/cmake/tvm_ffi/tvm_ffi-config.cmake tvm_ffi/source/CMakeLists.txt tvm_ffi/_cdef.h \
-  tvm_ffi/torch_c_dlpack_addon/addon.cc tvm_ffi/torch_c_dlpack_addon/build.py; do
+  tvm_ffi/_ffi_abi.py tvm_ffi/torch_c_dlpack_addon/addon.cc tvm_ffi/torch_c_dlpack_addon/build.py; do
   grep -q "^$f " "$work/files" || fail "wheel lacks $f"
 done
 grep -Eq '^tvm_ffi/_ffi_cffi\.(abi3|cpython-3[0-9]+-[^ ]*)\.so ' "$work/files" ||

@@ -6,10 +6,14 @@ CPython reaches them through ``ctypes.pythonapi``; interpreters without it (PyPy
 this module.
 """
 
-try:
-    from ctypes import pythonapi as _api
-except ImportError:  # PyPy: no ctypes.pythonapi
-    _api = None
+import sys
+
+_api = None
+if sys.implementation.name != "pypy":  # (PyPy has no ctypes.pythonapi; importing ctypes there
+    try:  # to find that out cost ~7 ms of its import)
+        from ctypes import pythonapi as _api
+    except ImportError:
+        pass
 
 if _api is None:
     try:

@@ -19,25 +19,27 @@ _MESSAGE = ("maximum recursion depth exceeded: %d nested Python callbacks throug
             "stack (ulimit -s, threading.stack_size)")
 
 def _load_pthread():
-    """(ffi, libc) for pthread_getattr_np, or None.  Loaded at import, on the importing
-    thread: cffi's declaration parser itself needs more stack than a small thread has."""
+    """(ffi, libc functions, types) for pthread_getattr_np, or None.  Declared through cffi's
+    backend, whose own C parser reads these type strings: cffi's declaration parser (pycparser)
+    cost ~20 ms at import on PyPy, and more stack than a small thread has."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        import cffi  # noqa: PLC0415 - ABI mode only
+        import _cffi_backend  # noqa: PLC0415 - ABI mode only
 
-        ffi = cffi.FFI()
-        ffi.cdef("unsigned long pthread_self(void);"
-                 "int pthread_getattr_np(unsigned long, void*);"
-                 "int pthread_attr_getstack(const void*, void**, size_t*);"
-                 "int pthread_attr_destroy(void*);")
-        libc = ffi.dlopen(None)
-        libc.pthread_getattr_np  # noqa: B018 - an older libc has it in libpthread only
-        # pthread_attr_t is 36 to 64 bytes on Linux targets; types parsed here, not later
+        ffi = _cffi_backend.FFI()
+        libc = _cffi_backend.load_library(None)
+        fns = tuple(libc.load_function(ffi.typeof(sig), name) for name, sig in (
+            ("pthread_self", "unsigned long(*)(void)"),
+            # an older libc has it in libpthread only: AttributeError, no stack size
+            ("pthread_getattr_np", "int(*)(unsigned long, void*)"),
+            ("pthread_attr_getstack", "int(*)(void*, void**, size_t*)"),
+            ("pthread_attr_destroy", "int(*)(void*)")))
+        # pthread_attr_t is 36 to 64 bytes on Linux targets
         types = tuple(ffi.typeof(t) for t in ("char[512]", "void**", "size_t*"))
     except (ImportError, OSError, AttributeError):
         return None
-    return ffi, libc, types
+    return ffi, fns, types
 
 
 _pthread = _load_pthread()
@@ -46,11 +48,11 @@ _pthread = _load_pthread()
 def _thread_stack_size():
     """Bytes of the calling thread's stack (pthread_getattr_np), else a default."""
     if _pthread is not None:
-        ffi, libc, (attr_t, addr_t, size_t) = _pthread
+        ffi, (self_, getattr_np, getstack, destroy), (attr_t, addr_t, size_t) = _pthread
         attr, addr, size = ffi.new(attr_t), ffi.new(addr_t), ffi.new(size_t)
-        if libc.pthread_getattr_np(libc.pthread_self(), attr) == 0:
-            ok = libc.pthread_attr_getstack(attr, addr, size) == 0
-            libc.pthread_attr_destroy(attr)
+        if getattr_np(self_(), attr) == 0:
+            ok = getstack(attr, addr, size) == 0
+            destroy(attr)
             if ok and size[0]:
                 return int(size[0])
     return _DEFAULT_STACK

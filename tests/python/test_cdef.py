@@ -75,3 +75,40 @@ def test_source_checkout_imports_in_abi_mode(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=120, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
+
+
+def _module_dir():
+    return os.environ.get("TVM_FFI_MODULE_DIR") or os.path.dirname(os.path.abspath(core.__file__))
+
+
+def test_preparsed_abi_module_declares_cdef():
+    # the build's out-of-line ABI module (_build_ffi.py: _ffi_abi.py) declares what _cdef.h
+    # does, so that ABI mode can import it instead of parsing the declarations
+    path = os.path.join(_module_dir(), "_ffi_abi.py")
+    if not os.path.isfile(path):
+        pytest.skip("no %s (not built)" % path)
+    import importlib.util
+
+    import cffi
+
+    spec = importlib.util.spec_from_file_location("_ffi_abi_probe", path)
+    pre = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pre)
+    parsed = cffi.FFI()
+    with open(os.path.join(_module_dir(), "_cdef.h"), encoding="utf-8") as f:
+        parsed.cdef(f.read())
+    assert [sorted(n) for n in pre.ffi.list_types()] == [sorted(n) for n in parsed.list_types()]
+    assert set(dir(pre.ffi.dlopen(_loader.LIB_PATH))) == set(dir(parsed.dlopen(_loader.LIB_PATH)))
+
+
+def test_abi_mode_import_parses_no_declarations():
+    # with the pre-parsed module, ABI mode never imports cffi's parser (~0.3 s of PyPy's import)
+    if not os.path.isfile(os.path.join(_module_dir(), "_ffi_abi.py")):
+        pytest.skip("no _ffi_abi.py in %s (not built)" % _module_dir())
+    env = dict(os.environ, TVM_FFI_USE_ABI_MODE="1")
+    code = ("import sys, tvm_ffi; assert not tvm_ffi.core.API_MODE;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('cffi', 'pycparser')))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
