@@ -172,7 +172,7 @@ class FieldGetter:
 class FieldSetter:
     """Writes one reflected field: a C setter, or a setter Function called with (addr, value)."""
 
-    __slots__ = ("name", "offset", "owner", "_setter", "_is_function")
+    __slots__ = ("name", "offset", "owner", "_setter", "_is_function", "_c_fset")
 
     def __init__(self, name, offset, setter, is_function, owner):
         self.name = name
@@ -180,6 +180,22 @@ class FieldSetter:
         self.owner = owner
         self._setter = setter  # TVMFFIFieldSetter cdata, or a Function wrapper
         self._is_function = is_function
+        self._c_fset = None
+
+    def c_fset(self):
+        """The same write as a builtin of the compiled module (API mode), else self."""
+        if self._c_fset is None:
+            self._c_fset = self
+            make = getattr(lib, "ffipy_make_field_setter", None) if API_MODE else None
+            if make is not None:
+                fn = self._setter if self._is_function else None
+                addr = 0 if self._is_function else int(ffi.cast("intptr_t", self._setter))
+                box = [None, functools.partial(self.owner.handle_of, name=self.name), self.name, fn]
+                if make(addr, self.offset, self.owner.index, self.owner.depth, id(box)) == _OK:
+                    self._c_fset = box[0]
+                else:
+                    _take_exception()  # keep the Python writer
+        return self._c_fset
 
     def __call__(self, obj, value, _cast=ffi.cast, _ptr=_OBJECT_PTR):
         h = obj._h if isinstance(obj, CObject) else 0  # (as FieldGetter.__call__)
@@ -286,10 +302,13 @@ class TypeField:
 
             getter.__name__, getter.__qualname__, getter.__module__ = name, qual, cls.__module__
 
-        def setter(obj, value):
-            fset(obj, value)
+        setter = fset.c_fset() if isinstance(fset, FieldSetter) else None
+        if setter is None or setter is fset:
 
-        setter.__name__, setter.__qualname__, setter.__module__ = name, qual, cls.__module__
+            def setter(obj, value):
+                fset(obj, value)
+
+            setter.__name__, setter.__qualname__, setter.__module__ = name, qual, cls.__module__
         if self.frozen:  # read-only in C++: no assignment, and no escape hatch either
             return _RefusingFFIProperty(getter, self.doc or None, None, _ReadOnlyError,
                                              name)

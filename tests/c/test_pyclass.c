@@ -22,8 +22,11 @@
 static int32_t g_point = -1, g_point3 = -1;
 
 /* f_convert of x: ints pass, floats truncate to int, anything else is a TypeError. */
+static int g_to_int_calls = 0;
+
 static int to_int(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
+  ++g_to_int_calls;
   if (n != 1) return TVMFFIErrorSetRaisedFromCStr("TypeError", "to_int takes 1 argument"), -1;
   if (args[0].type_index == kTVMFFIInt) {
     *result = args[0];
@@ -376,8 +379,12 @@ static int32_t define_native(int32_t* flag_type) {
   CHECK_EQ_INT(got[0], sizeof(native_t));
   for (int i = 0; i < N_NATIVE; ++i) CHECK_EQ_INT(got[1 + 3 * i], g_native_offsets[i]);
   int32_t t = alloc_type("pc.Native", kTVMFFIObject);
-  for (int i = 0; i < N_NATIVE; ++i)
-    add_kind_field(t, g_native_names[i], g_native_kinds[i], &got[1 + 3 * i], NULL, 0, 0);
+  for (int i = 0; i < N_NATIVE; ++i) {
+    /* `count` converts floats to int (as Point.x); the others store values as they are */
+    TVMFFIObjectHandle conv = i == 1 ? new_function(to_int) : NULL;
+    add_kind_field(t, g_native_names[i], g_native_kinds[i], &got[1 + 3 * i], conv, 0, 0);
+    if (conv != NULL) TVMFFIObjectDecRef(conv);
+  }
   TVMFFIAny r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(t),
                       check_any_int(got[0]), none_any(), 2);
   check_any_release(&r);
@@ -464,7 +471,17 @@ static void test_native_fields(TVMFFIObjectHandle probe) {
   check_any_release(&v);
 
   /* a value the kind cannot hold is a TypeError and leaves the field alone */
-  CHECK_RAISED(set_field(n, t, "count", check_any_cstr("seven")), "TypeError", "`int`");
+  /* an int needs no conversion: the converter only sees other values */
+  int calls = g_to_int_calls;
+  CHECK_OK(set_field(n, t, "count", check_any_int(-5)));
+  CHECK_EQ_INT(g_to_int_calls, calls);
+  TVMFFIAny f = pod_any(kTVMFFIFloat);
+  f.v_float64 = -5.5;
+  CHECK_OK(set_field(n, t, "count", f));
+  CHECK_EQ_INT(g_to_int_calls, calls + 1);
+  CHECK_EQ_INT(n->count, -5);
+  CHECK_RAISED(set_field(n, t, "count", check_any_cstr("seven")), "TypeError", "expects an int");
+  CHECK_RAISED(set_field(n, t, "ratio", check_any_cstr("seven")), "TypeError", "`float`");
   CHECK_RAISED(set_field(n, t, "obj", check_any_int(1)), "TypeError", "Object");
   CHECK_RAISED(set_field(n, t, "dtype", check_any_int(1)), "TypeError", "DataType");
   CHECK_EQ_INT(n->count, -5);

@@ -735,6 +735,31 @@ def test_py_class_setter_checks_annotations_for_every_writer():
     assert t.i == 1
 
 
+@pytest.mark.skipif(not core.API_MODE, reason="the compiled accessors are API mode's")
+def test_py_class_field_accessors_are_compiled_builtins():
+    from tvm_ffi.dataclasses import py_class
+
+    @py_class(new_key("Compiled"))
+    class Compiled(tvm_ffi.Object):
+        i: int
+        leaf: typing.Optional[tvm_ffi.Object] = None
+
+    prop = Compiled.__dict__["i"]
+    # both accessors are C builtins: no Python frame, ctypes or converter call per assignment
+    assert type(prop.fget).__name__ == type(prop.fset).__name__ == "builtin_function_or_method"
+    c = Compiled(1)
+    prop.fset(c, True)  # a bool is an int here, as the annotation's conversion says
+    assert c.i == 1 and type(c.i) is int
+    with pytest.raises(TypeError, match="doesn't apply to a 'ffi.Array' object"):
+        prop.fset(tvm_ffi.Array([1]), 2)
+    with pytest.raises(TypeError, match="doesn't apply to a 'int' object"):
+        prop.fset(3, 2)
+    c.leaf = tvm_ffi.Array([1])
+    assert list(c.leaf) == [1]
+    c.leaf = None
+    assert c.leaf is None
+
+
 def test_py_class_methods_are_reflected():
     from tvm_ffi import _typeinfo
     from tvm_ffi.dataclasses import method, py_class

@@ -320,6 +320,15 @@ static void setter_ctx_free(void* self) {
   free(c);
 }
 
+/* A value a native field takes as it is, whatever its f_convert: the binding's conversion of
+ * an int, float or bool annotation returns such a value unchanged, and skipping that call
+ * keeps assignments of the common case in C. */
+static int needs_no_conversion(int32_t kind, int32_t t) {
+  return kind > kTVMFFINone && kind < kTVMFFIStaticObjectBegin &&
+         (t == kind || (kind == kTVMFFIFloat && t == kTVMFFIInt) ||
+          (kind == kTVMFFIInt && t == kTVMFFIBool));
+}
+
 #define SET_SIG "<py_class field setter>(0: void*, 1: Any) -> None"
 
 static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
@@ -330,7 +339,7 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
                          SET_SIG, tvmffi__any_type_key(&args[0]));
   TVMFFIAny v;
   tvmffi__any_set_none(&v);
-  if (c->convert != NULL) {
+  if (c->convert != NULL && !needs_no_conversion(c->kind, args[1].type_index)) {
     TVMFFIAny arg = args[1]; /* the call takes a mutable array; the view stays borrowed */
     if (tvmffi__function_call(c->convert, &arg, 1, &v) != 0) return -1;
   } else if (TVMFFIAnyViewToOwnedAny(&args[1], &v) != 0) {

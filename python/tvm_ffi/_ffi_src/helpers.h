@@ -106,6 +106,11 @@ int64_t ffipy_tied_count(void);
  * objects of type index owner (depth owner_depth) or a subtype; refuse(obj) raises for others. */
 int ffipy_make_field_getter(intptr_t getter, int64_t offset, int32_t owner, int32_t owner_depth,
                             intptr_t box);
+/* box = [None, refuse, name, setter Function or None]: box[0] = a builtin fset(obj, value)
+ * writing the field at handle + offset through the setter Function, else the
+ * TVMFFIFieldSetter at address setter, with the owner check of ffipy_make_field_getter. */
+int ffipy_make_field_setter(intptr_t setter, int64_t offset, int32_t owner, int32_t owner_depth,
+                            intptr_t box);
 /* Byte offset of the __slots__ member name in instances of the class cls (address), read
  * from its member descriptor and checked on a fresh instance; -1 when unknown (slots.c). */
 int64_t ffipy_slot_offset(intptr_t cls, const char* name);
