@@ -16,9 +16,9 @@ import atheris
 
 with atheris.instrument_imports():
     import tvm_ffi
-    from tvm_ffi import core
+    from tvm_ffi import _loader
 
-ffi = core.ffi
+ffi = _loader.ffi
 echo = tvm_ffi.get_global_func("testing.echo")
 EXPECTED = (ValueError, TypeError, BufferError, RuntimeError, OverflowError)
 

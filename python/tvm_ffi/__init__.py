@@ -84,7 +84,7 @@ if not _config_mode():
     from ._values import Device  # noqa: F401
 
     # The torch C DLPack add-on attaches when the first torch tensor reaches tvm_ffi
-    # (core._classify), so import order does not matter and import stays cheap.  The stream
+    # (_conversion._classify), so import order does not matter and import stays cheap.  The stream
     # protocol patch for an older torch.cuda.Stream is needed before any tensor is seen.
     if _sys.modules.get("torch") is not None:
         from . import _optional_torch_c_dlpack

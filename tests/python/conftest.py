@@ -15,6 +15,7 @@ import tempfile
 import pytest
 
 import tvm_ffi
+import tvm_ffi.error
 
 
 def pytest_sessionstart(session):
@@ -52,7 +53,7 @@ def _error_slot_clean():
     """Every test must leave this thread's raised-error slot empty."""
     yield
     gc.collect()
-    err = tvm_ffi.core._move_raised_error()
+    err = tvm_ffi.error._move_raised_error()
     assert err is None, "raised-error slot not clean: %s: %s" % (err.kind, err.message)
 
 

@@ -11,6 +11,8 @@ import pytest
 
 import tvm_ffi
 from tvm_ffi import Array, Map
+import tvm_ffi._conversion
+import tvm_ffi.error
 
 echo = tvm_ffi.get_global_func("testing.echo")
 BIG = (1 << 200) | (0xDEADBEEF << 64) | 0x0123456789ABCDEF
@@ -53,7 +55,7 @@ def test_content_format_from_c():
     from tvm_ffi._loader import ffi, lib
 
     def content(value):
-        arg = tvm_ffi.core._big_int_arg(value) if not -(1 << 63) <= value < (1 << 63) else None
+        arg = tvm_ffi._conversion._big_int_arg(value) if not -(1 << 63) <= value < (1 << 63) else None
         a = ffi.new("TVMFFIAny*")
         if arg is None:
             a.type_index, a.v_int64 = 1, value
@@ -70,7 +72,7 @@ def test_content_format_from_c():
     out = ffi.new("TVMFFIAny*")
     bad = ffi.new("TVMFFIByteArray*", (ffi.new("char[]", b"1234567"), 7))
     assert lib.TVMFFIBigIntFromByteArray(bad, out) != 0
-    err = tvm_ffi.core._move_raised_error()
+    err = tvm_ffi.error._move_raised_error()
     assert err.kind == "ValueError" and "whole 64-bit words" in str(err.message)
     # redundant sign words are accepted and dropped
     padded = (5).to_bytes(8, sys.byteorder, signed=True) + b"\0" * 16

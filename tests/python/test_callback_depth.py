@@ -18,7 +18,7 @@ _PRELUDE = textwrap.dedent("""
     import sys, threading, tvm_ffi
     apply = tvm_ffi.get_global_func("testing.apply")
     # ABI mode parses a cffi type on first use, which a small thread's stack cannot hold
-    tvm_ffi.core._move_raised_error()
+    tvm_ffi.error._move_raised_error()
 
     def nest(n):
         return 0 if n == 0 else apply(nest, n - 1) + 1
@@ -31,7 +31,7 @@ _PRELUDE = textwrap.dedent("""
         else:
             raise AssertionError("%d nested calls fit the stack: choose more" % n)
         assert nest(3) == 3  # the thread works on, its raised-error slot clean
-        assert tvm_ffi.core._move_raised_error() is None
+        assert tvm_ffi.error._move_raised_error() is None
 
     def in_thread(stack_bytes, fn, *args):
         threading.stack_size(stack_bytes)

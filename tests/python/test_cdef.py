@@ -10,7 +10,7 @@ import pytest
 
 from tvm_ffi import _loader, core
 
-ffi, lib = core.ffi, core.lib
+ffi, lib = _loader.ffi, _loader.lib
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_source_checkout_imports_in_abi_mode(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "python"),
                TVM_FFI_LIBRARY_PATH=os.path.dirname(_loader.LIB_PATH))
     env.pop("TVM_FFI_MODULE_DIR", None)
-    code = ("import tvm_ffi; assert not tvm_ffi.core.API_MODE; "
+    code = ("import tvm_ffi; assert not tvm_ffi._loader.API_MODE; "
             "assert list(tvm_ffi.get_global_func('testing.echo')([1, 2])) == [1, 2]")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=120, cwd=str(tmp_path))
@@ -106,7 +106,7 @@ def test_abi_mode_import_parses_no_declarations():
     if not os.path.isfile(os.path.join(_module_dir(), "_ffi_abi.py")):
         pytest.skip("no _ffi_abi.py in %s (not built)" % _module_dir())
     env = dict(os.environ, TVM_FFI_USE_ABI_MODE="1")
-    code = ("import sys, tvm_ffi; assert not tvm_ffi.core.API_MODE;"
+    code = ("import sys, tvm_ffi; assert not tvm_ffi._loader.API_MODE;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('cffi', 'pycparser')))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)

@@ -8,7 +8,7 @@ import pytest
 
 import tvm_ffi
 from conftest import jit_load_inline, needs_callback_native_frames, needs_prompt_free
-from tvm_ffi import core
+from tvm_ffi import core, error
 from tvm_ffi.error import _parse_backtrace
 
 
@@ -269,7 +269,7 @@ def test_callback_error_leaves_slot_clean():
     f = tvm_ffi.convert(lambda: 1 / 0)
     with pytest.raises(RuntimeError, match="division by zero"):
         f()  # ZeroDivisionError is unregistered: it travels as RuntimeError
-    assert core._move_raised_error() is None
+    assert error._move_raised_error() is None
     assert f.__chandle__() != 0
 
 
@@ -328,7 +328,7 @@ def test_errors_stay_on_their_thread():
                     assert type(e) is (IndexError if k % 2 else KeyError)
                     assert e.__tvm_ffi_error__.message == msg
                 assert apply(lambda a: a + k, i) == i + k
-                assert core._move_raised_error() is None
+                assert error._move_raised_error() is None
         except Exception as e:  # noqa: BLE001 - reported below
             failures.append(e)
 

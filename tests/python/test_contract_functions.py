@@ -15,7 +15,7 @@ import pytest
 
 import tvm_ffi
 from conftest import jit_load_inline, needs_gil_held_call, needs_prompt_free, needs_refcounts
-from tvm_ffi import core
+from tvm_ffi import _conversion, _loader, core
 
 
 def _g(name):
@@ -366,7 +366,7 @@ def test_item26_convert_func_exception_propagates():
 
 def _torch_with_exchange():
     torch = pytest.importorskip("torch")
-    if (not core.API_MODE or core._SKIP_EXCHANGE
+    if (not _loader.API_MODE or _conversion._SKIP_EXCHANGE
             or not hasattr(torch.Tensor, "__dlpack_c_exchange_api__")):
         pytest.skip("torch without the DLPack exchange API (or ABI mode)")
     return torch
@@ -649,7 +649,7 @@ def test_dispatch_cache_per_type(echo):
 
 def _safe_call_returning(type_index, payload):
     """A Function whose C body writes (type_index, payload) into the result slot."""
-    ffi = core.ffi
+    ffi = _loader.ffi
 
     @ffi.callback("int(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)")
     def body(handle, args, n, result):

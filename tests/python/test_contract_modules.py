@@ -20,7 +20,7 @@ import pytest
 import tvm_ffi
 from conftest import needs_torch_addon
 import tvm_ffi.cpp
-from tvm_ffi import core
+from tvm_ffi import _loader, core
 
 _CXX = (os.environ.get("CXX") or "c++").split()[0]
 try:
@@ -605,7 +605,7 @@ def test_c142_config_directories(flag, finder):
 def test_c142_cython_lib_path():
     out = _config("--cython-lib-path").strip()
     assert os.path.isfile(out)
-    if core.API_MODE:
+    if _loader.API_MODE:
         assert os.path.samefile(out, sys.modules["tvm_ffi._ffi_cffi"].__file__)
 
 

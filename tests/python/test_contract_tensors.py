@@ -8,7 +8,7 @@ import pytest
 
 import tvm_ffi
 from conftest import jit_load_inline, needs_pythonapi, needs_refcounts
-from tvm_ffi import core
+from tvm_ffi import _conversion, _loader, _tensor, core
 
 np = pytest.importorskip("numpy")
 
@@ -18,7 +18,7 @@ except ImportError:  # the numpy items still run
     torch = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed")
-HAS_EXCHANGE = (torch is not None and core.API_MODE and not core._SKIP_EXCHANGE
+HAS_EXCHANGE = (torch is not None and _loader.API_MODE and not _conversion._SKIP_EXCHANGE
                 and hasattr(torch.Tensor, "__dlpack_c_exchange_api__"))
 needs_exchange = pytest.mark.skipif(
     not HAS_EXCHANGE, reason="torch without the DLPack exchange API (or ABI mode)")
@@ -117,11 +117,11 @@ def test_item51_callback_error_restores_state():
         raise ValueError("error in callback")
 
     f = tvm_ffi.convert(raise_error)
-    before = core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator()
+    before = _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator()
     with pytest.raises(ValueError, match="error in callback"):
         f(torch.arange(10))
-    assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == before
-    assert core.lib.TVMFFIEnvGetStream(1, 0) == core.ffi.NULL
+    assert _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == before
+    assert _loader.lib.TVMFFIEnvGetStream(1, 0) == _loader.ffi.NULL
     # the function still works afterwards
     g = tvm_ffi.convert(lambda x: x)
     assert isinstance(g(torch.arange(3)), torch.Tensor)
@@ -185,18 +185,18 @@ def test_item54_optional_tensor_view():
 
 def test_item55_dlpack_export():
     x = tvm_ffi.from_dlpack(np.arange(6, dtype="float32"))
-    assert core._capsule_name(x.__dlpack__()) == b"dltensor"
-    assert core._capsule_name(x.__dlpack__(max_version=(1, 0))) == b"dltensor_versioned"
-    assert core._capsule_name(x.__dlpack__(max_version=(1, 3))) == b"dltensor_versioned"
+    assert _tensor._capsule_name(x.__dlpack__()) == b"dltensor"
+    assert _tensor._capsule_name(x.__dlpack__(max_version=(1, 0))) == b"dltensor_versioned"
+    assert _tensor._capsule_name(x.__dlpack__(max_version=(1, 3))) == b"dltensor_versioned"
     with pytest.raises(BufferError, match="dl_device of different type not supported"):
         x.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
     with pytest.raises(BufferError, match="copy not yet supported"):
         x.__dlpack__(max_version=(1, 0), copy=True)
     # without max_version both keywords are ignored
-    assert core._capsule_name(x.__dlpack__(dl_device=(2, 0), copy=True)) == b"dltensor"
+    assert _tensor._capsule_name(x.__dlpack__(dl_device=(2, 0), copy=True)) == b"dltensor"
     # same device and copy=False are fine
     cap = x.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False, stream=None)
-    assert core._capsule_name(cap) == b"dltensor_versioned"
+    assert _tensor._capsule_name(cap) == b"dltensor_versioned"
     with pytest.raises(TypeError):
         x.__dlpack__((1, 0))  # keyword-only
     # a consumer reading the exported capsule sees the same memory
@@ -206,8 +206,8 @@ def test_item55_dlpack_export():
 
 def test_item55_private_builders():
     x = tvm_ffi.from_dlpack(np.arange(3, dtype="float32"))
-    assert core._capsule_name(x._to_dlpack()) == b"dltensor"
-    assert core._capsule_name(x._to_dlpack_versioned()) == b"dltensor_versioned"
+    assert _tensor._capsule_name(x._to_dlpack()) == b"dltensor"
+    assert _tensor._capsule_name(x._to_dlpack_versioned()) == b"dltensor_versioned"
 
 
 @pytest.mark.parametrize("versioned", [False, True])
@@ -217,7 +217,7 @@ def test_item56_capsule_consumed_once(versioned, use_count):
     y = tvm_ffi.from_dlpack(cap)
     assert y.data_ptr() == x.data_ptr() and y.shape == (6,)
     used = b"used_dltensor_versioned" if versioned else b"used_dltensor"
-    assert core._capsule_name(cap) == used
+    assert _tensor._capsule_name(cap) == used
     with pytest.raises(ValueError, match="consumed once"):
         tvm_ffi.from_dlpack(cap)
     del y, cap
@@ -388,7 +388,7 @@ def test_item62_from_env_alloc_nested_argument(alloc_module):
     y = alloc_module.return_add_one_tuple({"x": (x_cpu,)})
     assert isinstance(y, torch.Tensor) and torch.equal(y, x_cpu + 1)
     # the allocator was installed for that call only
-    assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
+    assert _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == _loader.ffi.NULL
 
 
 def test_item62_no_framework_tensor_no_allocator(alloc_module):
@@ -463,7 +463,7 @@ def test_rule11_producer_error_propagates(echo):
         tvm_ffi.from_dlpack(Bad())
 
 
-@pytest.mark.skipif(core._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
+@pytest.mark.skipif(_conversion._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
 def test_spec82_exchange_api_attribute_validated():
     class BadApi:
         __dlpack_c_exchange_api__ = "not a capsule"
@@ -472,7 +472,7 @@ def test_spec82_exchange_api_attribute_validated():
         tvm_ffi.from_dlpack(BadApi())
 
 
-@pytest.mark.skipif(not core.API_MODE, reason="the test exchange table needs the compiled module")
+@pytest.mark.skipif(not _loader.API_MODE, reason="the test exchange table needs the compiled module")
 def test_spec83_test_wrapper(echo):
     x = tvm_ffi.from_dlpack(np.arange(3, dtype="float32"))
     w = core.DLTensorTestWrapper(x)
@@ -490,7 +490,7 @@ def _versioned_capsule(flags, deleted, ndim_shape=(4,)):
     """A hand-made "dltensor_versioned" capsule over a float32 buffer; its deleter counts."""
     import ctypes
 
-    ffi = core.ffi
+    ffi = _loader.ffi
 
     @ffi.callback("void(DLManagedTensorVersioned*)")
     def deleter(p):
@@ -521,7 +521,7 @@ def test_spec82_versioned_capsule_roundtrip():
     cap, keep = _versioned_capsule(0, deleted, (2, 2))
     t = tvm_ffi.from_dlpack(cap)
     assert t.shape == (2, 2) and t.strides == (2, 1)  # compact strides filled in
-    assert core._capsule_name(cap) == b"used_dltensor_versioned"
+    assert _tensor._capsule_name(cap) == b"used_dltensor_versioned"
     del cap
     gc.collect()
     assert deleted == []  # the tensor owns it now
@@ -537,7 +537,7 @@ def test_spec82_padded_subbyte_refused_and_not_consumed():
     cap, keep = _versioned_capsule(padded, deleted)
     with pytest.raises(RuntimeError, match="Subbyte type padded"):
         tvm_ffi.from_dlpack(cap)
-    assert core._capsule_name(cap) == b"dltensor_versioned"  # still the producer's
+    assert _tensor._capsule_name(cap) == b"dltensor_versioned"  # still the producer's
     assert deleted == []
     # a capsule without a destructor is the producer's to free: do it as the producer would
     cap = None
@@ -556,7 +556,7 @@ def test_spec82_failed_requirement_leaves_numpy_intact():
     assert sys.getrefcount(arr) == before
 
 
-@pytest.mark.skipif(not core.API_MODE or core._SKIP_EXCHANGE,
+@pytest.mark.skipif(not _loader.API_MODE or _conversion._SKIP_EXCHANGE,
                     reason="the test exchange table needs the compiled module, and its use")
 def test_spec82_exchange_buffer_error_falls_back_to_dlpack(echo):
     class Fallback(core.DLTensorTestWrapper):

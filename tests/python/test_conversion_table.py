@@ -26,7 +26,7 @@ import weakref
 import pytest
 
 import tvm_ffi
-from tvm_ffi import _rules, core
+from tvm_ffi import _conversion, _loader, _rules, core
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(os.path.abspath(core.__file__))
@@ -265,7 +265,7 @@ def test_classified_types_are_not_kept_alive(echo):
 
 def _rule_code(tp):
     exact = dict(_rules.exact_types())
-    rule = exact[tp] if tp in exact else core._classify(tp)
+    rule = exact[tp] if tp in exact else _conversion._classify(tp)
     return rule[0] if isinstance(rule, tuple) else rule
 
 
@@ -303,17 +303,17 @@ def test_table_is_consistent():
     assert {r for _, r in _rules.CLASSIFY} <= rules
     assert set(_rules.CONVERT) == rules
     for name in _rules.RESULTS:
-        assert isinstance(getattr(core.lib, name), int), name
+        assert isinstance(getattr(_loader.lib, name), int), name
 
 
 def test_python_paths_read_the_table():
     """Result kinds and identity as the Python paths see them come from the table."""
-    kinds, codes = _rules.resolve(core.lib)
+    kinds, codes = _rules.resolve(_loader.lib)
     for name, kind in _rules.RESULTS.items():
-        assert kinds[getattr(core.lib, name)] == codes[kind]
+        assert kinds[getattr(_loader.lib, name)] == codes[kind]
     for tidx in range(len(kinds)):
         kind = _rules.RESULT_KINDS[kinds[tidx]]
-        assert core._tieable(tidx) == (kind in _rules.IDENTITY), tidx
+        assert _conversion._tieable(tidx) == (kind in _rules.IDENTITY), tidx
     for tp, code in _rules.exact_types():
         assert _rule_code(tp) == code
 
@@ -333,11 +333,11 @@ def test_changed_table_changes_fingerprint(monkeypatch):
     assert _rules.fingerprint() != before
 
 
-@pytest.mark.skipif(not core.API_MODE, reason="the compiled module (API mode)")
+@pytest.mark.skipif(not _loader.API_MODE, reason="the compiled module (API mode)")
 def test_module_refuses_another_table():
-    cfg = core.ffi.new("ffipy_config*")
+    cfg = _loader.ffi.new("ffipy_config*")
     cfg.rules_fingerprint = _rules.fingerprint() ^ 1
-    assert core.lib.ffipy_init(cfg) == -2
+    assert _loader.lib.ffipy_init(cfg) == -2
 
 
 # Decisions on type indices or rule codes written outside the table.  C: a `case` or comparison

@@ -15,7 +15,7 @@ import pytest
 
 import tvm_ffi
 from conftest import needs_prompt_free
-from tvm_ffi import core
+from tvm_ffi import _base, _loader
 from tvm_ffi.dataclasses import (
     KW_ONLY, MISSING, FrozenInstanceError, asdict, astuple, c_class, field, fields, is_dataclass,
     replace,
@@ -31,18 +31,18 @@ def restore():
     """Give every type its previously registered Python class back after the test."""
     from tvm_ffi import _typeinfo
 
-    saved = dict(core._TYPE_CLS)
+    saved = dict(_base._TYPE_CLS)
     yield
-    for tidx, cls in list(core._TYPE_CLS.items()):
+    for tidx, cls in list(_base._TYPE_CLS.items()):
         if saved.get(tidx) is cls:
             continue
-        core._CLS_TYPE.pop(cls, None)
+        _base._CLS_TYPE.pop(cls, None)
         if tidx in saved:
-            core._register_class(tidx, saved[tidx])
+            _base._register_class(tidx, saved[tidx])
             _typeinfo._register_type_info(tidx, saved[tidx])
         else:
-            core._TYPE_CLS.pop(tidx, None)
-            info = core._TYPE_INFO.get(tidx)
+            _base._TYPE_CLS.pop(tidx, None)
+            info = _base._TYPE_INFO.get(tidx)
             if info is not None:
                 info.type_cls = None
 
@@ -735,7 +735,7 @@ def test_py_class_setter_checks_annotations_for_every_writer():
     assert t.i == 1
 
 
-@pytest.mark.skipif(not core.API_MODE, reason="the compiled accessors are API mode's")
+@pytest.mark.skipif(not _loader.API_MODE, reason="the compiled accessors are API mode's")
 def test_py_class_field_accessors_are_compiled_builtins():
     from tvm_ffi.dataclasses import py_class
 

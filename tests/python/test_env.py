@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import tvm_ffi
-from tvm_ffi import core
+from tvm_ffi import _loader
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -43,7 +43,7 @@ def test_no_allocator_without_framework_tensor(envmod):
 
 def test_torch_allocator(envmod):
     torch = pytest.importorskip("torch")
-    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__") or not core.API_MODE:
+    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__") or not _loader.API_MODE:
         pytest.skip("needs torch's DLPack exchange API")
     x = torch.zeros(2, 3, dtype=torch.float32)
     y = envmod.alloc_like(x)
@@ -54,4 +54,4 @@ def test_torch_allocator(envmod):
     z = envmod.alloc_like(plain, {"x": [x]})  # a torch tensor nested in a dict/list argument
     assert isinstance(z, torch.Tensor) and tuple(z.shape) == (4,)
     # the allocator was only installed for those calls
-    assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
+    assert _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == _loader.ffi.NULL

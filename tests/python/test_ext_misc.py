@@ -17,7 +17,7 @@ import pytest
 
 import tvm_ffi
 from conftest import needs_native_signal_check
-from tvm_ffi import core
+from tvm_ffi import core, error
 from tvm_ffi.utils import (
     FileLock, make_kwargs_wrapper, make_kwargs_wrapper_from_signature, unpack_dataclass_to_tuple,
 )
@@ -429,7 +429,7 @@ def test_sigint_interrupts_a_native_loop(capfd, sigint_raises):
             timer.cancel()
     assert time.monotonic() - t0 < 5
     assert "without catching signal" not in capfd.readouterr().out
-    assert core._move_raised_error() is None  # the slot is clean afterwards
+    assert error._move_raised_error() is None  # the slot is clean afterwards
     assert tvm_ffi.get_global_func("testing.add_one")(1) == 2
 
 

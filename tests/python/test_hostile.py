@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import tvm_ffi
-from tvm_ffi import core
+from tvm_ffi import _conversion, _function, _loader, core, error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,7 +73,7 @@ def _tables():
 _KEEP, _BAD_TABLES = _tables()
 
 
-@pytest.mark.skipif(core._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
+@pytest.mark.skipif(_conversion._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
 @pytest.mark.parametrize("attr", [a for _, a in _BAD_TABLES], ids=[w for w, _ in _BAD_TABLES])
 def test_malformed_exchange_api_is_a_type_error(attr, echo):
     producer = _producer(attr)
@@ -86,11 +86,11 @@ def test_malformed_exchange_api_is_a_type_error(attr, echo):
         tvm_ffi.from_dlpack(producer)
 
 
-@pytest.mark.skipif(core._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
+@pytest.mark.skipif(_conversion._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
 def test_malformed_exchange_api_for_callback_tensor_cls():
     producer = _producer(12345)
     with pytest.raises(TypeError, match="dlpack_exchange_api"):
-        core.convert_func(lambda x: x, type(producer))
+        _conversion.convert_func(lambda x: x, type(producer))
 
 
 def _null_exporting_table():
@@ -107,7 +107,7 @@ def _null_exporting_table():
     return table, fns
 
 
-@pytest.mark.skipif(core._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
+@pytest.mark.skipif(_conversion._SKIP_EXCHANGE, reason="TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API=1")
 def test_exchange_export_of_no_tensor_is_an_error(echo):
     table, keep = _null_exporting_table()
     attr = _capsule_new(ctypes.addressof(table), b"dlpack_exchange_api", None)
@@ -115,7 +115,7 @@ def test_exchange_export_of_no_tensor_is_an_error(echo):
         pytest.skip("no ctypes.pythonapi to make a capsule")
     producer = _producer(attr)
     for call in (echo, lambda p: echo([p])):
-        if not core.API_MODE:  # ABI mode never calls the table: __dlpack__ serves
+        if not _loader.API_MODE:  # ABI mode never calls the table: __dlpack__ serves
             call(producer)
             continue
         with pytest.raises(BufferError, match="Failed to convert"):  # was a NULL dereference
@@ -155,8 +155,8 @@ def test_unassigned_pod_type_index_is_an_error(hostile, type_index):
 
 
 def test_get_type_info_of_unknown_index_returns_null():
-    assert core.lib.TVMFFIGetTypeInfo(123456) == core.ffi.NULL
-    err = core._move_raised_error()
+    assert _loader.lib.TVMFFIGetTypeInfo(123456) == _loader.ffi.NULL
+    err = error._move_raised_error()
     assert err is not None and err.kind == "RuntimeError"
     assert "type_index=123456" in err.message
 
@@ -170,9 +170,9 @@ def test_subtype_of_final_type_is_a_type_error(parent):
     # Python-defined types take must raise instead, and register nothing.
     key = "hostile.%s.Sub" % parent
     with pytest.raises(TypeError, match="maximum number of sub-classes for type `%s`" % parent):
-        tvm_ffi.get_global_func(_ALLOC)(key, core._type_key_to_index(parent))
-    assert core._type_key_to_index(key) is None
-    assert core._move_raised_error() is None
+        tvm_ffi.get_global_func(_ALLOC)(key, _function._type_key_to_index(parent))
+    assert _function._type_key_to_index(key) is None
+    assert error._move_raised_error() is None
 
 
 @pytest.mark.parametrize("parent", [-1, 5, 123456])
@@ -190,7 +190,7 @@ def test_py_class_type_index_comes_from_the_raising_path():
     class Child(Parent):
         y: int
 
-    info = core.lib.TVMFFIGetTypeInfo(core._type_key_to_index("hostile.PyClassChild"))
+    info = _loader.lib.TVMFFIGetTypeInfo(_function._type_key_to_index("hostile.PyClassChild"))
     assert info.type_depth == 2
     assert Child(1, 2).y == 2
 
@@ -283,7 +283,7 @@ def test_malformed_value_from_c_is_a_value_error(type_index, what):
     # a C caller handing a Python callback a NULL RawStr/ByteArrayPtr or a NULL String, Bytes,
     # Shape, Tensor, OpaquePyObject or BigInt (objects read by value), or a small string
     # claiming more than its 7 bytes: each was dereferenced, a segfault or an over-read
-    ffi, lib = core.ffi, core.lib
+    ffi, lib = _loader.ffi, _loader.lib
     f = tvm_ffi.convert(lambda *args: None)
     args = ffi.new("TVMFFIAny[1]")
     args[0].type_index = type_index
@@ -291,7 +291,7 @@ def test_malformed_value_from_c_is_a_value_error(type_index, what):
         args[0].small_str_len = 200
     result = ffi.new("TVMFFIAny*")
     assert lib.TVMFFIFunctionCall(ffi.cast("void*", f._h), args, 1, result) == -1
-    err = core._move_raised_error()
+    err = error._move_raised_error()
     assert err.kind == "ValueError" and ("is " + what) in err.message, err.message
 
 

@@ -31,7 +31,7 @@ def test_import_pulls_in_no_heavy_module():
         heavy = {"torch", "numpy", "ctypes", "dataclasses", "json", "inspect", "typing",
                  "cffi", "pycparser", "tvm_ffi._typeinfo", "tvm_ffi.testing", "tvm_ffi.cpp",
                  "tvm_ffi.module", "tvm_ffi.container", "tvm_ffi.libinfo"}
-        if not tvm_ffi.core.API_MODE and sys.implementation.name != "pypy":
+        if not tvm_ffi._loader.API_MODE and sys.implementation.name != "pypy":
             heavy.discard("ctypes")
         print(sorted(new & heavy))
     """)
@@ -74,7 +74,7 @@ def test_module_result_binds_its_class_before_tvm_ffi_module_is_touched():
     out = _fresh("""
         import sys
         import tvm_ffi
-        m = tvm_ffi.core._global("ffi.SystemLib")("")
+        m = tvm_ffi._function._global("ffi.SystemLib")("")
         print(type(m).__module__, type(m).__name__, "tvm_ffi.module" in sys.modules)
     """)
     assert out.split() == ["tvm_ffi.module", "Module", "True"]
@@ -82,7 +82,7 @@ def test_module_result_binds_its_class_before_tvm_ffi_module_is_touched():
 
 @pytest.mark.parametrize("first", [
     "tvm_ffi.get_global_func('testing.echo')(3) == 3",
-    "tvm_ffi.core._type_key_to_index('testing.TestIntPair') > 0",
+    "tvm_ffi._function._type_key_to_index('testing.TestIntPair') > 0",
     "'testing.echo' in tvm_ffi.registry.list_global_func_names()",
     "'testing.TestIntPair' in tvm_ffi.registry.get_registered_type_keys()",
     "'type_schema' in tvm_ffi.get_global_func_metadata('testing.add_one')",
@@ -194,7 +194,7 @@ def test_vectorcall_entry_keeps_call_semantics():
         else:
             F.__call__ = orig
         assert echo(4) == 4 and echo(5) == 5
-        print(fast, tvm_ffi.core.API_MODE)
+        print(fast, tvm_ffi._loader.API_MODE)
     """).split()
     compiled_call = os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0")
     if out[1] == "True" and sys.implementation.name == "cpython" and compiled_call:

@@ -6,13 +6,13 @@ import pytest
 
 import tvm_ffi
 from conftest import needs_prompt_free
-from tvm_ffi import core
+from tvm_ffi import _base, _function, core
 from tvm_ffi.testing import create_object
 
 
 def test_make_object_global_by_key_and_index():
     mk = tvm_ffi.get_global_func("ffi.MakeObjectFromPackedArgs")
-    for key in ("testing.TestObjectBase", core._type_key_to_index("testing.TestObjectBase")):
+    for key in ("testing.TestObjectBase", _function._type_key_to_index("testing.TestObjectBase")):
         o = mk(key)
         assert (o.v_i64, o.v_f64, o.v_str) == (10, 10.0, "hello")
 
@@ -54,8 +54,8 @@ def bind():
     restore = []
 
     def bind(key):
-        tidx = core._type_key_to_index(key)
-        restore.append((tidx, core._TYPE_CLS.get(tidx)))
+        tidx = _function._type_key_to_index(key)
+        restore.append((tidx, _base._TYPE_CLS.get(tidx)))
 
         @tvm_ffi.register_object(key)
         class Bound(tvm_ffi.Object):
@@ -66,7 +66,7 @@ def bind():
     yield bind
     for tidx, old in reversed(restore):
         if old is not None:
-            core._register_class(tidx, old)
+            _base._register_class(tidx, old)
 
 
 def test_generated_init_defaults_and_keywords(bind):

@@ -8,7 +8,7 @@ import pytest
 import tvm_ffi
 from conftest import needs_cpython_layout, needs_prompt_free, needs_refcounts
 import tvm_ffi.testing as T
-from tvm_ffi import core
+from tvm_ffi import _base, _function, core
 
 
 def test_unregistered_object_fallback_class():
@@ -89,8 +89,8 @@ def test_register_object_errors():
 
 def test_register_object_binds_class():
     key = "testing.TestUnregisteredObject"
-    tidx = core._type_key_to_index(key)
-    old = core._TYPE_CLS.get(tidx)
+    tidx = _function._type_key_to_index(key)
+    old = _base._TYPE_CLS.get(tidx)
     try:
 
         @tvm_ffi.register_object(key)
@@ -108,7 +108,7 @@ def test_register_object_binds_class():
         assert Registered.__new__(Registered).__chandle__() == 0
     finally:
         if old is not None:
-            core._register_class(tidx, old)
+            _base._register_class(tidx, old)
 
 
 def test_registered_type_keys():
@@ -264,7 +264,7 @@ def test_init_false_and_custom_init():
         def __init__(self, a):
             self.__ffi_init__(a, a + 1)
 
-    old = core._TYPE_CLS[core._type_key_to_index(key)]
+    old = _base._TYPE_CLS[_function._type_key_to_index(key)]
     try:
         tvm_ffi.register_object(key, init=False)(NoInit)
         assert "__init__" not in NoInit.__dict__ and hasattr(NoInit, "__ffi_init__")
@@ -279,7 +279,7 @@ def test_reregistration_with_a_larger_class():
     # wrappers are allocated by their own class, never in a block sized for another one: a class
     # with more slots, or with a __dict__, may replace a smaller one (docs/python.md §4.6)
     key = "testing.TestIntPair"
-    old = core._TYPE_CLS[core._type_key_to_index(key)]
+    old = _base._TYPE_CLS[_function._type_key_to_index(key)]
     deep_copy = tvm_ffi.get_global_func("ffi.DeepCopy")  # a new object: a new wrapper
     p = T.TestIntPair(1, 2)
 
@@ -383,12 +383,12 @@ def test_type_info_attribute_of_registered_class():
 
 def test_registering_a_parent_rebases_fallback_children():
     base_key = "testing.TestUnregisteredBaseObject"
-    base_idx = core._type_key_to_index(base_key)
-    child_idx = core._type_key_to_index("testing.TestUnregisteredObject")
-    saved = {t: core._TYPE_CLS.get(t) for t in (base_idx, child_idx)}
+    base_idx = _function._type_key_to_index(base_key)
+    child_idx = _function._type_key_to_index("testing.TestUnregisteredObject")
+    saved = {t: _base._TYPE_CLS.get(t) for t in (base_idx, child_idx)}
     try:
         for t in (base_idx, child_idx):  # start from fresh fallback classes
-            core._TYPE_CLS.pop(t, None)
+            _base._TYPE_CLS.pop(t, None)
         first = T.make_unregistered_object()
         assert type(first).__tvm_ffi_fallback__
 
@@ -403,6 +403,6 @@ def test_registering_a_parent_rebases_fallback_children():
     finally:
         for t, c in saved.items():
             if c is not None:
-                core._register_class(t, c)
+                _base._register_class(t, c)
             else:
-                core._TYPE_CLS.pop(t, None)
+                _base._TYPE_CLS.pop(t, None)

@@ -9,7 +9,7 @@ import typing
 import pytest
 
 import tvm_ffi
-from tvm_ffi import core
+from tvm_ffi import _base, _function, core
 from tvm_ffi.core import Object, TypeSchema
 from tvm_ffi.dataclasses import Field, field, fields, py_class
 
@@ -188,8 +188,8 @@ def test_a_key_whose_hooks_failed_can_be_defined_again():
         class First(Base):
             x: int = field(typo=1)
 
-    index = core._type_key_to_index(key)
-    assert index is not None and index not in core._TYPE_CLS  # unbound, index kept
+    index = _function._type_key_to_index(key)
+    assert index is not None and index not in _base._TYPE_CLS  # unbound, index kept
     with pytest.raises(RuntimeError, match="hook refused"):
 
         @py_class(key)
@@ -207,7 +207,7 @@ def test_a_key_whose_hooks_failed_can_be_defined_again():
         x: int
 
     assert Third.__tvm_ffi_type_info__.type_index == index and Third(4).x == 4
-    assert core._class_for_index(index) is Third
+    assert _function._class_for_index(index) is Third
     with pytest.raises(ValueError, match="already registered"):
 
         @py_class(key)
@@ -278,7 +278,7 @@ def test_field_markers_must_be_classes():
         class Bad(Object):
             __ffi_field_markers__ = ("Section",)
 
-    assert core._type_key_to_index(key) is None  # refused before the type existed
+    assert _function._type_key_to_index(key) is None  # refused before the type existed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ def test_malformed_type_attr_lists_and_classmethod_hooks_are_refused():
         class BadList(Object):
             __ffi_inherit_type_attrs__ = "__s_equal__"
 
-    assert core._type_key_to_index(key) is None
+    assert _function._type_key_to_index(key) is None
     with pytest.raises(TypeError, match="__s_hash__.*@classmethod"):
 
         @py_class(_key("ClsHook"))

@@ -5,9 +5,9 @@ import ctypes
 
 import pytest
 
-from tvm_ffi import core
+from tvm_ffi import _base, _loader, core
 
-pytestmark = pytest.mark.skipif(not core.API_MODE, reason="ABI mode reads no slots directly")
+pytestmark = pytest.mark.skipif(not _loader.API_MODE, reason="ABI mode reads no slots directly")
 
 
 class Plain:
@@ -40,11 +40,11 @@ def test_offset_is_where_the_slot_lives(cls, name):
     assert off > 0
     obj = cls.__new__(cls)
     marker = object()
-    sealed = (cls, name) in core._SEALED  # read-only from Python: the binding's writer stores
-    core._store(obj, name, marker) if sealed else setattr(obj, name, marker)
+    sealed = (cls, name) in _base._SEALED  # read-only from Python: the binding's writer stores
+    _base._store(obj, name, marker) if sealed else setattr(obj, name, marker)
     assert stored_at(obj, off) == id(marker)
     if sealed:
-        core._store(obj, name, 0)  # (the finaliser reads an int handle)
+        _base._store(obj, name, 0)  # (the finaliser reads an int handle)
 
 
 @pytest.mark.parametrize("cls,name", [(Plain, "c"), (Plain, "p"), (Plain, "missing"),

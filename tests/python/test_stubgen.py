@@ -153,7 +153,7 @@ def test_init_mode_creates_a_package(tmp_path):
     ast.parse(api)
     # the package imports (its library found through LD_LIBRARY_PATH) and binds functions/types
     env = dict(os.environ)
-    libdir = os.path.dirname(tvm_ffi.core._loader.LIB_PATH)
+    libdir = os.path.dirname(tvm_ffi._loader.LIB_PATH)
     env["LD_LIBRARY_PATH"] = libdir + os.pathsep + env.get("LD_LIBRARY_PATH", "")
     code = ("import testing; print(testing.add_one(1), testing.TestIntPair(1, 2).sum(), "
             "'echo' in testing.__all__, type(testing.TestIntPair(1, 2)).__module__)")
@@ -283,7 +283,7 @@ def test_dlls_option_loads_a_library(tmp_path):
         pytest.skip("needs a C compiler")
     inc = os.path.join(REPO, "c", "include")
     (tmp_path / "ext.c").write_text(_EXT_C)
-    libdir = os.path.dirname(tvm_ffi.core._loader.LIB_PATH)
+    libdir = os.path.dirname(tvm_ffi._loader.LIB_PATH)
     r = subprocess.run(["cc", "-shared", "-fPIC", "-I" + inc, str(tmp_path / "ext.c"), "-o",
                         str(tmp_path / "libstubext.so"), "-L" + libdir, "-ltvm_ffi"],
                        capture_output=True, text=True)
@@ -313,7 +313,7 @@ def test_cmake_configure_target_generates_stubs(tmp_path):
         tvm_ffi_configure_target(stubext STUB_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pkg
                                  STUB_INIT ON STUB_PKG stubext-dist STUB_PREFIX stubext)
         """))
-    env = dict(os.environ, TVM_FFI_LIBRARY_PATH=tvm_ffi.core._loader.LIB_PATH)
+    env = dict(os.environ, TVM_FFI_LIBRARY_PATH=tvm_ffi._loader.LIB_PATH)
     r = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "build"),
                         "-Dtvm_ffi_ROOT=" + os.path.join(REPO, "cmake"),
                         "-DPython_EXECUTABLE=" + sys.executable],

@@ -7,7 +7,7 @@ import pytest
 
 import tvm_ffi
 from conftest import needs_pythonapi
-from tvm_ffi import core
+from tvm_ffi import _base, _function, _loader, _tensor, core
 
 np = pytest.importorskip("numpy")
 
@@ -63,9 +63,9 @@ def test_numpy_argument_is_imported(echo):
 
 def test_dlpack_export_capsules():
     x = tvm_ffi.from_dlpack(np.arange(6, dtype="float32"))
-    assert core._capsule_name(x.__dlpack__()) == b"dltensor"
-    assert core._capsule_name(x.__dlpack__(max_version=(1, 0))) == b"dltensor_versioned"
-    assert core._capsule_name(x.__dlpack__(max_version=(0, 8))) == b"dltensor"
+    assert _tensor._capsule_name(x.__dlpack__()) == b"dltensor"
+    assert _tensor._capsule_name(x.__dlpack__(max_version=(1, 0))) == b"dltensor_versioned"
+    assert _tensor._capsule_name(x.__dlpack__(max_version=(0, 8))) == b"dltensor"
     with pytest.raises(BufferError):
         x.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
     with pytest.raises(BufferError):
@@ -80,7 +80,7 @@ def test_capsule_consumed_once(use_count):
         cap = x.__dlpack__(max_version=(1, 0)) if versioned else x.__dlpack__()
         assert use_count(x) == 2  # the capsule holds one reference
         y = tvm_ffi.from_dlpack(cap)
-        assert core._capsule_name(cap) == (b"used_dltensor_versioned" if versioned else b"used_dltensor")
+        assert _tensor._capsule_name(cap) == (b"used_dltensor_versioned" if versioned else b"used_dltensor")
         with pytest.raises(ValueError, match="consumed once"):
             tvm_ffi.from_dlpack(cap)
         assert y.data_ptr() == x.data_ptr()
@@ -145,7 +145,7 @@ def test_alignment_and_contiguity():
 
 @needs_pythonapi
 def test_versioned_major_mismatch_calls_deleter():
-    ffi = core.ffi
+    ffi = _loader.ffi
     deleted = []
 
     @ffi.callback("void(DLManagedTensorVersioned*)")
@@ -196,10 +196,10 @@ def test_set_class_tensor(echo):
 @pytest.fixture
 def tensor_class_restored():
     """Puts back the class bound to ffi.Tensor and the tensor class after the test."""
-    tidx = core._type_key_to_index("ffi.Tensor")
-    old = core._TYPE_CLS[tidx], core._CLASS_TENSOR
+    tidx = _function._type_key_to_index("ffi.Tensor")
+    old = _base._TYPE_CLS[tidx], core._CLASS_TENSOR
     yield
-    core._register_class(tidx, old[0])
+    _base._register_class(tidx, old[0])
     core._set_class_tensor(old[1])
 
 
@@ -248,7 +248,7 @@ def test_tensor_subclass_with_its_own_new_is_called(echo, tensor_class_restored)
     class Plain(tvm_ffi.Tensor):
         __slots__ = ("extra",)
 
-    if core.API_MODE:  # (the C result path)
+    if _loader.API_MODE:  # (the C result path)
         assert core._wrapper_kind(Counted) == (0, 0) and core._wrapper_kind(Plain)[0] == 3
     core._set_class_tensor(Plain)
     z = echo(x)
@@ -267,7 +267,7 @@ def test_registering_a_non_tensor_class_for_ffi_tensor_is_refused(tensor_class_r
     assert core._CLASS_TENSOR is tvm_ffi.Tensor
 
 
-@pytest.mark.skipif(not core.API_MODE, reason="the test exchange table needs the compiled module")
+@pytest.mark.skipif(not _loader.API_MODE, reason="the test exchange table needs the compiled module")
 def test_exchange_api_wrapper(echo):
     x = tvm_ffi.from_dlpack(np.arange(3, dtype="float32"))
     w = core.DLTensorTestWrapper(x)

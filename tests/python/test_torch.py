@@ -8,11 +8,11 @@ import sys
 import pytest
 
 import tvm_ffi
-from tvm_ffi import core
+from tvm_ffi import _loader
 
 torch = pytest.importorskip("torch")
 # ABI mode (no compiled module) cannot call the exchange API: it takes the fallback path
-HAS_EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__") and core.API_MODE
+HAS_EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__") and _loader.API_MODE
 
 
 def test_import_does_not_import_torch():
@@ -129,13 +129,13 @@ def test_exchange_arguments_of_every_shape_and_count():
 
 def test_allocator_installed_only_during_call():
     # without torch arguments no allocator is installed for the call
-    assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
+    assert _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == _loader.ffi.NULL
     seen = []
-    f = tvm_ffi.convert(lambda t: seen.append(core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator()))
+    f = tvm_ffi.convert(lambda t: seen.append(_loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator()))
     f(torch.zeros(1))
     if HAS_EXCHANGE:
-        assert seen[0] != core.ffi.NULL
-    assert core.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == core.ffi.NULL
+        assert seen[0] != _loader.ffi.NULL
+    assert _loader.lib.TVMFFIEnvGetDLPackManagedTensorAllocator() == _loader.ffi.NULL
 
 
 def test_argument_kept_by_callee_outlives_python_tensor():

@@ -19,6 +19,7 @@ import types
 import pytest
 
 import tvm_ffi
+from tvm_ffi import _conversion
 from tvm_ffi import _optional_torch_c_dlpack as addon
 
 from conftest import needs_torch_addon
@@ -176,9 +177,8 @@ class _API(ctypes.Structure):
 
 @attaches_on_first_tensor
 def test_classify_attaches_on_the_first_torch_type(monkeypatch):
-    """core._classify asks for the add-on when it first meets a torch tensor type without the
+    """_conversion._classify asks for the add-on when it first meets a torch tensor type without the
     table, once per process, and classifies that type with the table it got."""
-    from tvm_ffi import core  # noqa: PLC0415
 
     t = fake_torch()
     monkeypatch.setitem(sys.modules, "torch", t)
@@ -192,10 +192,10 @@ def test_classify_attaches_on_the_first_torch_type(monkeypatch):
 
     monkeypatch.setattr(addon, "load_torch_c_dlpack_extension", load)
     sub = type("Sub", (t.Tensor,), {})
-    assert core._classify(sub) == (core.RULE_EXCHANGE, ctypes.addressof(buf))
-    assert core._classify(t.Tensor) == (core.RULE_EXCHANGE, ctypes.addressof(buf))
+    assert _conversion._classify(sub) == (_conversion.RULE_EXCHANGE, ctypes.addressof(buf))
+    assert _conversion._classify(t.Tensor) == (_conversion.RULE_EXCHANGE, ctypes.addressof(buf))
     del t.Tensor.__dlpack_c_exchange_api__
-    assert core._classify(t.Tensor) == core.RULE_SLOW  # tried once: the fallback stays
+    assert _conversion._classify(t.Tensor) == _conversion.RULE_SLOW  # tried once: the fallback stays
     assert calls == [1]
 
 

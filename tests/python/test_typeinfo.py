@@ -10,7 +10,7 @@ import pytest
 
 import tvm_ffi
 import tvm_ffi.testing as T
-from tvm_ffi import core
+from tvm_ffi import _base, _loader, core, error
 from tvm_ffi.core import TypeField, TypeInfo, TypeMethod, TypeSchema
 
 
@@ -157,12 +157,12 @@ def test_lookup_type_attr():
     base = core._object_type_key_to_index("testing.TestObjectBase")
     derived = core._object_type_key_to_index("testing.TestObjectDerived")
     name = b"__pyobj_test_attr__"
-    col = core.lib.TVMFFIGetTypeAttrColumn(core._bytearray(name)[0])
-    if col == core.ffi.NULL or not (0 <= base < col.size) or col.data[base].type_index == 0:
-        value = core.ffi.new("TVMFFIAny*")
+    col = _loader.lib.TVMFFIGetTypeAttrColumn(_base._bytearray(name)[0])
+    if col == _loader.ffi.NULL or not (0 <= base < col.size) or col.data[base].type_index == 0:
+        value = _loader.ffi.new("TVMFFIAny*")
         value.type_index, value.v_int64 = 1, 77
-        ba, buf = core._bytearray(name)
-        core._check(core.lib.TVMFFITypeRegisterAttr(base, ba, value))
+        ba, buf = _base._bytearray(name)
+        error._check(_loader.lib.TVMFFITypeRegisterAttr(base, ba, value))
     assert core._lookup_type_attr(base, name.decode()) == 77
     assert core._lookup_type_attr(derived, name.decode()) is None
     assert core._lookup_type_attr(derived, name.decode(), ancestor=True) == 77
@@ -232,4 +232,4 @@ def test_refused_type_registration_fails_the_load(tmp_path):
     path = _subclass_kernel(tmp_path, "ffi.Array", "sk.MyArray")
     with pytest.raises(TypeError, match="Reach maximum number of sub-classes for type `ffi.Array`"):
         tvm_ffi.load_module(path)
-    assert core._move_raised_error() is None  # the error slot is left clean
+    assert error._move_raised_error() is None  # the error slot is left clean

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import tvm_ffi
-from tvm_ffi import core
+from tvm_ffi import _loader
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(tvm_ffi.__file__)), "..", "..")
 
@@ -29,8 +29,8 @@ def _one(pattern, text, what):
 
 
 def _runtime_version():
-    v = core.ffi.new("TVMFFIVersion*")
-    core.lib.TVMFFIGetVersion(v)
+    v = _loader.ffi.new("TVMFFIVersion*")
+    _loader.lib.TVMFFIGetVersion(v)
     return "%d.%d.%d" % (v.major, v.minor, v.patch)
 
 
