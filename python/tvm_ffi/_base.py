@@ -11,7 +11,7 @@ import sys
 from ._loader import API_MODE, ffi, lib
 from ._type_index import kTVMFFIObjectRValueRef
 
-if not API_MODE:  # (API mode seals slots in its compiled module)
+if not API_MODE:  # (API mode's sealed fields are members of the compiled module's C bases)
     from . import _capi
 
 _OBJ_HEADER = 24  # sizeof(TVMFFIObject): cells start right after the header
@@ -219,17 +219,19 @@ class _RefusingFFIProperty(FFIProperty):
 
 if API_MODE:
     # the compiled module's C bases (_ffi_src/basetypes.c): the handle as a C field beside `_h`,
-    # Function's call; set_h is the one writer of `_h` there
+    # Function's call, Tensor's `_view`, a container's `_tvm_api`; set_h and set_extra are the
+    # writers of those fields
     def _base_types():
         box = [None]
         if lib.ffipy_base_types(id(box)) != lib.FFIPY_OK:
             raise RuntimeError("tvm_ffi: the compiled module could not make its base types")
         return box[0]
 
-    _CObjectBase, _FunctionBase, _set_h_compiled = _base_types()
+    (_CObjectBase, _FunctionBase, _TensorBase, _ContainerBase, _set_h_compiled,
+     _set_extra) = _base_types()
     _COBJECT_BASES = (_CObjectBase,)
 else:
-    _FunctionBase = None
+    _FunctionBase = _TensorBase = _ContainerBase = None
     _COBJECT_BASES = ()
 
 
@@ -360,32 +362,39 @@ class CObject(*_COBJECT_BASES):
 
 
 # ---------------------------------------------------------------------------------------------
-# sealed slots: what the runtime trusts (an object address in `_h`, ...) is read-only from
-# Python; only the binding stores into them, through the writable descriptor _seal_slot returns
+# sealed fields: what the runtime trusts (an object address in `_h`, a DLTensor address in
+# Tensor._view, a container's exchange table in _tvm_api) is read-only from Python; only the
+# binding stores into them, through the writer _seal_slot returns.  API mode: they are
+# read-only members of the compiled module's C bases, written by its set_h / set_extra.
 
-_SEALED = {}  # (class, slot name) -> byte offset of the slot (API mode; core._slot_offset)
-_WRITERS = {}  # slot name -> its writable member descriptor (_store)
+_WRITERS = {}  # field name -> its writer(obj, value) (_store)
 
 
 def _store(obj, name, value):
-    """obj.name = value for a sealed slot name (e.g. a container's _tvm_api tag)."""
-    _WRITERS[name].__set__(obj, value)
+    """obj.name = value for a sealed field name (e.g. a container's _tvm_api tag)."""
+    _WRITERS[name](obj, value)
+
+
+def _field_writer(cls, name):
+    """The writer(obj, value) of the field name of cls, for the binding alone (bound before
+    _seal_slot, which makes a fresh instance)."""
+    if API_MODE:  # (a read-only member of the C base)
+        return _set_h_compiled if name == "_h" else _set_extra
+    return cls.__dict__[name].__set__
 
 
 def _seal_slot(cls, name):
-    """Make the __slots__ member name of cls read-only from Python (assignment and deletion
-    raise AttributeError); returns its writable member descriptor, for the binding alone."""
-    raw = _WRITERS[name] = cls.__dict__[name]
-    if API_MODE:  # a READONLY member descriptor, made by the compiled module
-        off = lib.ffipy_seal_slot(id(cls), name.encode())
-        if off > 0:
-            _SEALED[(cls, name)] = off
-            return raw
-    else:  # the same through ctypes (CPython)
-        d = _capi.readonly_member(cls, raw, name)
-        if d is not None:
-            type.__setattr__(cls, name, d)
-            return raw
+    """Make the field name of cls read-only from Python (assignment and deletion raise
+    AttributeError); _store(obj, name, value) writes it."""
+    _WRITERS[name] = _field_writer(cls, name)
+    if API_MODE:
+        return
+    raw = cls.__dict__[name]
+    d = _capi.readonly_member(cls, raw, name)  # CPython, through ctypes
+    if d is not None:
+        type.__setattr__(cls, name, d)
+        return
+
     # PyPy (no member descriptors to make): a property, which its JIT inlines
     def refuse(obj, value=None):
         raise AttributeError("'%s' of %s objects is read-only: it is the binding's own state"
@@ -395,16 +404,12 @@ def _seal_slot(cls, name):
         return _get(obj)
 
     type.__setattr__(cls, name, property(get, refuse, refuse))
-    return raw
 
 
-# Stores the handle slot without going through the instance's __setattr__: subclasses may
-# override it (TVM's derived_object forwards attribute writes to a wrapped instance).
-if API_MODE:  # read-only already: a member of the C base
-    _set_h = _set_h_compiled
-else:
-    _set_h = CObject._h.__set__
-    _seal_slot(CObject, "_h")
+# Stores the handle without going through the instance's __setattr__: subclasses may override
+# it (TVM's derived_object forwards attribute writes to a wrapped instance).
+_set_h = _field_writer(CObject, "_h")
+_seal_slot(CObject, "_h")
 # Finalisers run at interpreter shutdown too, after module globals are cleared: bind now.
 CObject.__del__.__defaults__ = (_drop, _set_h)
 

@@ -4,7 +4,9 @@
 from . import _values
 from ._base import (
     _cell_handle,
+    _field_writer,
     _seal_slot,
+    _TensorBase,
     _FFI_ERROR,
     _OBJ_HEADER,
     _OK,
@@ -93,10 +95,10 @@ def _exchange_api_fields(capsule):
 # Tensor
 
 
-class Tensor(CObject):
+class Tensor(*((CObject, _TensorBase) if API_MODE else (CObject,))):
     """A managed n-dimensional array (ffi.Tensor) sharing memory with its producer."""
 
-    __slots__ = ("_view",)
+    __slots__ = () if API_MODE else ("_view",)  # (API mode: `_view` is the C base's)
 
     def __new__(cls, *args, **kwargs):
         self = CObject.__new__(cls)
@@ -214,7 +216,7 @@ class Tensor(CObject):
 
 
 # a DLTensor address the fast path reads: only the binding stores it
-_set_view = Tensor.__dict__["_view"].__set__
+_set_view = _field_writer(Tensor, "_view")
 _seal_slot(Tensor, "_view")
 
 

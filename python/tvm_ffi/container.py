@@ -5,7 +5,15 @@ import itertools
 import operator
 
 from . import _type_index as T
-from ._base import CObject, Object, _register_class, _seal_slot
+from ._base import (
+    API_MODE,
+    CObject,
+    Object,
+    _ContainerBase,
+    _field_writer,
+    _register_class,
+    _seal_slot,
+)
 from ._function import _global, _sentinel
 
 
@@ -13,10 +21,10 @@ def _g(name):
     return _global(name)
 
 
-class CContainerBase(Object):
+class CContainerBase(*((Object, _ContainerBase) if API_MODE else (Object,))):
     """Base of the four containers; _tvm_api tags results of calls that had framework tensors."""
 
-    __slots__ = ("_tvm_api",)
+    __slots__ = () if API_MODE else ("_tvm_api",)  # (API mode: `_tvm_api` is the C base's)
 
     def __new__(cls, *args, **kwargs):
         self = Object.__new__(cls)
@@ -42,7 +50,7 @@ class CContainerBase(Object):
 
 
 # the exchange table a call's tensors convert through (its address): only the binding tags
-_set_api = CContainerBase.__dict__["_tvm_api"].__set__
+_set_api = _field_writer(CContainerBase, "_tvm_api")
 _seal_slot(CContainerBase, "_tvm_api")
 
 

@@ -41,7 +41,6 @@ from ._base import (  # noqa: F401 - re-exported
     _ptr,
     _RefusingFFIProperty,
     _register_class,
-    _SEALED,
     _seal_slot,
     _store,
     _restore_object,
@@ -208,28 +207,22 @@ _LAYERS = (
 
 def _wrapper_kind(cls):
     """How the C fast path (_ffi_src/results.c) may build result wrappers of cls without
-    calling Python (asked once per class): (1, 0) only `_h` to set, (2, offset of `_tvm_api`)
-    a plain container, (3, offset of `_view`) a Tensor subclass, (0, 0) never (a class with
-    its own __new__ goes through _ret_obj)."""
+    calling Python (asked once per class): 1 only the handle to set, 2 a plain container (its
+    `_tvm_api` tag too), 3 a Tensor subclass (its `_view` too), 0 never (a class with its own
+    __new__ goes through _ret_obj)."""
     if issubclass(cls, Tensor) and cls.__new__ is Tensor.__new__:
-        return (3, _slot_offset(Tensor, "_view"))
+        return 3
     if not issubclass(cls, Object):
-        return (0, 0)
+        return 0
     if cls.__new__ is CObject.__new__:
-        return (1, 0)
+        return 1
     # (a container class exists only once `container`, which `import tvm_ffi` leaves to first
     # use, is imported)
     container = sys.modules.get(__package__ + ".container")
     base = container.CContainerBase if container is not None else None
     if base is not None and issubclass(cls, base) and cls.__new__ is base.__new__:
-        return (2, _slot_offset(base, "_tvm_api"))
-    return (0, 0)
-
-
-def _slot_offset(cls, name):
-    """Byte offset of a __slots__ member in instances of cls (its member descriptor), or -1."""
-    off = _SEALED.get((cls, name))  # (sealed: no longer assignable, which the check needs)
-    return off if off is not None else lib.ffipy_slot_offset(id(cls), name.encode())
+        return 2
+    return 0
 
 
 _EXACT_RULES = _rules.exact_types()  # the C fast path keeps references to the types
@@ -262,7 +255,6 @@ def _init():
     cfg.wrapper_kind = id(_wrapper_kind)
     cfg.call_error = id(_call_error)
     cfg.fn_array, cfg.fn_map = _ptr(fa), _ptr(fm)
-    cfg.off_view = _slot_offset(Tensor, "_view")
     cfg.release_gil_default = _RELEASE_GIL_DEFAULT
     rc = lib.ffipy_init(cfg)
     for h in (fa, fm):

@@ -235,6 +235,18 @@ def test_compiled_bases_hold_handle_and_call():
     with pytest.raises(TypeError, match="set_h"):
         _base._set_h(echo)
     assert echo._h == h and echo(7) == 7
+    # Tensor._view and a container's _tvm_api: fields of the C bases too, written by set_extra
+    t = tvm_ffi.Tensor.__new__(tvm_ffi.Tensor)
+    arr = tvm_ffi.convert([1, 2])
+    assert t._view == 0 and arr._tvm_api is None
+    with pytest.raises(AttributeError):
+        t._view = 12345
+    with pytest.raises(AttributeError):
+        arr._tvm_api = 12345
+    with pytest.raises(TypeError, match="set_extra"):
+        _base._set_extra(echo, 1)
+    _base._store(arr, "_tvm_api", None)
+    assert arr._tvm_api is None and list(echo(arr)) == [1, 2]
     empty = tvm_ffi.Function.__new__(tvm_ffi.Function)
     assert empty._h == 0 and empty.release_gil in (True, False)
     with pytest.raises(ValueError, match="NULL handle"):

@@ -10,6 +10,9 @@
  *                   dispatches it to a type of ours (the limited API from 3.12, every
  *                   version-specific build), vectorcall through a per-instance entry at
  *                   __vectorcalloffset__, which set_h() fills in.
+ *   _TensorBase     adds `_view` (a DLTensor address as an int, for views without a handle),
+ *   _ContainerBase  adds `_tvm_api` (the exchange API that tags a call's results): one field,
+ *                   `extra`, read-only from Python, written by set_extra().
  * A Python class deriving from them keeps what it adds (__dict__, methods); a plain class
  * statement cannot reach a slot of its own type through the limited API, hence C bases. */
 
@@ -37,6 +40,23 @@ typedef struct {
 static inline int is_cobject(PyObject* o) { return PyObject_TypeCheck(o, cobject_base_tp); }
 
 static inline TVMFFIObjectHandle cobject_handle(PyObject* o) { return ((CObjectBase*)o)->handle; }
+
+typedef struct {
+  CObjectBase base;
+  PyObject* extra; /* owned, NULL until set: _TensorBase's `_view`, _ContainerBase's `_tvm_api` */
+} CObjectExtra;
+
+/* Whether o is a _TensorBase or _ContainerBase instance (has `extra`). */
+static inline int has_extra(PyObject* o) {
+  return PyObject_TypeCheck(o, tensor_base_tp) || PyObject_TypeCheck(o, container_base_tp);
+}
+
+/* Stores v (a new reference moved in) as o's extra field. */
+static void extra_store(PyObject* o, PyObject* v) {
+  PyObject* old = ((CObjectExtra*)o)->extra;
+  ((CObjectExtra*)o)->extra = v;
+  Py_XDECREF(old);
+}
 
 static PyObject* function_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                                      PyObject* kwnames);
@@ -68,15 +88,40 @@ static PyObject* set_h(PyObject* unused, PyObject* const* args, Py_ssize_t nargs
 static PyMethodDef set_h_def = {"set_h", (PyCFunction)(void (*)(void))set_h, METH_FASTCALL,
                                 "set_h(obj, h): store the handle h (an int) in obj."};
 
-/* tp_dealloc of both: references cleared, memory freed as the (heap) type says.  The object's
+/* set_extra(obj, v): the writer of Tensor._view and a container's _tvm_api. */
+static PyObject* set_extra(PyObject* unused, PyObject* const* args, Py_ssize_t nargs) {
+  (void)unused;
+  if (nargs != 2 || !has_extra(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "set_extra(obj, v) takes a tvm_ffi Tensor or container");
+    return NULL;
+  }
+  Py_INCREF(args[1]);
+  extra_store(args[0], args[1]);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef set_extra_def = {"set_extra", (PyCFunction)(void (*)(void))set_extra,
+                                    METH_FASTCALL,
+                                    "set_extra(obj, v): store obj's _view or _tvm_api."};
+
+/* tp_dealloc: references cleared, memory freed as the (heap) type says.  The object's
  * reference to its handle is dropped before this, by CObject.__del__. */
 static void cobject_dealloc(PyObject* self) {
   PyTypeObject* tp = Py_TYPE(self);
-  if (PyObject_TypeCheck(self, function_base_tp)) Py_CLEAR(((FunctionBase*)self)->release_gil);
   Py_CLEAR(((CObjectBase*)self)->h);
   freefunc free_fn = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   free_fn(self);
   Py_DECREF(tp);
+}
+
+static void function_dealloc(PyObject* self) {
+  Py_CLEAR(((FunctionBase*)self)->release_gil);
+  cobject_dealloc(self);
+}
+
+static void extra_dealloc(PyObject* self) {
+  Py_CLEAR(((CObjectExtra*)self)->extra);
+  cobject_dealloc(self);
 }
 
 static PyMemberDef cobject_members[] = {
@@ -94,6 +139,38 @@ static PyType_Slot cobject_slots[] = {
 
 static PyType_Spec cobject_spec = {"tvm_ffi._ffi_cffi._CObjectBase", sizeof(CObjectBase), 0,
                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, cobject_slots};
+
+static PyMemberDef tensor_members[] = {
+    {"_view", Py_T_OBJECT_EX, offsetof(CObjectExtra, extra), Py_READONLY,
+     "the DLTensor address of a view without a handle (0: none)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_dealloc, (void*)extra_dealloc},
+    {Py_tp_members, (void*)tensor_members},
+    {Py_tp_doc, (void*)"Base of tvm_ffi.Tensor: the view field."},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {"tvm_ffi._ffi_cffi._TensorBase", sizeof(CObjectExtra), 0,
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, tensor_slots};
+
+static PyMemberDef container_members[] = {
+    {"_tvm_api", Py_T_OBJECT_EX, offsetof(CObjectExtra, extra), Py_READONLY,
+     "the exchange API a call's framework tensors converted through, or None"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot container_slots[] = {
+    {Py_tp_dealloc, (void*)extra_dealloc},
+    {Py_tp_members, (void*)container_members},
+    {Py_tp_doc, (void*)"Base of tvm_ffi's containers: the exchange API tag."},
+    {0, NULL},
+};
+
+static PyType_Spec container_spec = {"tvm_ffi._ffi_cffi._ContainerBase", sizeof(CObjectExtra), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, container_slots};
 
 /* ---- the call ------------------------------------------------------------------------ */
 
@@ -184,7 +261,7 @@ static PyMemberDef function_members[] = {
 };
 
 static PyType_Slot function_slots[] = {
-    {Py_tp_dealloc, (void*)cobject_dealloc},
+    {Py_tp_dealloc, (void*)function_dealloc},
     {Py_tp_call, (void*)function_tp_call},
     {Py_tp_members, (void*)function_members},
     {Py_tp_doc, (void*)"Base of tvm_ffi.Function: the compiled call."},
@@ -197,23 +274,39 @@ static PyType_Spec function_spec = {
 
 /* ---- entry points -------------------------------------------------------------------- */
 
+/* PyType_FromSpecWithBases(spec, (base,)) as a new reference, or NULL. */
+static PyTypeObject* derived_type(PyType_Spec* spec, PyTypeObject* base) {
+  PyObject* bases = PyTuple_Pack(1, (PyObject*)base);
+  PyObject* t = bases != NULL ? PyType_FromSpecWithBases(spec, bases) : NULL;
+  Py_XDECREF(bases);
+  return (PyTypeObject*)t;
+}
+
 int ffipy_base_types(intptr_t box_id) {
   PyObject* box = (PyObject*)box_id;
   if (cobject_base_tp == NULL) {
-    PyObject* c = PyType_FromSpec(&cobject_spec);
-    PyObject* bases = c != NULL ? PyTuple_Pack(1, c) : NULL;
-    PyObject* f = bases != NULL ? PyType_FromSpecWithBases(&function_spec, bases) : NULL;
-    Py_XDECREF(bases);
-    if (f == NULL) {
+    PyTypeObject* c = (PyTypeObject*)PyType_FromSpec(&cobject_spec);
+    PyTypeObject* f = c != NULL ? derived_type(&function_spec, c) : NULL;
+    PyTypeObject* t = f != NULL ? derived_type(&tensor_spec, c) : NULL;
+    PyTypeObject* k = t != NULL ? derived_type(&container_spec, c) : NULL;
+    if (k == NULL) {
       Py_XDECREF(c);
+      Py_XDECREF(f);
+      Py_XDECREF(t);
       return box_exception(box, FFIPY_PY_ERROR);
     }
-    cobject_base_tp = (PyTypeObject*)c;
-    function_base_tp = (PyTypeObject*)f;
+    cobject_base_tp = c;
+    function_base_tp = f;
+    tensor_base_tp = t;
+    container_base_tp = k;
   }
-  PyObject* setter = PyCFunction_NewEx(&set_h_def, NULL, NULL);
-  PyObject* r = setter != NULL ? PyTuple_Pack(3, cobject_base_tp, function_base_tp, setter) : NULL;
-  Py_XDECREF(setter);
+  PyObject* w1 = PyCFunction_NewEx(&set_h_def, NULL, NULL);
+  PyObject* w2 = w1 != NULL ? PyCFunction_NewEx(&set_extra_def, NULL, NULL) : NULL;
+  PyObject* r = w2 != NULL ? PyTuple_Pack(6, cobject_base_tp, function_base_tp, tensor_base_tp,
+                                          container_base_tp, w1, w2)
+                           : NULL;
+  Py_XDECREF(w1);
+  Py_XDECREF(w2);
   if (r == NULL) return box_exception(box, FFIPY_PY_ERROR);
   box_set(box, r);
   return FFIPY_OK;

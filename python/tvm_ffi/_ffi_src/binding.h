@@ -13,7 +13,6 @@
  * The files, one concern each, are compiled as one translation unit (module.c includes
  * them) so that the hot path inlines across them; this header holds what they share:
  *   state.c      ffipy_init: the configuration from core.py, the module state
- *   slots.c      __slots__ offsets from member descriptors
  *   errors.c     boxes and the Python exception handed back to core.py
  *   basetypes.c  the C bases of CObject (the handle) and Function (the call entries)
  *   identity.c   the wrapper identity table (one live wrapper per handle)
@@ -75,11 +74,10 @@ typedef struct {
   PyObject* exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
   PyObject* test_wrapper; /* core.DLTensorTestWrapper */
   PyObject* type_cls; /* core._TYPE_CLS: type index -> class (read live) */
-  PyObject* wrapper_kind; /* core._wrapper_kind(cls) -> (kind, slot offset) */
+  PyObject* wrapper_kind; /* core._wrapper_kind(cls) -> kind (results.c) */
   PyObject* release_default; /* Py_True/Py_False: Function.release_gil of new wrappers */
   PyObject* call_error; /* core._call_error(pending_exc_or_None) -> exception to raise */
   PyObject* field_error; /* core._raised_exception() -> the raised FFI error as exception */
-  Py_ssize_t off_view; /* Tensor._view: byte offset of the __slots__ member (-1 unknown) */
   TVMFFIObjectHandle fn_array; /* ffi.Array (owned) */
   TVMFFIObjectHandle fn_map; /* ffi.Map (owned) */
   PyObject* zero; /* the int 0 */
@@ -90,18 +88,17 @@ typedef struct {
   volatile int finalizing; /* after atexit: deleters leak instead of touching Python */
 } binding_state;
 
-static binding_state g = {.off_view = -1};
+static binding_state g;
 
 /* ---- basetypes.c: the C bases of CObject and Function (owned; made by ffipy_base_types) ---- */
 static PyTypeObject* cobject_base_tp;
 static PyTypeObject* function_base_tp;
+static PyTypeObject* tensor_base_tp;
+static PyTypeObject* container_base_tp;
 
 /* ---- call.c --------------------------------------------------------------------------- */
 /* The call: self the Function wrapper, items[0..n) the arguments; CONV_* with *out set. */
 static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items, PyObject** out);
-
-/* ---- slots.c ------------------------------------------------------------------------- */
-static Py_ssize_t slot_offset(PyObject* cls, const char* name);
 
 /* ---- errors.c ------------------------------------------------------------------------- */
 static PyObject* fetch_exception(void);

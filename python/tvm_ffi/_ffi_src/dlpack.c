@@ -261,8 +261,8 @@ static PyObject* py_tensor_dlpack_device(PyObject* self, PyObject* unused) {
   /* the tensor's own DLTensor, else a view's (the `_view` slot: a DLTensor address) */
   TVMFFIObjectHandle h = is_cobject(self) ? cobject_handle(self) : NULL;
   const DLTensor* dl = h != NULL ? TVMFFITensorGetDLTensorPtr(h) : NULL;
-  if (dl == NULL && !PyErr_Occurred() && g.off_view > 0) {
-    PyObject* view = *(PyObject**)((char*)self + g.off_view);
+  if (dl == NULL && !PyErr_Occurred() && PyObject_TypeCheck(self, tensor_base_tp)) {
+    PyObject* view = ((CObjectExtra*)self)->extra;
     dl = view != NULL ? (const DLTensor*)PyLong_AsVoidPtr(view) : NULL;
   }
   if (dl == NULL) {

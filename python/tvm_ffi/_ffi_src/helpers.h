@@ -33,13 +33,11 @@ typedef struct {
   intptr_t convert_slow; /* convert_slow(value) -> simpler value */
   intptr_t ret_obj; /* ret_obj(type_index, payload, api_obj) -> object */
   intptr_t exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
-  intptr_t wrapper_kind; /* wrapper_kind(cls) -> (kind, slot offset) */
+  intptr_t wrapper_kind; /* wrapper_kind(cls) -> kind (results.c) */
   intptr_t call_error; /* call_error(pending_exc_or_None) -> exception to raise */
   /* ffi.Array and ffi.Map (borrowed: C takes its own reference), or NULL */
   void* fn_array;
   void* fn_map;
-  /* byte offset of the __slots__ member Tensor._view */
-  int64_t off_view;
   int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
   int32_t rules_fingerprint; /* _rules.fingerprint() of the table core.py reads */
 } ffipy_config;
@@ -111,12 +109,6 @@ int ffipy_make_field_getter(intptr_t getter, int64_t offset, int32_t owner, int3
  * TVMFFIFieldSetter at address setter, with the owner check of ffipy_make_field_getter. */
 int ffipy_make_field_setter(intptr_t setter, int64_t offset, int32_t owner, int32_t owner_depth,
                             intptr_t box);
-/* Byte offset of the __slots__ member name in instances of the class cls (address), read
- * from its member descriptor and checked on a fresh instance; -1 when unknown (slots.c). */
-int64_t ffipy_slot_offset(intptr_t cls, const char* name);
-/* Makes that member read-only from Python (a READONLY member descriptor at the same offset
- * replaces it on cls; the binding keeps the writable one): the offset, or -1 (unchanged). */
-int64_t ffipy_seal_slot(intptr_t cls, const char* name);
 /* Drops the cached wrapper_kind answer for a class (address of the class object). */
 void ffipy_forget_wrapper_kind(intptr_t cls);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */

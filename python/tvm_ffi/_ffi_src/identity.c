@@ -105,7 +105,10 @@ static void tie_result(TVMFFIObject* h, PyObject* r) {
 static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
   if (api_obj == NULL || !RES_IS(CARRIES_API, result_kind(tidx))) return w;
   PyObject* cur = PyObject_GetAttr(w, g.str_api);
-  if (cur == Py_None) sealed_set(w, g.str_api, api_obj);
+  if (cur == Py_None && PyObject_TypeCheck(w, container_base_tp)) {
+    Py_INCREF(api_obj);
+    extra_store(w, api_obj);
+  }
   Py_XDECREF(cur);
   PyErr_Clear();
   return w;

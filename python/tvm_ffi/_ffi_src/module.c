@@ -4,7 +4,6 @@
 /* In dependency order, each file uses the ones above it: not sorted. */
 // clang-format off
 #include "state.c"
-#include "slots.c"
 #include "errors.c"
 #include "basetypes.c"
 #include "identity.c"

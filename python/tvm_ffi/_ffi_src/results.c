@@ -30,13 +30,13 @@ static PyObject* new_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned, Py_ss
 
 /* Results of registered object types are wrapped here instead of by the hook ret_obj when
  * their class allows it: core._wrapper_kind(cls) says (once per class) whether a wrapper is
- * only its `_h` slot (1), a container with a `_tvm_api` slot at the given offset (2), or a
- * Tensor subclass with its `_view` slot at the given offset (3); anything else (custom
- * __new__, unregistered types) still goes through Python. */
-static PyObject* kind_cache; /* class -> (kind, slot offset) */
+ * only its handle (1), a container with its `_tvm_api` tag (2), or a Tensor subclass with its
+ * `_view` (3), the fields of the C bases (basetypes.c); anything else (custom __new__,
+ * unregistered types) still goes through Python. */
+static PyObject* kind_cache; /* class -> kind */
 
-/* What _wrapper_kind says about cls (0 when it needs Python), and the slot offset. */
-static long class_kind(PyObject* cls, Py_ssize_t* off) {
+/* What _wrapper_kind says about cls (0 when it needs Python). */
+static long class_kind(PyObject* cls) {
   if (g.wrapper_kind == NULL || cls == NULL || !PyType_Check(cls) ||
       !PyType_IsSubtype((PyTypeObject*)cls, cobject_base_tp))
     return 0;
@@ -53,14 +53,15 @@ static long class_kind(PyObject* cls, Py_ssize_t* off) {
     }
     int rc = PyDict_SetItem(kind_cache, cls, kind);
     Py_DECREF(kind); /* the cache keeps it */
-    if (rc != 0 || !PyTuple_Check(kind) || PyTuple_Size(kind) != 2) {
+    if (rc != 0) {
       PyErr_Clear();
       return 0;
     }
   }
-  long k = PyLong_AsLong(PyTuple_GetItem(kind, 0));
-  *off = PyLong_AsSsize_t(PyTuple_GetItem(kind, 1));
-  if (PyErr_Occurred() || !(k == 1 || ((k == 2 || k == 3) && *off > 0))) {
+  long k = PyLong_AsLong(kind);
+  PyTypeObject* tp = (PyTypeObject*)cls;
+  if (PyErr_Occurred() || !(k == 1 || (k == 2 && PyType_IsSubtype(tp, container_base_tp)) ||
+                            (k == 3 && PyType_IsSubtype(tp, tensor_base_tp)))) {
     PyErr_Clear();
     return 0;
   }
@@ -74,8 +75,7 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
   PyObject* key = PyLong_FromLong(tidx);
   PyObject* cls = key ? PyDict_GetItemWithError(g.type_cls, key) : NULL; /* borrowed */
   Py_XDECREF(key);
-  Py_ssize_t off = 0;
-  long k = class_kind(cls, &off);
+  long k = class_kind(cls);
   if (k != 1 && k != 2) {
     PyErr_Clear();
     return NULL;
@@ -86,7 +86,7 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
     int carries = RES_IS(CARRIES_API, result_kind(tidx));
     PyObject* api = api_obj != NULL && carries ? api_obj : Py_None;
     Py_INCREF(api);
-    *(PyObject**)((char*)o + off) = api;
+    extra_store(o, api);
   }
   return o;
 }
@@ -96,13 +96,12 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
 static PyObject* tensor_wrapper(TVMFFIObject* h, int owned) {
   PyObject* cls = PyList_GetItem(g.tensor_cls_box, 0); /* borrowed */
   if (cls == (PyObject*)g.tensor_cls)
-    return new_wrapper(g.tensor_cls, h, owned, g.off_view, g.zero);
-  Py_ssize_t off = 0;
-  if (class_kind(cls, &off) != 3) {
+    return new_wrapper(g.tensor_cls, h, owned, offsetof(CObjectExtra, extra), g.zero);
+  if (class_kind(cls) != 3) {
     PyErr_Clear();
     return NULL;
   }
-  return new_wrapper((PyTypeObject*)cls, h, owned, off, g.zero);
+  return new_wrapper((PyTypeObject*)cls, h, owned, offsetof(CObjectExtra, extra), g.zero);
 }
 
 /* Forgets what _wrapper_kind said about cls (a class whose __new__ changed). */

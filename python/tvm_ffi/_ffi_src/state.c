@@ -63,14 +63,11 @@ int ffipy_init(const ffipy_config* cfg) {
   keep_handle(&g.fn_array, cfg->fn_array);
   keep_handle(&g.fn_map, cfg->fn_map);
   g.release_default = cfg->release_gil_default ? Py_True : Py_False;
-  g.off_view = (Py_ssize_t)cfg->off_view;
   /* the wrapper classes derive from the C bases (basetypes.c), whose fields C reads */
   if (cobject_base_tp == NULL || !PyType_IsSubtype((PyTypeObject*)g.cobject_cls, cobject_base_tp) ||
-      !PyType_IsSubtype(g.tensor_cls, cobject_base_tp) ||
+      !PyType_IsSubtype(g.tensor_cls, tensor_base_tp) ||
       !PyType_IsSubtype(g.function_cls, function_base_tp))
     return -1;
-  /* a Tensor class whose `_view` slot could not be located is wrapped through Python */
-  if (g.off_view <= 0) g.tensor_cls = NULL;
   if (g.type_cls != NULL && !PyDict_Check(g.type_cls)) return -1;
   if (g.zero == NULL) g.zero = PyLong_FromLong(0);
   if (g.type_rules == NULL) g.type_rules = PyDict_New();

@@ -15,25 +15,13 @@ static int test_from_py(void* py_object, DLManagedTensorVersioned** out) {
   return 0;
 }
 
-/* The non-owning view (what exchange arguments take: no managed tensor).  The wrapper's
- * `_tensor` slot is read at its descriptor's offset (slots.c); borrowed: the wrapper keeps
- * the tensor, and the caller keeps the wrapper. */
-static Py_ssize_t test_tensor_off; /* 0: not looked up yet; -1: unknown */
-
+/* The non-owning view (what exchange arguments take: no managed tensor). */
 static int test_view_from_py(void* py_object, DLTensor* out) {
-  PyObject* w = (PyObject*)py_object;
-  PyObject* tensor = NULL;
+  PyObject* tensor = PyObject_GetAttr((PyObject*)py_object, g.str_tensor);
   TVMFFIObjectHandle h = NULL;
-  int rc;
-  if (test_tensor_off == 0) test_tensor_off = slot_offset(g.test_wrapper, "_tensor");
-  if (test_tensor_off > 0 && Py_TYPE(w) == (PyTypeObject*)g.test_wrapper &&
-      (tensor = *(PyObject**)((char*)w + test_tensor_off)) != NULL) {
-    rc = get_handle(tensor, &h);
-  } else {
-    if ((tensor = PyObject_GetAttr(w, g.str_tensor)) == NULL) return -1;
-    rc = get_handle(tensor, &h);
-    Py_DECREF(tensor);
-  }
+  if (tensor == NULL) return -1;
+  int rc = get_handle(tensor, &h);
+  Py_DECREF(tensor); /* (the wrapper keeps it, and the caller the wrapper) */
   if (rc != 0) return -1;
   if (h == NULL || ((TVMFFIObject*)h)->type_index != kTVMFFITensor) {
     PyErr_SetString(PyExc_BufferError, "DLTensorTestWrapper: no tensor to export");
