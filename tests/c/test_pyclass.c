@@ -486,6 +486,27 @@ static void test_native_fields(TVMFFIObjectHandle probe) {
   CHECK_RAISED(set_field(n, t, "dtype", check_any_int(1)), "TypeError", "DataType");
   CHECK_EQ_INT(n->count, -5);
   CHECK(n->obj == probe);
+  {
+    /* a setter given the user-defined type pc.Flag stores its objects without converting */
+    TVMFFIObjectHandle conv = new_function(to_int);
+    TVMFFIAny typed = call3("ffi.MakeFieldSetter", check_any_int(flag_type), check_any_int(0),
+                            check_any_obj(conv), 3);
+    TVMFFIObjectDecRef(conv);
+    TVMFFIAny flag = none_any(), sargs[2], sr = none_any();
+    CHECK_OK(TVMFFIFunctionCall(attr_of(flag_type, "__ffi_new__")->v_obj, NULL, 0, &flag));
+    sargs[0] = pod_any(kTVMFFIOpaquePtr);
+    sargs[0].v_ptr = &n->obj;
+    sargs[1] = flag;
+    int before = g_to_int_calls;
+    CHECK_OK(TVMFFIFunctionCall(typed.v_obj, sargs, 2, &sr));
+    CHECK_EQ_INT(g_to_int_calls, before);
+    CHECK(n->obj == flag.v_obj);
+    sargs[1] = check_any_obj(probe); /* another type: the conversion decides (and refuses) */
+    CHECK_RAISED(TVMFFIFunctionCall(typed.v_obj, sargs, 2, &sr), "TypeError", "expects an int");
+    CHECK_EQ_INT(g_to_int_calls, before + 1);
+    check_any_release(&flag);
+    check_any_release(&typed);
+  }
   /* a short string is boxed: the field holds a pointer */
   CHECK_OK(set_field(n, t, "obj", check_any_cstr("ab")));
   CHECK_EQ_INT(n->obj->type_index, kTVMFFIStr);

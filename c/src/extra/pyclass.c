@@ -11,6 +11,8 @@
  *       setter Function (called with (OpaquePtr field_addr, value)); when
  *       f_convert is a Function the stored value is f_convert(value), so the
  *       binding's type rules apply to every writer, C and C++ ones included
+ *       (a value already of a native kind's type, or of the user-defined type
+ *       >= 128 given as an object field's index, skips that call)
  *   ffi._PyClassAllocTypeIndex(type_key, parent_type_index) -> int
  *       allocates the index of a new type under a parent; a parent that takes
  *       no more children (a final type) is a TypeError, not the process exit
@@ -312,6 +314,7 @@ static int make_field_getter(void* self, const TVMFFIAny* args, int32_t num_args
 typedef struct {
   TVMFFIObject* convert; /* owned ffi.Function, or NULL */
   int32_t kind;
+  int32_t declared; /* an object field's user-defined type (>= 128) given for kind, or -1 */
 } setter_ctx;
 
 static void setter_ctx_free(void* self) {
@@ -320,10 +323,17 @@ static void setter_ctx_free(void* self) {
   free(c);
 }
 
-/* A value a native field takes as it is, whatever its f_convert: the binding's conversion of
- * an int, float or bool annotation returns such a value unchanged, and skipping that call
- * keeps assignments of the common case in C. */
-static int needs_no_conversion(int32_t kind, int32_t t) {
+/* A value a field takes as it is, whatever its f_convert: the binding's conversion of an int,
+ * float or bool annotation, or of a user-defined object type, returns such a value unchanged,
+ * and skipping that call keeps assignments of the common case in C. */
+static int needs_no_conversion(const setter_ctx* c, int32_t t) {
+  int32_t kind = c->kind;
+  if (c->declared >= 0 && t >= kTVMFFIStaticObjectBegin) { /* an object of the type, or a subtype */
+    const TVMFFITypeInfo* d = tvmffi__type_info_lookup(c->declared);
+    const TVMFFITypeInfo* v = t == c->declared ? NULL : tvmffi__type_info_lookup(t);
+    return t == c->declared || (d != NULL && v != NULL && v->type_depth > d->type_depth &&
+                                v->type_ancestors[d->type_depth]->type_index == c->declared);
+  }
   return kind > kTVMFFINone && kind < kTVMFFIStaticObjectBegin &&
          (t == kind || (kind == kTVMFFIFloat && t == kTVMFFIInt) ||
           (kind == kTVMFFIInt && t == kTVMFFIBool));
@@ -339,7 +349,7 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
                          SET_SIG, tvmffi__any_type_key(&args[0]));
   TVMFFIAny v;
   tvmffi__any_set_none(&v);
-  if (c->convert != NULL && !needs_no_conversion(c->kind, args[1].type_index)) {
+  if (c->convert != NULL && !needs_no_conversion(c, args[1].type_index)) {
     TVMFFIAny arg = args[1]; /* the call takes a mutable array; the view stays borrowed */
     if (tvmffi__function_call(c->convert, &arg, 1, &v) != 0) return -1;
   } else if (TVMFFIAnyViewToOwnedAny(&args[1], &v) != 0) {
@@ -372,6 +382,7 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
   if (c == NULL) return tvmffi__raise_oom();
   c->convert = convert;
   c->kind = kind >= kTVMFFIStaticObjectBegin ? kTVMFFIObject : (int32_t)kind;
+  c->declared = kind >= kTVMFFIDynObjectBegin ? (int32_t)kind : -1;
   if (convert != NULL) tvmffi__incref(convert);
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(c, setter_call, setter_ctx_free, &f) != 0) {

@@ -18,7 +18,7 @@ from .. import _type_index as T
 from . import _fields as F
 from .._base import _CLS_TYPE, CObject, _addr, _decref
 from .._conversion import convert_func
-from .._function import _global, _type_key
+from .._function import _global, _type_key, _type_key_to_index
 from .._loader import ffi, lib
 from .._type_convert import Mismatch
 from .._type_schema import TypeSchema
@@ -78,6 +78,18 @@ def storage_kind(schema):
     return -1
 
 
+_DYN_OBJECT_BEGIN = 128  # kTVMFFIDynObjectBegin
+
+
+def _setter_kind(sti, schema):
+    """What ffi.MakeFieldSetter gets: the kind, or for a field of one user-defined object type
+    that type's index (its objects, and its subtypes', are stored without a conversion call)."""
+    if sti != T.kTVMFFIObject or schema.get("args"):
+        return sti
+    declared = _type_key_to_index(schema.get("type", ""))
+    return declared if declared is not None and declared >= _DYN_OBJECT_BEGIN else sti
+
+
 def register_field(tidx, key, name, f, place, kw_only_default, rules):
     """Register one field at ``place`` = (offset, size, alignment), from ffi._PyClassLayout."""
     sti, schema, check = rules
@@ -106,7 +118,7 @@ def register_field(tidx, key, name, f, place, kw_only_default, rules):
     fi.getter = ffi.cast("TVMFFIFieldGetter", _global("ffi.MakeFieldGetter")(sti))
     # (a refusal is the bare reason: the constructor's message names the field, as upstream)
     convert = convert_func(check) if check is not None else None
-    setter = _global("ffi.MakeFieldSetter")(sti, 0, convert)
+    setter = _global("ffi.MakeFieldSetter")(_setter_kind(sti, schema), 0, convert)
     fi.setter = ffi.cast("void*", setter._h)
     keep.append(setter)
     if f.has_default:
