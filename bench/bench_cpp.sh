@@ -1,9 +1,14 @@
 #!/bin/sh
 # bench/bench_cpp.sh -- figures for the C++ layer (prints; never fails on speed):
-#   1. compile time of the quickstart kernel TU (examples/quickstart/add_one_cpu.cc)
-#      against our headers vs the apache-tvm-ffi package's headers, side by side;
+#   1. compile time of kernel TUs against our headers vs the apache-tvm-ffi package's
+#      headers, side by side, per TU and per compiler, as ratios: the quickstart kernel,
+#      the kernel-library example and the three TUs in bench/compile/ (reflection with
+#      ObjectDef, containers with GlobalDef, TensorView/Tensor exports with the checks);
 #   2. ns per typed C++ call (0 and 3 arguments) vs a hand-written C call.
 # Usage: top_builddir=<build dir> sh bench/bench_cpp.sh   (run from the source tree)
+# Environment: BENCH_RUNS (compilations per TU and header set, default 5), BENCH_CXXS
+# (compilers, default "$CXX" and clang++ when installed), BENCH_TUS (TU paths relative
+# to top_srcdir, default all five), BENCH_COMPILE_ONLY=1 skips part 2.
 # The upstream headers come from the apache-tvm-ffi wheel in $TVMFFI_COMPAT_VENV or else
 # scripts/apache-venv.sh's cached venv; part 1 is skipped without either.
 set -u
@@ -11,23 +16,32 @@ set -u
 runs=${BENCH_RUNS:-5}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-src="$top_srcdir/examples/quickstart/add_one_cpu.cc"
 
-# One compilation with flags "$2...", its CPU time (user+sys, ms) appended to file $1 --
-# CPU time because the machine may be shared; wall time without /usr/bin/time.
+tus=${BENCH_TUS:-"examples/quickstart/add_one_cpu.cc examples/kernel_library/kernel_lib.cc
+  bench/compile/reflect.cc bench/compile/containers.cc bench/compile/tensors.cc"}
+if [ -n "${BENCH_CXXS:-}" ]; then
+  cxxs=$BENCH_CXXS
+else
+  cxxs=$CXX
+  case "$CXX" in *clang*) ;; *) command -v clang++ >/dev/null 2>&1 && cxxs="$cxxs clang++" ;; esac
+fi
+
+# One compilation of $src by $cc with flags "$2...", its CPU time (user+sys, ms) appended
+# to file $1 -- CPU time because the machine may be shared; wall time without /usr/bin/time.
 compile_once() {
   f=$1; shift
   if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "%U %S" -o "$tmp/t" $CXX -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
+    /usr/bin/time -f "%U %S" -o "$tmp/t" $cc -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
     awk '{ printf "%d\n", ($1 + $2) * 1000 }' "$tmp/t" >> "$f"
   else
     t0=$(date +%s%N)
-    $CXX -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
+    $cc -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
     t1=$(date +%s%N)
     echo $(( (t1 - t0) / 1000000 )) >> "$f"
   fi
 }
 median() { sort -n "$1" | sed -n "$(( (runs + 1) / 2 ))p"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 # upstream's headers: $TVMFFI_COMPAT_VENV's wheel, else scripts/apache-venv.sh's (made on demand)
 if [ -n "${TVMFFI_COMPAT_VENV:-}" ]; then
@@ -38,34 +52,37 @@ fi
 inc=$(${py:-false} -c "import tvm_ffi, os; print(os.path.join(os.path.dirname(tvm_ffi.__file__), 'include'))" 2>/dev/null || true)
 [ -n "$inc" ] && [ -d "$inc" ] || inc=
 
-# The three header sets take turns, run after run, so a change in the machine's load
-# weighs on each alike and the ratios hold even when the absolute times drift.
-echo "== compile time of $src ($runs runs each, interleaved, median, $CXX -O2 -c)"
 ours_i="-I$top_srcdir/cpp/include -I$top_srcdir/c/include"
-: > "$tmp/ours"; : > "$tmp/lean"; : > "$tmp/up"
-i=0
-while [ "$i" -lt "$runs" ]; do
-  compile_once "$tmp/ours" $ours_i || exit 1
-  compile_once "$tmp/lean" -DTVM_FFI_NO_IOSTREAM $ours_i || exit 1
-  [ -z "$inc" ] || compile_once "$tmp/up" -I"$inc" || exit 1
-  i=$((i + 1))
-done
-ours=$(median "$tmp/ours")
-lean=$(median "$tmp/lean")
-echo "  our headers:               ${ours} ms"
-echo "  ours, TVM_FFI_NO_IOSTREAM: ${lean} ms   (error.h without <iostream>/<sstream>)"
-if [ -n "$inc" ]; then
-  up=$(median "$tmp/up")
-  echo "  apache-tvm-ffi headers:    ${up} ms   ($inc)"
-  if [ -n "$ours" ] && [ -n "$up" ] && [ "$ours" -gt 0 ]; then
-    echo "  speed-up: $(awk -v a="$up" -v b="$ours" 'BEGIN { printf "%.2fx (goal: >= 2x, %s)", a / b, (a >= 2 * b) ? "met" : "not met" }')"
-    [ -n "$lean" ] && [ "$lean" -gt 0 ] &&
-      echo "  speed-up with TVM_FFI_NO_IOSTREAM: $(awk -v a="$up" -v b="$lean" 'BEGIN { printf "%.2fx", a / b }')"
-  fi
+if [ -z "$inc" ]; then
+  echo "== compile time: apache-tvm-ffi headers not available (scripts/apache-venv.sh could not make its venv)"
 else
-  echo "  apache-tvm-ffi headers: not available (scripts/apache-venv.sh could not make its venv)"
+  echo "== compile time against apache-tvm-ffi's headers ($inc)"
+  echo "   -std=c++17 -O2 -fPIC -c, CPU time (user+sys), median of $runs; the three header sets"
+  echo "   take turns, run after run, so a change in the machine's load weighs on each alike."
+  echo "   lean: ours with -DTVM_FFI_NO_IOSTREAM (error.h without <iostream>/<sstream>)."
+  echo "   Goal: apache/ours >= 2.00 for every TU."
+  for cc in $cxxs; do
+    printf '%-42s %8s %8s %8s %7s %7s\n' "$cc: TU" "ours ms" "lean ms" "apache" "ratio" "lean"
+    for src in $tus; do
+      name=$src
+      src=$top_srcdir/$src
+      : > "$tmp/ours"; : > "$tmp/lean"; : > "$tmp/up"
+      i=0
+      while [ "$i" -lt "$runs" ]; do
+        compile_once "$tmp/ours" $ours_i || exit 1
+        compile_once "$tmp/lean" -DTVM_FFI_NO_IOSTREAM $ours_i || exit 1
+        compile_once "$tmp/up" -I"$inc" || exit 1
+        i=$((i + 1))
+      done
+      ours=$(median "$tmp/ours"); lean=$(median "$tmp/lean"); up=$(median "$tmp/up")
+      r=$(ratio "$up" "$ours")
+      printf '%-42s %8s %8s %8s %6sx %6sx%s\n' "  $name" "$ours" "$lean" "$up" "$r" \
+        "$(ratio "$up" "$lean")" "$(awk -v r="$r" 'BEGIN { if (r + 0 < 2) printf "  (short of 2x)" }')"
+    done
+  done
 fi
 
+[ "${BENCH_COMPILE_ONLY:-0}" = 1 ] && exit 0
 echo "== call overhead"
 $CXX -std=c++17 -O2 -I"$top_srcdir/cpp/include" -I"$top_srcdir/c/include" \
   "$top_srcdir/bench/bench_cpp_call.cc" -o "$tmp/bench_call" \

@@ -80,7 +80,7 @@ ffi::Tensor Full(ffi::Shape shape, double value) {
 
 // The stream the caller registered for x's device (0 means the default stream).
 int64_t CurrentStream(ffi::TensorView x) {
-  ffi::DLDevice device = x.device();
+  DLDevice device = x.device();
   return reinterpret_cast<int64_t>(TVMFFIEnvGetStream(device.device_type, device.device_id));
 }
 
