@@ -128,6 +128,31 @@ TEST_SUITE("function") {
              "(0: int, 1: float) -> int");
   }
 
+  TEST_CASE("signature text and type schema of composite types") {
+    // Built by joining the parts' strings in one plain function (details::JoinStrs);
+    // pinned here so the form stays the one the readers (stubgen, Python) parse.
+    using F = ffi::Map<ffi::String, ffi::Array<int64_t>> (*)(
+        ffi::Variant<int64_t, ffi::String>, ffi::Optional<ffi::Tuple<int64_t, double>>,
+        ffi::List<bool>, ffi::Dict<ffi::String, Any>);
+    using S = ffi::details::FuncTraitsOf<F>;
+    CHECK_EQ(S::Sig(),
+             "(0: Variant<int, str>, 1: Optional<Tuple<int, float>>, 2: List<bool>, "
+             "3: Dict<str, Any>) -> Map<str, Array<int>>");
+    CHECK_EQ(
+        S::Schema(),
+        "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"ffi.Map\",\"args\":"
+        "[{\"type\":\"ffi.String\"},{\"type\":\"ffi.Array\",\"args\":[{\"type\":\"int\"}]}]}],"
+        "\"params\":[{\"type\":\"Variant\",\"args\":[{\"type\":\"int\"},{\"type\":"
+        "\"ffi.String\"}]},{\"type\":\"Optional\",\"args\":[{\"type\":\"Tuple\",\"args\":"
+        "[{\"type\":\"int\"},{\"type\":\"float\"}]}]},{\"type\":\"ffi.List\",\"args\":"
+        "[{\"type\":\"bool\"}]},{\"type\":\"ffi.Dict\",\"args\":[{\"type\":\"ffi.String\"},"
+        "{\"type\":\"Any\"}]}]}}");
+    CHECK_EQ(ffi::TypeTraits<ffi::TypedFunction<void()>>::TypeSchema(),
+             "{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"None\"}],"
+             "\"params\":[]}}");
+    CHECK_EQ(ffi::TypeTraits<ffi::Tuple<>>::TypeStr(), "Tuple<>");
+  }
+
   TEST_CASE("packed functions and PackedArgs") {
     AnyView data[3];
     TInt tint(7);

@@ -37,7 +37,7 @@ struct Type2Str {
 };
 template <typename T>
 struct Type2Schema {
-  static std::string v() {
+  static TVM_FFI_COLD_CODE std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>)
       return SchemaOf("Any");
@@ -48,12 +48,26 @@ struct Type2Schema {
   }
 };
 
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void AppendSigArg(std::string* s, size_t i,
-                                                             const std::string& type) {
-  char buf[32];  // "<i>: " without std::to_string (keeps <charconv> code out of kernels)
-  int n = std::snprintf(buf, sizeof(buf), "%s%zu: ", i ? ", " : "", i);
-  s->append(buf, static_cast<size_t>(n));
-  s->append(type);
+/* "(0: A, 1: B) -> R" from the parts' type names. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SigOf(const StrFn* params, size_t n,
+                                                             StrFn ret) {
+  std::string s = "(";
+  for (size_t i = 0; i < n; ++i) {
+    char buf[32];  // "<i>: " without std::to_string (keeps <charconv> code out of kernels)
+    int len = std::snprintf(buf, sizeof(buf), "%s%zu: ", i ? ", " : "", i);
+    s.append(buf, static_cast<size_t>(len));
+    s += params[i]();
+  }
+  s += ") -> ";
+  return s += ret();
+}
+/* {"type":KEY,"named_args":{"return":[R],"params":[A...]}} (the 0.1.15 form; readers
+ * still accept the older "args":[R, A...]). */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string FuncSchemaOf(const char* key, StrFn ret,
+                                                                    const StrFn* params, size_t n) {
+  std::string open = std::string("{\"type\":\"") + key + "\",\"named_args\":{\"return\":[" + ret() +
+                     "],\"params\":[";
+  return JoinStrs(open.c_str(), params, n, ",", "]}}");
 }
 
 template <typename... T>
@@ -66,23 +80,12 @@ struct FuncSig {
   using ArgsList = TypeList<Args...>;
   static constexpr size_t num_args = sizeof...(Args);
   static TVM_FFI_COLD_CODE std::string Sig() {
-    std::string s = "(";
-    size_t i = 0;
-    (AppendSigArg(&s, i++, Type2Str<Args>::v()), ...);
-    (void)i;
-    s += ") -> ";
-    s += Type2Str<R>::v();
-    return s;
+    static constexpr StrFn params[] = {&Type2Str<Args>::v..., nullptr};
+    return SigOf(params, sizeof...(Args), &Type2Str<R>::v);
   }
-  /* {"type":KEY,"named_args":{"return":[R],"params":[A...]}} (the 0.1.15 form; readers
-   * still accept the older "args":[R, A...]). */
-  static std::string Schema(const char* key = "ffi.Function") {
-    std::string s = std::string("{\"type\":\"") + key + "\",\"named_args\":{\"return\":[" +
-                    Type2Schema<R>::v() + "],\"params\":[";
-    const char* sep = "";
-    ((s += sep, s += Type2Schema<Args>::v(), sep = ","), ...);
-    (void)sep;
-    return s + "]}}";
+  static TVM_FFI_COLD_CODE std::string Schema(const char* key = "ffi.Function") {
+    static constexpr StrFn params[] = {&Type2Schema<Args>::v..., nullptr};
+    return FuncSchemaOf(key, &Type2Schema<R>::v, params, sizeof...(Args));
   }
 };
 
@@ -117,7 +120,6 @@ using FunctionInfo = FuncTraitsOf<F>;
 
 /* The error paths are plain functions (emitted once per binary); the
  * per-signature parts are passed as function pointers. */
-using StrFn = std::string (*)();
 using MismatchFn = std::string (*)(const TVMFFIAny*);
 [[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(const char* name,
                                                                                 StrFn sig,

@@ -418,9 +418,13 @@ struct TypeTraits<Optional<T>> : public TypeTraitsBase {
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
     return Inner::GetMismatchTypeInfo(s);
   }
-  static std::string TypeStr() { return "Optional<" + Inner::TypeStr() + ">"; }
+  static std::string TypeStr() {
+    static constexpr details::StrFn parts[] = {&Inner::TypeStr};
+    return details::JoinStrs("Optional<", parts, 1, ", ", ">");
+  }
   static std::string TypeSchema() {
-    return "{\"type\":\"Optional\",\"args\":[" + Inner::TypeSchema() + "]}";
+    static constexpr details::StrFn parts[] = {&Inner::TypeSchema};
+    return details::SchemaWithArgs("Optional", parts, 1);
   }
 };
 

@@ -156,7 +156,32 @@ template <typename T>
   TVM_FFI_UNREACHABLE();
 }
 /* JSON schema of a plain name: {"type":"<name>"} */
-inline std::string SchemaOf(const char* name) { return std::string("{\"type\":\"") + name + "\"}"; }
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SchemaOf(const char* name) {
+  return std::string("{\"type\":\"") + name + "\"}";
+}
+/* Type names and schemas are built only at registration and on error paths: each
+ * composite type lists its parts as functions and one plain function joins them, so a
+ * TU compiles one copy of the string code instead of one per signature. */
+using StrFn = std::string (*)();
+/* open + parts[0]() + sep + parts[1]() ... + close */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string JoinStrs(const char* open,
+                                                                const StrFn* parts, size_t n,
+                                                                const char* sep,
+                                                                const char* close) {
+  std::string s = open;
+  for (size_t i = 0; i < n; ++i) {
+    if (i) s += sep;
+    s += parts[i]();
+  }
+  return s += close;
+}
+/* {"type":"<name>","args":[<schemas of the parts>]} */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SchemaWithArgs(const char* name,
+                                                                      const StrFn* parts,
+                                                                      size_t n) {
+  std::string open = std::string("{\"type\":\"") + name + "\",\"args\":[";
+  return JoinStrs(open.c_str(), parts, n, ",", "]}");
+}
 }  // namespace details
 
 /*! \brief A bool that only accepts Bool payloads (use as a fallback type instead of bool). */

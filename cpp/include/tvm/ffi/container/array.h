@@ -325,9 +325,13 @@ struct TypeTraits<Array<T>> : public ObjectRefTypeTraitsBase<Array<T>> {
     if (s->type_index == kTVMFFIList) return details::SeqMismatch<T>(s, "List");
     return TypeIndexToTypeKey(s->type_index);
   }
-  static std::string TypeStr() { return "Array<" + details::Type2Str<T>::v() + ">"; }
+  static std::string TypeStr() {
+    static constexpr details::StrFn parts[] = {&details::Type2Str<T>::v};
+    return details::JoinStrs("Array<", parts, 1, ", ", ">");
+  }
   static std::string TypeSchema() {
-    return "{\"type\":\"ffi.Array\",\"args\":[" + details::Type2Schema<T>::v() + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<T>::v};
+    return details::SchemaWithArgs("ffi.Array", parts, 1);
   }
 };
 

@@ -125,11 +125,13 @@ struct TypeTraits<Dict<K, V>> : public ObjectRefTypeTraitsBase<Dict<K, V>> {
     return TypeIndexToTypeKey(s->type_index);
   }
   static std::string TypeStr() {
-    return "Dict<" + details::Type2Str<K>::v() + ", " + details::Type2Str<V>::v() + ">";
+    static constexpr details::StrFn parts[] = {&details::Type2Str<K>::v, &details::Type2Str<V>::v};
+    return details::JoinStrs("Dict<", parts, 2, ", ", ">");
   }
   static std::string TypeSchema() {
-    return "{\"type\":\"ffi.Dict\",\"args\":[" + details::Type2Schema<K>::v() + "," +
-           details::Type2Schema<V>::v() + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<K>::v,
+                                               &details::Type2Schema<V>::v};
+    return details::SchemaWithArgs("ffi.Dict", parts, 2);
   }
 };
 

@@ -248,9 +248,13 @@ struct TypeTraits<List<T>> : public ObjectRefTypeTraitsBase<List<T>> {
     }
     return TypeIndexToTypeKey(s->type_index);
   }
-  static std::string TypeStr() { return "List<" + details::Type2Str<T>::v() + ">"; }
+  static std::string TypeStr() {
+    static constexpr details::StrFn parts[] = {&details::Type2Str<T>::v};
+    return details::JoinStrs("List<", parts, 1, ", ", ">");
+  }
   static std::string TypeSchema() {
-    return "{\"type\":\"ffi.List\",\"args\":[" + details::Type2Schema<T>::v() + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<T>::v};
+    return details::SchemaWithArgs("ffi.List", parts, 1);
   }
 };
 

@@ -161,11 +161,13 @@ struct TypeTraits<Map<K, V>> : public ObjectRefTypeTraitsBase<Map<K, V>> {
     return TypeIndexToTypeKey(s->type_index);
   }
   static std::string TypeStr() {
-    return "Map<" + details::Type2Str<K>::v() + ", " + details::Type2Str<V>::v() + ">";
+    static constexpr details::StrFn parts[] = {&details::Type2Str<K>::v, &details::Type2Str<V>::v};
+    return details::JoinStrs("Map<", parts, 2, ", ", ">");
   }
   static std::string TypeSchema() {
-    return "{\"type\":\"ffi.Map\",\"args\":[" + details::Type2Schema<K>::v() + "," +
-           details::Type2Schema<V>::v() + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<K>::v,
+                                               &details::Type2Schema<V>::v};
+    return details::SchemaWithArgs("ffi.Map", parts, 2);
   }
 };
 

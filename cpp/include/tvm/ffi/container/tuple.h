@@ -153,16 +153,12 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
     return out.empty() ? TypeIndexToTypeKey(s->type_index) : out;
   }
   static std::string TypeStr() {
-    std::string s = "Tuple<";
-    bool first = true;
-    ((s += (first ? "" : ", ") + details::Type2Str<Types>::v(), first = false), ...);
-    return s + ">";
+    static constexpr details::StrFn parts[] = {&details::Type2Str<Types>::v..., nullptr};
+    return details::JoinStrs("Tuple<", parts, sizeof...(Types), ", ", ">");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"Tuple\",\"args\":[";
-    bool first = true;
-    ((s += (first ? "" : ",") + details::Type2Schema<Types>::v(), first = false), ...);
-    return s + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<Types>::v..., nullptr};
+    return details::SchemaWithArgs("Tuple", parts, sizeof...(Types));
   }
 
  private:

@@ -97,16 +97,12 @@ struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
     return out;
   }
   static std::string TypeStr() {
-    std::string s = "Variant<";
-    bool first = true;
-    ((s += (first ? "" : ", ") + details::Type2Str<V>::v(), first = false), ...);
-    return s + ">";
+    static constexpr details::StrFn parts[] = {&details::Type2Str<V>::v..., nullptr};
+    return details::JoinStrs("Variant<", parts, sizeof...(V), ", ", ">");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"Variant\",\"args\":[";
-    bool first = true;
-    ((s += (first ? "" : ",") + details::Type2Schema<V>::v(), first = false), ...);
-    return s + "]}";
+    static constexpr details::StrFn parts[] = {&details::Type2Schema<V>::v..., nullptr};
+    return details::SchemaWithArgs("Variant", parts, sizeof...(V));
   }
 
  private:

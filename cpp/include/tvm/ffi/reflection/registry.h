@@ -123,7 +123,7 @@ struct Extras {
     if (!i.enabled) flags_set |= kTVMFFIFieldFlagBitMaskInitOff;
   }
   /* {"type_schema":"..."} plus user metadata. */
-  std::string MetadataJSON(const std::string& schema) const {
+  TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string MetadataJSON(const std::string& schema) const {
     std::string out = "{";
     if (!schema.empty())
       out += "\"type_schema\":" + std::string(EscapeStringJSON(String(schema)).view());
@@ -138,16 +138,51 @@ inline Extras CollectExtras(Extra&&... extra) {
   return e;
 }
 
-inline void RegisterGlobal(const char* name, const Function& f, const std::string& schema,
-                           const Extras& e) {
+/* The registration steps below are plain functions, compiled once per TU: a definition
+ * instantiates only the typed wrapper and passes its schema as a function. */
+
+/* A global function (type_index < 0) or a method of type_index. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterMethodInfo(int32_t type_index,
+                                                                   const char* name, bool is_static,
+                                                                   const Function& f,
+                                                                   const std::string& schema,
+                                                                   const Extras& e) {
   std::string n = name, meta = e.MetadataJSON(schema);
   TVMFFIMethodInfo info{};
   info.name = BA(n);
   info.doc = BA(e.doc);
   info.metadata = BA(meta);
-  info.flags = 0;
+  info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
   info.method = AnyView(f).CopyToTVMFFIAny();
-  TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0));
+  if (type_index < 0) {
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0));
+  } else {
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index, &info));
+  }
+}
+inline void RegisterGlobal(const char* name, const Function& f, const std::string& schema,
+                           const Extras& e) {
+  RegisterMethodInfo(-1, name, false, f, schema, e);
+}
+/* A field: what depends on its type is in `info` (size, offset, accessors). */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterFieldInfo(int32_t type_index,
+                                                                  const char* name, bool writable,
+                                                                  const std::string& schema,
+                                                                  const Extras& e,
+                                                                  TVMFFIFieldInfo* info) {
+  std::string n = name, meta = e.MetadataJSON(schema);
+  info->name = BA(n);
+  info->doc = BA(e.doc);
+  info->metadata = BA(meta);
+  info->flags = (writable ? kTVMFFIFieldFlagBitMaskWritable : 0) | e.flags_set;
+  info->flags &= ~e.flags_clear;
+  ::tvm::ffi::details::AnySetNone(&info->default_value_or_factory);
+  if (e.default_value.has_value()) {
+    info->flags |= kTVMFFIFieldFlagBitMaskHasDefault;
+    if (e.default_is_factory) info->flags |= kTVMFFIFieldFlagBitMaskDefaultFromFactory;
+    info->default_value_or_factory = AnyView(*e.default_value).CopyToTVMFFIAny();
+  }
+  TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index, info));
 }
 
 /* Member-function pointers become callables taking the receiver first. */
@@ -199,7 +234,7 @@ int FieldSetter(void* field, const TVMFFIAny* value) {
 }
 /* Schema and static type index of a field type (Any has no TypeTraits). */
 template <typename T>
-std::string FieldSchema() {
+TVM_FFI_COLD_CODE std::string FieldSchema() {
   if constexpr (std::is_same_v<T, Any>)
     return ::tvm::ffi::details::SchemaOf("Any");
   else
@@ -389,27 +424,15 @@ class ObjectDef {
   template <typename T, typename Base, typename... Extra>
   void RegisterField(const char* name, T Base::* field, bool writable, Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
-    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
-    std::string n = name, meta = e.MetadataJSON(details::FieldSchema<T>());
     TVMFFIFieldInfo info{};
-    info.name = details::BA(n);
-    info.doc = details::BA(e.doc);
-    info.metadata = details::BA(meta);
-    info.flags = (writable ? kTVMFFIFieldFlagBitMaskWritable : 0) | e.flags_set;
-    info.flags &= ~e.flags_clear;
     info.size = sizeof(T);
     info.alignment = alignof(T);
     info.offset = GetFieldByteOffsetToObject<Class>(static_cast<T Class::*>(field));
     info.getter = details::FieldGetter<T>;
     info.setter = reinterpret_cast<void*>(details::FieldSetter<T>);
-    ::tvm::ffi::details::AnySetNone(&info.default_value_or_factory);
-    if (e.default_value.has_value()) {
-      info.flags |= kTVMFFIFieldFlagBitMaskHasDefault;
-      if (e.default_is_factory) info.flags |= kTVMFFIFieldFlagBitMaskDefaultFromFactory;
-      info.default_value_or_factory = AnyView(*e.default_value).CopyToTVMFFIAny();
-    }
     info.field_static_type_index = details::FieldStaticTypeIndex<T>();
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index_, &info));
+    details::RegisterFieldInfo(type_index_, name, writable, details::FieldSchema<T>(),
+                               details::CollectExtras(std::forward<Extra>(extra)...), &info);
   }
   template <typename F, typename... Extra>
   void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
@@ -424,15 +447,8 @@ class ObjectDef {
   template <typename... Extra>
   void RegisterMethodAs(const char* name, bool is_static, const Function& func,
                         const std::string& schema, Extra&&... extra) {
-    details::Extras e = details::CollectExtras(std::forward<Extra>(extra)...);
-    std::string n = name, meta = e.MetadataJSON(schema);
-    TVMFFIMethodInfo info{};
-    info.name = details::BA(n);
-    info.doc = details::BA(e.doc);
-    info.metadata = details::BA(meta);
-    info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
-    info.method = AnyView(func).CopyToTVMFFIAny();
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index_, &info));
+    details::RegisterMethodInfo(type_index_, name, is_static, func, schema,
+                                details::CollectExtras(std::forward<Extra>(extra)...));
   }
 
   int32_t type_index_;
