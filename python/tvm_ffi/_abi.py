@@ -211,18 +211,26 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         _capi.capsule_mark_used(cap)
         return addr(out[0])
 
-    def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
-        contig = 1 if require_contiguous else 0
+    import_tensor = _capi.import_tensor
+
+    def import_handle(ext_tensor, align, contig):
+        """A DLPack producer or capsule as a new Tensor handle (from_dlpack without the
+        wrapper: an argument's tensor lives for the call only)."""
         tp = type(ext_tensor)
         if not core._SKIP_EXCHANGE and hasattr(tp, "__dlpack_c_exchange_api__"):
             # unused here, but validated as in API mode (ValueError for a malformed field)
             core._exchange_api_address(tp.__dlpack_c_exchange_api__)
-        if hasattr(tp, "__dlpack__"):
-            h = consume_capsule(ext_tensor.__dlpack__(), require_alignment, contig)
-        elif core._capsule_name(ext_tensor) is not None:
-            h = consume_capsule(ext_tensor, require_alignment, contig)
-        else:
+        if not hasattr(tp, "__dlpack__") and core._capsule_name(ext_tensor) is None:
             raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
+        h = import_tensor(ext_tensor, align, contig)  # (on PyPy all of it in C, when it can)
+        if type(h) is tuple:  # (the capsule,), for the checks and errors of consume_capsule
+            h = consume_capsule(h[0], align, contig)
+        elif not h:
+            core._raise_ffi_error()
+        return h
+
+    def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
+        h = import_handle(ext_tensor, require_alignment, 1 if require_contiguous else 0)
         return core._new_wrapper(core._CLASS_TENSOR, h)
 
     def tensor_capsule(self, versioned):
@@ -405,13 +413,17 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             if code == R_POD:
                 a.type_index, a.v_uint64 = v.__tvm_ffi_pod__
                 return
-            torch = sys.modules.get("torch")
-            if code == R_EXCHANGE and torch is not None and issubclass(tp, torch.Tensor):
-                code = R_SLOW  # no exchange API here: torch takes the fallback (rule 10)
-            if code in (R_DLPACK, R_EXCHANGE):
-                t = from_dlpack(v)
-                ctx.hold(t)
-                pack(t, a, ctx, depth + 1)
+            if code == R_EXCHANGE:
+                torch = sys.modules.get("torch")
+                if torch is not None and issubclass(tp, torch.Tensor):
+                    code = R_SLOW  # no exchange API here: torch takes the fallback (rule 10)
+            if code == R_DLPACK or code == R_EXCHANGE:
+                # a handle owned by the call, no wrapper: a Tensor's finalizer cost ~1.5 us
+                # on PyPy, more than the import
+                h = import_handle(v, 0, 0)
+                ctx.own(h)
+                a.type_index = type_index_of(h)
+                a.v_uint64 = h
                 return
             r = core._convert_slow(v)  # (a torch tensor: the table's legacy capsule row)
             ctx.hold(r)

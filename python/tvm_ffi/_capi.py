@@ -8,6 +8,8 @@ this module.
 
 import sys
 
+from . import _loader
+
 _api = None
 if sys.implementation.name != "pypy":  # (PyPy has no ctypes.pythonapi; importing ctypes there
     try:  # to find that out cost ~7 ms of its import)
@@ -44,6 +46,18 @@ if _api is None:
 
     def api_addresses():
         return _ext.api_addresses() if _ext is not None else {}
+
+    _imported = []  # [intptr_t* cdata]: where the extension leaves the handle (install)
+
+    def import_tensor(obj, align=0, contig=0):
+        """A DLPack producer or capsule as a new Tensor handle, in C (one cpyext crossing): the
+        handle (int), 0 when the runtime refused it (its error set), else a 1-tuple of the
+        capsule (or whatever ``__dlpack__()`` returned) for the caller to consume or report."""
+        ext = _ext_or_raise()
+        r = ext.import_tensor_ex(obj, align, contig) if align or contig else ext.import_tensor(obj)
+        if r is None:
+            return _imported[0][0]
+        return 0 if r is False else r
 
     def readonly_member(cls, raw, name):
         return None  # no member descriptors to make: the caller seals with a property
@@ -146,11 +160,20 @@ else:
         return {name: ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
                 for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release")}
 
+    def import_tensor(obj, align=0, contig=0):
+        """What the extension's import_tensor leaves to its caller, always: (the capsule,)."""
+        return (obj if type(obj).__name__ == "PyCapsule" else obj.__dlpack__(),)
+
 
 def install(ffi):
-    """Gives the ctypes capsule destructors the cffi declarations to free a tensor with."""
+    """Gives the ctypes capsule destructors the cffi declarations to free a tensor with; gives
+    the extension the runtime's DLPack importers."""
     global _deleter_of
     if _api is None:
+        if _ext is not None:
+            _ext.set_importers(*(int(ffi.cast("uintptr_t", f)) for f in (
+                _loader.lib.TVMFFITensorFromDLPackVersioned, _loader.lib.TVMFFITensorFromDLPack)))
+            _imported.append(ffi.cast("intptr_t*", _ext.imported_cell()))
         return
 
     def deleter_of(address, versioned):

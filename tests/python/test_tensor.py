@@ -2,6 +2,7 @@
 
 import ctypes
 import gc
+import sys
 
 import pytest
 
@@ -59,6 +60,43 @@ def test_numpy_argument_is_imported(echo):
     assert isinstance(y, tvm_ffi.Tensor) and y.data_ptr() == arr.ctypes.data
     assert tvm_ffi.get_global_func("testing.optional_tensor_view_has_value")(arr) is True
     assert tvm_ffi.get_global_func("testing.optional_tensor_view_has_value")(None) is False
+
+
+def test_numpy_argument_released_after_the_call(echo):
+    # an argument's tensor lives for the call only: the array's DLPack export is freed with it
+    # (ABI mode owns the handle for the call, with no Tensor wrapper left to the collector)
+    arr = np.arange(5, dtype="float64")
+    before = sys.getrefcount(arr) if hasattr(sys, "getrefcount") else None
+    for _ in range(3):
+        assert tvm_ffi.get_global_func("testing.nop")(arr, arr) is None
+    if before is not None:
+        assert sys.getrefcount(arr) == before
+    y = echo(arr)  # a result still shares the memory
+    del arr
+    gc.collect()
+    assert y.shape == (5,) and np.from_dlpack(y)[4] == 4.0
+
+
+def test_subclass_dlpack_override_is_called(echo):
+    # ABI mode on PyPy calls an exact, immutable type's own C __dlpack__ directly (_capi_ext,
+    # _ffi_src/capi.c call_dlpack); a subclass's override must still be the one that runs
+    calls = []
+
+    class Traced(np.ndarray):
+        def __dlpack__(self, *args, **kwargs):
+            calls.append(len(calls))
+            return np.asarray(self).__dlpack__(*args, **kwargs)
+
+    plain = np.arange(6, dtype="float32")
+    traced = plain.view(Traced)
+    nop = tvm_ffi.get_global_func("testing.nop")
+    for _ in range(2):  # alternating types: the cached method follows the type
+        nop(plain)
+        nop(traced)
+        assert echo(traced).data_ptr() == plain.ctypes.data
+        assert tvm_ffi.from_dlpack(traced).shape == (6,)
+        nop(plain)
+    assert calls == [0, 1, 2, 3, 4, 5]
 
 
 def test_dlpack_export_capsules():
