@@ -12,7 +12,7 @@ around ABI-mode calls), so framework tensors go through ``__dlpack__``.
 import sys
 
 from . import _capi, _conversion, _rules, _stack, _tensor
-from ._type_index import kTVMFFIOpaquePyObject
+from ._type_index import kTVMFFIOpaquePyObject, kTVMFFITensor as K_TENSOR
 from .error import _INTERPRETER_LIMIT
 
 _INTERPRETER_LIMIT_C = _INTERPRETER_LIMIT.encode()  # set from C, when Python has no room left
@@ -54,12 +54,14 @@ def _rule_lookup(classify):
         return classified
     # module globals, which the JIT reads as constants (a plain dict's entries it does not)
     ns = globals()
-    ns["_classified"] = classified
+    ns["_classified"], ns["_memo"] = classified, memo
     lines = ["def _rule_of(tp):"]
     for i, (tp, code) in enumerate(exact):
         ns["_T%d" % i], ns["_C%d" % i] = tp, code
         lines.append("    if tp is _T%d: return _C%d" % (i, i))
-    lines.append("    return _classified(tp)")
+    # the memo read here, not in a call of classified: a frame less in each argument's trace
+    lines.append("    rule = _memo.get(tp)")
+    lines.append("    return rule if rule is not None else _classified(tp)")
     exec("\n".join(lines), ns)  # noqa: S102 - code made from the table above, nothing else
     return ns["_rule_of"]
 
@@ -211,7 +213,11 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         _capi.capsule_mark_used(cap)
         return addr(out[0])
 
-    import_tensor = _capi.import_tensor
+    def settle(r, align=0, contig=0):
+        """The handle that an answer of _capi.import_tensor other than None stands for."""
+        if r is False:  # the runtime refused the tensor
+            core._raise_ffi_error()
+        return consume_capsule(r[0], align, contig)  # (the capsule,): its checks and errors
 
     def import_handle(ext_tensor, align, contig):
         """A DLPack producer or capsule as a new Tensor handle (from_dlpack without the
@@ -222,12 +228,8 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             core._exchange_api_address(tp.__dlpack_c_exchange_api__)
         if not hasattr(tp, "__dlpack__") and core._capsule_name(ext_tensor) is None:
             raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
-        h = import_tensor(ext_tensor, align, contig)  # (on PyPy all of it in C, when it can)
-        if type(h) is tuple:  # (the capsule,), for the checks and errors of consume_capsule
-            h = consume_capsule(h[0], align, contig)
-        elif not h:
-            core._raise_ffi_error()
-        return h
+        r = _capi.import_tensor(ext_tensor, align, contig)
+        return _capi.imported[0] if r is None else settle(r, align, contig)
 
     def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
         h = import_handle(ext_tensor, require_alignment, 1 if require_contiguous else 0)
@@ -336,8 +338,9 @@ def install(core):  # noqa: C901 - one closure per replaced hook
 
         def own(self, h):
             if self.owned is None:
-                self.owned = []
-            self.owned.append(h)
+                self.owned = [h]
+            else:
+                self.owned.append(h)
 
         def release(self):
             owned, self.owned, self.keep = self.owned, None, None
@@ -369,6 +372,18 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             a.v_uint64 = h  # the handle's address: no pointer cdata made per argument
             if code == R_CONTAINER and ctx.api_obj is None and v._tvm_api is not None:
                 ctx.api_obj = v._tvm_api
+        elif code == R_DLPACK:
+            # (its type has __dlpack__ and no exchange API: the classifier said so) a handle
+            # owned by the call, no wrapper: a Tensor's finalizer cost ~1.5 us on PyPy, more
+            # than the import; early in this chain, which PyPy's JIT traces per argument
+            r = _capi.import_arg(v)  # (on PyPy all of it in C, when it can)
+            h = _capi.imported[0] if r is None else _settle(r)
+            if ctx.owned is None:  # (ctx.own inlined: its frame was ~10% of such a trace)
+                ctx.owned = [h]
+            else:
+                ctx.owned.append(h)
+            a.type_index = K_TENSOR
+            a.v_uint64 = h
         elif code == R_NONE:
             a.type_index, a.v_int64 = 0, 0
         elif code == R_BOOL:
@@ -417,12 +432,10 @@ def install(core):  # noqa: C901 - one closure per replaced hook
                 torch = sys.modules.get("torch")
                 if torch is not None and issubclass(tp, torch.Tensor):
                     code = R_SLOW  # no exchange API here: torch takes the fallback (rule 10)
-            if code == R_DLPACK or code == R_EXCHANGE:
-                # a handle owned by the call, no wrapper: a Tensor's finalizer cost ~1.5 us
-                # on PyPy, more than the import
+            if code == R_EXCHANGE:  # (as R_DLPACK above, the exchange field validated)
                 h = import_handle(v, 0, 0)
                 ctx.own(h)
-                a.type_index = type_index_of(h)
+                a.type_index = K_TENSOR
                 a.v_uint64 = h
                 return
             r = core._convert_slow(v)  # (a torch tensor: the table's legacy capsule row)
@@ -572,8 +585,9 @@ def install(core):  # noqa: C901 - one closure per replaced hook
     # The call path's functions call each other through module globals: a function the JIT
     # reads from a global is a constant, one read from a closure cell is not, and calling it
     # copies its closure cells into every new frame.
-    global _pack, _from_any, _call_with, _call_handle
+    global _pack, _from_any, _call_with, _call_handle, _settle
     _pack, _from_any, _call_with, _call_handle = pack, from_any, call_with, call_handle
+    _settle = settle
     core.Function.__from_mlir_packed_safe_call__ = staticmethod(from_mlir)
     core.Function.__call__ = function_call
     core.Function.__from_extern_c__ = staticmethod(from_extern_c)

@@ -47,17 +47,20 @@ if _api is None:
     def api_addresses():
         return _ext.api_addresses() if _ext is not None else {}
 
-    _imported = []  # [intptr_t* cdata]: where the extension leaves the handle (install)
+    def _import_missing(obj, *args):
+        _ext_or_raise()
+
+    # set by install(): the extension's importers (module globals, which PyPy's JIT reads as
+    # constants), and the cell (intptr_t*) where they leave the handle
+    import_arg, _import_ex, imported = _import_missing, _import_missing, None
 
     def import_tensor(obj, align=0, contig=0):
-        """A DLPack producer or capsule as a new Tensor handle, in C (one cpyext crossing): the
-        handle (int), 0 when the runtime refused it (its error set), else a 1-tuple of the
-        capsule (or whatever ``__dlpack__()`` returned) for the caller to consume or report."""
-        ext = _ext_or_raise()
-        r = ext.import_tensor_ex(obj, align, contig) if align or contig else ext.import_tensor(obj)
-        if r is None:
-            return _imported[0][0]
-        return 0 if r is False else r
+        """A DLPack producer or capsule (that has __dlpack__, or is one) as a new Tensor handle,
+        in C (one cpyext crossing): None with the handle in ``imported[0]``, False when the
+        runtime refused it (its error set), else a 1-tuple of the capsule (or whatever
+        ``__dlpack__()`` returned) for the caller to consume or report.  ``import_arg(obj)``
+        is the same with no alignment or contiguity required."""
+        return _import_ex(obj, align, contig) if align or contig else import_arg(obj)
 
     def readonly_member(cls, raw, name):
         return None  # no member descriptors to make: the caller seals with a property
@@ -160,20 +163,25 @@ else:
         return {name: ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
                 for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release")}
 
+    imported = None  # (import_tensor never leaves a handle here: no extension)
+
     def import_tensor(obj, align=0, contig=0):
         """What the extension's import_tensor leaves to its caller, always: (the capsule,)."""
         return (obj if type(obj).__name__ == "PyCapsule" else obj.__dlpack__(),)
+
+    import_arg = import_tensor
 
 
 def install(ffi):
     """Gives the ctypes capsule destructors the cffi declarations to free a tensor with; gives
     the extension the runtime's DLPack importers."""
-    global _deleter_of
+    global _deleter_of, import_arg, _import_ex, imported
     if _api is None:
         if _ext is not None:
             _ext.set_importers(*(int(ffi.cast("uintptr_t", f)) for f in (
                 _loader.lib.TVMFFITensorFromDLPackVersioned, _loader.lib.TVMFFITensorFromDLPack)))
-            _imported.append(ffi.cast("intptr_t*", _ext.imported_cell()))
+            import_arg, _import_ex = _ext.import_tensor, _ext.import_tensor_ex
+            imported = ffi.cast("intptr_t*", _ext.imported_cell())
         return
 
     def deleter_of(address, versioned):
