@@ -229,7 +229,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
         if not hasattr(tp, "__dlpack__") and core._capsule_name(ext_tensor) is None:
             raise TypeError("Expect from_dlpack to take either a compatible tensor or PyCapsule")
         r = _capi.import_tensor(ext_tensor, align, contig)
-        return _capi.imported[0] if r is None else settle(r, align, contig)
+        return _capi.take_imported() if r is None else settle(r, align, contig)
 
     def from_dlpack(ext_tensor, *, require_alignment=0, require_contiguous=False):
         h = import_handle(ext_tensor, require_alignment, 1 if require_contiguous else 0)
@@ -377,7 +377,7 @@ def install(core):  # noqa: C901 - one closure per replaced hook
             # owned by the call, no wrapper: a Tensor's finalizer cost ~1.5 us on PyPy, more
             # than the import; early in this chain, which PyPy's JIT traces per argument
             r = _capi.import_arg(v)  # (on PyPy all of it in C, when it can)
-            h = _capi.imported[0] if r is None else _settle(r)
+            h = _capi.take_imported() if r is None else _settle(r)
             if ctx.owned is None:  # (ctx.own inlined: its frame was ~10% of such a trace)
                 ctx.owned = [h]
             else:

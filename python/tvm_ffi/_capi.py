@@ -51,12 +51,13 @@ if _api is None:
         _ext_or_raise()
 
     # set by install(): the extension's importers (module globals, which PyPy's JIT reads as
-    # constants), and the cell (intptr_t*) where they leave the handle
-    import_arg, _import_ex, imported = _import_missing, _import_missing, None
+    # constants), and the C function (through cffi) that returns the handle they left
+    import_arg, _import_ex, take_imported = _import_missing, _import_missing, None
 
     def import_tensor(obj, align=0, contig=0):
         """A DLPack producer or capsule (that has __dlpack__, or is one) as a new Tensor handle,
-        in C (one cpyext crossing): None with the handle in ``imported[0]``, False when the
+        in C (one cpyext crossing): None with the handle left for ``take_imported()`` (this
+        thread's; an int object per call cost ~130 ns on PyPy), False when the
         runtime refused it (its error set), else a 1-tuple of the capsule (or whatever
         ``__dlpack__()`` returned) for the caller to consume or report.  ``import_arg(obj)``
         is the same with no alignment or contiguity required."""
@@ -163,7 +164,7 @@ else:
         return {name: ctypes.cast(getattr(_api, name), ctypes.c_void_p).value
                 for name in ("PyErr_CheckSignals", "PyGILState_Ensure", "PyGILState_Release")}
 
-    imported = None  # (import_tensor never leaves a handle here: no extension)
+    take_imported = None  # (import_tensor never leaves a handle: no extension)
 
     def import_tensor(obj, align=0, contig=0):
         """What the extension's import_tensor leaves to its caller, always: (the capsule,)."""
@@ -175,13 +176,13 @@ else:
 def install(ffi):
     """Gives the ctypes capsule destructors the cffi declarations to free a tensor with; gives
     the extension the runtime's DLPack importers."""
-    global _deleter_of, import_arg, _import_ex, imported
+    global _deleter_of, import_arg, _import_ex, take_imported
     if _api is None:
         if _ext is not None:
             _ext.set_importers(*(int(ffi.cast("uintptr_t", f)) for f in (
                 _loader.lib.TVMFFITensorFromDLPackVersioned, _loader.lib.TVMFFITensorFromDLPack)))
             import_arg, _import_ex = _ext.import_tensor, _ext.import_tensor_ex
-            imported = ffi.cast("intptr_t*", _ext.imported_cell())
+            take_imported = ffi.cast("intptr_t(*)(void)", _ext.taker())
         return
 
     def deleter_of(address, versioned):

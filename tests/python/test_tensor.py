@@ -99,6 +99,32 @@ def test_subclass_dlpack_override_is_called(echo):
     assert calls == [0, 1, 2, 3, 4, 5]
 
 
+def test_numpy_arguments_from_threads(echo):
+    # each thread gets its own arrays back: on PyPy the extension leaves each import's handle
+    # per thread (another thread may import between a return to Python and the read)
+    import threading
+
+    arrays = [np.arange(i + 1, dtype="float32") for i in range(4)]
+    bad, old = [], sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+
+    def work(arr):
+        for _ in range(2000):
+            if echo(arr).data_ptr() != arr.ctypes.data:
+                bad.append(arr.size)
+                return
+
+    try:
+        threads = [threading.Thread(target=work, args=(a,)) for a in arrays]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert bad == []
+
+
 def test_dlpack_export_capsules():
     x = tvm_ffi.from_dlpack(np.arange(6, dtype="float32"))
     assert _tensor._capsule_name(x.__dlpack__()) == b"dltensor"

@@ -142,12 +142,16 @@ static PyObject* call_dlpack(PyObject* obj) {
  * capsule, once it reached Python, was a PyPy-side object, and each C-API call on it (its name,
  * pointer, renaming) a cpyext transition of ~250 ns.  Takes a capsule or
  * a producer (whose __dlpack__() is called).  Returns None with the new Tensor's handle in
- * `imported` (no int object made and handed to PyPy per call), False when the runtime refused
+ * `imported` (no int object made and handed to PyPy per call: ~130 ns), False when the runtime refused
  * it (its error is set; the capsule keeps its tensor, freed with it), or what is left for the
  * caller to look at and report, in a 1-tuple: the capsule, unconsumed, when its name or DLPack
  * major version is not the one imported here, or whatever __dlpack__() returned that is not a
  * capsule. */
-static void* imported; /* the handle import_tensor made last (GIL-protected; read right after) */
+/* the handle import_tensor made last on this thread: per thread, as another thread may import
+ * between this thread's return to Python and its read (take_imported, called through cffi) */
+static _Thread_local void* imported;
+
+static intptr_t take_imported(void) { return (intptr_t)imported; }
 
 static PyObject* leftover(PyObject* cap) {
   PyObject* t = PyTuple_Pack(1, cap);
@@ -219,11 +223,11 @@ static PyObject* import_tensor_ex(PyObject* self, PyObject* args) {
   return import_tensor(obj, align, contig);
 }
 
-/* imported_cell() -> the address of `imported` (a void*), for the caller to read */
-static PyObject* imported_cell(PyObject* self, PyObject* unused) {
+/* taker() -> the address of take_imported (intptr_t (*)(void)), for the caller to call */
+static PyObject* taker(PyObject* self, PyObject* unused) {
   (void)self;
   (void)unused;
-  return PyLong_FromVoidPtr(&imported);
+  return PyLong_FromVoidPtr((void*)(uintptr_t)&take_imported);
 }
 
 /* api_addresses() -> {name: address} of the functions the runtime's C++ side calls back */
@@ -245,7 +249,7 @@ static PyMethodDef methods[] = {
     {"set_importers", set_importers, METH_VARARGS, "The runtime's DLPack importers."},
     {"import_tensor", import_tensor_o, METH_O, "A producer or capsule as a Tensor handle."},
     {"import_tensor_ex", import_tensor_ex, METH_VARARGS, "import_tensor with requirements."},
-    {"imported_cell", imported_cell, METH_NOARGS, "Where import_tensor leaves its handle."},
+    {"taker", taker, METH_NOARGS, "The function that returns import_tensor's handle."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "tvm_ffi._capi_ext",
