@@ -60,10 +60,8 @@ if API_MODE:
     _OK = lib.FFIPY_OK
     _FFI_ERROR = lib.FFIPY_FFI_ERROR
     _PY_ERROR = lib.FFIPY_PY_ERROR
-    _BOTH_ERRORS = lib.FFIPY_BOTH_ERRORS
-    _SHARED_BOX = lib.FFIPY_SHARED_BOX
 else:
-    _OK = _FFI_ERROR = _PY_ERROR = _BOTH_ERRORS = _SHARED_BOX = None
+    _OK = _FFI_ERROR = _PY_ERROR = None
 
 
 # ---------------------------------------------------------------------------------------------

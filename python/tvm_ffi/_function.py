@@ -1,4 +1,4 @@
-"""Functions: the ``Function`` wrapper and its Python-level call path, global functions, and
+"""Functions: the ``Function`` wrapper, global functions, and
 the runtime's type keys (name <-> type index, the class bound to an index)."""
 
 import os
@@ -7,11 +7,8 @@ import types
 from importlib import import_module
 
 from ._base import (
-    _BOTH_ERRORS,
     _FunctionBase,
     _OK,
-    _PY_ERROR,
-    _SHARED_BOX,
     API_MODE,
     CObject,
     _TYPE_CLS,
@@ -22,15 +19,13 @@ from ._base import (
     _set_h,
 )
 from ._loader import ffi, lib, load_testing
-from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_frame, _take_exception
+from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_frame
 
 
 # ---------------------------------------------------------------------------------------------
 # Function: the compiled call is its C base's (_FunctionBase: tp_call and vectorcall, the
-# compiled module's basetypes.c); the __call__ below is the pure-cffi path
-# (TVM_FFI_PURE_CFFI_CALL=1), which ABI mode replaces with _abi's
-
-_COMPILED_CALL = API_MODE and os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0")
+# compiled module's basetypes.c); without the compiled module ABI mode installs its own
+# (_abi).  Neither is a method written here.
 
 
 class Function(*((CObject, _FunctionBase) if API_MODE else (CObject,))):
@@ -44,20 +39,8 @@ class Function(*((CObject, _FunctionBase) if API_MODE else (CObject,))):
         self.release_gil = _RELEASE_GIL_DEFAULT
         return self
 
-    _call_line = sys._getframe().f_lineno + 3  # the line that names the call in tracebacks
-
-    if not _COMPILED_CALL:  # (the compiled one is inherited from _FunctionBase)
-        def __call__(*args, _call=lib.ffipy_call if API_MODE else None, _id=id):
-            rc = _call(_id(args))
-            if rc == 0:  # FFIPY_OK
-                return args[0]
-            ok, value = _call_failed(rc, args)
-            if ok:
-                return value
-            try:
-                raise value  # raised here so the traceback shows one package frame
-            finally:
-                del value  # no cycle: exception -> traceback -> this frame -> exception
+    # a failed call made in C names this line in its traceback (_call_error)
+    _call_line = sys._getframe().f_lineno  # Function.__call__: converts, calls, converts back
 
     @staticmethod
     def __from_extern_c__(c_symbol, *, keep_alive_object=None):
@@ -80,25 +63,6 @@ if API_MODE:  # calls by vectorcall where the class statement did not give it (b
     lib.ffipy_function_class_ready(id(Function))
 
 _RELEASE_GIL_DEFAULT = bool(int(os.environ.get("TVM_FFI_RELEASE_GIL_BY_DEFAULT", "1")))
-
-
-def _call_failed(rc, box):
-    """(True, result) or (False, exception) for a failed ffipy_call status."""
-    if rc == _SHARED_BOX:  # the *args tuple is shared: retry with a private list
-        box = list(box)
-        rc = lib.ffipy_call(id(box))
-        if rc == _OK:
-            return True, box[0]
-    if rc == _PY_ERROR:
-        return False, _take_exception()
-    err = _move_raised_error()
-    if rc == _BOTH_ERRORS:
-        pending = _take_exception()
-        if err is None or err.kind == "EnvErrorAlreadySet":
-            return False, pending
-    if err is None:
-        return False, RuntimeError("tvm_ffi: call failed without an error object")
-    return False, err.py_error()
 
 
 def _call_error(pending):

@@ -11,18 +11,15 @@ cffi module (``_ffi_src/``, entry points in ``helpers.h``).
 """
 
 import atexit
-import os
 import sys
 
 from . import _loader, _rules, _tensor, _values  # noqa: F401
 from ._base import (  # noqa: F401 - re-exported
-    _BOTH_ERRORS,
     _CLS_TYPE,
     _FFI_ERROR,
     _OBJ_HEADER,
     _OK,
     _PY_ERROR,
-    _SHARED_BOX,
     _TYPE_CLS,
     _TYPE_INFO,
     FFIProperty,
@@ -106,7 +103,6 @@ from ._function import (  # noqa: F401 - re-exported
     _RELEASE_GIL_DEFAULT,
     Function,
     _call_error,
-    _call_failed,
     _class_for_index,
     _global,
     _global_handle,
@@ -267,16 +263,15 @@ def _init():
     if rc != 0:
         raise RuntimeError("tvm_ffi: failed to initialise the cffi fast path")
     # (ffipy_init also gave DLTensorTestWrapper its __dlpack_c_exchange_api__ capsule)
-    if os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0"):
-        box = [CObject]
-        if lib.ffipy_make_builtins(id(box)) == _OK:
-            _tensor.from_dlpack = box[0]
-            CObject.__del__ = box[1]
-            if box[2] is not None:  # the Python ones stay for the other call paths
-                Tensor.__dlpack__ = box[2]
-                Tensor.__dlpack_device__ = box[3]
-        else:
-            _take_exception()
+    box = [CObject]
+    if lib.ffipy_make_builtins(id(box)) == _OK:
+        _tensor.from_dlpack = box[0]
+        CObject.__del__ = box[1]
+        if box[2] is not None:  # the Python ones stay for ABI mode
+            Tensor.__dlpack__ = box[2]
+            Tensor.__dlpack_device__ = box[3]
+    else:  # the Python versions of these stay: slower, not different
+        _take_exception()
     atexit.register(lib.ffipy_set_finalizing)
 
 

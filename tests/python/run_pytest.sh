@@ -50,10 +50,6 @@ run "$PYTHON" "$top_srcdir/tests/python"; rc=$?
 if [ $rc -eq 0 ]; then
   echo "== ABI mode (TVM_FFI_USE_ABI_MODE=1)"
   TVM_FFI_USE_ABI_MODE=1 "$PYTHON" -m pytest -q -p no:cacheprovider $(core_files) || rc=1
-  echo "== pure cffi call path (TVM_FFI_PURE_CFFI_CALL=1)"
-  TVM_FFI_PURE_CFFI_CALL=1 "$PYTHON" -m pytest -q -p no:cacheprovider \
-    "$top_srcdir/tests/python/test_function.py" "$top_srcdir/tests/python/test_error.py" \
-    "$top_srcdir/tests/python/test_conversion_table.py" || rc=1
 fi
 if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(command -v "$PYTHON" | xargs readlink -f)" ]; then
   # test_torch_c_dlpack: Debian's torch 1.13 lacks the DLPack exchange API, so this is where

@@ -1,8 +1,8 @@
 """One conversion table, every path (docs/python.md §6, HACKING.md "Python package").
 
 The same cases run through each way the package converts values: API mode (the compiled fast
-path), ABI mode (``_abi.py``), the pure-cffi call (``TVM_FFI_PURE_CFFI_CALL=1``) and PyPy (this
-file is in the suite ``run_pypy.sh`` runs).  Each case states its expected outcome literally, so
+path), ABI mode (``_abi.py``, the fallback without it) and PyPy (this file is in the suite
+``run_pypy.sh`` runs).  Each case states its expected outcome literally, so
 every path is held to the same results, error types and messages; ``test_paths_agree`` also runs
 the cases in a subprocess per CPython path and compares the outcomes with this process's.
 
@@ -271,12 +271,11 @@ def _rule_code(tp):
 
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="the CPython paths: API/ABI mode")
 def test_paths_agree():
-    """API mode, ABI mode and the pure-cffi call give this process's outcomes, messages included."""
+    """API mode and ABI mode give this process's outcomes, messages included."""
     here = outcomes()
     code = ("import json, sys; sys.path.insert(0, %r); import test_conversion_table as t; "
             "print(json.dumps(t.outcomes()))" % HERE)
-    for env in ({"TVM_FFI_USE_ABI_MODE": "0"}, {"TVM_FFI_USE_ABI_MODE": "1"},
-                {"TVM_FFI_PURE_CFFI_CALL": "1"}):
+    for env in ({"TVM_FFI_USE_ABI_MODE": "0"}, {"TVM_FFI_USE_ABI_MODE": "1"}):
         full = dict(os.environ, **env)
         p = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True,
                            timeout=300)

@@ -448,10 +448,9 @@ print(tvm_ffi.get_global_func("testing.add_one")(1))
 
 
 @needs_native_signal_check
-@pytest.mark.parametrize("mode", ["api", "abi", "pure_cffi"])
+@pytest.mark.parametrize("mode", ["api", "abi"])
 def test_sigint_in_a_fresh_interpreter(mode):
-    env = dict(os.environ, TVM_FFI_USE_ABI_MODE="1" if mode == "abi" else "0",
-               TVM_FFI_PURE_CFFI_CALL="1" if mode == "pure_cffi" else "0")
+    env = dict(os.environ, TVM_FFI_USE_ABI_MODE="1" if mode == "abi" else "0")
     r = subprocess.run([sys.executable, "-c", _SIGNAL_CHILD], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -2,7 +2,6 @@
 the semantics of the generic one.  No timings here: what keeps import fast is which modules it
 pulls in, and that is what is checked."""
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -196,8 +195,7 @@ def test_vectorcall_entry_keeps_call_semantics():
         assert echo(4) == 4 and echo(5) == 5
         print(fast, tvm_ffi._loader.API_MODE)
     """).split()
-    compiled_call = os.environ.get("TVM_FFI_PURE_CFFI_CALL", "0") in ("", "0")
-    if out[1] == "True" and sys.implementation.name == "cpython" and compiled_call:
+    if out[1] == "True" and sys.implementation.name == "cpython":
         assert out[0] == "True"  # the compiled module installed the entry
 
 
@@ -215,15 +213,14 @@ def test_compiled_bases_hold_handle_and_call():
     # API mode on CPython: the handle is a field of the compiled module's C base (`_h` its
     # read-only int view, written only by _base._set_h), and Function's call is its C base's
     # slot, not a method of the Python class (one compiled call path).
-    from tvm_ffi import _base, _function
+    from tvm_ffi import _base
 
     if not _base.API_MODE:
         pytest.skip("ABI mode: CObject is a plain Python class")
     assert _base.CObject.__mro__[1] is _base._CObjectBase
     assert _base._FunctionBase in tvm_ffi.Function.__mro__
-    if _function._COMPILED_CALL:
-        assert "__call__" not in tvm_ffi.Function.__dict__
-        assert tvm_ffi.Function.__call__ is _base._FunctionBase.__call__
+    assert "__call__" not in tvm_ffi.Function.__dict__
+    assert tvm_ffi.Function.__call__ is _base._FunctionBase.__call__
     echo = tvm_ffi.get_global_func("testing.echo")
     h = echo._h
     with pytest.raises(AttributeError):

@@ -2,7 +2,7 @@
 
 At most one live Python wrapper per object handle: a call returning an object that already has
 a live wrapper returns that wrapper.  Value-like kinds (str, bytes, Shape) and tensors are not
-tied.  Everything here runs in API, ABI and pure-cffi modes and under PyPy: the two tables
+tied.  Everything here runs in API and ABI modes and under PyPy: the two tables
 (C in API mode, Python in ABI mode) answer to the same tests (HACKING.md "Wrapper identity").
 """
 
@@ -309,8 +309,7 @@ h.objs = [tvm_ffi.convert([1, 2, 3]), tvm_ffi.convert({"a": 1})]
 """
 
 
-@pytest.mark.parametrize("mode", [{}, {"TVM_FFI_USE_ABI_MODE": "1"},
-                                  {"TVM_FFI_PURE_CFFI_CALL": "1"}])
+@pytest.mark.parametrize("mode", [{}, {"TVM_FFI_USE_ABI_MODE": "1"}])
 def test_wrappers_finalised_at_shutdown_quietly(mode):
     env = dict(os.environ, **mode)
     proc = subprocess.run([sys.executable, "-c", _SHUTDOWN_SCRIPT], env=env,
