@@ -4,7 +4,7 @@ never fails on speed.
 
     python bench/bench_pypy.py [--quick] [--runs N] [--pypy PATH]
 
-CPython runs the compiled fast path (API mode); PyPy runs ABI mode (``_abi.py``), which its
+CPython runs the compiled fast path (API mode); PyPy runs ABI mode (``_abi_*.py``), which its
 JIT compiles, with ``tvm_ffi._capi_ext`` for capsules (built by ``_build_ffi.py --capi`` into
 ``$TVM_FFI_MODULE_DIR``).  The PyPy interpreter is the venv of ``scripts/pypy-venv.sh`` unless
 ``--pypy`` names one.  Figures: best of several repeats of the thread's CPU time, ns per call

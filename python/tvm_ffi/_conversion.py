@@ -1,7 +1,7 @@
 """Python <-> FFI value conversion: the hooks the call path delegates to.
 
 The compiled fast path (``_ffi_src/pack.c``, ``results.c``) converts the common kinds itself
-and calls these (through ``ffipy_config``) for the rest; ABI mode (``_abi.py``) calls them for
+and calls these (through ``ffipy_config``) for the rest; ABI mode (``_abi_*.py``) calls them for
 everything.  Arguments: ``_classify`` (the rule of a Python type, asked once per type) and
 ``_convert_slow`` (one step for the types no rule covers).  Results: ``_ret_obj`` (an object,
 a Str/Bytes/Shape/Tensor value or a POD the fast path leaves to Python) and ``_ret_object``

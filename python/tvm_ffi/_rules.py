@@ -2,7 +2,7 @@
 
 Every conversion path reads it: the compiled fast path (``_ffi_src/``, through ``rules.h``,
 which ``_build_ffi.py`` generates from this module with ``c_header()``; ``ffipy_init`` refuses a
-module built from another table), ABI mode and PyPy (``_abi.py``), the Python hooks of the
+module built from another table), ABI mode and PyPy (``_abi_*.py``), the Python hooks of the
 compiled path (``_conversion.py``) and ``tvm_ffi.convert``.  The *handlers* (how an Int is
 packed, how a String result is built) are code in each path; this table says which handler a
 Python type or a type index gets, so a rule changes here, once.

@@ -190,7 +190,13 @@ _LAYERS = (
     "container",  # Array, List, Map, Dict
     "_conversion",  # the hooks the call path delegates to, CAny, OpaquePyObject
     "_stack",  # ABI mode's C stack guard for nested callbacks (a leaf: imports no layer)
-    "_abi",  # ABI mode's call path (no compiled module: PyPy, no compiler)
+    # ABI mode, the fallback without the compiled module (PyPy, no compiler): its files by job
+    "_abi_objects",  # Python objects as opaque objects
+    "_abi_dlpack",  # tensors through DLPack capsules
+    "_abi_results",  # TVMFFIAny to Python, by the table's result kinds
+    "_abi_call",  # the call: arguments packed by the table's handlers, TVMFFIFunctionCall
+    "_abi_callbacks",  # Python callables and C symbols as Functions
+    "_abi",  # install: puts the above in place of the compiled module's entry points
     "core",  # this facade; _init
 )
 
@@ -231,7 +237,7 @@ def _init():
     _register_class(kTVMFFITensor, Tensor)
     _register_class(kTVMFFIOpaquePyObject, OpaquePyObject)
     if not API_MODE:
-        _abi.install(sys.modules[__name__])
+        _abi.install()
         return
     fa = _global_handle("ffi.Array")
     fm = _global_handle("ffi.Map")

@@ -32,7 +32,7 @@ ERROR_TYPE_TO_NAME = {}
 # RuntimeError that `except Exception` would swallow.
 _NOT_EXCEPTIONS = (KeyboardInterrupt, SystemExit, GeneratorExit)
 # OverflowError: a callback result too large for its slot; RecursionError: the C stack guard
-# of nested callbacks (_ffi_src/stack.c, _abi.py)
+# of nested callbacks (_ffi_src/stack.c, _stack.py)
 for _cls in (RuntimeError, ValueError, TypeError, AttributeError, KeyError, IndexError,
              AssertionError, MemoryError, OverflowError, RecursionError) + _NOT_EXCEPTIONS:
     ERROR_NAME_TO_TYPE[_cls.__name__] = _cls

@@ -1,7 +1,7 @@
 """One conversion table, every path (docs/python.md §6, HACKING.md "Python package").
 
 The same cases run through each way the package converts values: API mode (the compiled fast
-path), ABI mode (``_abi.py``, the fallback without it) and PyPy (this file is in the suite
+path), ABI mode (``_abi/``, the fallback without it) and PyPy (this file is in the suite
 ``run_pypy.sh`` runs).  Each case states its expected outcome literally, so
 every path is held to the same results, error types and messages; ``test_paths_agree`` also runs
 the cases in a subprocess per CPython path and compares the outcomes with this process's.
@@ -360,8 +360,10 @@ def test_c_path_has_no_rules_of_its_own(path):
     assert not found, "%s decides by type index itself: %s" % (path, found)
 
 
-@pytest.mark.parametrize("path", ["_abi.py", "_convert.py", "core.py", "_conversion.py",
-                                  "_base.py", "_values.py", "_function.py", "_tensor.py"])
+@pytest.mark.parametrize("path", ["_abi.py", "_abi_call.py", "_abi_results.py",
+                                  "_abi_callbacks.py", "_abi_objects.py", "_abi_dlpack.py",
+                                  "_convert.py", "core.py", "_conversion.py", "_base.py",
+                                  "_values.py", "_function.py", "_tensor.py"])
 def test_python_path_has_no_rules_of_its_own(path):
     if not os.path.exists(os.path.join(PKG, path)):
         pytest.skip("%s is not in this tree" % path)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import tvm_ffi
-from tvm_ffi import _conversion, _function, _loader, core, error
+from tvm_ffi import _conversion, _function, _loader, error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -268,7 +268,7 @@ def test_callback_whose_error_conversion_fails_still_fails(monkeypatch):
     def broken(*args, **kwargs):
         raise RecursionError("converter failed")
 
-    monkeypatch.setattr(core, "_exc_to_error", broken)
+    monkeypatch.setattr(error, "_exc_to_error", broken)  # (ABI mode reads it there)
     f = tvm_ffi.convert(_raising(ValueError("x")))
     for call in (f, lambda: tvm_ffi.get_global_func("testing.apply")(f)):
         with pytest.raises((ValueError, RuntimeError)):  # compiled: ValueError, ABI: no error

@@ -156,7 +156,7 @@ def test_every_core_name_in_use_resolves():
     if os.path.isdir(UPSTREAM_TESTS):
         roots.append(UPSTREAM_TESTS)
     names = _core_names_used(roots)
-    assert {"Object", "Function", "_CLASS_TENSOR", "_global", "TypeInfo"} <= names
+    assert {"Object", "Function", "_CLASS_TENSOR", "TypeInfo"} <= names
     missing = sorted(n for n in names - UPSTREAM_ONLY if not hasattr(core, n))
     assert not missing
 
