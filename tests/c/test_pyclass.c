@@ -487,10 +487,12 @@ static void test_native_fields(TVMFFIObjectHandle probe) {
   CHECK_EQ_INT(n->count, -5);
   CHECK(n->obj == probe);
   {
-    /* a setter given the user-defined type pc.Flag stores its objects without converting */
+    /* a setter whose plain type is pc.Flag stores its objects without converting */
     TVMFFIObjectHandle conv = new_function(to_int);
-    TVMFFIAny typed = call3("ffi.MakeFieldSetter", check_any_int(flag_type), check_any_int(0),
-                            check_any_obj(conv), 3);
+    TVMFFIAny targs[4] = {check_any_int(kTVMFFIObject), check_any_int(0), check_any_obj(conv),
+                          check_any_int(flag_type)},
+              typed = none_any();
+    CHECK_OK(check_call_global("ffi.MakeFieldSetter", targs, 4, &typed));
     TVMFFIObjectDecRef(conv);
     TVMFFIAny flag = none_any(), sargs[2], sr = none_any();
     CHECK_OK(TVMFFIFunctionCall(attr_of(flag_type, "__ffi_new__")->v_obj, NULL, 0, &flag));
@@ -535,6 +537,10 @@ static void test_native_fields(TVMFFIObjectHandle probe) {
                "not a registered object type");
   CHECK_RAISED(check_call_global("ffi.MakeFieldGetter", &bad[1], 1, &r), "ValueError",
                "not a field kind");
+  TVMFFIAny bad_plain[4] = {check_any_int(kTVMFFIAny), check_any_int(0), none_any(),
+                            check_any_int(kTVMFFIInt)};
+  CHECK_RAISED(check_call_global("ffi.MakeFieldSetter", bad_plain, 4, &r), "ValueError",
+               "plain_type");
   TVMFFIAny small[2] = {check_any_int(flag_type), check_any_int(24)};
   CHECK_RAISED(check_call_global("ffi._PyClassRegisterTypeAttrColumns", small, 2, &r), "ValueError",
                "holds every field");

@@ -7,12 +7,14 @@
  *       size_0, align_0, offset_1, ...]; the one place offsets are decided
  *   ffi.MakeFieldGetter(field_static_type_index) -> int
  *       address of the TVMFFIFieldGetter of a Python-defined field of a kind
- *   ffi.MakeFieldSetter(field_static_type_index, type_converter, f_convert) -> Function
+ *   ffi.MakeFieldSetter(field_static_type_index, type_converter, f_convert,
+ *                       plain_type = -1) -> Function
  *       setter Function (called with (OpaquePtr field_addr, value)); when
  *       f_convert is a Function the stored value is f_convert(value), so the
- *       binding's type rules apply to every writer, C and C++ ones included
- *       (a value already of a native kind's type, or of the user-defined type
- *       >= 128 given as an object field's index, skips that call)
+ *       binding's type rules apply to every writer, C and C++ ones included;
+ *       a value already of a native kind's type, or of plain_type (an object
+ *       type and its subtypes; for ffi.String/ffi.Bytes their small forms
+ *       too), is one f_convert returns as it is, and skips that call
  *   ffi._PyClassAllocTypeIndex(type_key, parent_type_index) -> int
  *       allocates the index of a new type under a parent; a parent that takes
  *       no more children (a final type) is a TypeError, not the process exit
@@ -41,7 +43,9 @@
 
 #define LAYOUT_SIG "ffi._PyClassLayout(0: int, *kinds: int) -> ffi.Array"
 #define GETTER_SIG "ffi.MakeFieldGetter(0: int) -> int"
-#define SETTER_SIG "ffi.MakeFieldSetter(0: int, 1: int, 2: Optional[ffi.Function]) -> ffi.Function"
+#define SETTER_SIG                                                                  \
+  "ffi.MakeFieldSetter(0: int, 1: int, 2: Optional[ffi.Function], 3: int = -1) -> " \
+  "ffi.Function"
 #define COLUMNS_SIG "ffi._PyClassRegisterTypeAttrColumns(0: int, 1: int) -> None"
 #define ALLOC_SIG "ffi._PyClassAllocTypeIndex(0: str, 1: int) -> int"
 
@@ -314,7 +318,7 @@ static int make_field_getter(void* self, const TVMFFIAny* args, int32_t num_args
 typedef struct {
   TVMFFIObject* convert; /* owned ffi.Function, or NULL */
   int32_t kind;
-  int32_t declared; /* an object field's user-defined type (>= 128) given for kind, or -1 */
+  int32_t plain; /* values of this type (or a subtype) need no conversion, or -1 */
 } setter_ctx;
 
 static void setter_ctx_free(void* self) {
@@ -328,11 +332,15 @@ static void setter_ctx_free(void* self) {
  * and skipping that call keeps assignments of the common case in C. */
 static int needs_no_conversion(const setter_ctx* c, int32_t t) {
   int32_t kind = c->kind;
-  if (c->declared >= 0 && t >= kTVMFFIStaticObjectBegin) { /* an object of the type, or a subtype */
-    const TVMFFITypeInfo* d = tvmffi__type_info_lookup(c->declared);
-    const TVMFFITypeInfo* v = t == c->declared ? NULL : tvmffi__type_info_lookup(t);
-    return t == c->declared || (d != NULL && v != NULL && v->type_depth > d->type_depth &&
-                                v->type_ancestors[d->type_depth]->type_index == c->declared);
+  if (c->plain >= 0) {
+    if (t == c->plain || (c->plain == kTVMFFIStr && t == kTVMFFISmallStr) ||
+        (c->plain == kTVMFFIBytes && t == kTVMFFISmallBytes))
+      return 1;
+    if (t < kTVMFFIStaticObjectBegin) return 0;
+    const TVMFFITypeInfo* d = tvmffi__type_info_lookup(c->plain);
+    const TVMFFITypeInfo* v = tvmffi__type_info_lookup(t);
+    return d != NULL && v != NULL && v->type_depth > d->type_depth &&
+           v->type_ancestors[d->type_depth]->type_index == c->plain;
   }
   return kind > kTVMFFINone && kind < kTVMFFIStaticObjectBegin &&
          (t == kind || (kind == kTVMFFIFloat && t == kTVMFFIInt) ||
@@ -363,10 +371,13 @@ static int setter_call(void* self, const TVMFFIAny* args, int32_t num_args, TVMF
 static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args,
                              TVMFFIAny* result) {
   (void)self;
-  int64_t kind, converter;
-  if (tvmffi__args_count(SETTER_SIG, num_args, 3) || tvmffi__arg_int(SETTER_SIG, args, 0, &kind) ||
-      tvmffi__arg_int(SETTER_SIG, args, 1, &converter))
+  int64_t kind, converter, plain = -1;
+  if (tvmffi__args_count(SETTER_SIG, num_args, num_args == 4 ? 4 : 3) ||
+      tvmffi__arg_int(SETTER_SIG, args, 0, &kind) ||
+      tvmffi__arg_int(SETTER_SIG, args, 1, &converter) ||
+      (num_args == 4 && tvmffi__arg_int(SETTER_SIG, args, 3, &plain)))
     return -1;
+  if (plain != -1 && object_type_arg(SETTER_SIG, "plain_type ", plain) == NULL) return -1;
   if (kind_getter(kind) == NULL)
     return tvmffi__raise("ValueError", "%s: %lld is not a field kind", SETTER_SIG, (long long)kind);
   if (converter != 0)
@@ -382,7 +393,7 @@ static int make_field_setter(void* self, const TVMFFIAny* args, int32_t num_args
   if (c == NULL) return tvmffi__raise_oom();
   c->convert = convert;
   c->kind = kind >= kTVMFFIStaticObjectBegin ? kTVMFFIObject : (int32_t)kind;
-  c->declared = kind >= kTVMFFIDynObjectBegin ? (int32_t)kind : -1;
+  c->plain = (int32_t)plain;
   if (convert != NULL) tvmffi__incref(convert);
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionCreate(c, setter_call, setter_ctx_free, &f) != 0) {
@@ -643,10 +654,11 @@ void tvmffi__pyclass_globals_init(void) {
       "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]}");
   tvmffi__register_global("ffi.MakeFieldSetter", make_field_setter,
                           "Setter Function of a field of a Python-defined type; stores "
-                          "f_convert(value) when f_convert is given.",
+                          "f_convert(value) when f_convert is given (values of plain_type "
+                          "as they are).",
                           "{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"ffi.Function\"},"
                           "{\"type\":\"int\"},{\"type\":\"int\"},{\"type\":\"Optional\","
-                          "\"args\":[{\"type\":\"ffi.Function\"}]}]}");
+                          "\"args\":[{\"type\":\"ffi.Function\"}]},{\"type\":\"int\"}]}");
   tvmffi__register_global("ffi._PyClassAllocTypeIndex", alloc_type_index,
                           "Allocates the type index of a Python-defined type under a parent; "
                           "raises when the parent takes no more children.",

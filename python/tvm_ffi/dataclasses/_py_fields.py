@@ -79,15 +79,20 @@ def storage_kind(schema):
 
 
 _DYN_OBJECT_BEGIN = 128  # kTVMFFIDynObjectBegin
+_PLAIN_CELLS = {"str": T.kTVMFFIStr, "bytes": T.kTVMFFIBytes, "ffi.String": T.kTVMFFIStr,
+                "ffi.Bytes": T.kTVMFFIBytes}
 
 
-def _setter_kind(sti, schema):
-    """What ffi.MakeFieldSetter gets: the kind, or for a field of one user-defined object type
-    that type's index (its objects, and its subtypes', are stored without a conversion call)."""
-    if sti != T.kTVMFFIObject or schema.get("args"):
-        return sti
-    declared = _type_key_to_index(schema.get("type", ""))
-    return declared if declared is not None and declared >= _DYN_OBJECT_BEGIN else sti
+def _plain_type(sti, schema):
+    """ffi.MakeFieldSetter's plain_type: the type whose values the annotation's conversion
+    returns as they are (a str or bytes field's, a field of one user-defined object type's),
+    so that the setter stores them without calling it; -1 for the other fields."""
+    if schema.get("args"):
+        return -1
+    if sti == -1:  # (kTVMFFIAny)
+        return _PLAIN_CELLS.get(schema.get("type"), -1)
+    declared = _type_key_to_index(schema.get("type", "")) if sti == T.kTVMFFIObject else None
+    return declared if declared is not None and declared >= _DYN_OBJECT_BEGIN else -1
 
 
 def register_field(tidx, key, name, f, place, kw_only_default, rules):
@@ -118,7 +123,7 @@ def register_field(tidx, key, name, f, place, kw_only_default, rules):
     fi.getter = ffi.cast("TVMFFIFieldGetter", _global("ffi.MakeFieldGetter")(sti))
     # (a refusal is the bare reason: the constructor's message names the field, as upstream)
     convert = convert_func(check) if check is not None else None
-    setter = _global("ffi.MakeFieldSetter")(_setter_kind(sti, schema), 0, convert)
+    setter = _global("ffi.MakeFieldSetter")(sti, 0, convert, _plain_type(sti, schema))
     fi.setter = ffi.cast("void*", setter._h)
     keep.append(setter)
     if f.has_default:
