@@ -68,7 +68,11 @@ static void cobject_store(PyObject* o, TVMFFIObjectHandle h, PyObject* hv) {
   b->handle = h;
   b->h = hv;
   Py_XDECREF(old);
-  if (PyObject_TypeCheck(o, function_base_tp)) ((FunctionBase*)o)->entry = function_vectorcall;
+}
+
+/* A new Function wrapper calls by vectorcall from its first call (a NULL entry: tp_call). */
+static inline void function_enable_entry(PyObject* o) {
+  ((FunctionBase*)o)->entry = function_vectorcall;
 }
 
 /* set_h(obj, h): the writer of `_h` (_base._set_h). */
@@ -82,6 +86,7 @@ static PyObject* set_h(PyObject* unused, PyObject* const* args, Py_ssize_t nargs
   if (h == NULL && PyErr_Occurred()) return NULL;
   Py_INCREF(args[1]);
   cobject_store(args[0], h, args[1]);
+  if (PyObject_TypeCheck(args[0], function_base_tp)) function_enable_entry(args[0]);
   Py_RETURN_NONE;
 }
 
@@ -109,7 +114,11 @@ static PyMethodDef set_extra_def = {"set_extra", (PyCFunction)(void (*)(void))se
 static void cobject_dealloc(PyObject* self) {
   PyTypeObject* tp = Py_TYPE(self);
   Py_CLEAR(((CObjectBase*)self)->h);
+#if defined(Py_LIMITED_API)
   freefunc free_fn = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+#else
+  freefunc free_fn = tp->tp_free;
+#endif
   free_fn(self);
   Py_DECREF(tp);
 }
@@ -241,6 +250,7 @@ static PyObject* function_vectorcall(PyObject* self, PyObject* const* args, size
 }
 
 static PyObject* function_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  function_enable_entry(self); /* (a wrapper set_h did not make: later calls by vectorcall) */
   if (kwargs != NULL && PyDict_Size(kwargs) != 0) return no_keywords();
   Py_ssize_t n = PyTuple_Size(args);
   if (n < 0) return NULL;

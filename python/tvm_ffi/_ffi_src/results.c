@@ -203,6 +203,7 @@ static PyObject* from_any(TVMFFIAny* v, int owned, PyObject* api_obj,
         if (w == NULL) {
           w = new_wrapper(g.function_cls, v->v_obj, owned, offsetof(FunctionBase, release_gil),
                           g.release_default);
+          if (w != NULL) function_enable_entry(w);
           if (w != NULL && owned) tie_put(v->v_obj, w);
         }
         return w;
