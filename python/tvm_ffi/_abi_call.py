@@ -197,9 +197,12 @@ def pack(v, a, ctx, depth=0):  # noqa: C901 - the handlers of _ffi_src/pack.c
             pack(r, a, ctx, depth + 1)
 
 
-# TVMFFIFunctionCall taking the handle as an integer: no pointer cdata made per call
+# TVMFFIFunctionCall taking the handle as an integer: no pointer cdata made per call.  (Its
+# address through ffi.addressof: an API-mode lib, which the layer tests import this module
+# with, gives no function pointer for lib.TVMFFIFunctionCall under cffi < 2.)
+_FUNCTION_CALL = ffi.addressof(lib, "TVMFFIFunctionCall")
 _function_call_by_address = ffi.cast("int(*)(intptr_t, TVMFFIAny*, int32_t, TVMFFIAny*)",
-                                     lib.TVMFFIFunctionCall)
+                                     _FUNCTION_CALL)
 
 # Function.release_gil = False: cffi's ABI mode releases the GIL around every call, a ctypes
 # PYFUNCTYPE prototype of the same function keeps it (CPython; PyPy has no PYFUNCTYPE and
@@ -210,7 +213,7 @@ if BY_ADDRESS:
 
     _call_keeping_gil = ctypes.PYFUNCTYPE(
         ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p
-    )(int(ffi.cast("uintptr_t", lib.TVMFFIFunctionCall)))
+    )(int(ffi.cast("uintptr_t", _FUNCTION_CALL)))
 
 # Argument and result buffers are reused: two ffi.new per call cost ~110 ns on PyPy, 20x the
 # foreign call.  A call takes a pair from the pool and gives it back after the result is
