@@ -79,7 +79,11 @@ class Shape : public ObjectRef {
   /* Templates (on A, It) so that a TU that never converts an Array does not instantiate
    * the Array and std::vector code behind it. */
   template <typename A, typename = std::enable_if_t<std::is_same_v<A, Array<int64_t>>>>
-  Shape(const A& a) : Shape(a.begin(), a.end()) {}  // NOLINT(*)
+  Shape(const A& a) {  // NOLINT(*)
+    // sized up front: no std::vector in a TU that takes a Shape argument
+    int64_t* dst = Alloc(a.size());
+    for (int64_t v : a) *dst++ = v;
+  }
   template <typename It, typename = typename std::iterator_traits<It>::iterator_category>
   Shape(It first, It last) {
     std::vector<int64_t> v;
@@ -87,12 +91,8 @@ class Shape : public ObjectRef {
     *this = Shape(ShapeView(v.data(), v.size()));
   }
   Shape(ShapeView view) {  // NOLINT(*)
-    ObjectPtr<ShapeObj> p = make_inplace_array_object<ShapeObj, int64_t>(view.size());
-    int64_t* dst = reinterpret_cast<int64_t*>(reinterpret_cast<char*>(p.get()) + sizeof(ShapeObj));
+    int64_t* dst = Alloc(view.size());
     for (size_t i = 0; i < view.size(); ++i) dst[i] = view[i];
-    p->data = dst;
-    p->size = view.size();
-    data_ = std::move(p);
   }
   explicit Shape(UnsafeInit tag) : ObjectRef(tag) {}
   explicit Shape(ObjectPtr<ShapeObj> p) : ObjectRef(std::move(p)) {}
@@ -124,6 +124,15 @@ class Shape : public ObjectRef {
 
  private:
   const ShapeObj* Obj() const { return static_cast<const ShapeObj*>(data_.get()); }
+  /* A new ShapeObj of n values held by this Shape; returns where the values go. */
+  int64_t* Alloc(size_t n) {
+    ObjectPtr<ShapeObj> p = make_inplace_array_object<ShapeObj, int64_t>(n);
+    int64_t* dst = reinterpret_cast<int64_t*>(reinterpret_cast<char*>(p.get()) + sizeof(ShapeObj));
+    p->data = dst;
+    p->size = n;
+    data_ = std::move(p);
+    return dst;
+  }
 };
 
 template <typename Traits>
