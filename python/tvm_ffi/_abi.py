@@ -11,7 +11,7 @@ conversion table (``_rules.py``) and the same hooks, one file per job:
 * ``_abi_objects.py``: Python objects as opaque objects;
 * ``_abi_dlpack.py``: tensors through DLPack capsules.
 
-``install`` (run by ``core._init``; core imports this module in ABI mode only) puts them in
+``install`` (run by ``_boot._init``; _boot imports this module in ABI mode only) puts them in
 place of the entry points the compiled module would provide.
 """
 

@@ -9,7 +9,6 @@ from importlib import import_module
 from ._base import (
     _FunctionBase,
     _OK,
-    API_MODE,
     CObject,
     _TYPE_CLS,
     _addr,
@@ -18,7 +17,7 @@ from ._base import (
     _ptr,
     _set_h,
 )
-from ._loader import ffi, lib, load_testing
+from ._loader import API_MODE, ffi, lib, load_testing
 from .error import _check, _move_raised_error, _raise_ffi_error, _synthetic_frame
 
 

@@ -6,7 +6,6 @@ import operator
 
 from . import _type_index as T
 from ._base import (
-    API_MODE,
     CObject,
     Object,
     _ContainerBase,
@@ -15,6 +14,7 @@ from ._base import (
     _seal_slot,
 )
 from ._function import _global, _sentinel
+from ._loader import API_MODE
 
 
 def _g(name):

@@ -8,7 +8,7 @@ import pytest
 
 import tvm_ffi
 from conftest import needs_pythonapi
-from tvm_ffi import _base, _function, _loader, _tensor, core
+from tvm_ffi import _base, _boot, _function, _loader, _tensor, core
 
 np = pytest.importorskip("numpy")
 
@@ -313,7 +313,7 @@ def test_tensor_subclass_with_its_own_new_is_called(echo, tensor_class_restored)
         __slots__ = ("extra",)
 
     if _loader.API_MODE:  # (the C result path)
-        assert core._wrapper_kind(Counted) == 0 and core._wrapper_kind(Plain) == 3
+        assert _boot._wrapper_kind(Counted) == 0 and _boot._wrapper_kind(Plain) == 3
     core._set_class_tensor(Plain)
     z = echo(x)
     assert type(z) is Plain and z.same_as(x) and z.shape == (3,)

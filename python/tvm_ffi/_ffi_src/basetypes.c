@@ -1,8 +1,8 @@
 /* basetypes.c -- the C bases of the wrapper classes: CObject's handle, Function's call.
  *
  * The fast path reads a wrapper's object handle on every argument and calls a Function on
- * every call.  Both live in C types made with PyType_FromSpec (limited API), which core's
- * Python classes derive from (_base.CObject, _function.Function):
+ * every call.  Both live in C types made with PyType_FromSpec (limited API), which the
+ * package's Python classes derive from (_base.CObject, _function.Function):
  *   _CObjectBase    the handle as a C pointer, for C, and the same address as a Python int,
  *                   the read-only member `_h`, for Python (a member of object type: reads cost
  *                   what a __slots__ read costs).  set_h() is the one writer of both.

@@ -8,12 +8,12 @@
  * held throughout (the module is built with cffi's GIL release compiled out, _build_ffi.py)
  * and released only around the foreign call itself, as Function.release_gil asks.  Anything
  * Python-specific that is not hot (class selection for returned objects, protocol objects,
- * errors with tracebacks) is delegated to hooks of core.py named in ffipy_config.
+ * errors with tracebacks) is delegated to the Python hooks named in ffipy_config (_boot.py).
  *
  * The files, one concern each, are compiled as one translation unit (module.c includes
  * them) so that the hot path inlines across them; this header holds what they share:
- *   state.c      ffipy_init: the configuration from core.py, the module state
- *   errors.c     boxes and the Python exception handed back to core.py
+ *   state.c      ffipy_init: the configuration from _boot.py, the module state
+ *   errors.c     boxes and the Python exception handed back to Python
  *   basetypes.c  the C bases of CObject (the handle) and Function (the call entries)
  *   identity.c   the wrapper identity table (one live wrapper per handle)
  *   classify.c   the argument rule of a type, by the conversion table's CLASSIFY rows
@@ -25,7 +25,7 @@
  *   stack.c      the C stack guard of the callback path (RecursionError)
  *   callbacks.c  Python callables and C functions as FFI functions
  *   fields.c     reflected field getters as builtins
- *   test_api.c   the static exchange table of core.DLTensorTestWrapper
+ *   test_api.c   the static exchange table of _tensor.DLTensorTestWrapper
  * Everything here is static: only the entry points of helpers.h leave the module.
  */
 #ifndef TVM_FFI_PY_BINDING_H_
@@ -56,11 +56,11 @@ enum {
 
 /* ---- module state (state.c; set once by ffipy_init) ---------------------------------- */
 typedef struct {
-  /* classes and hooks of core.py (owned references) */
+  /* classes and Python hooks of ffipy_config (owned references) */
   PyObject* cobject_cls;      /* core.CObject */
-  PyTypeObject* function_cls; /* core.Function; NULL when its slot offsets are unknown */
-  PyTypeObject* tensor_cls;   /* core.Tensor; NULL when its slot offsets are unknown */
-  PyObject* tensor_cls_box;   /* core._CLASS_TENSOR_BOX: [current tensor class] */
+  PyTypeObject* function_cls; /* _function.Function; NULL when its slot offsets are unknown */
+  PyTypeObject* tensor_cls;   /* _tensor.Tensor; NULL when its slot offsets are unknown */
+  PyObject* tensor_cls_box;   /* _tensor._CLASS_TENSOR_BOX: [current tensor class] */
   PyObject* classify;         /* classify(type) -> rule (RULE_* or (rule, extra)) */
   PyObject* classify_rows;    /* ((TEST_*, class or attribute, RULE_*), ...): classify.c */
   PyObject* exchange_address; /* exchange_address(capsule) -> int, or raises why not */
@@ -71,13 +71,13 @@ typedef struct {
   PyTypeObject* int_tp; /* int when the table packs it with RULE_INT (pack_arg's fast case) */
   PyObject* convert_slow; /* convert_slow(value) -> simpler value */
   PyObject* ret_obj; /* ret_obj(type_index, payload, api_obj) -> object */
-  PyObject* exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
-  PyObject* test_wrapper; /* core.DLTensorTestWrapper */
-  PyObject* type_cls; /* core._TYPE_CLS: type index -> class (read live) */
-  PyObject* wrapper_kind; /* core._wrapper_kind(cls) -> kind (results.c) */
+  PyObject* exc_to_error; /* exc_to_error(exc, native_backtrace) -> error.Error */
+  PyObject* test_wrapper; /* _tensor.DLTensorTestWrapper */
+  PyObject* type_cls; /* _base._TYPE_CLS: type index -> class (read live) */
+  PyObject* wrapper_kind; /* _boot._wrapper_kind(cls) -> kind (results.c) */
   PyObject* release_default; /* Py_True/Py_False: Function.release_gil of new wrappers */
-  PyObject* call_error; /* core._call_error(pending_exc_or_None) -> exception to raise */
-  PyObject* field_error; /* core._raised_exception() -> the raised FFI error as exception */
+  PyObject* call_error; /* _function._call_error(pending_exc_or_None) -> exception to raise */
+  PyObject* field_error; /* _typeinfo._raised_exception() -> the raised FFI error as exception */
   TVMFFIObjectHandle fn_array; /* ffi.Array (owned) */
   TVMFFIObjectHandle fn_map; /* ffi.Map (owned) */
   PyObject* zero; /* the int 0 */

@@ -74,7 +74,7 @@ static int exchange_row(PyTypeObject* tp, PyObject* arg, long code, PyObject** r
     *rule = PyObject_CallFunctionObjArgs(g.classify, (PyObject*)tp, NULL);
     return *rule == NULL ? -1 : 1;
   }
-  /* the accepting case of core._exchange_api_address, without a Python call; anything else
+  /* the accepting case of _tensor._exchange_api_address, without a Python call; anything else
    * goes to it, for the error saying what is wrong */
   const DLPackExchangeAPI* t = exchange_capsule_table(api);
   PyObject* addr;

@@ -1,4 +1,4 @@
-/* errors.c -- boxes, and the Python exception an entry point hands back to core.py. */
+/* errors.c -- boxes, and the Python exception an entry point hands back to Python. */
 
 /* Moves the pending Python exception out as a normalized instance. */
 static PyObject* fetch_exception(void) {

@@ -1,7 +1,7 @@
 /*
  * helpers.h -- entry points of the C fast path compiled into the cffi module (API mode
  * only; binding.h maps the files that implement them).  Declared here once: the build
- * feeds this file to both cffi's cdef and the C compiler, so core.py reads the same names.
+ * feeds this file to both cffi's cdef and the C compiler, so the package reads the same names.
  *
  * A "box" is the id() of a tuple or list whose item 0 is replaced by the result.
  */
@@ -18,13 +18,13 @@ typedef enum {
   FFIPY_SHARED_BOX = -1,  /* the box is shared (refcount > 1): retry with a fresh list */
 } ffipy_status;
 
-/* What core.py hands to C once (ffipy_init).  Python objects travel as id(): they are module
- * globals of core.py, and C takes its own references. */
+/* What _boot.py hands to C once (ffipy_init).  Python objects travel as id(): they are module
+ * globals (_boot.py names them), and C takes its own references. */
 typedef struct {
   intptr_t cobject_cls, function_cls, tensor_cls;
-  intptr_t tensor_cls_box;  /* core._CLASS_TENSOR_BOX: [current tensor class] */
-  intptr_t type_cls;        /* core._TYPE_CLS: type index -> class */
-  intptr_t test_wrapper;    /* core.DLTensorTestWrapper (gets its exchange API capsule) */
+  intptr_t tensor_cls_box;  /* _tensor._CLASS_TENSOR_BOX: [current tensor class] */
+  intptr_t type_cls;        /* _base._TYPE_CLS: type index -> class */
+  intptr_t test_wrapper;    /* _tensor.DLTensorTestWrapper (gets its exchange API capsule) */
   /* hooks for the rare cases */
   intptr_t classify;        /* classify(type) -> rule (the types classify_rows leave to it) */
   intptr_t classify_rows;   /* _conversion._CLASSIFY_C: the table's CLASSIFY rows, resolved */
@@ -32,14 +32,14 @@ typedef struct {
   intptr_t exact_rules; /* ((type, rule), ...): the table's exact types (_rules.EXACT_TYPES) */
   intptr_t convert_slow; /* convert_slow(value) -> simpler value */
   intptr_t ret_obj; /* ret_obj(type_index, payload, api_obj) -> object */
-  intptr_t exc_to_error; /* exc_to_error(exc, native_backtrace) -> core.Error */
+  intptr_t exc_to_error; /* exc_to_error(exc, native_backtrace) -> error.Error */
   intptr_t wrapper_kind; /* wrapper_kind(cls) -> kind (results.c) */
   intptr_t call_error; /* call_error(pending_exc_or_None) -> exception to raise */
   /* ffi.Array and ffi.Map (borrowed: C takes its own reference), or NULL */
   void* fn_array;
   void* fn_map;
   int32_t release_gil_default; /* Function.release_gil of wrappers made in C */
-  int32_t rules_fingerprint; /* _rules.fingerprint() of the table core.py reads */
+  int32_t rules_fingerprint; /* _rules.fingerprint() of the table the package reads */
 } ffipy_config;
 
 /* Takes the configuration; -1 when it is unusable, -2 when the module was compiled from another
@@ -76,7 +76,7 @@ int ffipy_from_dlpack(intptr_t box, int32_t require_alignment, int32_t require_c
 /* Imports box[0] through the exchange API at address api. */
 int ffipy_tensor_from_exchange_api(intptr_t box, void* api, int32_t require_alignment,
                                    int32_t require_contiguous, TVMFFIObjectHandle* out);
-/* What core._exchange_api_address checks of a __dlpack_c_exchange_api__ capsule box[0], read
+/* What _tensor._exchange_api_address checks of a __dlpack_c_exchange_api__ capsule box[0], read
  * without realising the table's type in cffi: box[0] = (address (0 unless it is a capsule
  * named "dlpack_exchange_api"), DLPack major, minor, which conversion functions are present
  * (bit 0: managed_tensor_from_py_object_no_sync, bit 1: managed_tensor_to_py_object_no_sync)). */
@@ -113,7 +113,7 @@ int ffipy_make_field_setter(intptr_t setter, int64_t offset, int32_t owner, int3
 void ffipy_forget_wrapper_kind(intptr_t cls);
 /* After this, deleters of Python-owned objects leak instead of touching Python. */
 void ffipy_set_finalizing(void);
-/* The static DLPackExchangeAPI of DLTensorTestWrapper (see core.py). */
+/* The static DLPackExchangeAPI of DLTensorTestWrapper (_tensor.py). */
 void* ffipy_test_exchange_api(void);
 
 #endif /* TVM_FFI_PY_HELPERS_H_ */

@@ -2,7 +2,7 @@
  *
  * The protocol (which results are tied, lookup, untie in __del__, stale entries) is described
  * once, in HACKING.md "Wrapper identity"; ABI mode keeps the same protocol in a Python dict
- * (core.py).  Here: an open-addressing table mapping a handle to its wrapper (a borrowed
+ * (_base.py).  Here: an open-addressing table mapping a handle to its wrapper (a borrowed
  * reference), only touched with the GIL held. */
 typedef struct {
   void* h;
@@ -130,7 +130,7 @@ static PyObject* cobject_del(PyObject* self, PyObject* unused) {
 static PyMethodDef del_method_def = {"__del__", cobject_del, METH_NOARGS,
                                      "Drop the reference this wrapper owns."};
 
-/* ---- entry points (core.py) ---- */
+/* ---- entry points (_base.py) ---- */
 
 void ffipy_tie(intptr_t wrapper, intptr_t handle) {
   if (handle != 0 && cobject_base_tp != NULL) tie_put((void*)handle, (PyObject*)wrapper);

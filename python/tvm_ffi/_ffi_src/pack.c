@@ -345,7 +345,7 @@ static int pack_slow_result(CallCtx* c, PyObject* r, TVMFFIAny* out, int depth) 
   return pack(c, r, out, depth + 1);
 }
 
-/* Converts v through the Python hook core._convert_slow. */
+/* Converts v through the Python hook _conversion._convert_slow. */
 static int pack_slow(CallCtx* c, PyObject* v, TVMFFIAny* out, int depth) {
   PyObject* r = PyObject_CallFunctionObjArgs(g.convert_slow, v, NULL);
   if (r == NULL) return CONV_PY_ERROR;
@@ -497,7 +497,7 @@ static inline int pack_arg(CallCtx* c, PyObject* v, TVMFFIAny* out) {
   return pack_top(c, v, out);
 }
 
-/* v as an owned Any (a callback's result, a value stored by core.py): CONV_*. */
+/* v as an owned Any (a callback's result, a value stored from Python): CONV_*. */
 static int pack_to_owned(PyObject* v, TVMFFIAny* out) {
   CallCtx c;
   ctx_init(&c);

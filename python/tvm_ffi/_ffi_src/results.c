@@ -29,7 +29,7 @@ static PyObject* new_wrapper(PyTypeObject* tp, TVMFFIObject* h, int owned, Py_ss
 }
 
 /* Results of registered object types are wrapped here instead of by the hook ret_obj when
- * their class allows it: core._wrapper_kind(cls) says (once per class) whether a wrapper is
+ * their class allows it: _boot._wrapper_kind(cls) says (once per class) whether a wrapper is
  * only its handle (1), a container with its `_tvm_api` tag (2), or a Tensor subclass with its
  * `_view` (3), the fields of the C bases (basetypes.c); anything else (custom __new__,
  * unregistered types) still goes through Python. */
@@ -91,7 +91,7 @@ static PyObject* fast_wrapper(int32_t tidx, TVMFFIObject* h, int owned, PyObject
   return o;
 }
 
-/* A tensor wrapper of the current tensor class (core._set_class_tensor, or the class
+/* A tensor wrapper of the current tensor class (_tensor._set_class_tensor, or the class
  * registered for ffi.Tensor), NULL without an exception when that class needs Python. */
 static PyObject* tensor_wrapper(TVMFFIObject* h, int owned) {
   PyObject* cls = PyList_GetItem(g.tensor_cls_box, 0); /* borrowed */

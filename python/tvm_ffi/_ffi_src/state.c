@@ -1,4 +1,4 @@
-/* state.c -- ffipy_init: the configuration core.py hands over once, kept in `g`. */
+/* state.c -- ffipy_init: the configuration _boot.py hands over once, kept in `g`. */
 
 /* Replaces *slot by a new reference to the object whose id() is addr. */
 static void keep_object(PyObject** slot, intptr_t addr) {
@@ -80,7 +80,7 @@ int ffipy_init(const ffipy_config* cfg) {
     g.str_dlpack = PyUnicode_InternFromString("__dlpack__");
     g.str_max_version = PyUnicode_InternFromString("max_version");
   }
-  /* DLTensorTestWrapper's class attribute, made here so that core.py needs no ctypes */
+  /* DLTensorTestWrapper's class attribute, made here so that _boot.py needs no ctypes */
   PyObject* cap = PyCapsule_New((void*)&test_exchange_api, "dlpack_exchange_api", NULL);
   if (cap != NULL && g.test_wrapper != NULL) {
     PyObject_SetAttrString(g.test_wrapper, "__dlpack_c_exchange_api__", cap);

@@ -1,4 +1,4 @@
-/* test_api.c -- the static DLPack exchange table of core.DLTensorTestWrapper. */
+/* test_api.c -- the static DLPack exchange table of _tensor.DLTensorTestWrapper. */
 
 static int test_from_py(void* py_object, DLManagedTensorVersioned** out) {
   PyObject* tensor = PyObject_GetAttr((PyObject*)py_object, g.str_tensor);

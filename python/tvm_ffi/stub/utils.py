@@ -14,7 +14,7 @@ from .._function import _type_key
 from .._loader import ffi, lib
 from .._type_schema import TypeSchema
 from .._typeinfo import _lookup_or_register_type_info_from_type_key, _lookup_type_attr
-from ..core import MISSING
+from .._sentinels import MISSING
 
 
 class NamedTypeSchema(TypeSchema):
