@@ -244,6 +244,13 @@ def test_compiled_bases_hold_handle_and_call():
         _base._set_extra(echo, 1)
     _base._store(arr, "_tvm_api", None)
     assert arr._tvm_api is None and list(echo(arr)) == [1, 2]
+    # the C methods read the C fields of self unchecked: their descriptors refuse a foreign self
+    with pytest.raises(TypeError):
+        tvm_ffi.Tensor.__dlpack__(object())
+    with pytest.raises(TypeError):
+        tvm_ffi.Tensor.__dlpack_device__(arr)
+    with pytest.raises(TypeError):
+        _base.CObject.__del__(1)
     empty = tvm_ffi.Function.__new__(tvm_ffi.Function)
     assert empty._h == 0 and empty.release_gil in (True, False)
     with pytest.raises(ValueError, match="NULL handle"):

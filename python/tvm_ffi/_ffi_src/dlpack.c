@@ -147,10 +147,10 @@ int ffipy_tensor_to_capsule(TVMFFIObjectHandle tensor, int32_t versioned, intptr
   return FFIPY_OK;
 }
 
-/* The handle of a Tensor wrapper (self of __dlpack__): NULL with a BufferError for a view or an
- * empty wrapper, which have nothing to export. */
+/* The handle of a Tensor wrapper (self of __dlpack__, a Tensor: its method descriptor checked):
+ * NULL with a BufferError for a view or an empty wrapper, which have nothing to export. */
 static TVMFFIObjectHandle tensor_self_handle(PyObject* self) {
-  TVMFFIObjectHandle h = is_cobject(self) ? cobject_handle(self) : NULL;
+  TVMFFIObjectHandle h = cobject_handle(self);
   if (h == NULL) PyErr_SetString(PyExc_BufferError, "cannot export a tensor view without a handle");
   return h;
 }
@@ -258,10 +258,11 @@ static PyObject* py_tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssiz
  * ask it before every import. */
 static PyObject* py_tensor_dlpack_device(PyObject* self, PyObject* unused) {
   (void)unused;
-  /* the tensor's own DLTensor, else a view's (the `_view` slot: a DLTensor address) */
-  TVMFFIObjectHandle h = is_cobject(self) ? cobject_handle(self) : NULL;
+  /* the tensor's own DLTensor, else a view's (`_view`: a DLTensor address); self is a Tensor,
+   * as the method descriptor checked */
+  TVMFFIObjectHandle h = cobject_handle(self);
   const DLTensor* dl = h != NULL ? TVMFFITensorGetDLTensorPtr(h) : NULL;
-  if (dl == NULL && !PyErr_Occurred() && PyObject_TypeCheck(self, tensor_base_tp)) {
+  if (dl == NULL && !PyErr_Occurred()) {
     PyObject* view = ((CObjectExtra*)self)->extra;
     dl = view != NULL ? (const DLTensor*)PyLong_AsVoidPtr(view) : NULL;
   }

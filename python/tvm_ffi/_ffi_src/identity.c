@@ -114,10 +114,11 @@ static PyObject* tie_retag(PyObject* w, int32_t tidx, PyObject* api_obj) {
   return w;
 }
 
-/* CObject.__del__ in C: drop the wrapper's reference without a Python frame. */
+/* CObject.__del__ in C: drop the wrapper's reference without a Python frame (self is a
+ * CObject: the method descriptor checked). */
 static PyObject* cobject_del(PyObject* self, PyObject* unused) {
   (void)unused;
-  void* h = is_cobject(self) ? cobject_handle(self) : NULL;
+  void* h = cobject_handle(self);
   if (h == NULL) Py_RETURN_NONE;
   Py_INCREF(g.zero);
   cobject_store(self, NULL, g.zero);
