@@ -2,12 +2,14 @@
 
 A handle is an int, the address of a ``TVMFFIObject``.  ``CObject`` owns one strong reference
 to one; ``Object`` is the base of registered classes; wrapper identity ("tying") keeps at most
-one live wrapper per handle; ``_TYPE_CLS``/``_CLS_TYPE`` bind type indices to classes.
+one live wrapper per handle (the table is ``_identity.py``'s: wrappers tie, untie and leave it
+here); ``_TYPE_CLS``/``_CLS_TYPE`` bind type indices to classes.
 """
 
 import abc
 import sys
 
+from ._identity import _forget, _tie, _tied, _untie
 from ._loader import API_MODE, ffi, lib
 from ._type_index import kTVMFFIObjectRValueRef
 
@@ -65,84 +67,18 @@ else:
 
 
 # ---------------------------------------------------------------------------------------------
-# wrapper identity ("tying", docs/python.md §4.3): at most one live wrapper per object handle.  The
-# protocol is described once, in HACKING.md "Wrapper identity": API mode's table is C
-# (_ffi_src/identity.c), ABI mode's (CPython and PyPy) the dict below.
+# a wrapper's end: leave the identity table (_identity.py), then drop the reference
 
 if API_MODE:
-
-    def _tie(w, h, _f=lib.ffipy_tie, _id=id):
-        _f(_id(w), h)
-
-    def _untie(w, h, _f=lib.ffipy_untie, _id=id):
-        _f(_id(w), h)
 
     def _drop(w, h, _f=lib.ffipy_drop_handle, _id=id):
         _f(_id(w), h)
 
-    def _tied(h):
-        """The live wrapper tied to handle h, or None."""
-        box = [None]
-        lib.ffipy_tied_wrapper(h, id(box))
-        return box[0]
-
-    def _tied_count():
-        return lib.ffipy_tied_count()
-
-else:  # ABI mode (CPython and PyPy): one table, handle -> a non-owning reference to the wrapper
-    _TIES = {}
-
-    if sys.implementation.name == "cpython":
-        # the wrapper's address, read back through ctypes: CObject takes no weak references (as
-        # upstream's), and an entry never outlives its wrapper (__del__ drops it first)
-        import ctypes
-
-        _ref = id
-
-        def _deref(r, _cast=ctypes.cast, _py=ctypes.py_object):
-            return _cast(r, _py).value
-
-    else:  # PyPy: objects have no addresses, but every object takes weak references
-        import weakref
-
-        _ref = weakref.ref
-
-        def _deref(r):
-            return r()  # None once the GC found the wrapper dead, before its __del__ ran
-
-    # identity comparisons only (a wrapper's __eq__ may read fields), and pop, not del: a GC
-    # finaliser may run _drop in the middle of another table update
-    def _tie(w, h, _ties=_TIES):
-        if h:
-            old = _ties.get(h)
-            if old is None or _deref(old) is None:
-                _ties[h] = _ref(w)
-
-    def _untie(w, h, _ties=_TIES):
-        r = _ties.get(h)
-        if r is not None and _deref(r) is w:
-            _ties.pop(h, None)
-
+else:
     # defaults bound now: finalisers run at shutdown too, after module globals are cleared
-    def _drop(w, h, _ties=_TIES, _decref=_decref, _deref=_deref):
-        r = _ties.get(h)
-        if r is not None:
-            live = _deref(r)
-            if live is w or live is None:
-                _ties.pop(h, None)
+    def _drop(w, h, _forget=_forget, _decref=_decref):
+        _forget(w, h)
         _decref(h)
-
-    def _tied(h, _ties=_TIES):
-        """The live wrapper tied to handle h, or None."""
-        r = _ties.get(h)
-        w = _deref(r) if r is not None else None
-        if w is None or w._h != h:  # dead, or stale: the wrapper moved on without untying
-            _ties.pop(h, None)
-            return None
-        return w
-
-    def _tied_count():
-        return len(_TIES)
 
 
 def _cell_handle(obj, tidx, what):

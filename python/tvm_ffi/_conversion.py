@@ -29,11 +29,10 @@ from ._base import (
     _incref,
     _new_tied,
     _new_wrapper,
-    _tie,
-    _tied,
     _unpack_bytes,
 )
 from ._function import Function, _class_for_index
+from ._identity import _tie, _tied
 from ._loader import API_MODE, ffi, lib
 from ._tensor import Shape, Tensor, _exchange_api_address
 from ._type_index import (

@@ -2,8 +2,8 @@
 
 At most one live Python wrapper per object handle: a call returning an object that already has
 a live wrapper returns that wrapper.  Value-like kinds (str, bytes, Shape) and tensors are not
-tied.  Everything here runs in API and ABI modes and under PyPy: the two tables
-(C in API mode, Python in ABI mode) answer to the same tests (HACKING.md "Wrapper identity").
+tied.  Everything here runs in API and ABI modes and under PyPy: the table (``_identity.py``;
+C in API mode, Python in ABI mode) answers to the same tests (HACKING.md "Wrapper identity").
 """
 
 import gc
@@ -19,7 +19,7 @@ import pytest
 import tvm_ffi
 from conftest import needs_prompt_free, needs_refcounts
 import tvm_ffi.testing as T
-from tvm_ffi import _base
+from tvm_ffi import _identity
 
 
 def test_echo_returns_the_same_wrapper(echo, use_count):  # item 126
@@ -32,7 +32,7 @@ def test_echo_returns_the_same_wrapper(echo, use_count):  # item 126
     f = tvm_ffi.convert(lambda a: a + 1)
     assert echo(f) is f and f(1) == 2
     assert use_count(x) == 1  # the extra reference of the result was dropped
-    assert _base._tied(x.__chandle__()) is x
+    assert _identity._tied(x.__chandle__()) is x
 
 
 def test_field_access_is_stable():
@@ -79,10 +79,10 @@ def test_refetch_after_drop_gives_a_live_wrapper(use_count):
     holder = tvm_ffi.convert([inner])
     del inner
     gc.collect()
-    assert _base._tied(h) is None  # the dead wrapper left the table
+    assert _identity._tied(h) is None  # the dead wrapper left the table
     again = holder[0]
     assert again.__chandle__() == h and tuple(again) == (7,)
-    assert _base._tied(h) is again and holder[0] is again
+    assert _identity._tied(h) is again and holder[0] is again
     assert use_count(again) == 2  # holder's element + the one wrapper
 
 
@@ -91,54 +91,54 @@ def test_value_kinds_are_not_tied(echo):
     assert echo(s) == s
     shape = tvm_ffi.Shape((1, 2))
     assert echo(shape) == (1, 2)
-    assert _base._tied(shape._tvm_ffi_cached_object.__chandle__()) is None
+    assert _identity._tied(shape._tvm_ffi_cached_object.__chandle__()) is None
 
 
 def test_table_survives_churn(echo):
     """Many ties and unties in random order (exercises the table's growth and deletion)."""
-    base = _base._tied_count()
+    base = _identity._tied_count()
     rng = random.Random(1234)
     live = [echo(tvm_ffi.convert([i])) for i in range(3000)]
-    assert _base._tied_count() >= base + 3000
+    assert _identity._tied_count() >= base + 3000
     rng.shuffle(live)
     for _ in range(2000):
         live.pop()
     for w in live:
         assert echo(w) is w
-        assert _base._tied(w.__chandle__()) is w
+        assert _identity._tied(w.__chandle__()) is w
     del live, w
     gc.collect()
-    assert _base._tied_count() == base
+    assert _identity._tied_count() == base
 
 
 def test_protocol_primitives():
     """The primitives both tables answer to (HACKING.md "Wrapper identity"): a live entry is
     never replaced, only its own wrapper unties it, a stale entry is dropped on lookup."""
     gc.collect()
-    base = _base._tied_count()
+    base = _identity._tied_count()
     w1 = tvm_ffi.convert([1])
     h = w1.__chandle__()
     w2 = tvm_ffi.Array.__new__(tvm_ffi.Array)  # an empty wrapper
-    _base._tie(w2, h)
-    assert _base._tied(h) is w1  # the live entry stays
-    _base._untie(w2, h)
-    assert _base._tied(h) is w1  # not w2's entry
-    _base._untie(w1, h)
-    assert _base._tied(h) is None and _base._tied_count() == base
-    _base._tie(w2, h)  # w2 does not hold h: stale, dropped by the next lookup
-    assert _base._tied(h) is None and _base._tied_count() == base
-    _base._tie(w1, h)
-    assert _base._tied(h) is w1 and _base._tied_count() == base + 1
+    _identity._tie(w2, h)
+    assert _identity._tied(h) is w1  # the live entry stays
+    _identity._untie(w2, h)
+    assert _identity._tied(h) is w1  # not w2's entry
+    _identity._untie(w1, h)
+    assert _identity._tied(h) is None and _identity._tied_count() == base
+    _identity._tie(w2, h)  # w2 does not hold h: stale, dropped by the next lookup
+    assert _identity._tied(h) is None and _identity._tied_count() == base
+    _identity._tie(w1, h)
+    assert _identity._tied(h) is w1 and _identity._tied_count() == base + 1
     del w1
     gc.collect()
-    assert _base._tied_count() == base
+    assert _identity._tied_count() == base
 
 
 def test_last_wrapper_frees_the_object(echo):
     """A tied wrapper owns one reference however often its object came back: when it dies
     (GC on PyPy), the entry goes and so does the object (its Python callable with it)."""
     gc.collect()
-    base = _base._tied_count()
+    base = _identity._tied_count()
 
     def body():
         return 1
@@ -152,7 +152,7 @@ def test_last_wrapper_frees_the_object(echo):
     del f
     for _ in range(3):
         gc.collect()
-    assert _base._tied(h) is None and _base._tied_count() == base
+    assert _identity._tied(h) is None and _identity._tied_count() == base
     assert alive() is None
 
 
@@ -160,7 +160,7 @@ def test_threads_share_the_table(echo, use_count):
     """Threads converting, echoing and dropping the same objects leave the table whole: the
     shared objects keep their wrappers, nothing else stays tied, no reference leaks."""
     gc.collect()
-    base = _base._tied_count()
+    base = _identity._tied_count()
     shared = [tvm_ffi.convert([i]) for i in range(8)]
     holder = tvm_ffi.convert(shared)
     errors = []
@@ -183,12 +183,12 @@ def test_threads_share_the_table(echo, use_count):
         t.join()
     assert not errors, errors
     gc.collect()
-    assert _base._tied_count() == base + 9  # shared and holder
+    assert _identity._tied_count() == base + 9  # shared and holder
     for w in shared:
-        assert _base._tied(w.__chandle__()) is w and use_count(w) == 2  # holder's + wrapper's
+        assert _identity._tied(w.__chandle__()) is w and use_count(w) == 2  # holder's + wrapper's
     del shared, holder, w
     gc.collect()
-    assert _base._tied_count() == base
+    assert _identity._tied_count() == base
 
 
 @needs_refcounts
@@ -210,7 +210,7 @@ def test_move_handle_from_reties():
     h = a.__chandle__()
     b.__move_handle_from__(a)
     assert a.__chandle__() == 0 and b.__chandle__() == h
-    assert _base._tied(h) is b
+    assert _identity._tied(h) is b
     b.__move_handle_from__(b)  # moving from itself changes nothing
     assert b.__chandle__() == h and tuple(b) == (1,)
 
@@ -221,7 +221,7 @@ def test_move_detaches_the_wrapper(echo, use_count):  # §4.4
     r = echo(x._move())
     assert x.__ctypes_handle__().value is None
     assert r is not x and r.__chandle__() == h and tuple(r) == (1, 2, 3)
-    assert _base._tied(h) is r and use_count(r) == 1
+    assert _identity._tied(h) is r and use_count(r) == 1
 
 
 @needs_prompt_free
@@ -242,7 +242,7 @@ def test_move_not_taken_gives_the_handle_back(use_count):
     nop(x._move())
     gc.collect()
     assert x.__chandle__() != 0 and use_count(x) == 1
-    assert _base._tied(x.__chandle__()) is x
+    assert _identity._tied(x.__chandle__()) is x
 
 
 @needs_prompt_free
@@ -251,7 +251,7 @@ def test_moved_handle_returns_after_the_call_even_if_the_ref_lives(echo):
     x = tvm_ffi.convert([3])
     ref = x._move()
     nop(ref)
-    assert x.__chandle__() != 0 and _base._tied(x.__chandle__()) is x
+    assert x.__chandle__() != 0 and _identity._tied(x.__chandle__()) is x
     r = echo(ref)  # the same ref can move again once the handle is back
     assert x.__chandle__() == 0 and tuple(r) == (3,)
 
@@ -270,10 +270,10 @@ def test_subclass_finaliser_without_super_still_unties(echo, use_count):
     h = inner.__chandle__()
     w = Forgetful.__new__(Forgetful)
     w.__move_handle_from__(inner)
-    assert _base._tied(h) is w and use_count(w) == 2
+    assert _identity._tied(h) is w and use_count(w) == 2
     del w, inner
     gc.collect()
-    assert calls == [1] and _base._tied(h) is None
+    assert calls == [1] and _identity._tied(h) is None
     again = holder[0]
     assert tuple(again) == (1, 2) and use_count(again) == 2
 
@@ -316,3 +316,28 @@ def test_wrappers_finalised_at_shutdown_quietly(mode):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Exception ignored" not in proc.stderr, proc.stderr
+
+
+def test_one_module_keeps_the_table():
+    # The table's primitives are defined once, in _identity.py (API mode binds them to the
+    # compiled module's table, ABI mode keeps the dict there): every other module of the
+    # package uses those, and none defines a table of its own beside them.
+    import ast
+
+    pkg = os.path.dirname(tvm_ffi.__file__)
+    names = {"_tie", "_untie", "_forget", "_tied", "_tied_count", "_TIES"}
+    found = []
+    for dirpath, _dirs, files in os.walk(pkg):
+        for f in files:
+            path = os.path.join(dirpath, f)
+            if not f.endswith(".py") or path == os.path.join(pkg, "_identity.py"):
+                continue
+            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                defined = ([node.name] if isinstance(node, ast.FunctionDef) else
+                           [t.id for t in node.targets if isinstance(t, ast.Name)]
+                           if isinstance(node, ast.Assign) else [])
+                found += ["%s: %s" % (os.path.relpath(path, pkg), n)
+                          for n in defined if n in names]
+    assert not found, found
+    for name in names - {"_TIES"}:
+        assert getattr(tvm_ffi.core, name, getattr(_identity, name)) is getattr(_identity, name)

@@ -2,7 +2,7 @@
  *
  * The protocol (which results are tied, lookup, untie in __del__, stale entries) is described
  * once, in HACKING.md "Wrapper identity"; ABI mode keeps the same protocol in a Python dict
- * (_base.py).  Here: an open-addressing table mapping a handle to its wrapper (a borrowed
+ * (_identity.py).  Here: an open-addressing table mapping a handle to its wrapper (a borrowed
  * reference), only touched with the GIL held. */
 typedef struct {
   void* h;
