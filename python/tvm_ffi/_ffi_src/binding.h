@@ -21,7 +21,7 @@
  *   exchange.c   framework tensors through the DLPack exchange API
  *   dlpack.c     DLPack capsules, __dlpack__ producers, from_dlpack
  *   results.c    TVMFFIAny -> Python (call results, callback arguments, fields)
- *   call.c       the call itself (ffipy_call, the builtins: from_dlpack, __del__, ...)
+ *   call.c       the call itself (call_items), the builtins: from_dlpack, __del__, ...
  *   stack.c      the C stack guard of the callback path (RecursionError)
  *   callbacks.c  Python callables and C functions as FFI functions
  *   fields.c     reflected field getters as builtins
@@ -105,7 +105,6 @@ static PyObject* fetch_exception(void);
 static void discard_ffi_error(void);
 static PyObject* box_get(PyObject* box);
 static int box_set(PyObject* box, PyObject* value);
-static int box_shared(PyObject* box);
 static int box_exception(PyObject* box, int code);
 static int entry_status(PyObject* box, int conv);
 static void raise_hook_exception(PyObject* hook, PyObject* arg);

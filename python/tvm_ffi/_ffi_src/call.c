@@ -93,33 +93,6 @@ static int call_items(PyObject* self, PyObject* const* items, Py_ssize_t n_items
   return rc;
 }
 
-int ffipy_call(intptr_t box_id) {
-  PyObject* box = (PyObject*)box_id;
-  if (box_shared(box)) return FFIPY_SHARED_BOX;
-  int is_tuple = PyTuple_CheckExact(box);
-  Py_ssize_t size = is_tuple ? PyTuple_Size(box) : PyList_Size(box);
-  if (size < 1) {
-    PyErr_SetString(PyExc_TypeError, "tvm_ffi: call box without a function");
-    return box_exception(box, FFIPY_PY_ERROR);
-  }
-  PyObject* stack[9] = {NULL};
-  PyObject** items = size <= 9 ? stack : (PyObject**)malloc(sizeof(PyObject*) * (size_t)size);
-  if (items == NULL) {
-    PyErr_NoMemory();
-    return box_exception(box, FFIPY_PY_ERROR);
-  }
-  for (Py_ssize_t i = 0; i < size; ++i)
-    items[i] = is_tuple ? PyTuple_GetItem(box, i) : PyList_GetItem(box, i); /* borrowed */
-  PyObject* out = NULL;
-  int rc = call_items(items[0], items + 1, size - 1, &out);
-  if (items != stack) free(items);
-  if (rc == CONV_FFI_ERROR)
-    return PyErr_Occurred() ? box_exception(box, FFIPY_BOTH_ERRORS) : FFIPY_FFI_ERROR;
-  if (rc == CONV_PY_ERROR) return box_exception(box, FFIPY_PY_ERROR);
-  box_set(box, out);
-  return FFIPY_OK;
-}
-
 int ffipy_make_builtins(intptr_t box_id) {
   /* [CObject class] -> [from_dlpack, CObject.__del__, Tensor.__dlpack__ and
    * Tensor.__dlpack_device__ (None without the Tensor slot offsets)] */

@@ -40,8 +40,6 @@ static int box_set(PyObject* box, PyObject* value) { /* steals value */
   return PyTuple_CheckExact(box) ? PyTuple_SetItem(box, 0, value) : PyList_SetItem(box, 0, value);
 }
 
-static int box_shared(PyObject* box) { return PyTuple_CheckExact(box) && Py_REFCNT(box) != 1; }
-
 /* Python exceptions raised inside an entry point wait here (per thread) until
  * ffipy_take_exception; kept out of the box so that no frame holding the box
  * ends up in a reference cycle with the exception's traceback. */

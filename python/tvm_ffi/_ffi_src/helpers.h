@@ -13,9 +13,6 @@ typedef enum {
   FFIPY_OK = 0,           /* success, box[0] is the result */
   FFIPY_FFI_ERROR = 1,    /* an FFI error waits in this thread's raised-error slot */
   FFIPY_PY_ERROR = 2,     /* a Python exception waits for ffipy_take_exception */
-  FFIPY_BOTH_ERRORS = 3,  /* an FFI error in the slot and the Python exception that was
-                             pending in the interpreter (EnvErrorAlreadySet) in ours */
-  FFIPY_SHARED_BOX = -1,  /* the box is shared (refcount > 1): retry with a fresh list */
 } ffipy_status;
 
 /* What _boot.py hands to C once (ffipy_init).  Python objects travel as id(): they are module
@@ -45,8 +42,6 @@ typedef struct {
 /* Takes the configuration; -1 when it is unusable, -2 when the module was compiled from another
  * conversion table (_rules.py changed since the build: rebuild). */
 int ffipy_init(const ffipy_config* config);
-/* box = (function_wrapper, arg0, arg1, ...): converts, calls, converts back (ffipy_status). */
-int ffipy_call(intptr_t box);
 /* box[0] = (_CObjectBase, _FunctionBase, set_h): the C bases of CObject and Function and the
  * writer of `_h` (basetypes.c). */
 int ffipy_base_types(intptr_t box);
