@@ -132,11 +132,15 @@ def find_cython_lib():
     extra = os.environ.get("TVM_FFI_MODULE_DIR")
     if extra:
         dirs.insert(0, extra)
+    # the suffixes in the order the import system tries them: a build for this interpreter
+    # (`.cpython-311-...so`) wins over an `.abi3.so` left in the same directory by another
+    import importlib.machinery  # noqa: PLC0415 -- only when the module is not loaded yet
+
     for d in dirs:
-        if os.path.isdir(d):
-            for name in sorted(os.listdir(d)):
-                if name.startswith("_ffi_cffi.") and name.endswith((".so", ".pyd", ".dylib")):
-                    return os.path.abspath(os.path.join(d, name))
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(d, "_ffi_cffi" + suffix)
+            if os.path.isfile(path):
+                return os.path.abspath(path)
     _not_found("the compiled module tvm_ffi._ffi_cffi", dirs)
 
 

@@ -60,6 +60,19 @@ def test_directories_hold_what_they_promise():
 
 @pytest.mark.skipif(sys.implementation.name != "cpython",
                     reason="-X importtime (which lists the imported modules) is CPython's")
+def test_compiled_module_found_in_import_order(monkeypatch, tmp_path):
+    # an `.abi3.so` left beside this interpreter's own build (a tree built by several
+    # Pythons): the path reported is the one `import` would load, not the first by name
+    import importlib.machinery  # noqa: PLC0415 -- this test only
+
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    for suffix in reversed(suffixes):
+        (tmp_path / ("_ffi_cffi" + suffix)).write_bytes(b"")
+    monkeypatch.setenv("TVM_FFI_MODULE_DIR", str(tmp_path))
+    monkeypatch.delitem(sys.modules, "tvm_ffi._ffi_cffi", raising=False)
+    assert libinfo.find_cython_lib() == str(tmp_path / ("_ffi_cffi" + suffixes[0]))
+
+
 def test_config_mode_does_not_load_the_runtime():
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "tvm_ffi.config", "--includedir",
                         "--cmakedir"], capture_output=True, text=True, timeout=120)

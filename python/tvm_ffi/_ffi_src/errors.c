@@ -32,12 +32,12 @@ static void raise_hook_exception(PyObject* hook, PyObject* arg) {
   }
 }
 
-static PyObject* box_get(PyObject* box) {
-  return PyTuple_CheckExact(box) ? PyTuple_GetItem(box, 0) : PyList_GetItem(box, 0);
-}
+/* A box is a one-element list the Python side made (`box = [x]`, passed as id(box)): it
+ * carries a value in and a result out of an entry point without a reference to manage. */
+static PyObject* box_get(PyObject* box) { return PyList_GetItem(box, 0); }
 
 static int box_set(PyObject* box, PyObject* value) { /* steals value */
-  return PyTuple_CheckExact(box) ? PyTuple_SetItem(box, 0, value) : PyList_SetItem(box, 0, value);
+  return PyList_SetItem(box, 0, value);
 }
 
 /* Python exceptions raised inside an entry point wait here (per thread) until
