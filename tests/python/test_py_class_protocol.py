@@ -386,18 +386,28 @@ def test_malformed_type_attr_lists_and_classmethod_hooks_are_refused():
                 return 0
 
 
-def test_type_schema_of_unresolved_annotation_is_any():
+def test_fields_resolved_hooks_wait_for_forward_references():
     seen = []
 
     @py_class(_key("FwdBase"))
     class Base(Object):
         @_on_fields
         def __ext__(info, own):
-            seen.extend(own)
+            seen.append((info.type_cls.__name__, [(f.name, f.type, f._ty_schema) for f in own]))
+
+    seen.clear()
 
     @py_class(_key("Fwd"))
     class Fwd(Base):
         later: "NotDefinedYet"  # noqa: F821
 
-    assert [(f.name, f.type, f._ty_schema) for f in seen] == [
-        ("later", "NotDefinedYet", TypeSchema("Any"))]
+    assert seen == []  # as upstream: the hooks see resolved fields only
+
+    @py_class(_key("NotDefinedYet"))
+    class NotDefinedYet(Object):
+        pass
+
+    key = NotDefinedYet.__tvm_ffi_type_info__.type_key
+    assert seen == [("Fwd", [("later", NotDefinedYet, TypeSchema(key))])]
+
+

@@ -59,7 +59,6 @@ def _check_type(self, cls, tidx):
 
 
 _DYN_OBJECT_BEGIN = 128
-_UNRESOLVED = "__tvm_ffi_unresolved_annotations__"  # py_class.UNRESOLVED_ATTR
 
 
 def _enum_member_of(f, value):
@@ -164,9 +163,7 @@ def make_init(cls, info, fields):
     build = _builder(cls, info, fields)
     positional, kw_only = _ordered(fields)
     names = [f.name for f in fields if f.init]
-    # classes (cls, py_class bases) with string annotations that did not resolve yet
-    pending = [c for c in cls.__mro__ if c.__dict__.get(_UNRESOLVED)]
-    init = _make_init_by_hand(info.type_key, build, names, positional, kw_only, pending)
+    init = _make_init_by_hand(info.type_key, build, names, positional, kw_only)
     if all(_valid_name(n) and n != "self" for n in names):
         P = inspect.Parameter
         init.__signature__ = inspect.Signature(
@@ -201,12 +198,11 @@ def _typed_ctor_keywords(init, ctor):
     return __init__
 
 
-def _make_init_by_hand(type_key, build, names, positional, kw_only, pending):
+def _make_init_by_hand(type_key, build, names, positional, kw_only):
     """``__init__(self, /, *args, **kwargs)`` binding as a signature would (a field may be
     named ``self`` or like a keyword), raising the errors of upstream's generated
     ``__ffi_init__``: too many positional arguments, then each keyword in turn, then the
-    first missing argument.  Before that, the string annotations of the `pending` classes
-    must resolve (py_class.check_forward_refs)."""
+    first missing argument."""
     pos_names = [f.name for f in positional]
     kw_names = {f.name for f in kw_only}
     defaults = {f.name: _sig_default(f) for f in positional + kw_only}
@@ -214,10 +210,6 @@ def _make_init_by_hand(type_key, build, names, positional, kw_only, pending):
     empty = inspect.Parameter.empty
 
     def __init__(self, /, *args, **kwargs):
-        if pending and any(c.__dict__[_UNRESOLVED] for c in pending):
-            from .py_class import check_forward_refs  # noqa: PLC0415 - py_class imports this
-
-            check_forward_refs(type(self))
         if len(args) > len(pos_names):
             raise TypeError("%s takes at most %d positional argument(s), but %d were given"
                             % (where, len(pos_names), len(args)))

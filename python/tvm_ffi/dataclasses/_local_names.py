@@ -14,6 +14,13 @@ def remember(cls):
     _BY_MODULE.setdefault(cls.__module__, {})[cls.__name__] = cls
 
 
+def forget(cls):
+    """Drop a class whose definition failed (if it is still the one recorded)."""
+    names = _BY_MODULE.get(cls.__module__, {})
+    if names.get(cls.__name__) is cls:
+        del names[cls.__name__]
+
+
 def classes_of(module_name):
     """{class name: class} of the py_class types defined in a module so far."""
     return _BY_MODULE.get(module_name, {})

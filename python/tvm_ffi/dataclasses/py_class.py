@@ -16,7 +16,7 @@ and the new fields follow.
 
 from .. import _typeinfo
 from .. import _type_index as T
-from . import _init_property, _local_names, _protocol, _py_fields
+from . import _deferred, _init_property, _local_names, _protocol, _py_fields
 from . import _fields as F, _stepwise as S
 from .._base import _CLS_TYPE, _TYPE_CLS, _TYPE_INFO, Object
 from .._conversion import convert_func
@@ -25,7 +25,8 @@ from .._loader import ffi, lib
 from .._type_schema import TypeSchema
 from ..error import _check
 from ._method import method_metadata, method_spec
-from .c_class import c_class, _class_body_fields, eval_annotation, precheck, _process
+from .c_class import (c_class, _annotations, _class_body_fields, _is_classvar,
+                      _is_kw_only_marker, precheck, _process)
 
 
 
@@ -100,48 +101,154 @@ def _define(cls, type_key, params, structural_eq="tree"):
     parent_info = _typeinfo._type_info_of_index(parent)
     precheck(cls, params)
     _protocol.type_attr_names(cls)  # (refuses malformed lists before the type exists)
-    _init_property.collect(cls, {f.name for f in parent_info.all_fields()})
-    markers, owners, found = _protocol.marker_types(cls), [], []
-    body, after_marker = _class_body_fields(cls, markers=markers, found=found)
-    own_names = list(body)
-    body = _with_mixin_fields(cls, body, markers, owners)
-    owners.append((cls, own_names, found))
-    _check_body(cls, parent, body)  # before the type exists: a bad body leaves no trace
-    for name, f in body.items():
-        f.name = name
-        f._ty_schema = _schema_of(f.type)
-    # string annotations that did not resolve: the fields take any value, and building an
-    # object first checks that they resolve by then (check_forward_refs)
-    unresolved = {name: f.type for name, f in body.items() if isinstance(f.type, str)}
-    if unresolved:
-        setattr(cls, UNRESOLVED_ATTR, unresolved)
-    info = S.register_py_class(parent_info, key, cls, reuse=retry is not None)
+    definition = _Definition(cls, key, params, structural_eq, parent_info)
+    if parent_info.fields is not None:
+        definition.read_body()  # before the type exists: a bad body leaves no trace
+    if retry is not None:
+        _supersede(key)
+    definition.info = S.register_py_class(parent_info, key, cls, reuse=retry is not None)
     _RETRYABLE.pop(key, None)
-    _resolve_self_references(cls, body, unresolved)
+    type.__setattr__(cls, _INFO_ATTR, definition.info)  # (as upstream, before the fields)
+    _local_names.remember(cls)  # (a class defined after may name it before it completes)
     try:
+        ready = definition.ready()
+        if ready:
+            definition.finish()
+    except BaseException:
+        definition.abandon()
+        raise
+    if not ready:
+        _deferred.wait(definition)
+    _deferred.flush()  # (the new class may be what a waiting one names)
+    return cls
+
+
+_INFO_ATTR = "__tvm_ffi_type_info__"
+
+
+class _Definition:
+    """One ``@py_class`` definition, from its class body to its registered type.
+
+    ``read_body`` turns the class body into Field records (once its parent's fields are
+    known), ``ready`` tells whether every annotation resolves now, ``finish`` registers the
+    fields, methods and hooks and installs the dunders (_deferred runs it later when an
+    annotation names a class not defined yet, or the parent waits for one).
+    """
+
+    def __init__(self, cls, key, params, structural_eq, parent_info):
+        self.cls, self.key, self.params = cls, key, params
+        self.structural_eq, self.parent_info = structural_eq, parent_info
+        self.info = self.body = self.user_init = self.error = None
+        self.resolved = {}
+
+    def parent_type_cls(self):
+        return self.parent_info.type_cls
+
+    def read_body(self):
+        cls, parent_info = self.cls, self.parent_info
+        _init_property.collect(cls, {f.name for f in parent_info.all_fields()})
+        markers, owners, found = _protocol.marker_types(cls), [], []
+        body, self.after_marker = _class_body_fields(cls, remove=False, markers=markers,
+                                                     found=found)
+        self.own_names = list(body)
+        body = _with_mixin_fields(cls, body, markers, owners)
+        owners.append((cls, self.own_names, found))
+        _check_body(cls, parent_info.type_index, body)
+        for name, f in body.items():
+            f.name = name
+        self.owners, self.body = owners, body
+
+    def annotations(self):
+        """(owner class, field name, annotation) of the fields, mixins' first."""
+        if self.body is None:  # (the parent waits: the body is not read yet)
+            return [(owner, name, ann) for owner in _mixins(self.cls) + [self.cls]
+                    for name, ann in _field_annotations(owner)]
+        owner_of = {name: owner for owner, names, _ in self.owners for name in names}
+        return [(owner_of.get(name, self.cls), name, f.type) for name, f in self.body.items()]
+
+    def ready(self):
+        """Whether every annotation resolves now (their values kept for finish); raises
+        what an annotation raises other than NameError/AttributeError (as upstream's
+        get_type_hints, the first failing annotation decides)."""
+        if self.body is None:
+            if self.parent_info.fields is None:
+                return False
+            self.read_body()
+        for owner, name, ann in self.annotations():
+            if name in self.resolved or not _deferred.needs_resolution(ann):
+                continue
+            try:
+                self.resolved[name] = _deferred.resolve(owner, self.cls, ann)
+            except (NameError, AttributeError):
+                return False
+        return True
+
+    def unresolved(self):
+        """A construction found the annotations unresolved: as upstream, the key may be
+        defined again (the class keeps waiting until then)."""
+        _RETRYABLE[self.key] = self.parent_info.type_index
+
+    def abandon(self):
+        _abandon(self.info, self.cls)
+        _local_names.forget(self.cls)
+        if self.cls.__dict__.get(_INFO_ATTR) is self.info:
+            type.__delattr__(self.cls, _INFO_ATTR)
+
+    def finish(self):
+        cls, info, params, body = self.cls, self.info, self.params, self.body
+        _RETRYABLE.pop(self.key, None)
+        for name, ann in self.resolved.items():
+            body[name].type = ann
+        _check_body(cls, self.parent_info.type_index, body)
+        for name in self.own_names:
+            if name in cls.__dict__:
+                delattr(cls, name)  # the field becomes a property of the type
+        for f in body.values():
+            f._ty_schema = _schema_of(f.type)
         # per class: the hooks below may change them for this class alone
-        info._decorator_args = dict(params, structural_eq=structural_eq,
-                                    field_markers=_protocol.place_markers(parent_info, owners))
+        info._decorator_args = dict(params, structural_eq=self.structural_eq,
+                                    field_markers=_protocol.place_markers(self.parent_info,
+                                                                          self.owners))
         _protocol.run_fields_resolved_hooks(info, cls, list(body.values()))
         params, seq_kind = _read_back(info._decorator_args, params)
-    except BaseException:
-        _abandon(info, cls)
-        raise
-    kw_defaults = {name: params["kw_only"] or name in after_marker for name in body}
+        kw_defaults = {name: params["kw_only"] or name in self.after_marker for name in body}
 
-    def methods_and_hooks(tidx):
-        _register_methods(tidx, cls)
-        _register_hooks(info, cls)
+        def methods_and_hooks(tidx):
+            _register_methods(tidx, cls)
+            _register_hooks(info, cls)
 
-    S.register_fields(info, body.values(), structural_eq_kind=seq_kind, doc=cls.__doc__,
-                      kw_defaults=kw_defaults, before_columns=methods_and_hooks)
-    setattr(cls, S.PY_CLASS_ATTR, True)
-    _local_names.remember(cls)
-    user_init = cls.__dict__.get("__init__")
-    _process(cls, key, params, body=(body, after_marker))
-    if user_init is not None:
-        cls.__init__ = _allocating_init(user_init, info.type_index)
-    return cls
+        S.register_fields(info, body.values(), structural_eq_kind=seq_kind, doc=cls.__doc__,
+                          kw_defaults=kw_defaults, before_columns=methods_and_hooks)
+        setattr(cls, S.PY_CLASS_ATTR, True)
+        user_init = cls.__dict__.get("__init__")
+        _process(cls, info.type_key, params, body=(body, self.after_marker))
+        if user_init is not None:
+            cls.__init__ = _allocating_init(user_init, info.type_index)
+
+
+def _mixins(cls):
+    """The plain Python classes between cls and its nearest FFI base, base-most first."""
+    plain = []
+    for base in cls.__mro__[1:]:
+        if base is object or base in _CLS_TYPE:
+            break
+        plain.append(base)
+    return plain[::-1]
+
+
+def _field_annotations(owner):
+    """(name, annotation) of owner's own annotations that may declare fields."""
+    return [(name, ann) for name, ann in _annotations(owner).items()
+            if not _is_classvar(ann) and not _is_kw_only_marker(ann)]
+
+
+def _supersede(key):
+    """A waiting definition of ``key`` gives way to a new one (see _Definition.unresolved)."""
+    for definition in list(_deferred._WAITING):
+        if definition.key == key:
+            _deferred.drop(definition, TypeError(
+                "Cannot instantiate %s: type key `%s` was defined again by another class"
+                % (definition.cls.__name__, key)))
 
 
 #: type key -> parent type index, of the definitions that failed before anything of their
@@ -160,24 +267,8 @@ def _abandon(info, cls):
     _RETRYABLE[info.type_key] = info.parent_type_info.type_index
 
 
-def _resolve_self_references(cls, body, unresolved):
-    """Annotations that name the class itself (``children: list["Node"]``) resolve once its
-    type exists: their fields get the layout and checks of the type they name."""
-    for name, text in list(unresolved.items()):
-        try:
-            ann = eval_annotation(cls, text, {cls.__name__: cls})
-            _py_fields.field_rules(ann)  # an annotation no FFI type fits stays unchecked
-            schema = _schema_of(ann)
-        except Exception:  # noqa: BLE001 - still unresolved: checked when an object is built
-            continue
-        body[name].type, body[name]._ty_schema = ann, schema
-        del unresolved[name]
-    if not unresolved and UNRESOLVED_ATTR in cls.__dict__:
-        delattr(cls, UNRESOLVED_ATTR)
-
-
 def _schema_of(ann):
-    """The TypeSchema a fields-resolved hook sees (Any for a string that did not resolve)."""
+    """The TypeSchema a fields-resolved hook sees."""
     if ann is None or isinstance(ann, str):
         return TypeSchema("Any")
     return TypeSchema.from_annotation(ann)
@@ -193,32 +284,6 @@ def _read_back(args, params):
     if params["order"] and not params["eq"]:
         raise ValueError("py_class: order=True requires eq=True")
     return params, STRUCTURAL_EQ_KINDS[kind]
-
-
-UNRESOLVED_ATTR = "__tvm_ffi_unresolved_annotations__"
-
-
-def check_forward_refs(cls):
-    """TypeError naming the string annotations of cls and its py_class bases that still do
-    not resolve (an undefined name, an expression that fails), as upstream words it; those
-    that resolve now are forgotten."""
-    failures = []
-    for owner in reversed(cls.__mro__):
-        pending = owner.__dict__.get(UNRESOLVED_ATTR)
-        if not pending:
-            continue
-        local = _local_names.classes_of_other_modules(owner.__module__)
-        local.update({c.__name__: c for c in cls.__mro__})
-        for name, text in list(pending.items()):
-            try:
-                eval_annotation(owner, text, local)
-            except Exception as err:  # noqa: BLE001 - reported below
-                failures.append("%s: %s (%s)" % (name, text, err))
-            else:
-                del pending[name]
-    if failures:
-        raise TypeError("Cannot instantiate %s: unresolved forward references: %s"
-                        % (cls.__name__, failures))
 
 
 def _allocating_init(user_init, tidx):
@@ -247,17 +312,13 @@ def _with_mixin_fields(cls, body, markers=(), owners=None):
     Each mixin's (class, field names, field markers found) is appended to ``owners``."""
     import copy  # noqa: PLC0415
 
-    plain = []
-    for base in cls.__mro__[1:]:
-        if base is object or base in _CLS_TYPE:
-            break
-        plain.append(base)
+    plain = _mixins(cls)
     merged, marker_seen = {}, False
 
     def unset(f):
         return f.kw_only is None or F._is_missing(f.kw_only)
 
-    for base in reversed(plain):
+    for base in plain:
         found = []
         fields, after_marker = _class_body_fields(base, remove=False, markers=markers,
                                                   found=found)
@@ -293,6 +354,8 @@ def _check_body(cls, parent, body):
         if name in inherited:
             raise TypeError("py_class %s: field `%s` is already defined by a parent type"
                             % (cls.__name__, name))
+        if _deferred.needs_resolution(f.type):
+            continue  # (checked once it resolves)
         # a default the annotation refuses is not an error yet: like upstream, construction
         # converts it through the field's setter and raises there
         try:
