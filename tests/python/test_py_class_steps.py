@@ -57,6 +57,13 @@ def test_registration_errors_leave_the_first_type():
     sized_by_nothing = core._type_cls_to_type_info(tvm_ffi.Array)  # no metadata: size unknown
     with pytest.raises(TypeError, match="cannot extend `ffi.Array`"):
         core._register_py_class(sized_by_nothing, _key("Bad"), type("Bad", (Object,), {}))
+    # a child laid out before its parent's fields would overlap them (the apache package
+    # places it at offset 24)
+    child = core._register_py_class(core._lookup_or_register_type_info_from_type_key(key),
+                                    _key("DupChild"), type("DupChild", (first,), {}))
+    with pytest.raises(RuntimeError, match="register the fields of `%s` before" % key):
+        child._register_fields([Field(name="y", _ty_schema=TypeSchema("int"))])
+    assert child.fields is None
 
 
 def test_init_property_computed_once_and_stored():

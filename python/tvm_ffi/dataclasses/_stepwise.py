@@ -86,6 +86,12 @@ def register_fields(info, fields, *, structural_eq_kind=1, doc=None, kw_defaults
     """
     if info.fields is not None:
         raise RuntimeError("fields of `%s` are already registered" % info.type_key)
+    ancestor = info.parent_type_info
+    while ancestor is not None:  # (the layout follows the ancestors' fields)
+        if ancestor.fields is None:
+            raise RuntimeError("register the fields of `%s` before those of its subclass `%s`"
+                               % (ancestor.type_key, info.type_key))
+        ancestor = ancestor.parent_type_info
     fields = list(fields)
     names = set()
     for f in fields:
