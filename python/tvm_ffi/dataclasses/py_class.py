@@ -1,9 +1,9 @@
 """``py_class``: define a new FFI object type from a Python class body.
 
 The type goes into the runtime's type table like a C++ one: every annotated field becomes a
-reflected field stored as a 16-byte Any (getter/setter from ``ffi.MakeFieldGetter`` /
-``ffi.MakeFieldSetter``; the setter checks values against the annotation, so C++ writers are
-checked too), ``field()`` options become the field flags (InitOff, KwOnly, ReprOff,
+reflected field laid out as a C++ member (``ffi._PyClassLayout``; getter/setter from
+``ffi.MakeFieldGetter`` / ``ffi.MakeFieldSetter``; the setter checks values against the
+annotation, so C++ writers are checked too), ``field()`` options become the field flags (InitOff, KwOnly, ReprOff,
 CompareOff, HashOff, defaults and factories), methods marked with ``tvm_ffi.method`` become
 reflected methods, and ``ffi._PyClassRegisterTypeAttrColumns`` installs ``__ffi_new__``,
 ``__ffi_shallow_copy__`` and the generated ``__ffi_init__``. The class then gets the
@@ -11,7 +11,8 @@ reflected methods, and ``ffi._PyClassRegisterTypeAttrColumns`` installs ``__ffi_
 
 A py_class may extend ``tvm_ffi.Object``, another py_class or a reflected C/C++ type (not a
 final one): the parent's fields stay at their C++ offsets, so its C/C++ methods read them,
-and the new fields follow.
+and the new fields follow. A class whose annotations name a class not defined yet waits
+for it with everything but its type index (_deferred).
 """
 
 from .. import _typeinfo
