@@ -12,12 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "module.h"
 
@@ -561,6 +563,38 @@ int tvmffi__check_module_file(const char* what, const char* path) {
                        what, path, is);
 }
 
+/* dlopen maps every loadable segment of an ELF file and touches its pages: in
+ * a file cut short (an interrupted copy or download) they lie past the end,
+ * and the process dies of SIGBUS inside the dynamic loader.  Such a file is
+ * refused here; every other malformed header dlopen reports itself. */
+static int check_elf_complete(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0; /* dlopen says why */
+  struct stat st;
+  ElfW(Ehdr) eh;
+  uint64_t size = 0, need = 0;
+  if (fstat(fd, &st) == 0 && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+      memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_phentsize == sizeof(ElfW(Phdr))) {
+    size = (uint64_t)st.st_size;
+    uint64_t table_end = (uint64_t)eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr));
+    if (eh.e_phoff > size || table_end > size) need = table_end;
+    for (int i = 0; need == 0 && i < eh.e_phnum; ++i) {
+      ElfW(Phdr) ph;
+      off_t at = (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph);
+      if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) break;
+      if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+        need = (uint64_t)ph.p_offset + (uint64_t)ph.p_filesz;
+    }
+  }
+  close(fd);
+  if (need == 0) return 0;
+  return tvmffi__raise("RuntimeError",
+                       "Failed to load dynamic shared library %s: the file is truncated (%llu "
+                       "bytes, its ELF headers describe %llu); build or copy it again",
+                       path, (unsigned long long)size, (unsigned long long)need);
+}
+
 /* ffi.Module.load_from_file.so(path[, format]) */
 static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)h;
@@ -581,7 +615,8 @@ static int g_load_so(void* h, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
   cpath[path.size] = '\0';
   /* A bare name is searched for in the library path, not here: dlopen checks */
   if (strchr(cpath, '/') != NULL &&
-      tvmffi__check_module_file("Failed to load dynamic shared library", cpath) != 0) {
+      (tvmffi__check_module_file("Failed to load dynamic shared library", cpath) != 0 ||
+       check_elf_complete(cpath) != 0)) {
     free(cpath);
     return -1;
   }

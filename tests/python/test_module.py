@@ -101,6 +101,23 @@ def test_load_module_refuses_what_is_not_a_regular_file(tmp_path, kind):
     assert "it is %s" % what in r.stdout and str(path) in r.stdout, r.stdout
 
 
+@needs_kernel
+@pytest.mark.parametrize("keep", [700, 4096, 8192])
+def test_load_module_refuses_a_truncated_library(tmp_path, keep):
+    # dlopen of an ELF file cut short (an interrupted copy) died of SIGBUS in the dynamic
+    # loader; the loader now compares the file's size with its segments first
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    data = open(KADD, "rb").read()
+    path = tmp_path / "cut.so"
+    path.write_bytes(data[:keep])
+    r = subprocess.run([sys.executable, "-c", _LOAD_SPECIAL, str(path)], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "the file is truncated" in r.stdout and str(path) in r.stdout, r.stdout
+
+
 def test_imports_reads_reflected_field():
     # Module.imports reads the runtime's reflected field `imports_` (docs/python.md §15.2)
     m = tvm_ffi.system_lib()
