@@ -10,6 +10,7 @@
  *   pc.Native          one field of each kind, read back through a C struct
  *   pc.CParent         a type laid out by C: an object pointer, an Any, an int32
  *   pc.CParentChild : CParent  z (an Any), and an alias of the parent's Any
+ *   pc.OwnedChild : Owned  z; Owned's part is constructed, copied and destroyed by C
  *
  * Point's fields are Any slots after the header; a heap string stored in
  * fields tells, through its use count, that copies and deleters balance.
@@ -546,6 +547,111 @@ static void test_native_fields(TVMFFIObjectHandle probe) {
                "holds every field");
 }
 
+/* pc.Owned: a type laid out by C that owns a heap block reflection does not see
+ * (`buf`, after the reflected `n`) and registers __ffi_construct_at__ and
+ * __ffi_data_size__ as refl::ObjectDef does for a C++ class (docs/cpp.md §5):
+ * the runtime constructs its part of a child's object in place, copies it with
+ * its copy routine and frees `buf` through its deleter, once per object. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t n;
+  char* buf;
+} owned;
+static int g_owned_destroyed = 0;
+
+static void owned_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    free(((owned*)self)->buf);
+    ++g_owned_destroyed;
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+static int owned_construct_at(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  CHECK_EQ_INT(n, 2);
+  owned* o = (owned*)args[0].v_ptr;
+  const owned* src = args[1].type_index == kTVMFFINone ? NULL : (const owned*)args[1].v_obj;
+  memset(&o->header, 0, sizeof(o->header));
+  o->n = src ? src->n : 5;
+  const char* text = src ? src->buf : "a block the destructor frees";
+  o->buf = (char*)malloc(strlen(text) + 1);
+  strcpy(o->buf, text);
+  memset(result, 0, sizeof(*result));
+  result->type_index = kTVMFFIOpaquePtr;
+  result->v_ptr = (void*)(uintptr_t)owned_deleter;
+  return 0;
+}
+
+static int owned_creator(TVMFFIObjectHandle* out) {
+  owned* o = (owned*)calloc(1, sizeof(owned));
+  TVMFFIAny args[2], r;
+  memset(args, 0, sizeof(args));
+  args[0].type_index = kTVMFFIOpaquePtr;
+  args[0].v_ptr = o;
+  owned_construct_at(NULL, args, 2, &r);
+  o->header.combined_ref_count = (1ULL << 32) | 1; /* one strong, one weak unit */
+  o->header.deleter = owned_deleter;
+  *out = o;
+  return 0;
+}
+
+static void test_c_parent_constructed_in_place(TVMFFIObjectHandle probe) {
+  int32_t parent = alloc_type("pc.Owned", kTVMFFIObject);
+  TVMFFITypeMetadata md;
+  memset(&md, 0, sizeof(md));
+  md.total_size = (int32_t)sizeof(owned);
+  md.creator = owned_creator;
+  CHECK_OK(TVMFFITypeRegisterMetadata(parent, &md));
+  add_c_field(parent, "n", offsetof(owned, n), 8, kTVMFFIInt);
+  TVMFFIObjectHandle construct = new_function(owned_construct_at);
+  TVMFFIAny v = check_any_obj(construct);
+  TVMFFIByteArray name = check_ba("__ffi_construct_at__");
+  CHECK_OK(TVMFFITypeRegisterAttr(parent, &name, &v));
+  TVMFFIObjectDecRef(construct);
+  v = check_any_int((int64_t)sizeof(owned));
+  name = check_ba("__ffi_data_size__");
+  CHECK_OK(TVMFFITypeRegisterAttr(parent, &name, &v));
+
+  /* the child's field goes after `buf`, which no field record names */
+  int64_t place[3];
+  int64_t kind = kTVMFFIAny;
+  layout_of(parent, &kind, 1, place);
+  CHECK_EQ_INT(place[1], (int64_t)sizeof(owned));
+  int32_t child = alloc_type("pc.OwnedChild", parent);
+  add_kind_field(child, "z", kTVMFFIAny, place + 1, NULL, 0, 0);
+  TVMFFIAny r = call3("ffi._PyClassRegisterTypeAttrColumns", check_any_int(child),
+                      check_any_int(place[0]), none_any(), 2);
+  check_any_release(&r);
+
+  r = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(child, "__ffi_new__")->v_obj, NULL, 0, &r));
+  owned* o = (owned*)r.v_obj;
+  CHECK(o->n == 5 && strcmp(o->buf, "a block the destructor frees") == 0);
+  CHECK_EQ_INT(o->header.type_index, child);
+  CHECK_OK(set_field(r.v_obj, child, "z", check_any_obj(probe)));
+  CHECK_EQ_INT(check_use_count(probe), 2);
+
+  TVMFFIAny arg = check_any_obj(r.v_obj), copy = none_any();
+  CHECK_OK(TVMFFIFunctionCall(attr_of(child, "__ffi_shallow_copy__")->v_obj, &arg, 1, &copy));
+  owned* c = (owned*)copy.v_obj;
+  CHECK(c->buf != o->buf && strcmp(c->buf, o->buf) == 0); /* the copy routine's own block */
+  CHECK_EQ_INT(check_use_count(probe), 3);
+  check_any_release(&copy);
+  CHECK_EQ_INT(g_owned_destroyed, 1);
+  CHECK_EQ_INT(check_use_count(probe), 2);
+
+  /* a weak reference: the strong release destroys (once), the weak one frees */
+  __atomic_fetch_add(&o->header.combined_ref_count, 1ULL << 32, __ATOMIC_RELAXED);
+  check_any_release(&r);
+  CHECK_EQ_INT(g_owned_destroyed, 2);
+  CHECK_EQ_INT(check_use_count(probe), 1);
+  CHECK(o->header.combined_ref_count == 1ULL << 32); /* the block is still there */
+  if (__atomic_fetch_sub(&o->header.combined_ref_count, 1ULL << 32, __ATOMIC_ACQ_REL) == 1ULL << 32)
+    o->header.deleter(o, kTVMFFIObjectDeleterFlagBitMaskWeak);
+  CHECK_EQ_INT(g_owned_destroyed, 2);
+}
+
 int main(void) {
   define_types();
   TVMFFIByteArray text = check_ba("a string held by fields");
@@ -558,6 +664,7 @@ int main(void) {
   test_c_parent(probe);
   test_errors();
   test_native_fields(probe);
+  test_c_parent_constructed_in_place(probe);
   CHECK_EQ_INT(check_use_count(probe), 1);
   TVMFFIObjectDecRef(probe);
   CHECK_SLOT_CLEAN();

@@ -3,6 +3,7 @@
 // makes one: the C++ members stay where the compiler put them, the parent's
 // typed functions accept the new type's objects, and copies and the deleter
 // balance the references the members hold.
+#include "lib/py_parent_lib.h"
 #include "testing_objects.h"
 
 namespace {
@@ -35,6 +36,14 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   });
 }
 
+using py_parent_lib::SoleObj;
+using py_parent_lib::TrackedObj;
+class Tracked : public ffi::ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Tracked, ffi::ObjectRef, TrackedObj);
+};
+TVM_FFI_STATIC_INIT_BLOCK() { py_parent_lib::Register(); }
+
 template <typename... Args>
 Any call(const char* name, Args&&... args) {
   return Function::GetGlobalRequired(name)(std::forward<Args>(args)...);
@@ -48,11 +57,10 @@ uint64_t StrRefs(const ffi::String& s) {
   return reinterpret_cast<const ffi::Object*>(raw->v_obj)->use_count();
 }
 
-// Defines cpptest.PyChild(PyParent) with one int field `extra`, as py_class does.
-int32_t DefineChild(int64_t* extra_offset) {
-  int32_t parent = PyParentObj::RuntimeTypeIndex();
-  int32_t t = call("ffi._PyClassAllocTypeIndex", "cpptest.PyChild", parent).cast<int32_t>();
-  auto layout = call("ffi._PyClassLayout", parent, kTVMFFIInt).cast<ffi::Array<int64_t>>();
+// Defines `key` under `parent` with one field `extra` of a kind, as py_class does.
+int32_t DefineChildOf(int32_t parent, const char* key, int32_t kind, int64_t* extra_offset) {
+  int32_t t = call("ffi._PyClassAllocTypeIndex", key, parent).cast<int32_t>();
+  auto layout = call("ffi._PyClassLayout", parent, kind).cast<ffi::Array<int64_t>>();
   *extra_offset = layout[1];
   TVMFFIFieldInfo fi{};
   fi.name = TVMFFIByteArray{"extra", 5};
@@ -60,10 +68,10 @@ int32_t DefineChild(int64_t* extra_offset) {
   fi.offset = layout[1];
   fi.size = layout[2];
   fi.alignment = layout[3];
-  fi.field_static_type_index = kTVMFFIInt;
+  fi.field_static_type_index = kind;
   fi.getter = reinterpret_cast<TVMFFIFieldGetter>(
-      static_cast<intptr_t>(call("ffi.MakeFieldGetter", kTVMFFIInt).cast<int64_t>()));
-  Function setter = call("ffi.MakeFieldSetter", kTVMFFIInt, 0, nullptr).cast<Function>();
+      static_cast<intptr_t>(call("ffi.MakeFieldGetter", kind).cast<int64_t>()));
+  Function setter = call("ffi.MakeFieldSetter", kind, 0, nullptr).cast<Function>();
   fi.setter = const_cast<void*>(static_cast<const void*>(setter.get()));  // the table keeps a ref
   TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(t, &fi));
   TVMFFITypeMetadata md{};
@@ -71,6 +79,17 @@ int32_t DefineChild(int64_t* extra_offset) {
   TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(t, &md));
   call("ffi._PyClassRegisterTypeAttrColumns", t, layout[0]);
   return t;
+}
+
+// cpptest.PyChild(PyParent) with one int field `extra`.
+int32_t DefineChild(int64_t* extra_offset) {
+  return DefineChildOf(PyParentObj::RuntimeTypeIndex(), "cpptest.PyChild", kTVMFFIInt,
+                       extra_offset);
+}
+
+ffi::ObjectRef& FieldRef(const Any& obj, int64_t offset) {  // an object field (one pointer)
+  return *reinterpret_cast<ffi::ObjectRef*>(
+      reinterpret_cast<char*>(const_cast<ffi::Object*>(obj.cast<ffi::ObjectRef>().get())) + offset);
 }
 
 TEST_SUITE("py_class over a C++ class") {
@@ -107,6 +126,69 @@ TEST_SUITE("py_class over a C++ class") {
     }
     CHECK_EQ(held.use_count(), 1);  // the deleter released the C++ members
     CHECK_EQ(StrRefs(text), text_refs);
+  }
+
+  TEST_CASE("the parent part is a real C++ object: constructed, copied and destroyed in place") {
+    int64_t extra_offset = 0;
+    int32_t t = DefineChildOf(TrackedObj::RuntimeTypeIndex(), "cpptest.TrackedChild", kTVMFFIObject,
+                              &extra_offset);
+    // after every member, the unreflected ones included (not after `n`, the last reflected)
+    CHECK_GE(extra_offset, refl::GetFieldByteOffsetToObject(&TrackedObj::hidden) + 8);
+    refl::TypeAttrColumn new_col("__ffi_new__"), copy_col("__ffi_shallow_copy__");
+    TInt held(1), own(2);
+    int64_t made = py_parent_lib::made, copied = py_parent_lib::copied,
+            destroyed = py_parent_lib::destroyed;
+    {
+      Any obj = new_col[t].cast<Function>()();
+      CHECK_EQ(py_parent_lib::made, made + 1);
+      auto* p = const_cast<TrackedObj*>(obj.cast<Tracked>().get());
+      CHECK_EQ(p->label, "short");  // the SSO buffer is this object's, not a freed prototype's
+      CHECK_EQ(p->items.size(), 3u);
+      CHECK(FieldRef(obj, extra_offset).get() == nullptr);  // the child's field starts empty
+      p->label = "a label long enough to need a heap block of its own";
+      p->items.push_back(4);
+      p->hidden = held;
+      FieldRef(obj, extra_offset) = own;
+
+      Any copy = copy_col[t].cast<Function>()(obj);
+      CHECK_EQ(py_parent_lib::copied, copied + 1);  // the copy constructor, not a byte copy
+      auto* c = const_cast<TrackedObj*>(copy.cast<Tracked>().get());
+      CHECK_EQ(c->label, p->label);
+      CHECK(c->label.data() != p->label.data());
+      c->items.push_back(5);
+      CHECK_EQ(p->items.size(), 4u);
+      CHECK_EQ(held.use_count(), 3);
+      CHECK_EQ(own.use_count(), 3);  // the child's field: one more owner
+      c->label = "s";  // short again: the copy's own buffer
+      CHECK_EQ(p->label.size(), 51u);
+
+      // a weak reference outlives the strong ones: ~T() runs once, the block stays
+      ffi::WeakObjectPtr<ffi::Object> weak(
+          ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::Object>(p));
+      obj = Any();
+      CHECK_EQ(py_parent_lib::destroyed, destroyed + 1);
+      CHECK(weak.lock().get() == nullptr);
+      CHECK_EQ(held.use_count(), 2);
+      CHECK_EQ(own.use_count(), 2);
+    }
+    CHECK_EQ(py_parent_lib::destroyed, destroyed + 2);  // once per object
+    CHECK_EQ(held.use_count(), 1);  // ~T() released the unreflected reference
+    CHECK_EQ(own.use_count(), 1);  // the runtime released the child's field
+    CHECK_EQ(py_parent_lib::made, made + 1);
+  }
+
+  TEST_CASE("a parent without a copy constructor: objects are made and destroyed, not copied") {
+    int64_t extra_offset = 0;
+    int32_t t =
+        DefineChildOf(SoleObj::RuntimeTypeIndex(), "cpptest.SoleChild", kTVMFFIAny, &extra_offset);
+    int64_t destroyed = py_parent_lib::destroyed;
+    {
+      Any obj = refl::TypeAttrColumn("__ffi_new__")[t].cast<Function>()();
+      CHECK_EQ(*obj.cast<ffi::ObjectRef>().as<SoleObj>()->text, std::string(64, 'x'));
+      Function copy = refl::TypeAttrColumn("__ffi_shallow_copy__")[t].cast<Function>();
+      CHECK_THROWS_WITH_AS(copy(obj), doctest::Contains("no copy constructor"), ffi::Error);
+    }
+    CHECK_EQ(py_parent_lib::destroyed, destroyed + 1);
   }
 }
 }  // namespace

@@ -18,7 +18,7 @@ CORE_TESTS="test_cdef test_container test_dtype_device test_env test_error test_
   test_module test_object test_object_identity test_typeinfo test_stream test_tensor test_torch
   test_contract_functions test_contract_errors test_contract_tensors test_contract_values
   test_contract_containers test_dataclasses test_py_class_deferred test_hooks test_testing_classes test_hostile test_hostile_boundary
-  test_conversion_table test_layers test_callback_depth"
+  test_conversion_table test_layers test_callback_depth test_py_class_cxx_parent"
 core_files() {
   for t in $CORE_TESTS; do echo "$top_srcdir/tests/python/$t.py"; done
 }

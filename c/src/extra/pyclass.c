@@ -33,7 +33,9 @@
  * so an unset field is zero.  The deleter and __ffi_shallow_copy__ walk
  * every field of the type, ancestors' included -- a C/C++ parent's at their
  * C++ offsets (docs/python.md §4.10), ffi.Enum's for an enum class -- and
- * treat each by the storage kind its record implies (slot_kind_of).
+ * treat each by the storage kind its record implies (slot_kind_of), except
+ * under a C++ parent that registers __ffi_construct_at__: its part is then a
+ * real C++ object, constructed, copied and destroyed by its own code.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,6 +50,12 @@
   "ffi.Function"
 #define COLUMNS_SIG "ffi._PyClassRegisterTypeAttrColumns(0: int, 1: int) -> None"
 #define ALLOC_SIG "ffi._PyClassAllocTypeIndex(0: str, 1: int) -> int"
+/* What a C++ parent registers so that its part of a Python-defined object is a
+ * real C++ object (docs/cpp.md §5): its data size (sizeof less tail padding)
+ * and a Function (void* addr, Optional[Object] src) -> void* that constructs
+ * one at addr (default, or copied from src) and returns its in-place deleter. */
+#define DATA_SIZE_ATTR "__ffi_data_size__"
+#define CONSTRUCT_AT_ATTR "__ffi_construct_at__"
 
 /* ---- kinds and layout -------------------------------------------------------- */
 
@@ -79,6 +87,17 @@ static int kind_storage(int64_t kind, int32_t* size, int32_t* align) {
   }
 }
 
+/* A type's own attribute (not inherited), or NULL when unset. */
+static const TVMFFIAny* type_attr(int32_t t, const char* name) {
+  TVMFFIByteArray n = {name, strlen(name)};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
+  if (col == NULL) return NULL;
+  int64_t i = (int64_t)t - col->begin_index;
+  return i >= 0 && i < col->size && col->data[i].type_index != kTVMFFINone ? &col->data[i] : NULL;
+}
+
+static int has_attr(int32_t t, const char* name) { return type_attr(t, name) != NULL; }
+
 static int32_t registered_size(int32_t type_index) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
   if (info == NULL) return 0;
@@ -88,15 +107,20 @@ static int32_t registered_size(int32_t type_index) {
 
 /* Where a derived class's members may start: the end of the last field of the
  * type or an ancestor (a C++ base's tail padding is reused), at least the
- * header. */
+ * header, and at least the data size a C++ class reports for its unreflected
+ * members (DATA_SIZE_ATTR, registered by refl::ObjectDef: docs/cpp.md §5). */
 static int64_t data_end(const TVMFFITypeInfo* info) {
   int64_t end = (int64_t)sizeof(TVMFFIObject);
   for (int32_t d = 0; d <= info->type_depth; ++d) {
     const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
-    for (int32_t i = 0; t != NULL && i < t->num_fields; ++i) {
+    if (t == NULL) continue;
+    for (int32_t i = 0; i < t->num_fields; ++i) {
       int64_t e = t->fields[i].offset + t->fields[i].size;
       if (e > end) end = e;
     }
+    const TVMFFIAny* dsize = type_attr(t->type_index, DATA_SIZE_ATTR);
+    if (dsize != NULL && dsize->type_index == kTVMFFIInt && dsize->v_int64 > end)
+      end = dsize->v_int64;
   }
   return end;
 }
@@ -436,12 +460,14 @@ static int is_alias(const TVMFFITypeInfo* info, int32_t depth, int32_t index, in
 }
 
 /* Releases (retain 0) or takes another reference to (retain 1) every value
- * held by a field of obj, those of its ancestors included (a C/C++ parent's
- * at their C++ offsets, ffi.Enum's for an enum class), each once. */
-static void own_fields(TVMFFIObject* obj, int retain) {
+ * held by a field of obj declared at type depth `from` or deeper, each once:
+ * from 0, those of every ancestor (a C/C++ parent's at their C++ offsets,
+ * ffi.Enum's for an enum class); past a C++ parent constructed in place, only
+ * the fields its constructors and destructor do not handle. */
+static void own_fields(TVMFFIObject* obj, int retain, int32_t from) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(obj->type_index);
   int64_t end = 0;
-  for (int32_t d = 0; info != NULL && d <= info->type_depth; ++d) {
+  for (int32_t d = from; info != NULL && d <= info->type_depth; ++d) {
     const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
     int32_t n = t != NULL ? __atomic_load_n(&t->num_fields, __ATOMIC_ACQUIRE) : 0;
     for (int32_t i = 0; i < n; ++i) {
@@ -471,7 +497,7 @@ static void own_fields(TVMFFIObject* obj, int retain) {
 static void pyobj_deleter(void* self, int flags) {
   TVMFFIObject* o = (TVMFFIObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    own_fields(o, 0);
+    own_fields(o, 0, 0);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
 }
@@ -487,33 +513,110 @@ static const TVMFFITypeInfo* created_ancestor(const TVMFFITypeInfo* info) {
   return NULL;
 }
 
-/* The type index rides in the function's self pointer.  The block is zeroed;
- * under a C/C++ parent that has a creator, the parent's part is a copy of a
- * default-constructed parent (its member initialisers: a zeroed C++ String
- * or non-nullable reference is not a valid value), each reference it holds
- * taken once more before that parent object is dropped. */
+/* ---- a C++ parent constructed in place ----------------------------------------
+ * The block carries a prefix before the object: the parent's in-place deleter
+ * (its own deleter; with the strong bit alone it runs ~T() and keeps the
+ * memory, docs/abi.md §4.4) and the depth after which fields are ours.  The
+ * parent's members -- reflected or not -- are the C++ constructors' and
+ * destructor's business; the fields of the Python-defined types below it are
+ * this file's. */
+typedef struct {
+  void (*destroy)(void* self, int flags);
+  int32_t from; /* the parent's depth + 1 */
+  int32_t pad;
+} cxx_prefix;
+#define CXX_PREFIX ((size_t)16) /* keeps the object 16-byte aligned */
+
+static cxx_prefix* prefix_of(void* obj) { return (cxx_prefix*)((char*)obj - CXX_PREFIX); }
+
+static void cxx_deleter(void* self, int flags) {
+  TVMFFIObject* o = (TVMFFIObject*)self;
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    own_fields(o, 0, prefix_of(o)->from); /* members of a derived class die first */
+    prefix_of(o)->destroy(self, kTVMFFIObjectDeleterFlagBitMaskStrong);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(prefix_of(o));
+}
+
+/* A new object of type t whose parent part (`base`, which registers
+ * CONSTRUCT_AT_ATTR) is constructed by C++ at its address: a default one, or a
+ * copy of src's.  Bytes past the parent's data are zero. */
+static TVMFFIObject* cxx_object_new(size_t size, int32_t t, const TVMFFITypeInfo* base,
+                                    const TVMFFIAny* construct, TVMFFIObject* src) {
+  char* block = (char*)calloc(1, CXX_PREFIX + size);
+  if (block == NULL) return tvmffi__raise_oom(), NULL;
+  TVMFFIObject* o = (TVMFFIObject*)(block + CXX_PREFIX);
+  TVMFFIAny args[2], r;
+  set_pod(&args[0], kTVMFFIOpaquePtr);
+  args[0].v_ptr = o;
+  tvmffi__any_set_none(&args[1]);
+  if (src != NULL) tvmffi__any_set_obj(&args[1], src); /* borrowed */
+  tvmffi__any_set_none(&r);
+  if (tvmffi__function_call(construct->v_obj, args, 2, &r) != 0) {
+    free(block); /* a constructor that threw left nothing to destroy */
+    return NULL;
+  }
+  if (r.type_index != kTVMFFIOpaquePtr || r.v_ptr == NULL) {
+    /* the part was built but cannot be destroyed: leaked rather than freed */
+    tvmffi__raise("TypeError", "%s of `%s` returned `%s`, not its in-place deleter (void*)",
+                  CONSTRUCT_AT_ATTR, tvmffi__type_key(base->type_index), tvmffi__any_type_key(&r));
+    tvmffi__any_release(&r);
+    return NULL;
+  }
+  prefix_of(o)->destroy = (void (*)(void*, int))(uintptr_t)r.v_ptr;
+  prefix_of(o)->from = base->type_depth + 1;
+  tvmffi__object_init(o, t, cxx_deleter); /* the C++ constructor left a blank header */
+  size_t start = (size_t)data_end(base);
+  if (size <= start) return o;
+  if (src != NULL) {
+    memcpy((char*)o + start, (const char*)src + start, size - start);
+    own_fields(o, 1, prefix_of(o)->from);
+  } else {
+    memset((char*)o + start, 0, size - start);
+  }
+  return o;
+}
+
+/* The type index rides in the function's self pointer.  Under a C/C++ parent
+ * that has a creator: when the parent registers CONSTRUCT_AT_ATTR, its part
+ * is constructed in place (and destroyed by its destructor); otherwise the
+ * block is zeroed and the parent's part is a byte copy of a default-made
+ * parent (its member initialisers: a zeroed C++ String or non-nullable
+ * reference is not a valid value), each reference it holds taken once more
+ * before that parent object is dropped. */
 static int new_object(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   (void)args;
   int32_t t = (int32_t)(intptr_t)self;
   if (tvmffi__args_count("__ffi_new__() -> Object", num_args, 0)) return -1;
-  TVMFFIObject* o = tvmffi__object_alloc((size_t)registered_size(t), t, pyobj_deleter);
-  if (o == NULL) return -1;
+  size_t size = (size_t)registered_size(t);
   const TVMFFITypeInfo* base = created_ancestor(tvmffi__type_info_lookup(t));
+  const TVMFFIAny* construct = base != NULL ? type_attr(base->type_index, CONSTRUCT_AT_ATTR) : NULL;
+  if (construct != NULL) {
+    TVMFFIObject* o = cxx_object_new(size, t, base, construct, NULL);
+    if (o == NULL) return -1;
+    tvmffi__any_set_obj(result, o);
+    return 0;
+  }
+  TVMFFIObject* o = tvmffi__object_alloc(size, t, pyobj_deleter);
+  if (o == NULL) return -1;
   if (base != NULL) {
     TVMFFIObjectHandle proto = NULL;
     if (base->metadata->creator(&proto) != 0) {
       free(o);
       return -1;
     }
-    size_t first = sizeof(TVMFFIObject), size = (size_t)base->metadata->total_size;
-    if (size > first) memcpy((char*)o + first, (const char*)proto + first, size - first);
-    own_fields(o, 1); /* (the fields after the parent's are still zero) */
+    size_t first = sizeof(TVMFFIObject), psize = (size_t)base->metadata->total_size;
+    if (psize > first) memcpy((char*)o + first, (const char*)proto + first, psize - first);
+    own_fields(o, 1, 0); /* (the fields after the parent's are still zero) */
     tvmffi__decref((TVMFFIObject*)proto);
   }
   tvmffi__any_set_obj(result, o);
   return 0;
 }
 
+/* A copy: the parent's part by its copy constructor when it was constructed in
+ * place (a TypeError from a parent that has none), else bytewise; the fields
+ * after it bytewise, each owned value gaining its second owner. */
 static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   int32_t t = (int32_t)(intptr_t)self;
   static const char sig[] = "__ffi_shallow_copy__(0: Object) -> Object";
@@ -523,21 +626,22 @@ static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVM
     return tvmffi__raise("TypeError", "%s: expected `%s`, got `%s`", sig, tvmffi__type_key(t),
                          tvmffi__type_key(src->type_index));
   size_t size = (size_t)registered_size(t);
-  TVMFFIObject* o = tvmffi__object_alloc(size, t, pyobj_deleter);
-  if (o == NULL) return -1;
-  size_t first = sizeof(TVMFFIObject);
-  if (size > first) memcpy((char*)o + first, (const char*)src + first, size - first);
-  own_fields(o, 1); /* the bytes are copied: each owned value gains its second owner */
+  TVMFFIObject* o;
+  if (src->deleter == cxx_deleter) {
+    const TVMFFITypeInfo* base = created_ancestor(tvmffi__type_info_lookup(t));
+    const TVMFFIAny* construct = type_attr(base->type_index, CONSTRUCT_AT_ATTR);
+    if (construct == NULL)
+      return tvmffi__raise("RuntimeError", "%s: `%s` no longer has %s", sig,
+                           tvmffi__type_key(base->type_index), CONSTRUCT_AT_ATTR);
+    if ((o = cxx_object_new(size, t, base, construct, src)) == NULL) return -1;
+  } else {
+    if ((o = tvmffi__object_alloc(size, t, pyobj_deleter)) == NULL) return -1;
+    size_t first = sizeof(TVMFFIObject);
+    if (size > first) memcpy((char*)o + first, (const char*)src + first, size - first);
+    own_fields(o, 1, 0); /* the bytes are copied: each owned value gains its second owner */
+  }
   tvmffi__any_set_obj(result, o);
   return 0;
-}
-
-static int has_attr(int32_t t, const char* name) {
-  TVMFFIByteArray n = {name, strlen(name)};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
-  if (col == NULL) return 0;
-  int64_t i = (int64_t)t - col->begin_index;
-  return i >= 0 && i < col->size && col->data[i].type_index != kTVMFFINone;
 }
 
 static int register_fn_attr(int32_t t, const char* name, TVMFFISafeCallType fn) {

@@ -276,6 +276,50 @@ inline int64_t GetFieldByteOffsetToObject(T Class::* field) {
   return reinterpret_cast<char*>(&(p->*field)) - reinterpret_cast<char*>(static_cast<Object*>(p));
 }
 
+namespace details {
+/* A Python-defined subclass of Class (docs/cpp.md §5) lays its fields out from
+ * Class's data size -- sizeof less the tail padding a derived class reuses --
+ * so that they never overlap members reflection does not know about. */
+template <typename Class>
+int64_t DataSize() {
+  struct Probe : Class {
+    char tail;
+  };
+  return GetFieldByteOffsetToObject(&Probe::tail);
+}
+
+/* __ffi_construct_at__: makes the Class part of a Python-defined subclass's
+ * object a real Class at addr -- default-made, or copied from src's Class part
+ * -- leaving the header to the caller, and returns the deleter that, with the
+ * strong bit alone, runs ~Class() there and keeps the memory. */
+template <typename Class>
+void* ConstructAt(void* addr, Optional<ObjectRef> src) {
+  if (addr == nullptr || reinterpret_cast<uintptr_t>(addr) % alignof(Class) != 0) {
+    TVM_FFI_THROW(ValueError) << "__ffi_construct_at__: `" << Class::_type_key
+                              << "` needs an address aligned to " << alignof(Class);
+  }
+  if (!src.has_value()) {
+    if constexpr (std::is_default_constructible_v<Class>) {
+      new (addr) Class();
+    } else {
+      new (addr) Class(UnsafeInit{});
+    }
+  } else if constexpr (std::is_copy_constructible_v<Class>) {
+    const Object* from = src.value().get();
+    if (from == nullptr || !from->IsInstance<Class>()) {
+      TVM_FFI_THROW(TypeError) << "__ffi_construct_at__: cannot copy a `" << Class::_type_key
+                               << "` from a `" << (from ? from->GetTypeKey() : "None") << "`";
+    }
+    new (addr) Class(*static_cast<const Class*>(from));
+  } else {
+    TVM_FFI_THROW(TypeError) << "`" << Class::_type_key
+                             << "` has no copy constructor, so objects of a Python-defined "
+                                "subclass cannot be copied";
+  }
+  return reinterpret_cast<void*>(&::tvm::ffi::details::ObjAllocator<Class>::Deleter);
+}
+}  // namespace details
+
 /*! \brief Registers global functions; use as a temporary and chain calls. */
 class GlobalDef {
  public:
@@ -355,7 +399,12 @@ class ObjectDef {
                         [](const Class* self) { return ObjectRef(make_object<Class>(*self)); },
                         key + ".__ffi_shallow_copy__"));
     }
+    if constexpr (!std::is_final_v<Class>) {
+      def_type_attr("__ffi_data_size__", details::DataSize<Class>());
+    }
     if constexpr (details::kCreatable<Class>) {
+      def_type_attr("__ffi_construct_at__", Function::FromTyped(details::ConstructAt<Class>,
+                                                                key + ".__ffi_construct_at__"));
       def_type_attr("__ffi_new__",
                     Function::FromTyped([]() { return ObjectRef(details::MakeEmpty<Class>()); },
                                         key + ".__ffi_new__"));
