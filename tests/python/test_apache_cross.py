@@ -3,7 +3,9 @@
 - a module compiled against the wheel's headers is loaded by our package and called with
   NumPy arrays and torch tensors (errors keep kind, message and the C++ frame);
 - a module JIT-built by our tvm_ffi.cpp (our headers) is loaded by the apache package in its
-  venv and called with NumPy arrays and torch tensors.
+  venv and called with NumPy arrays and torch tensors;
+- a class built with the wheel's headers is extended by a py_class (docs/python.md §4.10):
+  those headers register no __ffi_construct_at__, so the field-based rules apply.
 """
 
 import os
@@ -40,6 +42,34 @@ KERNEL = textwrap.dedent("""\
     TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, greet);
     TVM_FFI_DLL_EXPORT_TYPED_FUNC(fail, fail);
 """)
+# A class the wheel's ObjectDef registers, for a py_class to extend (appended to KERNEL).
+PARENT = textwrap.dedent("""\
+    #include <tvm/ffi/container/array.h>
+    #include <tvm/ffi/reflection/registry.h>
+    namespace cross {
+    int64_t made = 0, destroyed = 0;
+    class ParentObj : public ffi::Object {
+     public:
+      ffi::String name;
+      int64_t n = 0;
+      ffi::Optional<ffi::ObjectRef> ref;
+      ParentObj() { ++made; }
+      ~ParentObj() { ++destroyed; }
+      static constexpr bool _type_mutable = true;
+      TVM_FFI_DECLARE_OBJECT_INFO("cross.Parent", ParentObj, ffi::Object);
+    };
+    TVM_FFI_STATIC_INIT_BLOCK() {
+      namespace refl = tvm::ffi::reflection;
+      refl::ObjectDef<ParentObj>()
+          .def_rw("name", &ParentObj::name)
+          .def_rw("n", &ParentObj::n, refl::default_value(0))
+          .def_rw("ref", &ParentObj::ref, refl::default_value(ffi::Optional<ffi::ObjectRef>()))
+          .def("size", [](const ParentObj* p) { return int64_t(p->name.size()) + p->n; });
+      refl::GlobalDef().def("cross.counts",
+                            []() { return ffi::Array<int64_t>{made, destroyed}; });
+    }
+    }  // namespace cross
+""")
 THROW_LINE = next(i for i, line in enumerate(KERNEL.splitlines(), 1) if "TVM_FFI_THROW" in line)
 
 
@@ -66,7 +96,7 @@ def apache_kernel(apache_site, tmp_path_factory):
         pytest.skip("no C++ compiler")
     d = tmp_path_factory.mktemp("apache_kernel")
     src = d / "cross_kernel.cc"
-    src.write_text(KERNEL)
+    src.write_text(KERNEL + PARENT)
     so = d / "cross_kernel.so"
     wheel = os.path.join(apache_site, "tvm_ffi")
     subprocess.run([CXX, "-std=c++17", "-O1", "-g", "-fPIC", "-shared", "-fvisibility=hidden",
@@ -154,3 +184,40 @@ def test_our_jit_module_on_apache_package(apache_site, tmp_path, monkeypatch):
     assert r.stdout.strip().endswith("ok")
     if os.path.isdir(os.path.join(base_site, "torch")):
         assert "torch ok" in r.stdout
+
+
+def test_py_class_over_an_apache_header_class(apache_kernel):
+    """The wheel's ObjectDef registers neither __ffi_construct_at__ nor __ffi_data_size__:
+    the child's part starts from a byte copy of a creator-made parent and the reflected
+    members are released one by one; the parent's destructor runs for that prototype only."""
+    import gc
+
+    import tvm_ffi.testing
+    from tvm_ffi import core
+    from tvm_ffi.dataclasses import c_class, py_class
+
+    tvm_ffi.load_module(apache_kernel)
+    counts = tvm_ffi.get_global_func("cross.counts")
+    use_count = tvm_ffi.get_global_func("testing.object_use_count")
+
+    @c_class("cross.Parent")
+    class Parent(tvm_ffi.Object):
+        pass
+
+    @py_class("testing.cross.ApacheChild")
+    class Child(Parent):
+        extra: int = 5
+
+    tidx = core._type_cls_to_type_info(Parent).type_index
+    assert core._lookup_type_attr(tidx, "__ffi_construct_at__") is None
+    target = tvm_ffi.testing.TestObjectBase()
+    made, destroyed = counts()
+    obj = Child(name="a name long enough to live on the heap", n=2, ref=target)
+    assert (obj.size(), obj.extra) == (40, 5)
+    assert use_count(target) == 2
+    dup = __import__("copy").copy(obj)
+    assert (dup.size(), use_count(target)) == (40, 3)
+    del obj, dup
+    gc.collect()
+    assert use_count(target) == 1  # the reflected reference, released field by field
+    assert tuple(counts()) == (made + 1, destroyed + 1)  # the prototype, not the two objects
