@@ -87,15 +87,21 @@ static int create_derived(TVMFFIObjectHandle* out) {
 }
 
 /* __ffi_shallow_copy__ (the C++ copy constructor): a new object of the
- * argument's own type sharing every field value (owned Anys get a new ref). */
+ * argument's own type sharing every field value (owned Anys get a new ref).
+ * Each type's hook (its index in h) copies objects of exactly that type: the
+ * size and the owned fields come from the type, so another object would be
+ * read past its end. */
 static int shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r) {
-  (void)h;
-  if (n != 1 || args[0].type_index < kTVMFFIStaticObjectBegin) {
-    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.__ffi_shallow_copy__: expected one object");
-    return -1;
-  }
+  int32_t t = (int32_t)(intptr_t)h;
+  static const char sig[] = "testing.__ffi_shallow_copy__(0: Object) -> Object";
+  if (arg_count(sig, n, 1) != 0) return -1;
+  if (args[0].type_index != t)
+    return arg_mismatch(sig, 0,
+                        t == g_pair_index      ? "testing.TestIntPair"
+                        : t == g_derived_index ? "testing.TestObjectDerived"
+                                               : "testing.TestObjectBase",
+                        &args[0]);
   TVMFFIObject* src = args[0].v_obj;
-  int32_t t = src->type_index;
   size_t size = t == g_pair_index      ? sizeof(int_pair)
                 : t == g_derived_index ? sizeof(obj_derived)
                                        : sizeof(obj_base);
@@ -121,7 +127,7 @@ static int shallow_copy(void* h, const TVMFFIAny* args, int32_t n, TVMFFIAny* r)
 
 static void register_shallow_copy(int32_t tindex) {
   TVMFFIObjectHandle f = NULL;
-  if (TVMFFIFunctionCreate(NULL, shallow_copy, NULL, &f) != 0) return;
+  if (TVMFFIFunctionCreate((void*)(intptr_t)tindex, shallow_copy, NULL, &f) != 0) return;
   TVMFFIAny v;
   v.type_index = kTVMFFIFunction;
   v.zero_padding = 0;

@@ -6,13 +6,14 @@ Each refusal is a Python exception; the process survives and nothing else change
     table tag) is read-only from Python.
 """
 
+import copy
 import uuid
 
 import pytest
 
 import tvm_ffi
 import tvm_ffi.testing as T
-from tvm_ffi import core
+from tvm_ffi import _typeinfo, core
 from tvm_ffi.dataclasses import py_class
 
 
@@ -174,6 +175,30 @@ def test_tensor_view_and_container_tag_are_read_only():
     with pytest.raises(AttributeError):
         o._tvm_api = 0x4141
     assert o._tvm_api is None
+
+
+@pytest.mark.parametrize("cls", [T.TestIntPair, T.TestObjectBase, T.TestObjectDerived])
+def test_copy_follows_the_object_not_the_wrapper_class(cls):
+    # copy.copy picked the C copy hook by the wrapper's class: after a __class__ swap it ran
+    # the TestIntPair hook over an opaque object and read past its end (SIGSEGV)
+    o = tvm_ffi.convert(object())
+    o.__class__ = cls
+    with pytest.raises(TypeError, match="does not support copy"):
+        copy.copy(o)
+    pair = T.TestIntPair(3, 4)
+    assert (copy.copy(pair).a, copy.copy(pair).b) == (3, 4)
+
+
+@pytest.mark.parametrize("cls", [T.TestIntPair, T.TestObjectBase, T.TestObjectDerived])
+def test_copy_hooks_check_the_object_type(cls):
+    # each C copy hook copies objects of exactly its type: size and owned fields come from it
+    hook = _typeinfo._lookup_type_attr(cls.__tvm_ffi_type_info__.type_index,
+                                       "__ffi_shallow_copy__")
+    foreign = [tvm_ffi.convert(object()), tvm_ffi.convert([1, 2]), B(1)]
+    foreign += [T.TestIntPair(1, 2)] if cls is not T.TestIntPair else []
+    for obj in foreign:
+        with pytest.raises(TypeError, match="Mismatched type on argument #0"):
+            hook(obj)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ creator and fails for types that have none. The C++ copy constructor is exposed 
 """
 
 from .. import _typeinfo
+from .._base import _type_index_of
 from .._function import _global
 
 _SHALLOW = "__ffi_shallow_copy__"
@@ -18,8 +19,12 @@ def _not_copyable(cls):
 
 def _shallow_copy(obj):
     cls = type(obj)
-    # the object's own type only: an ancestor's hook would build an ancestor-sized object
-    fn = _typeinfo._lookup_type_attr(obj.__tvm_ffi_type_info__.type_index, _SHALLOW)
+    h = obj._h
+    if not h:
+        raise ValueError("cannot copy an empty %s (it holds no object)" % cls.__name__)
+    # the object's own type only: an ancestor's hook would build an ancestor-sized object.
+    # The type is the object's, not the wrapper class's (which __class__ can change).
+    fn = _typeinfo._lookup_type_attr(_type_index_of(h), _SHALLOW)
     if fn is None:
         raise _not_copyable(cls)
     return fn(obj)
