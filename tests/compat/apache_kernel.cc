@@ -29,6 +29,9 @@
 #if COMPAT_SINCE(14)
 #include <tvm/ffi/big_int.h>
 #endif
+#if COMPAT_SINCE(13)
+#include <tvm/ffi/extra/structural_visit.h>
+#endif
 
 namespace ffi = tvm::ffi;
 
@@ -104,7 +107,8 @@ int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) {
 // A map key type with its own __any_hash__ / __any_equal__ hooks (0.1.10+):
 // registered with 0.1.15's native_fn_attr (called as TVMFFIAny f(const
 // Any&...) noexcept), before that as ffi.Function type attributes.  Our
-// runtime's maps must call them either way.  Equal ids are the same key; a
+// runtime's maps must call them either way.  (Raw int64_t / bool pointers,
+// 0.1.9-0.1.14's native form: hook_peer.cc.)  Equal ids are the same key; a
 // negative id makes the hash hook throw.
 class KeyObj : public ffi::Object {
  public:
@@ -130,6 +134,23 @@ int64_t KeyLookup(ffi::Map<ffi::Any, int64_t> m, ffi::Any key) {
   auto it = m.find(key);
   return it == m.end() ? -1 : (*it).second;
 }
+
+#if COMPAT_SINCE(13)
+// A subclass of a type the runtime itself creates, registered from these headers at load time
+// (TVMFFITypeGetOrAllocIndex with ffi.StructuralVisitor's index, static init): refused, the
+// library would not load.  Returns the parent's type key as the runtime records it.
+class LineVisitorObj : public ffi::StructuralVisitorObj {
+ public:
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("compat.apache_kernel.LineVisitor", LineVisitorObj,
+                                    ffi::StructuralVisitorObj);
+};
+
+ffi::String VisitorParent() {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(LineVisitorObj::RuntimeTypeIndex());
+  const TVMFFITypeInfo* parent = info->type_ancestors[info->type_depth - 1];
+  return ffi::String(parent->type_key.data, parent->type_key.size);
+}
+#endif
 
 #if COMPAT_SINCE(14)
 // BigInt objects cross both ways: the host's runtime made a and c, these
@@ -202,6 +223,9 @@ int64_t ReleasePatch() { return COMPAT_RELEASE_PATCH; }
 
 #if COMPAT_SINCE(14)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(big_mul_add, BigMulAdd);
+#endif
+#if COMPAT_SINCE(13)
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(visitor_parent, VisitorParent);
 #endif
 #if COMPAT_SINCE(10)
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_key, MakeKey);

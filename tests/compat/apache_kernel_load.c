@@ -6,9 +6,11 @@
  * static-init global, errors that come back with kind, message and a
  * backtrace naming the kernel's source file and line, an object type's
  * reflected fields, a C++ module, the C++ API (JSON, structural equality,
- * Error::what) and, from 0.1.10, map keys with the kernel's own hash/equal
- * hooks and, from 0.1.14, big integers.  The kernel's `release_patch` export
- * says which release built it.
+ * Error::what), from 0.1.10 map keys with the kernel's own hash/equal hooks
+ * (ffi.Functions, 0.1.15's native adapters), from 0.1.13 its C++ subclass of
+ * ffi.StructuralVisitor and, from 0.1.14, big integers; with --peers, two
+ * hook_peer.cc libraries of different releases in one process.  The kernel's `release_patch` export says which
+ * release built it.
  *
  *   apache_kernel_load KERNEL.so SOURCE_BASENAME THROW_LINE
  *
@@ -470,6 +472,23 @@ static void test_custom_keys(void) {
 
 /* An object of the kernel's reflected type: our runtime reads its fields
  * through the getters the kernel's headers registered. */
+/* The kernel's C++ subclass of ffi.StructuralVisitor, a type our runtime
+ * creates, was registered when it loaded, under that parent. */
+static void test_visitor_subclass(void) {
+  TVMFFIObjectHandle parent = get_function("visitor_parent");
+  TVMFFIAny r;
+  CHECK_OK(call(parent, NULL, 0, &r));
+  CHECK_EQ_BYTES(str_of(&r), "ffi.StructuralVisitor");
+  check_any_release(&r);
+  TVMFFIByteArray key = {"compat.apache_kernel.LineVisitor", 32};
+  int32_t t;
+  CHECK_OK(TVMFFITypeKeyToIndex(&key, &t));
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(t);
+  CHECK_EQ_INT(info->type_depth, 2);
+  CHECK_EQ_BYTES(info->type_ancestors[1]->type_key, "ffi.StructuralVisitor");
+  TVMFFIObjectDecRef(parent);
+}
+
 static void test_point(void) {
   TVMFFIObjectHandle make = get_function("make_point");
   TVMFFIAny args[2] = {any_int(7), any_float(2.5)}, r;
@@ -580,9 +599,99 @@ static void test_static_init_global(void) {
   CHECK_EQ_INT(r.v_int64, 42);
 }
 
+/* --peers: two hook_peer.cc libraries, an old release's (raw int64_t / bool
+ * hooks, 0.1.9-0.1.14, as TVM 0.27 stores them) and a new one's (0.1.15's
+ * TVMFFIAny adapters), in one process: maps built by either one's inline code
+ * or by our runtime hold both libraries' keys, and lookups by either library
+ * and by our runtime find them.  Each hook is called the way its own library
+ * was built. */
+static TVMFFIObjectHandle load_peer(const char* path) {
+  TVMFFIAny arg = any_cstr(path), r;
+  CHECK_OK(check_call_global("ffi.ModuleLoadFromFile", &arg, 1, &r));
+  return r.v_obj;
+}
+
+static int64_t peer_call(TVMFFIObjectHandle mod, const char* name, TVMFFIAny* args, int32_t n,
+                         TVMFFIAny* result) {
+  g_module = mod;
+  TVMFFIObjectHandle f = get_function(name);
+  CHECK_OK(call(f, args, n, result));
+  TVMFFIObjectDecRef(f);
+  return result->v_int64;
+}
+
+static int test_peers(const char* old_path, const char* new_path) {
+  TVMFFIObjectHandle peer[2] = {load_peer(old_path), load_peer(new_path)};
+  TVMFFIAny r;
+  int64_t patch[2] = {peer_call(peer[0], "release_patch", NULL, 0, &r),
+                      peer_call(peer[1], "release_patch", NULL, 0, &r)};
+  CHECK(patch[0] < 15 && patch[1] >= 15);
+  /* keys[p] of peer p: ids 1, 4, 1, 7 (1, 4 and 7 collide, the first and third equal) */
+  const int64_t ids[4] = {1, 4, 1, 7};
+  TVMFFIAny keys[2][4];
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < 4; ++i) {
+      TVMFFIAny arg = any_int(ids[i]);
+      peer_call(peer[p], "make_key", &arg, 1, &keys[p][i]);
+    }
+  }
+  for (int builder = 0; builder < 2; ++builder) {
+    /* [old 1, new 1, old 4, new 4, old 1 (again), new 7]: five distinct keys */
+    TVMFFIAny items[6] = {keys[0][0], keys[1][0], keys[0][1], keys[1][1], keys[0][2], keys[1][3]};
+    TVMFFIAny arr, m;
+    CHECK_OK(check_call_global("ffi.Array", items, 6, &arr));
+    peer_call(peer[builder], "key_map", &arr, 1, &m);
+    CHECK_OK(check_call_global("ffi.MapSize", &m, 1, &r));
+    CHECK_EQ_INT(r.v_int64, 5);
+    for (int reader = 0; reader < 2; ++reader) {
+      TVMFFIAny q[2] = {m, keys[0][2]}; /* old 1: its last Set was at 4 */
+      CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), 4);
+      q[1] = keys[1][2]; /* new 1 */
+      CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), 1);
+      q[1] = keys[0][3]; /* old 7: absent */
+      CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), -1);
+    }
+    TVMFFIAny q[2] = {m, keys[1][3]};
+    CHECK_OK(check_call_global("ffi.MapGetItem", q, 2, &r));
+    CHECK_EQ_INT(r.v_int64, 5);
+    check_any_release(&m);
+    check_any_release(&arr);
+  }
+  /* a map built by our runtime: {old 1: 10, new 1: 11, old 4: 12, 0..4} (hashed, not small) */
+  TVMFFIAny kv[16] = {keys[0][0], any_int(10), keys[1][0], any_int(11), keys[0][1], any_int(12)};
+  for (int i = 0; i < 5; ++i) kv[6 + 2 * i] = kv[7 + 2 * i] = any_int(i + 100);
+  TVMFFIAny m;
+  CHECK_OK(check_call_global("ffi.Map", kv, 16, &m));
+  uint64_t h;
+  CHECK_OK(TVMFFIContainerAnyHash(&keys[0][0], &h));
+  CHECK(h == TVMFFIContainerHashCombine((uint64_t)keys[0][0].type_index, 1));
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&keys[0][0], &keys[0][2]), 1);
+  CHECK_EQ_INT(TVMFFIContainerAnyEqual(&keys[0][0], &keys[0][1]), 0);
+  for (int reader = 0; reader < 2; ++reader) {
+    TVMFFIAny q[2] = {m, keys[0][2]};
+    CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), 10);
+    q[1] = keys[1][2];
+    CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), 11);
+    q[1] = keys[1][3];
+    CHECK_EQ_INT(peer_call(peer[reader], "key_lookup", q, 2, &r), -1);
+  }
+  check_any_release(&m);
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < 4; ++i) check_any_release(&keys[p][i]);
+    TVMFFIObjectDecRef(peer[p]);
+  }
+  CHECK_SLOT_CLEAN();
+  printf("hook peers 0.1.%d and 0.1.%d: maps built by either hold both libraries' keys\n",
+         (int)patch[0], (int)patch[1]);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && strcmp(argv[1], "--peers") == 0) return test_peers(argv[2], argv[3]);
   if (argc != 4) {
-    fprintf(stderr, "usage: %s KERNEL.so SOURCE_BASENAME THROW_LINE\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s KERNEL.so SOURCE_BASENAME THROW_LINE\n       %s --peers OLD.so NEW.so\n",
+            argv[0], argv[0]);
     return 2;
   }
   TVMFFIAny arg = any_cstr(argv[1]), r;
@@ -606,6 +715,7 @@ int main(int argc, char** argv) {
   test_arrays();
   test_maps();
   if (patch >= 10) test_custom_keys();
+  if (patch >= 13) test_visitor_subclass();
   test_point();
   test_cxx_module();
   test_cxx_api();
