@@ -190,5 +190,26 @@ TEST_SUITE("py_class over a C++ class") {
     }
     CHECK_EQ(py_parent_lib::destroyed, destroyed + 1);
   }
+
+  TEST_CASE("__ffi_construct_at__ refuses what it cannot build") {
+    Function construct =
+        refl::TypeAttrColumn("__ffi_construct_at__")[TrackedObj::RuntimeTypeIndex()]
+            .cast<Function>();
+    alignas(TrackedObj) char storage[sizeof(TrackedObj) + 1];
+    CHECK_THROWS_WITH_AS(construct(static_cast<void*>(storage + 1), nullptr),
+                         doctest::Contains("aligned to"), ffi::Error);
+    CHECK_THROWS_WITH_AS(construct(static_cast<void*>(storage), TInt(1)),
+                         doctest::Contains("cannot copy a `pyparentlib.Tracked` from a `test.Int`"),
+                         ffi::Error);
+    CHECK_THROWS_WITH_AS(construct(static_cast<void*>(storage)),
+                         doctest::Contains("takes an address"), ffi::Error);
+    // a default one, destroyed through the deleter it returns
+    int64_t destroyed = py_parent_lib::destroyed;
+    auto deleter = reinterpret_cast<void (*)(void*, int)>(
+        construct(static_cast<void*>(storage), nullptr).cast<void*>());
+    CHECK_EQ(reinterpret_cast<TrackedObj*>(storage)->label, "short");
+    deleter(storage, kTVMFFIObjectDeleterFlagBitMaskStrong);
+    CHECK_EQ(py_parent_lib::destroyed, destroyed + 1);
+  }
 }
 }  // namespace

@@ -117,3 +117,24 @@ def test_parent_without_copy_constructor_refuses_copies():
         copy.copy(obj)
     del obj
     assert _settle()[2] == destroyed + 1
+
+
+def test_py_class_chain_over_the_cxx_parent():
+    @py_class(_key("Mid"))
+    class Mid(Tracked):
+        a: str = "a"
+
+    @py_class(_key("Leaf"))
+    class Leaf(Mid):
+        b: Optional[tvm_ffi.Object] = None
+
+    held = Tracked()
+    made, copied, destroyed = _settle()
+    leaf = Leaf(n=1, a="a string long enough to live on the heap", b=held)
+    leaf.push(4)
+    dup = copy.copy(leaf)
+    assert (dup.summary(), dup.a, dup.b.same_as(held)) == ("short:11", leaf.a, True)
+    assert use_count(held) == 3
+    del leaf, dup
+    assert _settle() == (made + 1, copied + 1, destroyed + 2)
+    assert use_count(held) == 1  # the middle and leaf fields are released by the runtime

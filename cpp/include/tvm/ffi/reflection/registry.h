@@ -288,35 +288,83 @@ int64_t DataSize() {
   return GetFieldByteOffsetToObject(&Probe::tail);
 }
 
-/* __ffi_construct_at__: makes the Class part of a Python-defined subclass's
- * object a real Class at addr -- default-made, or copied from src's Class part
- * -- leaving the header to the caller, and returns the deleter that, with the
- * strong bit alone, runs ~Class() there and keeps the memory. */
-template <typename Class>
-void* ConstructAt(void* addr, Optional<ObjectRef> src) {
-  if (addr == nullptr || reinterpret_cast<uintptr_t>(addr) % alignof(Class) != 0) {
-    TVM_FFI_THROW(ValueError) << "__ffi_construct_at__: `" << Class::_type_key
-                              << "` needs an address aligned to " << alignof(Class);
+/* __ffi_construct_at__ (a C entry point, so no typed wrapper per class):
+ * makes the Class part of a Python-defined subclass's object a real Class at
+ * an address -- default-made, or copied from an object's Class part --
+ * leaving the header to the caller, and returns the deleter that, with the
+ * strong bit alone, runs ~Class() there and keeps the memory.  The checks and
+ * error handling are one body for every class (ConstructAtCall); only the
+ * constructor calls are per class (ConstructAtMake). */
+using ConstructAtFn = void (*)(void* addr, const Object* src);
+TVM_FFI_NO_INLINE inline int ConstructAtCall(const TVMFFIAny* args, int32_t num_args,
+                                             TVMFFIAny* result, size_t align, const char* key,
+                                             ConstructAtFn make, FObjectDeleter deleter) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  if (num_args != 2 || args[0].type_index != kTVMFFIOpaquePtr || args[0].v_ptr == nullptr ||
+      reinterpret_cast<uintptr_t>(args[0].v_ptr) % align != 0 ||
+      (args[1].type_index != kTVMFFINone && args[1].type_index < kTVMFFIStaticObjectBegin)) {
+    TVM_FFI_THROW(TypeError) << "__ffi_construct_at__ of `" << key << "` takes an address "
+                             << "aligned to " << align << " and an object to copy or None";
   }
-  if (!src.has_value()) {
+  const Object* src =
+      args[1].type_index == kTVMFFINone ? nullptr : reinterpret_cast<const Object*>(args[1].v_obj);
+  if (make == nullptr) {
+    TVM_FFI_THROW(TypeError) << "`" << key
+                             << "` has no copy constructor, so objects of a Python-defined "
+                                "subclass cannot be copied";
+  }
+  make(args[0].v_ptr, src);
+  result->type_index = kTVMFFIOpaquePtr;
+  result->zero_padding = 0;
+  result->v_ptr = reinterpret_cast<void*>(deleter);
+  TVM_FFI_SAFE_CALL_END();
+}
+[[noreturn]] TVM_FFI_NO_INLINE inline void ConstructAtWrongSource(const char* key,
+                                                                  const Object* src) {
+  TVM_FFI_THROW(TypeError) << "__ffi_construct_at__: cannot copy a `" << key << "` from a `"
+                           << src->GetTypeKey() << "`";
+  TVM_FFI_UNREACHABLE();
+}
+template <typename Class>
+void ConstructAtMake(void* addr, const Object* src) {
+  if (src == nullptr) {
     if constexpr (std::is_default_constructible_v<Class>) {
       new (addr) Class();
     } else {
       new (addr) Class(UnsafeInit{});
     }
   } else if constexpr (std::is_copy_constructible_v<Class>) {
-    const Object* from = src.value().get();
-    if (from == nullptr || !from->IsInstance<Class>()) {
-      TVM_FFI_THROW(TypeError) << "__ffi_construct_at__: cannot copy a `" << Class::_type_key
-                               << "` from a `" << (from ? from->GetTypeKey() : "None") << "`";
-    }
-    new (addr) Class(*static_cast<const Class*>(from));
-  } else {
-    TVM_FFI_THROW(TypeError) << "`" << Class::_type_key
-                             << "` has no copy constructor, so objects of a Python-defined "
-                                "subclass cannot be copied";
+    if (!src->IsInstance<Class>()) ConstructAtWrongSource(Class::_type_key, src);
+    new (addr) Class(*static_cast<const Class*>(src));
   }
-  return reinterpret_cast<void*>(&::tvm::ffi::details::ObjAllocator<Class>::Deleter);
+}
+template <typename Class>
+int ConstructAt(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  // a class without a copy constructor: only default ones, copies refused
+  ConstructAtFn make =
+      std::is_copy_constructible_v<Class> || (num_args == 2 && args[1].type_index == kTVMFFINone)
+          ? ConstructAtMake<Class>
+          : nullptr;
+  return ConstructAtCall(args, num_args, result, alignof(Class), Class::_type_key, make,
+                         ::tvm::ffi::details::ObjAllocator<Class>::Deleter);
+}
+
+/* Registers __ffi_data_size__ (when data_size > 0) and __ffi_construct_at__
+ * (when given) for a type: one body for every class. */
+TVM_FFI_NO_INLINE inline void RegisterSubclassSupport(int32_t type_index, int64_t data_size,
+                                                      TVMFFISafeCallType construct_at) {
+  if (data_size > 0) {
+    Any v(data_size);
+    TVMFFIByteArray n{"__ffi_data_size__", 17};
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITypeRegisterAttr(type_index, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&v)));
+  }
+  if (construct_at != nullptr) {
+    Any f(Function::FromExternC(nullptr, construct_at, nullptr));
+    TVMFFIByteArray n{"__ffi_construct_at__", 20};
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITypeRegisterAttr(type_index, &n, ::tvm::ffi::details::AnyUnsafe::GetRaw(&f)));
+  }
 }
 }  // namespace details
 
@@ -399,12 +447,12 @@ class ObjectDef {
                         [](const Class* self) { return ObjectRef(make_object<Class>(*self)); },
                         key + ".__ffi_shallow_copy__"));
     }
-    if constexpr (!std::is_final_v<Class>) {
-      def_type_attr("__ffi_data_size__", details::DataSize<Class>());
-    }
+    int64_t data_size = 0;
+    if constexpr (!std::is_final_v<Class>) data_size = details::DataSize<Class>();
+    TVMFFISafeCallType construct_at = nullptr;
+    if constexpr (details::kCreatable<Class>) construct_at = details::ConstructAt<Class>;
+    details::RegisterSubclassSupport(type_index_, data_size, construct_at);
     if constexpr (details::kCreatable<Class>) {
-      def_type_attr("__ffi_construct_at__", Function::FromTyped(details::ConstructAt<Class>,
-                                                                key + ".__ffi_construct_at__"));
       def_type_attr("__ffi_new__",
                     Function::FromTyped([]() { return ObjectRef(details::MakeEmpty<Class>()); },
                                         key + ".__ffi_new__"));
