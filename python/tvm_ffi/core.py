@@ -53,6 +53,7 @@ def __getattr__(name):
         "_register_py_class": ("dataclasses._stepwise", "register_py_class"),
         "CContainerBase": ("container", "CContainerBase"),
         "ObjectConvertible": ("_convert", "ObjectConvertible"),
+        "DLDeviceType": ("_device_type", "DLDeviceType"),
     }.get(name, (None, None))
     if module is None:
         raise AttributeError("module %r has no attribute %r" % (__name__, name))

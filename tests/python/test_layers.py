@@ -397,8 +397,10 @@ def test_core_has_upstreams_names_only():
     names = {n for n in vars(core) if not (n.startswith("__") and n.endswith("__"))}
     extra = sorted(names - UPSTREAM_CORE)
     assert not extra, "tvm_ffi.core names upstream's core does not have: %s" % extra
-    # and the ones it serves on first access (__getattr__)
-    assert all(hasattr(core, n) for n in ("MISSING", "TypeInfo", "_CLASS_TENSOR"))
+    # and the ones it serves on first access (__getattr__); DLDeviceType is in upstream's
+    # core.pyi of every 0.1.x release
+    assert all(hasattr(core, n) for n in ("MISSING", "TypeInfo", "_CLASS_TENSOR", "DLDeviceType"))
+    assert core.DLDeviceType is tvm_ffi.DLDeviceType and core.DLDeviceType.kDLCPU == 1
 
 
 def _definers():
