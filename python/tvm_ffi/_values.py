@@ -1,10 +1,24 @@
 """Values: ``String``/``Bytes`` (builtins that may carry their FFI object), and the POD values
 ``DataType`` and ``Device`` (they carry ``__tvm_ffi_pod__ = (type_index, payload)``)."""
 
-from ._base import _bytearray
+from ._base import Object, _bytearray
 from ._loader import ffi, lib
 from ._type_index import kTVMFFIDataType, kTVMFFIDevice
 from .error import _check, _move_raised_error
+
+# The generic object class a downstream package names (TVM's runtime of tilelang 0.1.8 calls
+# core._set_class_object(Object) on import, as every 0.1.x release's core allows).  Upstream
+# wraps a PyNativeObject's constructed object in it; here that object is the constructor's own
+# result (below), so the class is recorded and read back, not used.
+_CLASS_OBJECT = Object
+
+
+def _set_class_object(cls):
+    if not (isinstance(cls, type) and issubclass(cls, Object)):
+        raise TypeError("_set_class_object expects a subclass of tvm_ffi.Object, got %r" % (cls,))
+    global _CLASS_OBJECT
+    _CLASS_OBJECT = cls
+
 
 class PyNativeObject:
     """Mixin of value-like classes that subclass builtins (String, Bytes, Shape)."""

@@ -5,8 +5,8 @@ Each is defined in a module of the package, which the package itself imports it 
 (tests/python/test_layers.py checks both).  Importing this module initialises the binding
 (``_boot``).  The classes keep ``tvm_ffi.core`` as their module name: pickles, reprs and stubs
 name them ``tvm_ffi.core.X``, which resolves here.  Names rebound at run time
-(``_CLASS_TENSOR``, ``_CLASS_DEVICE``) and those of modules ``import tvm_ffi`` does not load
-are read through ``__getattr__``.
+(``_CLASS_TENSOR``, ``_CLASS_DEVICE``, ``_CLASS_OBJECT``) and those of modules ``import
+tvm_ffi`` does not load are read through ``__getattr__``.
 """
 
 from ._boot import _print_debug_info  # noqa: F401 - first: importing _boot initialises
@@ -22,7 +22,7 @@ from ._tensor import (  # noqa: F401
     from_dlpack,
 )
 from ._values import Bytes, DataType, Device, PyNativeObject, String  # noqa: F401
-from ._values import _set_class_device  # noqa: F401
+from ._values import _set_class_device, _set_class_object  # noqa: F401
 from .error import ERROR_NAME_TO_TYPE, ERROR_TYPE_TO_NAME, Error  # noqa: F401
 
 for _cls in (FFIProperty, CObject, Object, ObjectRValueRef, OpaquePyObject, PyNativeObject,
@@ -38,6 +38,7 @@ def __getattr__(name):
     module, attr = {
         "_CLASS_TENSOR": ("_tensor", "_CLASS_TENSOR"),
         "_CLASS_DEVICE": ("_values", "_CLASS_DEVICE"),
+        "_CLASS_OBJECT": ("_values", "_CLASS_OBJECT"),
         "MISSING": ("_sentinels", "MISSING"),
         "KWARGS": ("_sentinels", "KWARGS"),
         "TypeField": ("_typeinfo", "TypeField"),
@@ -61,6 +62,6 @@ def __getattr__(name):
     from importlib import import_module  # noqa: PLC0415
 
     value = getattr(import_module("." + module, __package__), attr)
-    if name not in ("_CLASS_TENSOR", "_CLASS_DEVICE"):
+    if name not in ("_CLASS_TENSOR", "_CLASS_DEVICE", "_CLASS_OBJECT"):
         globals()[name] = value
     return value

@@ -105,6 +105,19 @@ def init_ffi_api(namespace, target_module_name=None):
 _SKIP_UNKNOWN_OBJECTS = False
 
 
+def _attach_field(cls, f):
+    """A field's property, unless its name is one the class object cannot rebind: TVM built
+    against 0.1.2-0.1.9 (tilelang 0.1.8's) reflects DictAttrs' ``__dict__``, which those releases
+    left to Python (they skipped every name the class already had) and 0.1.12 fails to set."""
+    if f.name in _TYPE_OWNED:
+        return
+    setattr(cls, f.name, f.as_property(cls))
+
+
+# attributes of every class that are data descriptors of ``type`` itself: read-only there
+_TYPE_OWNED = frozenset(n for n, v in vars(type).items() if hasattr(v, "__set__"))
+
+
 def _attach_reflection(cls, info):
     """Attach reflected fields (properties) and methods of info not defined by cls.
 
@@ -113,12 +126,12 @@ def _attach_reflection(cls, info):
     """
     for f in info.fields:
         if f.name not in cls.__dict__:
-            setattr(cls, f.name, f.as_property(cls))
+            _attach_field(cls, f)
     parent = info.parent_type_info
     while parent is not None:
         for f in parent.fields:
             if not hasattr(cls, f.name):
-                setattr(cls, f.name, f.as_property(cls))
+                _attach_field(cls, f)
         parent = parent.parent_type_info
     for m in info.methods:
         if m.name == "__ffi_init__" or hasattr(cls, m.name):

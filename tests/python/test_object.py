@@ -406,3 +406,49 @@ def test_registering_a_parent_rebases_fallback_children():
                 _base._register_class(t, c)
             else:
                 _base._TYPE_CLS.pop(t, None)
+
+
+def test_set_class_object_is_recorded():
+    """core._set_class_object, in every 0.1.x release's core: TVM's runtime (tilelang 0.1.8's)
+    names its Object class with it on import."""
+
+    class MyObject(tvm_ffi.Object):
+        __slots__ = ()
+
+    old = core._CLASS_OBJECT
+    assert old is tvm_ffi.Object
+    core._set_class_object(MyObject)
+    try:
+        assert core._CLASS_OBJECT is MyObject
+        with pytest.raises(TypeError, match="subclass of tvm_ffi.Object"):
+            core._set_class_object(int)
+        assert core._CLASS_OBJECT is MyObject
+    finally:
+        core._set_class_object(old)
+    assert core._CLASS_OBJECT is tvm_ffi.Object
+
+
+def test_reflected_field_named_like_a_type_attribute_is_left_to_python():
+    """TVM built against 0.1.2-0.1.9 (tilelang 0.1.8's) reflects a field ``__dict__`` on
+    DictAttrs: those releases left it to Python, 0.1.12 fails to register the class (setattr on
+    the class object raises); here it is skipped, other fields attached as usual."""
+    from tvm_ffi import registry
+
+    class Field:
+        def __init__(self, name):
+            self.name = name
+
+        def as_property(self, cls):
+            return property(lambda obj: "field " + self.name)
+
+    class Info:
+        fields = [Field("__dict__"), Field("value")]
+        parent_type_info = None
+        methods = []
+
+    class Attrs(tvm_ffi.Object):
+        pass
+
+    registry._attach_reflection(Attrs, Info)
+    assert "__dict__" not in Attrs.__dict__ or not isinstance(Attrs.__dict__["__dict__"], property)
+    assert isinstance(Attrs.__dict__["value"], property)
