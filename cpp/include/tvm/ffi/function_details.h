@@ -138,7 +138,30 @@ using MismatchFn = std::string (*)(const TVMFFIAny*);
   TVM_FFI_UNREACHABLE();
 }
 
-/* Converts argument i to the parameter type T (by value). */
+/* Converts a raw argument to U, or throws the mismatch TypeError. */
+template <typename U>
+TVM_FFI_INLINE U UnpackRaw(const TVMFFIAny* raw, int32_t i, const char* name, StrFn sig) {
+  using Tr = TypeTraits<U>;
+  static_assert(Tr::convert_enabled, "parameter type is not convertible from Any");
+  if constexpr (has_copy_after_check<Tr>::value) {
+    if (TVM_FFI_PREDICT_TRUE(Tr::CheckAnyStrict(raw))) return Tr::CopyFromAnyViewAfterCheck(raw);
+  }
+  std::optional<U> v = Tr::TryCastFromAnyView(raw);
+  if (TVM_FFI_PREDICT_FALSE(!v.has_value())) {
+    ThrowArgMismatch(name, sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
+  }
+  return *std::move(v);
+}
+/* The same out of line, one function per parameter type (not per signature): the
+ * converting paths of containers, strings and objects are compiled once per TU, not
+ * inlined into every wrapper (bench/README.md, "C++ layer"). */
+template <typename U>
+TVM_FFI_NO_INLINE U UnpackRawOutOfLine(const TVMFFIAny* raw, int32_t i, const char* name,
+                                       StrFn sig) {
+  return UnpackRaw<U>(raw, i, name, sig);
+}
+
+/* Converts argument i to the parameter type T (by value); scalars inline. */
 template <typename Sig, typename T>
 TVM_FFI_INLINE std::remove_cv_t<std::remove_reference_t<T>> UnpackArg(const AnyView* args,
                                                                       int32_t i, const char* name) {
@@ -149,18 +172,10 @@ TVM_FFI_INLINE std::remove_cv_t<std::remove_reference_t<T>> UnpackArg(const AnyV
     return args[i];
   } else if constexpr (std::is_same_v<U, Any>) {
     return Any(args[i]);
+  } else if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || std::is_pointer_v<U>) {
+    return UnpackRaw<U>(AnyUnsafe::GetRaw(&args[i]), i, name, &Sig::Sig);
   } else {
-    using Tr = TypeTraits<U>;
-    static_assert(Tr::convert_enabled, "parameter type is not convertible from Any");
-    const TVMFFIAny* raw = AnyUnsafe::GetRaw(&args[i]);
-    if constexpr (has_copy_after_check<Tr>::value) {
-      if (TVM_FFI_PREDICT_TRUE(Tr::CheckAnyStrict(raw))) return Tr::CopyFromAnyViewAfterCheck(raw);
-    }
-    std::optional<U> v = Tr::TryCastFromAnyView(raw);
-    if (TVM_FFI_PREDICT_FALSE(!v.has_value())) {
-      ThrowArgMismatch(name, &Sig::Sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
-    }
-    return *std::move(v);
+    return UnpackRawOutOfLine<U>(AnyUnsafe::GetRaw(&args[i]), i, name, &Sig::Sig);
   }
 }
 

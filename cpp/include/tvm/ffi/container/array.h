@@ -288,6 +288,26 @@ inline Array<T> Concat(Array<T> lhs, const Array<T>& rhs) {
   return lhs;
 }
 
+namespace details {
+/* Element-wise conversion of a sequence payload into a new array; nullptr when an element
+ * does not convert (one function for every element type: seq_base.h). */
+inline TVM_FFI_NO_INLINE ObjectPtr<ArrayObj> ArrayConvert(const TVMFFIAny* s, ElemConvFn conv) {
+  const TVMFFISeqCell* c = SeqCellOf(s);
+  const TVMFFIAny* items = static_cast<const TVMFFIAny*>(c->data);
+  ObjectPtr<ArrayObj> p = ArrayObj::Empty(c->size);
+  for (int64_t i = 0; i < c->size; ++i) {
+    Any* slot = new (p->begin() + i) Any();
+    p->TVMFFISeqCell::size = i + 1;
+    if (conv == nullptr) {
+      *slot = *reinterpret_cast<const Any*>(items + i);
+    } else if (!conv(items + i, slot)) {
+      return nullptr;
+    }
+  }
+  return p;
+}
+}  // namespace details
+
 template <typename T>
 inline constexpr bool use_default_type_traits_v<Array<T>> = false;
 
@@ -305,19 +325,8 @@ struct TypeTraits<Array<T>> : public ObjectRefTypeTraitsBase<Array<T>> {
   static std::optional<Array<T>> TryCastFromAnyView(const TVMFFIAny* s) {
     if (s->type_index != kTVMFFIArray && s->type_index != kTVMFFIList) return std::nullopt;
     if (CheckAnyStrict(s)) return ObjectRefTypeTraitsBase<Array<T>>::CopyFromAnyViewAfterCheck(s);
-    const TVMFFISeqCell* c = details::SeqCellOf(s);
-    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(c->data);
-    ObjectPtr<ArrayObj> p = ArrayObj::Empty(c->size);
-    for (int64_t i = 0; i < c->size; ++i) {
-      if constexpr (std::is_same_v<T, Any>) {
-        new (p->begin() + i) Any(*reinterpret_cast<const Any*>(items + i));
-      } else {
-        std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(items + i);
-        if (!v.has_value()) return std::nullopt;
-        new (p->begin() + i) Any(*std::move(v));
-      }
-      p->TVMFFISeqCell::size = i + 1;
-    }
+    ObjectPtr<ArrayObj> p = details::ArrayConvert(s, details::ElemConvOf<T>());
+    if (p == nullptr) return std::nullopt;
     return Array<T>(ObjectPtr<Object>(std::move(p)));
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {

@@ -10,6 +10,7 @@
 #define TVM_FFI_CONTAINER_MAP_BASE_H_
 
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/container/seq_base.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_container.h>
 #include <tvm/ffi/function_details.h>
@@ -164,50 +165,58 @@ inline bool MapAllStrict(const TVMFFIAny* s) {
     return true;
   }
 }
-template <typename T>
-inline std::optional<Any> MapConvElem(const TVMFFIAny* v) {
-  if constexpr (std::is_same_v<T, Any>) {
-    return *reinterpret_cast<const Any*>(v);
-  } else {
-    std::optional<T> r = TypeTraits<T>::TryCastFromAnyView(v);
-    if (!r.has_value()) return std::nullopt;
-    return Any(*std::move(r));
-  }
-}
-/* Element-wise conversion of a Map or Dict payload into a new ObjT, or nullptr. */
-template <typename ObjT, typename K, typename V>
-inline ObjectPtr<ObjT> MapConvert(const TVMFFIAny* s) {
+/* Element-wise conversion of a Map or Dict payload into a new ObjT, or nullptr (one
+ * function per object type for every key and value type: seq_base.h). */
+template <typename ObjT>
+inline TVM_FFI_NO_INLINE ObjectPtr<ObjT> MapConvertOf(const TVMFFIAny* s, ElemConvFn kconv,
+                                                      ElemConvFn vconv) {
   const TVMFFIMapCell* c = MapCellOf(s);
   ObjectPtr<ObjT> p = MapNewEmpty<ObjT>(c->size);
   for (uint64_t pos = TVMFFIMapCellIterBegin(c); pos != TVMFFI_MAP_ITER_END;
        pos = TVMFFIMapCellIterNext(c, pos)) {
-    std::optional<Any> k = MapConvElem<K>(TVMFFIMapCellKey(c, pos));
-    std::optional<Any> v = MapConvElem<V>(TVMFFIMapCellValue(c, pos));
-    if (!k.has_value() || !v.has_value()) return nullptr;
-    MapInsertInPlace(p->cell(), *std::move(k), *std::move(v));
+    const TVMFFIAny* k = TVMFFIMapCellKey(c, pos);
+    const TVMFFIAny* v = TVMFFIMapCellValue(c, pos);
+    Any key, value;
+    if (kconv == nullptr) {
+      key = *reinterpret_cast<const Any*>(k);
+    } else if (!kconv(k, &key)) {
+      return nullptr;
+    }
+    if (vconv == nullptr) {
+      value = *reinterpret_cast<const Any*>(v);
+    } else if (!vconv(v, &value)) {
+      return nullptr;
+    }
+    MapInsertInPlace(p->cell(), std::move(key), std::move(value));
   }
   return p;
 }
-template <typename K, typename V>
-inline std::string MapMismatch(const TVMFFIAny* s, const char* kind) {
+template <typename ObjT, typename K, typename V>
+inline ObjectPtr<ObjT> MapConvert(const TVMFFIAny* s) {
+  return MapConvertOf<ObjT>(s, ElemConvOf<K>(), ElemConvOf<V>());
+}
+/* Mismatch text of a map: "Map[some key is <inner>, V]" for the first bad key or value. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string MapMismatchOf(
+    const TVMFFIAny* s, const char* kind, ElemConvFn kconv, ElemInfoFn kinfo, ElemConvFn vconv,
+    ElemInfoFn vinfo) {
   const TVMFFIMapCell* c = MapCellOf(s);
   for (uint64_t pos = TVMFFIMapCellIterBegin(c); pos != TVMFFI_MAP_ITER_END;
        pos = TVMFFIMapCellIterNext(c, pos)) {
-    if constexpr (!std::is_same_v<K, Any>) {
-      const TVMFFIAny* k = TVMFFIMapCellKey(c, pos);
-      if (!TypeTraits<K>::TryCastFromAnyView(k).has_value()) {
-        return std::string(kind) + "[some key is " + TypeTraits<K>::GetMismatchTypeInfo(k) + ", V]";
-      }
+    Any converted;
+    const TVMFFIAny* k = TVMFFIMapCellKey(c, pos);
+    if (kconv != nullptr && !kconv(k, &converted)) {
+      return std::string(kind) + "[some key is " + kinfo(k) + ", V]";
     }
-    if constexpr (!std::is_same_v<V, Any>) {
-      const TVMFFIAny* v = TVMFFIMapCellValue(c, pos);
-      if (!TypeTraits<V>::TryCastFromAnyView(v).has_value()) {
-        return std::string(kind) + "[K, some value is " + TypeTraits<V>::GetMismatchTypeInfo(v) +
-               "]";
-      }
+    const TVMFFIAny* v = TVMFFIMapCellValue(c, pos);
+    if (vconv != nullptr && !vconv(v, &converted)) {
+      return std::string(kind) + "[K, some value is " + vinfo(v) + "]";
     }
   }
   return TypeIndexToTypeKey(s->type_index);
+}
+template <typename K, typename V>
+inline std::string MapMismatch(const TVMFFIAny* s, const char* kind) {
+  return MapMismatchOf(s, kind, ElemConvOf<K>(), ElemInfoOf<K>(), ElemConvOf<V>(), ElemInfoOf<V>());
 }
 [[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowKeyMissing(const char* kind) {
   TVM_FFI_THROW(KeyError) << "key is not in " << kind;

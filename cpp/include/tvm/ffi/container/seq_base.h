@@ -12,6 +12,8 @@
 #include <tvm/ffi/memory.h>
 
 #include <cstddef>
+#include <cstdio>
+#include <optional>
 #include <string>
 
 TVM_FFI_NS_BEGIN
@@ -131,20 +133,58 @@ inline bool SeqAllStrict(const TVMFFIAny* v) {
   }
 }
 
-/* Mismatch text of a sequence: "Array[index i: <inner>]" for the first bad element. */
+/*
+ * A container's element type as plain functions: the element-wise conversion and the
+ * mismatch text of Array, List, Map and Dict are then one function per binary, not one per
+ * element type (bench/README.md, "C++ layer").  ElemConv<T> writes the converted element
+ * as an owned Any, or answers false; element type Any is nullptr (taken as it is).
+ */
+using ElemConvFn = bool (*)(const TVMFFIAny* src, Any* out);
+using ElemInfoFn = std::string (*)(const TVMFFIAny* src);
 template <typename T>
-inline std::string SeqMismatch(const TVMFFIAny* v, const char* kind) {
-  if constexpr (!std::is_same_v<T, Any>) {
+inline TVM_FFI_NO_INLINE bool ElemConv(const TVMFFIAny* src, Any* out) {
+  std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(src);
+  if (!v.has_value()) return false;
+  *out = Any(*std::move(v));
+  return true;
+}
+template <typename T>
+constexpr ElemConvFn ElemConvOf() {
+  if constexpr (std::is_same_v<T, Any>)
+    return nullptr;
+  else
+    return &ElemConv<T>;
+}
+template <typename T>
+constexpr ElemInfoFn ElemInfoOf() {
+  if constexpr (std::is_same_v<T, Any>)
+    return nullptr;
+  else
+    return &TypeTraits<T>::GetMismatchTypeInfo;
+}
+
+/* Mismatch text of a sequence: "Array[index i: <inner>]" for the first bad element. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SeqMismatchOf(const TVMFFIAny* v,
+                                                                     const char* kind,
+                                                                     ElemConvFn conv,
+                                                                     ElemInfoFn info) {
+  if (conv != nullptr) {
     const TVMFFISeqCell* c = SeqCellOf(v);
     const TVMFFIAny* items = static_cast<const TVMFFIAny*>(c->data);
     for (int64_t i = 0; i < c->size; ++i) {
-      if (!TypeTraits<T>::TryCastFromAnyView(items + i).has_value()) {
-        return std::string(kind) + "[index " + std::to_string(i) + ": " +
-               TypeTraits<T>::GetMismatchTypeInfo(items + i) + "]";
+      Any converted;
+      if (!conv(items + i, &converted)) {
+        char buf[32];  // snprintf, not std::to_string: no <charconv> code per TU
+        std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(i));
+        return std::string(kind) + "[index " + buf + ": " + info(items + i) + "]";
       }
     }
   }
   return TypeIndexToTypeKey(v->type_index);
+}
+template <typename T>
+inline std::string SeqMismatch(const TVMFFIAny* v, const char* kind) {
+  return SeqMismatchOf(v, kind, ElemConvOf<T>(), ElemInfoOf<T>());
 }
 }  // namespace details
 

@@ -89,7 +89,9 @@ struct Extras {
 
   void Add(const char* d) { doc = d; }
   void Add(const std::string& d) { doc = d; }
-  void Add(const Metadata& m) {
+  // a template, so that a TU without metadata instantiates none of its conversions
+  template <typename M, typename = std::enable_if_t<std::is_same_v<M, Metadata>>>
+  void Add(const M& m) {
     for (const auto& kv : m.entries) {
       std::string v;
       const Any& a = kv.second;
@@ -163,6 +165,11 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterMethodInfo(int32_t type_
 inline void RegisterGlobal(const char* name, const Function& f, const std::string& schema,
                            const Extras& e) {
   RegisterMethodInfo(-1, name, false, f, schema, e);
+}
+/* A typed global without extras; `schema` makes its signature's schema text. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterGlobalTyped(
+    const char* name, const Function& f, std::string (*schema)(const char*)) {
+  RegisterMethodInfo(-1, name, false, f, schema("ffi.Function"), Extras());
 }
 /* A field: what depends on its type is in `info` (size, offset, accessors). */
 inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterFieldInfo(int32_t type_index,
@@ -375,9 +382,15 @@ class GlobalDef {
   GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
     auto g = details::AdaptMethod(std::forward<F>(f));
     using G = decltype(g);
-    details::RegisterGlobal(name, Function::FromTyped(std::move(g), name),
-                            ::tvm::ffi::details::FuncTraitsOf<G>::Schema(),
-                            details::CollectExtras(std::forward<Extra>(extra)...));
+    if constexpr (sizeof...(Extra) == 0) {
+      // the schema text and the (empty) extras are made in the cold function
+      details::RegisterGlobalTyped(name, Function::FromTyped(std::move(g), name),
+                                   &::tvm::ffi::details::FuncTraitsOf<G>::Schema);
+    } else {
+      details::RegisterGlobal(name, Function::FromTyped(std::move(g), name),
+                              ::tvm::ffi::details::FuncTraitsOf<G>::Schema(),
+                              details::CollectExtras(std::forward<Extra>(extra)...));
+    }
     return *this;
   }
   template <typename F, typename... Extra>
