@@ -8,7 +8,9 @@
 # Usage: top_builddir=<build dir> sh bench/bench_cpp.sh   (run from the source tree)
 # Environment: BENCH_RUNS (compilations per TU and header set, default 5), BENCH_CXXS
 # (compilers, default "$CXX" and clang++ when installed), BENCH_TUS (TU paths relative
-# to top_srcdir, default all five), BENCH_COMPILE_ONLY=1 skips part 2.
+# to top_srcdir, default all five), BENCH_COMPILE_ONLY=1 skips part 2, BENCH_BASE (a
+# tree with cpp/include and c/include, e.g. a `git worktree` of an older commit) adds its
+# headers as a fourth set taking turns with the others: an A/B of a header change.
 # The upstream headers come from the apache-tvm-ffi wheel in $TVMFFI_COMPAT_VENV or else
 # scripts/apache-venv.sh's cached venv; part 1 is skipped without either.
 set -u
@@ -61,23 +63,33 @@ else
   echo "   take turns, run after run, so a change in the machine's load weighs on each alike."
   echo "   lean: ours with -DTVM_FFI_NO_IOSTREAM (error.h without <iostream>/<sstream>)."
   echo "   Goal: apache/ours >= 2.00 for every TU."
+  [ -n "${BENCH_BASE:-}" ] && echo "   base: the headers of $BENCH_BASE; base/ours above 1 is faster now."
   for cc in $cxxs; do
-    printf '%-42s %8s %8s %8s %7s %7s\n' "$cc: TU" "ours ms" "lean ms" "apache" "ratio" "lean"
+    printf '%-42s %8s %8s %8s %7s %7s' "$cc: TU" "ours ms" "lean ms" "apache" "ratio" "lean"
+    [ -n "${BENCH_BASE:-}" ] && printf ' %8s %9s' "base ms" "base/ours"
+    echo
     for src in $tus; do
       name=$src
       src=$top_srcdir/$src
-      : > "$tmp/ours"; : > "$tmp/lean"; : > "$tmp/up"
+      : > "$tmp/ours"; : > "$tmp/lean"; : > "$tmp/up"; : > "$tmp/base"
       i=0
       while [ "$i" -lt "$runs" ]; do
         compile_once "$tmp/ours" $ours_i || exit 1
         compile_once "$tmp/lean" -DTVM_FFI_NO_IOSTREAM $ours_i || exit 1
         compile_once "$tmp/up" -I"$inc" || exit 1
+        if [ -n "${BENCH_BASE:-}" ]; then
+          compile_once "$tmp/base" -I"$BENCH_BASE/cpp/include" -I"$BENCH_BASE/c/include" || exit 1
+        fi
         i=$((i + 1))
       done
       ours=$(median "$tmp/ours"); lean=$(median "$tmp/lean"); up=$(median "$tmp/up")
       r=$(ratio "$up" "$ours")
-      printf '%-42s %8s %8s %8s %6sx %6sx%s\n' "  $name" "$ours" "$lean" "$up" "$r" \
-        "$(ratio "$up" "$lean")" "$(awk -v r="$r" 'BEGIN { if (r + 0 < 2) printf "  (short of 2x)" }')"
+      printf '%-42s %8s %8s %8s %6sx %6sx' "  $name" "$ours" "$lean" "$up" "$r" "$(ratio "$up" "$lean")"
+      if [ -n "${BENCH_BASE:-}" ]; then
+        base=$(median "$tmp/base")
+        printf ' %8s %8sx' "$base" "$(ratio "$base" "$ours")"
+      fi
+      awk -v r="$r" 'BEGIN { if (r + 0 < 2) printf "  (short of 2x)"; printf "\n" }'
     done
   done
 fi
