@@ -1,12 +1,15 @@
 /*
  * bench/bench_cpp_call.cc -- ns per call of typed C++ functions (0 and 3
- * arguments) against a hand-written C function called through the ABI.
+ * arguments, ints or TensorViews) against a hand-written C function called
+ * through the ABI.
  * Prints figures; not a timed test.
  */
+#include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/function.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ffi = tvm::ffi;
 
@@ -25,6 +28,12 @@ extern "C" int bench_c_sum(void*, const TVMFFIAny* args, int32_t n, TVMFFIAny* r
   result->v_int64 = s;
   return 0;
 }
+
+/* Host memory for the tensor the TensorView rows pass. */
+struct HostAlloc {
+  void AllocData(DLTensor* t) { t->data = std::malloc(64); }
+  void FreeData(DLTensor* t) { std::free(t->data); }
+};
 
 template <typename F>
 double NsPerCall(F&& body, int64_t iters) {
@@ -95,6 +104,14 @@ int main(int argc, char** argv) {
   ffi::Function cwrapped = ffi::Function::FromExternC(nullptr, bench_c_sum, nullptr);
   double cw3 =
       NsPerCall([&](int64_t i) { sink = sink + cwrapped(i, 2, 3).cast<int64_t>(); }, iters);
+  // 5. a kernel's signature: three TensorView parameters, called with a Tensor each
+  ffi::Function kernel3 = ffi::Function::FromTyped(
+      [](ffi::TensorView a, ffi::TensorView b, ffi::TensorView c) -> int64_t {
+        return a.ndim() + b.ndim() + c.ndim();
+      });
+  ffi::Tensor t = ffi::Tensor::FromNDAlloc(HostAlloc(), ffi::Shape({4}),
+                                           DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0});
+  double tv3 = NsPerCall([&](int64_t) { sink = sink + kernel3(t, t, t).cast<int64_t>(); }, iters);
   TVMFFIObjectDecRef(cfunc);
 
   std::printf("ns per call (%lld iterations each, lower is better)\n",
@@ -106,5 +123,7 @@ int main(int argc, char** argv) {
   std::printf("  %-58s %8.1f %8.1f\n", "typed C++ function via TVMFFIFunctionCall (C caller)", abi0,
               abi3);
   std::printf("  %-58s %8s %8.1f\n", "hand-written C callee via Function::operator()", "-", cw3);
+  std::printf("  %-58s %8s %8.1f\n", "typed C++ kernel, 3 TensorView, via Function::operator()",
+              "-", tv3);
   return sink == 42 ? 2 : 0;
 }
