@@ -133,7 +133,8 @@ def find_cython_lib():
     if extra:
         dirs.insert(0, extra)
     # the suffixes in the order the import system tries them: a build for this interpreter
-    # (`.cpython-311-...so`) wins over an `.abi3.so` left in the same directory by another
+    # (`.cpython-311-...so`) wins over an `.abi3.so` left in the same directory by another;
+    # an interpreter that loads none of them (PyPy runs ABI mode) is told the first by name
     import importlib.machinery  # noqa: PLC0415 -- only when the module is not loaded yet
 
     for d in dirs:
@@ -141,6 +142,11 @@ def find_cython_lib():
             path = os.path.join(d, "_ffi_cffi" + suffix)
             if os.path.isfile(path):
                 return os.path.abspath(path)
+    for d in dirs:
+        if os.path.isdir(d):
+            for name in sorted(os.listdir(d)):
+                if name.startswith("_ffi_cffi.") and name.endswith((".so", ".pyd", ".dylib")):
+                    return os.path.abspath(os.path.join(d, name))
     _not_found("the compiled module tvm_ffi._ffi_cffi", dirs)
 
 

@@ -58,8 +58,6 @@ def test_directories_hold_what_they_promise():
     assert "-std" not in out["--cflags"]
 
 
-@pytest.mark.skipif(sys.implementation.name != "cpython",
-                    reason="-X importtime (which lists the imported modules) is CPython's")
 def test_compiled_module_found_in_import_order(monkeypatch, tmp_path):
     # an `.abi3.so` left beside this interpreter's own build (a tree built by several
     # Pythons): the path reported is the one `import` would load, not the first by name
@@ -73,6 +71,8 @@ def test_compiled_module_found_in_import_order(monkeypatch, tmp_path):
     assert libinfo.find_cython_lib() == str(tmp_path / ("_ffi_cffi" + suffixes[0]))
 
 
+@pytest.mark.skipif(sys.implementation.name != "cpython",
+                    reason="-X importtime (which lists the imported modules) is CPython's")
 def test_config_mode_does_not_load_the_runtime():
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "tvm_ffi.config", "--includedir",
                         "--cmakedir"], capture_output=True, text=True, timeout=120)
