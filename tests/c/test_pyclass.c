@@ -614,7 +614,7 @@ static void test_c_parent_constructed_in_place(TVMFFIObjectHandle probe) {
   CHECK_OK(TVMFFITypeRegisterAttr(parent, &name, &v));
 
   /* the child's field goes after `buf`, which no field record names */
-  int64_t place[3];
+  int64_t place[4]; /* [total, offset, size, align] of the one field */
   int64_t kind = kTVMFFIAny;
   layout_of(parent, &kind, 1, place);
   CHECK_EQ_INT(place[1], (int64_t)sizeof(owned));
