@@ -1,10 +1,12 @@
 /*
  * ext.h -- internals shared by the extras in c/src/extra: repr.c, recursive.c,
- * deepcopy.c, json.c, serialization.c (and, through structural.h, the
+ * deepcopy.c, json.c, serialization.c, make_object.c, pyclass.c (and, through structural.h, the
  * structural files).  Never installed; the core never includes it.
  */
 #ifndef TVMFFI_SRC_EXT_H_
 #define TVMFFI_SRC_EXT_H_
+
+#include <string.h>
 
 #include "container.h"
 
@@ -23,6 +25,19 @@ static inline TVMFFIAny tvmffi__ext_peek(const TVMFFIAny* v) {
     }
   }
   return out;
+}
+
+/* The value of type attribute `name` registered for type t itself (a view; not
+ * inherited), or NULL when unset.  The column may grow under a reader. */
+static inline const TVMFFIAny* tvmffi__ext_type_attr(int32_t t, const char* name) {
+  TVMFFIByteArray n = {name, strlen(name)};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
+  if (col == NULL) return NULL;
+  int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+  const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
+  if (t < col->begin_index || t >= col->begin_index + size) return NULL;
+  const TVMFFIAny* v = &data[t - col->begin_index];
+  return v->type_index == kTVMFFINone ? NULL : v;
 }
 
 /* Walks the reflected fields of an object, ancestors first.  For each field

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ext.h"
 #include "internal.h"
 
 /* ---- sentinels and type attributes ----------------------------------------- */
@@ -62,18 +63,6 @@ static TVMFFIObject* g_missing;
 
 static int is_obj(const TVMFFIAny* v, const TVMFFIObject* obj) {
   return v->type_index >= kTVMFFIStaticObjectBegin && v->v_obj == obj;
-}
-
-/* The value of type attribute `name` for type t (a view), or NULL. */
-static const TVMFFIAny* type_attr(const char* name, int32_t t) {
-  TVMFFIByteArray n = {name, strlen(name)};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
-  if (col == NULL) return NULL;
-  int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
-  const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
-  if (t < col->begin_index || t >= col->begin_index + size) return NULL;
-  const TVMFFIAny* v = &data[t - col->begin_index];
-  return v->type_index == kTVMFFINone ? NULL : v;
 }
 
 /* ---- plan: one slot per reflected field, ancestors first ------------------- */
@@ -152,7 +141,7 @@ static int can_create(int32_t t) {
   if (info == NULL || t < kTVMFFIStaticObjectBegin) return 0;
   const TVMFFITypeMetadata* md = __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
   if (md != NULL && md->creator != NULL) return 1;
-  const TVMFFIAny* f = type_attr("__ffi_new__", t);
+  const TVMFFIAny* f = tvmffi__ext_type_attr(t, "__ffi_new__");
   return f != NULL && f->type_index == kTVMFFIFunction;
 }
 
@@ -177,7 +166,7 @@ TVMFFIObject* tvmffi__object_create(const char* who, int32_t t) {
     if (md->creator(&h) != 0) return NULL;
     obj = (TVMFFIObject*)h;
   } else {
-    const TVMFFIAny* f = type_attr("__ffi_new__", t);
+    const TVMFFIAny* f = tvmffi__ext_type_attr(t, "__ffi_new__");
     if (f == NULL || f->type_index != kTVMFFIFunction) {
       raise_cannot_create(who, t);
       return NULL;

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ext.h"
 #include "internal.h"
 
 #define LAYOUT_SIG "ffi._PyClassLayout(0: int, *kinds: int) -> ffi.Array"
@@ -87,16 +88,7 @@ static int kind_storage(int64_t kind, int32_t* size, int32_t* align) {
   }
 }
 
-/* A type's own attribute (not inherited), or NULL when unset. */
-static const TVMFFIAny* type_attr(int32_t t, const char* name) {
-  TVMFFIByteArray n = {name, strlen(name)};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&n);
-  if (col == NULL) return NULL;
-  int64_t i = (int64_t)t - col->begin_index;
-  return i >= 0 && i < col->size && col->data[i].type_index != kTVMFFINone ? &col->data[i] : NULL;
-}
-
-static int has_attr(int32_t t, const char* name) { return type_attr(t, name) != NULL; }
+static int has_attr(int32_t t, const char* name) { return tvmffi__ext_type_attr(t, name) != NULL; }
 
 static int32_t registered_size(int32_t type_index) {
   const TVMFFITypeInfo* info = tvmffi__type_info_lookup(type_index);
@@ -118,7 +110,7 @@ static int64_t data_end(const TVMFFITypeInfo* info) {
       int64_t e = t->fields[i].offset + t->fields[i].size;
       if (e > end) end = e;
     }
-    const TVMFFIAny* dsize = type_attr(t->type_index, DATA_SIZE_ATTR);
+    const TVMFFIAny* dsize = tvmffi__ext_type_attr(t->type_index, DATA_SIZE_ATTR);
     if (dsize != NULL && dsize->type_index == kTVMFFIInt && dsize->v_int64 > end)
       end = dsize->v_int64;
   }
@@ -590,7 +582,8 @@ static int new_object(void* self, const TVMFFIAny* args, int32_t num_args, TVMFF
   if (tvmffi__args_count("__ffi_new__() -> Object", num_args, 0)) return -1;
   size_t size = (size_t)registered_size(t);
   const TVMFFITypeInfo* base = created_ancestor(tvmffi__type_info_lookup(t));
-  const TVMFFIAny* construct = base != NULL ? type_attr(base->type_index, CONSTRUCT_AT_ATTR) : NULL;
+  const TVMFFIAny* construct =
+      base != NULL ? tvmffi__ext_type_attr(base->type_index, CONSTRUCT_AT_ATTR) : NULL;
   if (construct != NULL) {
     TVMFFIObject* o = cxx_object_new(size, t, base, construct, NULL);
     if (o == NULL) return -1;
@@ -629,7 +622,7 @@ static int shallow_copy(void* self, const TVMFFIAny* args, int32_t num_args, TVM
   TVMFFIObject* o;
   if (src->deleter == cxx_deleter) {
     const TVMFFITypeInfo* base = created_ancestor(tvmffi__type_info_lookup(t));
-    const TVMFFIAny* construct = type_attr(base->type_index, CONSTRUCT_AT_ATTR);
+    const TVMFFIAny* construct = tvmffi__ext_type_attr(base->type_index, CONSTRUCT_AT_ATTR);
     if (construct == NULL)
       return tvmffi__raise("RuntimeError", "%s: `%s` no longer has %s", sig,
                            tvmffi__type_key(base->type_index), CONSTRUCT_AT_ATTR);
