@@ -29,7 +29,18 @@
 #define TVM_FFI_INLINE inline __attribute__((always_inline))
 #define TVM_FFI_NO_INLINE __attribute__((noinline))
 #define TVM_FFI_UNREACHABLE() __builtin_unreachable()
+/* Cold code (error text, signatures, schemas) runs at most once per error or load, so it
+ * is built without optimization: -O2 on it was 3 % of a kernel TU's compile time
+ * (bench/README.md, C++ layer).  Not under nvcc or classic icc, which may not know the
+ * attributes; GCC also builds a lambda written inside such a function at -O0, so hot code
+ * must not be defined inside one. */
+#if defined(__NVCC__) || defined(__INTEL_COMPILER)
 #define TVM_FFI_COLD_CODE __attribute__((cold))
+#elif defined(__clang__)
+#define TVM_FFI_COLD_CODE __attribute__((cold, noinline, optnone))
+#else
+#define TVM_FFI_COLD_CODE __attribute__((cold, optimize("O0")))
+#endif
 #define TVM_FFI_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
 #define TVM_FFI_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
 #define TVM_FFI_FUNC_SIG __PRETTY_FUNCTION__
