@@ -6,7 +6,8 @@
 #      ObjectDef, containers with GlobalDef, TensorView/Tensor exports with the checks);
 #   2. ns per typed C++ call (0 and 3 arguments) vs a hand-written C call.
 # Usage: top_builddir=<build dir> sh bench/bench_cpp.sh   (run from the source tree)
-# Environment: BENCH_RUNS (compilations per TU and header set, default 5), BENCH_CXXS
+# Environment: BENCH_RUNS (compilations per TU and header set, default 5), BENCH_IR=1
+# (instruction counts under valgrind instead of CPU time: deterministic), BENCH_CXXS
 # (compilers, default "$CXX" and clang++ when installed), BENCH_TUS (TU paths relative
 # to top_srcdir, default all five), BENCH_COMPILE_ONLY=1 skips part 2, BENCH_BASE (a
 # tree with cpp/include and c/include, e.g. a `git worktree` of an older commit) adds its
@@ -28,11 +29,26 @@ else
   case "$CXX" in *clang*) ;; *) command -v clang++ >/dev/null 2>&1 && cxxs="$cxxs clang++" ;; esac
 fi
 
+# BENCH_IR=1: count the compiler's instructions (valgrind's cachegrind, every process the
+# driver starts) instead of timing it: one run per TU, the same figure on a busy machine.
+ir=${BENCH_IR:-0}
+if [ "$ir" = 1 ]; then
+  command -v valgrind >/dev/null 2>&1 || { echo "bench_cpp.sh: BENCH_IR=1 needs valgrind" >&2; exit 1; }
+  runs=1
+fi
+
 # One compilation of $src by $cc with flags "$2...", its CPU time (user+sys, ms) appended
 # to file $1 -- CPU time because the machine may be shared; wall time without /usr/bin/time.
+# Under BENCH_IR=1 the figure is millions of instructions instead.
 compile_once() {
   f=$1; shift
-  if [ -x /usr/bin/time ]; then
+  if [ "$ir" = 1 ]; then
+    valgrind --tool=cachegrind --cache-sim=no --trace-children=yes \
+      --cachegrind-out-file="$tmp/cg.%p" --log-file="$tmp/vg.%p" \
+      $cc -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
+    cat "$tmp"/vg.* | awk '/I *refs/ { gsub(",", "", $4); s += $4 } END { printf "%d\n", s / 1e6 }' >> "$f"
+    rm -f "$tmp"/vg.* "$tmp"/cg.*
+  elif [ -x /usr/bin/time ]; then
     /usr/bin/time -f "%U %S" -o "$tmp/t" $cc -std=c++17 -O2 -fPIC -c "$@" "$src" -o "$tmp/k.o" || return 1
     awk '{ printf "%d\n", ($1 + $2) * 1000 }' "$tmp/t" >> "$f"
   else
@@ -59,8 +75,13 @@ if [ -z "$inc" ]; then
   echo "== compile time: apache-tvm-ffi headers not available (scripts/apache-venv.sh could not make its venv)"
 else
   echo "== compile time against apache-tvm-ffi's headers ($inc)"
-  echo "   -std=c++17 -O2 -fPIC -c, CPU time (user+sys), median of $runs; the three header sets"
-  echo "   take turns, run after run, so a change in the machine's load weighs on each alike."
+  if [ "$ir" = 1 ]; then
+    echo "   -std=c++17 -O2 -fPIC -c, millions of instructions the compiler ran (cachegrind): the"
+    echo "   columns read Mi instead of ms; the count does not move with the machine's load."
+  else
+    echo "   -std=c++17 -O2 -fPIC -c, CPU time (user+sys), median of $runs; the three header sets"
+    echo "   take turns, run after run, so a change in the machine's load weighs on each alike."
+  fi
   echo "   lean: ours with -DTVM_FFI_NO_IOSTREAM (error.h without <iostream>/<sstream>)."
   echo "   Goal: apache/ours >= 2.00 for every TU."
   [ -n "${BENCH_BASE:-}" ] && echo "   base: the headers of $BENCH_BASE; base/ours above 1 is faster now."
