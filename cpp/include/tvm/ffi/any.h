@@ -5,7 +5,7 @@
 #ifndef TVM_FFI_ANY_H_
 #define TVM_FFI_ANY_H_
 
-#include <tvm/ffi/extra/c_container.h>
+#include <tvm/ffi/extra/c_container_base.h>
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
 

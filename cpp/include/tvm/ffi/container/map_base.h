@@ -1,6 +1,6 @@
 /*
  * tvm/ffi/container/map_base.h -- what Map and Dict share: the map cell
- * (docs/abi.md §7.8, algorithms in <tvm/ffi/extra/c_container.h>), iteration and the
+ * (docs/abi.md §7.8, algorithms in <tvm/ffi/extra/c_map.h>), iteration and the
  * conversion rules used when a map arrives through Any.
  *
  * Objects made here always carry the whole 56-byte cell and keep small
@@ -12,7 +12,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/seq_base.h>
 #include <tvm/ffi/error.h>
-#include <tvm/ffi/extra/c_container.h>
+#include <tvm/ffi/extra/c_map.h>
 #include <tvm/ffi/function_details.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/optional.h>

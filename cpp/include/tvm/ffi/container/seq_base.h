@@ -8,7 +8,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/error.h>
-#include <tvm/ffi/extra/c_container.h>
+#include <tvm/ffi/extra/c_container_base.h>
 #include <tvm/ffi/memory.h>
 
 #include <cstddef>
