@@ -379,7 +379,7 @@ TVM_FFI_NO_INLINE inline void RegisterSubclassSupport(int32_t type_index, int64_
 class GlobalDef {
  public:
   template <typename F, typename... Extra>
-  GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_CODE GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
     auto g = details::AdaptMethod(std::forward<F>(f));
     using G = decltype(g);
     if constexpr (sizeof...(Extra) == 0) {
@@ -480,25 +480,25 @@ class ObjectDef {
   }
 
   template <typename T, typename Base, typename... Extra>
-  ObjectDef& def_ro(const char* name, T Base::* field, Extra&&... extra) {
+  TVM_FFI_COLD_CODE ObjectDef& def_ro(const char* name, T Base::* field, Extra&&... extra) {
     RegisterField(name, field, false, std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename T, typename Base, typename... Extra>
-  ObjectDef& def_rw(const char* name, T Base::* field, Extra&&... extra) {
+  TVM_FFI_COLD_CODE ObjectDef& def_rw(const char* name, T Base::* field, Extra&&... extra) {
     static_assert(Class::_type_mutable, "def_rw requires _type_mutable = true");
     RegisterField(name, field, true, std::forward<Extra>(extra)...);
     return *this;
   }
   /// Instance method: a member pointer receives `const Class*`; a lambda's first parameter is the receiver.
   template <typename F, typename... Extra>
-  ObjectDef& def(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_CODE ObjectDef& def(const char* name, F&& f, Extra&&... extra) {
     RegisterMethod(name, false, details::AdaptMethod(std::forward<F>(f)),
                    std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename F, typename... Extra>
-  ObjectDef& def_static(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_CODE ObjectDef& def_static(const char* name, F&& f, Extra&&... extra) {
     RegisterMethod(name, true, std::forward<F>(f), std::forward<Extra>(extra)...);
     return *this;
   }
@@ -532,7 +532,8 @@ class ObjectDef {
 
  private:
   template <typename T, typename Base, typename... Extra>
-  void RegisterField(const char* name, T Base::* field, bool writable, Extra&&... extra) {
+  TVM_FFI_COLD_CODE void RegisterField(const char* name, T Base::* field, bool writable,
+                                       Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
     TVMFFIFieldInfo info{};
     info.size = sizeof(T);
@@ -545,7 +546,7 @@ class ObjectDef {
                                details::CollectExtras(std::forward<Extra>(extra)...), &info);
   }
   template <typename F, typename... Extra>
-  void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
+  TVM_FFI_COLD_CODE void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
     std::string full = std::string(Class::_type_key) + "." + name;
     RegisterMethodAs(name, is_static, Function::FromTyped(std::move(f), full),
                      ::tvm::ffi::details::FuncTraitsOf<F>::Schema(), std::forward<Extra>(extra)...);
