@@ -14,6 +14,11 @@
 
 #include "container.h"
 
+/* The one probe-distance table of the library (the build defines the name, c_map.h). */
+#ifdef TVMFFI_MAP_JUMP_TABLE
+const uint64_t TVMFFI_MAP_JUMP_TABLE[TVMFFI_MAP_NUM_JUMPS] = TVMFFI_MAP_JUMP_VALUES;
+#endif
+
 #define MAP_PREFIX (sizeof(TVMFFIObject) + 32) /* header + common cell */
 #define MAP_DENSE_SIZE (sizeof(TVMFFIObject) + sizeof(TVMFFIMapCell))
 
