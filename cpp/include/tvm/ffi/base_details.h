@@ -22,6 +22,7 @@
 #define TVM_FFI_NO_INLINE __declspec(noinline)
 #define TVM_FFI_UNREACHABLE() __assume(false)
 #define TVM_FFI_COLD_CODE
+#define TVM_FFI_COLD_UNOPT
 #define TVM_FFI_PREDICT_FALSE(x) (x)
 #define TVM_FFI_PREDICT_TRUE(x) (x)
 #define TVM_FFI_FUNC_SIG __FUNCSIG__
@@ -29,17 +30,19 @@
 #define TVM_FFI_INLINE inline __attribute__((always_inline))
 #define TVM_FFI_NO_INLINE __attribute__((noinline))
 #define TVM_FFI_UNREACHABLE() __builtin_unreachable()
-/* Cold code (error text, signatures, schemas) runs at most once per error or load, so it
- * is built without optimization: -O2 on it was 3 % of a kernel TU's compile time
- * (bench/README.md, C++ layer).  Not under nvcc or classic icc, which may not know the
+#define TVM_FFI_COLD_CODE __attribute__((cold))
+/* Our own cold code (error text, signatures, schemas, registration) runs at most once per
+ * error or load, so it is built without optimization: -O2 on it was 3-4 % of a kernel TU's
+ * compile time (bench/README.md, C++ layer).  TVM_FFI_COLD_CODE, upstream's name that user
+ * code may use, stays a plain hint.  Not under nvcc or classic icc, which may not know the
  * attributes; GCC also builds a lambda written inside such a function at -O0, so hot code
  * must not be defined inside one. */
 #if defined(__NVCC__) || defined(__INTEL_COMPILER)
-#define TVM_FFI_COLD_CODE __attribute__((cold))
+#define TVM_FFI_COLD_UNOPT __attribute__((cold))
 #elif defined(__clang__)
-#define TVM_FFI_COLD_CODE __attribute__((cold, noinline, optnone))
+#define TVM_FFI_COLD_UNOPT __attribute__((cold, noinline, optnone))
 #else
-#define TVM_FFI_COLD_CODE __attribute__((cold, optimize("O0")))
+#define TVM_FFI_COLD_UNOPT __attribute__((cold, optimize("O0")))
 #endif
 #define TVM_FFI_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
 #define TVM_FFI_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
@@ -104,8 +107,8 @@ namespace details {
 /*! \brief Always-false value for static_assert in discarded branches. */
 template <typename...>
 inline constexpr bool always_false_v = false;
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void LogExceptionAndExit(const char* name,
-                                                                    const char* what) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void LogExceptionAndExit(const char* name,
+                                                                     const char* what) {
   std::fprintf(stderr, "Exception caught during %s:\n%s\n", name, what);
   std::exit(-1);
 }

@@ -70,7 +70,7 @@ class StringAppendBuf : public std::basic_streambuf<Ch, Traits> {
 inline void AppendDataType(std::string* out, DLDataType dtype);
 
 /* Message building only happens on error paths: keep it out of line. */
-#define TVM_FFI_MSG_COLD TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE
+#define TVM_FFI_MSG_COLD TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT
 /*!
  * \brief Minimal text builder used by TVM_FFI_THROW and the check macros.
  *  Formats like std::ostream with default flags.
@@ -243,9 +243,9 @@ namespace details {
  * use it instead of the std::string constructor, so a kernel TU compiles no
  * string copies for them.
  */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MakeError(const char* kind, const char* msg,
-                                                           size_t msg_len,
-                                                           const TVMFFIByteArray* backtrace) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT Error MakeError(const char* kind, const char* msg,
+                                                            size_t msg_len,
+                                                            const TVMFFIByteArray* backtrace) {
   TVMFFIByteArray k{kind, std::strlen(kind)};
   TVMFFIByteArray m{msg, msg_len};
   TVMFFIByteArray empty{"", 0};
@@ -256,7 +256,7 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MakeError(const char* kind, con
   return ObjectUnsafe::ObjectRefFromObjectPtr<Error>(ObjectUnsafe::ObjectPtrFromOwned<Object>(out));
 }
 /* Stores a non-FFI C++ exception in this thread's slot as an InternalError. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void SetSafeCallRaisedFromStd(const char* what) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void SetSafeCallRaisedFromStd(const char* what) {
   if (what == nullptr) what = "";
   Error err = MakeError("InternalError", what, std::strlen(what), nullptr);
   TVMFFIErrorSetRaised(RefHandle(err));
@@ -270,7 +270,7 @@ inline Error EnvErrorAlreadySet() {
 
 namespace details {
 /* Moves the error raised in this thread's slot into an Error. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MoveFromSafeCallRaised() {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT Error MoveFromSafeCallRaised() {
   TVMFFIObjectHandle h = nullptr;
   TVMFFIErrorMoveFromRaised(&h);
   if (h == nullptr) {
@@ -282,7 +282,7 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error MoveFromSafeCallRaised() {
 /* Stores an Error in this thread's slot (the slot takes its own reference). */
 inline void SetSafeCallRaised(const Error& err) { TVMFFIErrorSetRaised(RefHandle(err)); }
 /* Throws the raised error for a failed C call (-2: the environment already has one). */
-[[noreturn]] inline TVM_FFI_COLD_CODE void ThrowRaised(int ret) {
+[[noreturn]] inline TVM_FFI_COLD_UNOPT void ThrowRaised(int ret) {
   if (ret == -2) throw EnvErrorAlreadySet();
   throw MoveFromSafeCallRaised();
 }
@@ -321,10 +321,10 @@ class ErrorBuilderT {
 
  private:
   /* Out of line (once per binary) so each throw site stays small. */
-  [[noreturn]] static TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void Throw(const char* kind,
-                                                                     std::string* msg,
-                                                                     const char* file, int line,
-                                                                     const char* func) {
+  [[noreturn]] static TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void Throw(const char* kind,
+                                                                      std::string* msg,
+                                                                      const char* file, int line,
+                                                                      const char* func) {
     Error err = MakeError(kind, msg->data(), msg->size(), TVMFFIBacktrace(file, line, func, 0));
     if constexpr (kLog) std::fprintf(stderr, "%s", err.FullMessage().c_str());
     throw err;
@@ -358,13 +358,13 @@ class CheckMsg {
   const std::string& operator*() const { return m_->str(); }
 
  private:
-  static TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void Free(MsgStream* m) { delete m; }
+  static TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void Free(MsgStream* m) { delete m; }
   MsgStream* m_;
 };
 inline MsgStream& operator<<(MsgStream& os, const CheckMsg& m) { return os << *m; }
 
 template <typename X, typename Y>
-TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE CheckMsg CheckFormat(const X& x, const Y& y) {
+TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT CheckMsg CheckFormat(const X& x, const Y& y) {
   MsgStream* os = new MsgStream();
   *os << " (" << x << " vs. " << y << ") ";
   return CheckMsg(os);

@@ -47,12 +47,12 @@ inline constexpr bool is_unexpected_v<Unexpected<E>> = true;
 template <typename Target, typename Source>
 inline constexpr bool expected_adopts_v =
     std::is_same_v<Target, Any> || type_subsumes_v<Target, Source>;
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowBadExpectedAccess() {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowBadExpectedAccess() {
   TVM_FFI_THROW(RuntimeError) << "Bad expected access: contains value, not error";
   TVM_FFI_UNREACHABLE();
 }
 template <typename U>
-TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error CannotTreatError(const Any& data) {
+TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT Error CannotTreatError(const Any& data) {
   std::string msg =
       "Cannot treat type `" + data.GetTypeKey() + "` as type `" + Type2Str<U>::v() + "`";
   return MakeError("TypeError", msg.data(), msg.size(), nullptr);
@@ -316,7 +316,7 @@ class UnexpectedBuilderT {
  private:
   /* The backtrace is the one frame of the macro: an error returned as a value
    * does not pay for unwinding the stack. */
-  TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE Error Build() {
+  TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT Error Build() {
     char line[32];
     std::snprintf(line, sizeof(line), "\", line %d, in ", line_);
     std::string frame = std::string("  File \"") + file_ + line + func_ + "\n";

@@ -23,7 +23,7 @@ namespace details {
 /* Static type name used in messages and signatures. */
 template <typename T>
 struct Type2Str {
-  static TVM_FFI_COLD_CODE std::string v() {
+  static TVM_FFI_COLD_UNOPT std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_same_v<U, Any>)
       return "Any";
@@ -37,7 +37,7 @@ struct Type2Str {
 };
 template <typename T>
 struct Type2Schema {
-  static TVM_FFI_COLD_CODE std::string v() {
+  static TVM_FFI_COLD_UNOPT std::string v() {
     using U = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>)
       return SchemaOf("Any");
@@ -49,8 +49,8 @@ struct Type2Schema {
 };
 
 /* "(0: A, 1: B) -> R" from the parts' type names. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SigOf(const StrFn* params, size_t n,
-                                                             StrFn ret) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string SigOf(const StrFn* params, size_t n,
+                                                              StrFn ret) {
   std::string s = "(";
   for (size_t i = 0; i < n; ++i) {
     char buf[32];  // "<i>: " without std::to_string (keeps <charconv> code out of kernels)
@@ -63,8 +63,9 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SigOf(const StrFn* params
 }
 /* {"type":KEY,"named_args":{"return":[R],"params":[A...]}} (the 0.1.15 form; readers
  * still accept the older "args":[R, A...]). */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string FuncSchemaOf(const char* key, StrFn ret,
-                                                                    const StrFn* params, size_t n) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string FuncSchemaOf(const char* key, StrFn ret,
+                                                                     const StrFn* params,
+                                                                     size_t n) {
   std::string open = std::string("{\"type\":\"") + key + "\",\"named_args\":{\"return\":[" + ret() +
                      "],\"params\":[";
   return JoinStrs(open.c_str(), params, n, ",", "]}}");
@@ -79,11 +80,11 @@ struct FuncSig {
   using RetType = R;
   using ArgsList = TypeList<Args...>;
   static constexpr size_t num_args = sizeof...(Args);
-  static TVM_FFI_COLD_CODE std::string Sig() {
+  static TVM_FFI_COLD_UNOPT std::string Sig() {
     static constexpr StrFn params[] = {&Type2Str<Args>::v..., nullptr};
     return SigOf(params, sizeof...(Args), &Type2Str<R>::v);
   }
-  static TVM_FFI_COLD_CODE std::string Schema(const char* key = "ffi.Function") {
+  static TVM_FFI_COLD_UNOPT std::string Schema(const char* key = "ffi.Function") {
     static constexpr StrFn params[] = {&Type2Schema<Args>::v..., nullptr};
     return FuncSchemaOf(key, &Type2Schema<R>::v, params, sizeof...(Args));
   }
@@ -121,16 +122,16 @@ using FunctionInfo = FuncTraitsOf<F>;
 /* The error paths are plain functions (emitted once per binary); the
  * per-signature parts are passed as function pointers. */
 using MismatchFn = std::string (*)(const TVMFFIAny*);
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArityMismatch(const char* name,
-                                                                                StrFn sig,
-                                                                                size_t expected,
-                                                                                int32_t got) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowArityMismatch(const char* name,
+                                                                                 StrFn sig,
+                                                                                 size_t expected,
+                                                                                 int32_t got) {
   TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `" << (name ? name : "")
                            << sig() << "`. Expected " << expected << " but got " << got
                            << " arguments";
   TVM_FFI_UNREACHABLE();
 }
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowArgMismatch(
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowArgMismatch(
     const char* name, StrFn sig, int32_t i, StrFn type_str, MismatchFn info, const TVMFFIAny* got) {
   TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << i << " when calling: `"
                            << (name ? name : "") << sig() << "`. Expected `" << type_str()

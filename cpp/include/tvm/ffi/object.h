@@ -58,7 +58,7 @@ inline const TVMFFITypeInfo* TypeInfoOrNull(int32_t tindex) {
   return info;
 }
 /* Runtime key of a type index (static names below 64 come from a table). */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string TypeIndexToTypeKeyImpl(int32_t tindex) {
   static constexpr const char* kPod[] = {"None",
                                          "int",
                                          "bool",
@@ -86,7 +86,7 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string TypeIndexToTypeKeyImpl(in
 
 /* Throws TypeError "Cannot treat type `<from>` as type `<to>`" (defined in type_traits.h). */
 template <typename T>
-[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowCannotTreat(const std::string& from);
+[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowCannotTreat(const std::string& from);
 }  // namespace details
 
 /*!

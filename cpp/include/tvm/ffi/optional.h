@@ -25,7 +25,7 @@ template <typename T>
 inline constexpr bool is_optional_type_v<Optional<T>> = true;
 
 namespace details {
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowBadOptionalAccess() {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowBadOptionalAccess() {
   TVM_FFI_THROW(RuntimeError) << "Back optional access";
   TVM_FFI_UNREACHABLE();
 }

@@ -149,14 +149,14 @@ void ThrowCannotTreat(const std::string& from) {
   TVM_FFI_UNREACHABLE();
 }
 template <typename T>
-[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowCannotConvert(const TVMFFIAny* src) {
+[[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowCannotConvert(const TVMFFIAny* src) {
   TVM_FFI_THROW(TypeError) << "Cannot convert from type `"
                            << TypeTraitsNoCR<T>::GetMismatchTypeInfo(src) << "` to `"
                            << TypeTraitsNoCR<T>::TypeStr() << "`";
   TVM_FFI_UNREACHABLE();
 }
 /* JSON schema of a plain name: {"type":"<name>"} */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SchemaOf(const char* name) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string SchemaOf(const char* name) {
   return std::string("{\"type\":\"") + name + "\"}";
 }
 /* Type names and schemas are built only at registration and on error paths: each
@@ -164,10 +164,10 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SchemaOf(const char* name
  * TU compiles one copy of the string code instead of one per signature. */
 using StrFn = std::string (*)();
 /* open + parts[0]() + sep + parts[1]() ... + close */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string JoinStrs(const char* open,
-                                                                const StrFn* parts, size_t n,
-                                                                const char* sep,
-                                                                const char* close) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string JoinStrs(const char* open,
+                                                                 const StrFn* parts, size_t n,
+                                                                 const char* sep,
+                                                                 const char* close) {
   std::string s = open;
   for (size_t i = 0; i < n; ++i) {
     if (i) s += sep;
@@ -176,9 +176,9 @@ inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string JoinStrs(const char* open
   return s += close;
 }
 /* {"type":"<name>","args":[<schemas of the parts>]} */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SchemaWithArgs(const char* name,
-                                                                      const StrFn* parts,
-                                                                      size_t n) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string SchemaWithArgs(const char* name,
+                                                                       const StrFn* parts,
+                                                                       size_t n) {
   std::string open = std::string("{\"type\":\"") + name + "\",\"args\":[";
   return JoinStrs(open.c_str(), parts, n, ",", "]}");
 }

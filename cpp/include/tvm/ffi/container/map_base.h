@@ -196,7 +196,7 @@ inline ObjectPtr<ObjT> MapConvert(const TVMFFIAny* s) {
   return MapConvertOf<ObjT>(s, ElemConvOf<K>(), ElemConvOf<V>());
 }
 /* Mismatch text of a map: "Map[some key is <inner>, V]" for the first bad key or value. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string MapMismatchOf(
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string MapMismatchOf(
     const TVMFFIAny* s, const char* kind, ElemConvFn kconv, ElemInfoFn kinfo, ElemConvFn vconv,
     ElemInfoFn vinfo) {
   const TVMFFIMapCell* c = MapCellOf(s);
@@ -218,7 +218,7 @@ template <typename K, typename V>
 inline std::string MapMismatch(const TVMFFIAny* s, const char* kind) {
   return MapMismatchOf(s, kind, ElemConvOf<K>(), ElemInfoOf<K>(), ElemConvOf<V>(), ElemInfoOf<V>());
 }
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowKeyMissing(const char* kind) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowKeyMissing(const char* kind) {
   TVM_FFI_THROW(KeyError) << "key is not in " << kind;
   TVM_FFI_UNREACHABLE();
 }

@@ -44,7 +44,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   }
 
  protected:
-  [[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowIndex(int64_t i) const {
+  [[noreturn]] TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowIndex(int64_t i) const {
     TVM_FFI_THROW(IndexError) << "Index " << i << " out of bounds " << TVMFFISeqCell::size;
     TVM_FFI_UNREACHABLE();
   }
@@ -164,10 +164,10 @@ constexpr ElemInfoFn ElemInfoOf() {
 }
 
 /* Mismatch text of a sequence: "Array[index i: <inner>]" for the first bad element. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string SeqMismatchOf(const TVMFFIAny* v,
-                                                                     const char* kind,
-                                                                     ElemConvFn conv,
-                                                                     ElemInfoFn info) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string SeqMismatchOf(const TVMFFIAny* v,
+                                                                      const char* kind,
+                                                                      ElemConvFn conv,
+                                                                      ElemInfoFn info) {
   if (conv != nullptr) {
     const TVMFFISeqCell* c = SeqCellOf(v);
     const TVMFFIAny* items = static_cast<const TVMFFIAny*>(c->data);

@@ -14,7 +14,7 @@
 TVM_FFI_NS_BEGIN
 
 namespace details {
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowShapeIndex(size_t i, size_t n) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowShapeIndex(size_t i, size_t n) {
   TVM_FFI_THROW(IndexError) << "indexing " << i << " on a Shape of size " << n;
   TVM_FFI_UNREACHABLE();
 }

@@ -57,8 +57,8 @@ inline bool IsAligned(const DLTensor& t, size_t alignment) {
 }
 
 namespace details {
-[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void ThrowDimIndex(int64_t i,
-                                                                           int32_t ndim) {
+[[noreturn]] inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void ThrowDimIndex(int64_t i,
+                                                                            int32_t ndim) {
   TVM_FFI_THROW(IndexError) << "Index " << i << " out of bounds for tensor with " << ndim
                             << " dimensions";
   TVM_FFI_UNREACHABLE();

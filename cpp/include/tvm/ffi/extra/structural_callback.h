@@ -175,7 +175,7 @@ inline Any SResultData(R&& r) {
   }
 }
 
-TVM_FFI_COLD_CODE inline Any SErrorData(const std::exception& err) {
+TVM_FFI_COLD_UNOPT inline Any SErrorData(const std::exception& err) {
   const char* what = err.what();
   return Any(MakeError("InternalError", what, std::char_traits<char>::length(what), nullptr));
 }

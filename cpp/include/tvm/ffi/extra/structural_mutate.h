@@ -295,7 +295,7 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
   }
 
  private:
-  TVM_FFI_COLD_CODE static TVMFFIAny KeyError() noexcept {
+  TVM_FFI_COLD_UNOPT static TVMFFIAny KeyError() noexcept {
     const char msg[] = "Variable-remap key must be an object-backed value";
     return details::AnyUnsafe::MoveAnyToTVMFFIAny(
         Any(details::MakeError("TypeError", msg, sizeof(msg) - 1, nullptr)));

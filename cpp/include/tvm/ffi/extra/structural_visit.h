@@ -174,7 +174,7 @@ namespace details {
 /* Depth guard shared by the engines: a cyclic structure errors instead of
  * exhausting the stack. */
 constexpr int kStructuralMaxDepth = 1000;
-TVM_FFI_COLD_CODE inline TVMFFIAny SDepthError() noexcept {
+TVM_FFI_COLD_UNOPT inline TVMFFIAny SDepthError() noexcept {
   const char msg[] = "structural walk: maximum recursion depth 1000 exceeded (cyclic structure?)";
   return AnyUnsafe::MoveAnyToTVMFFIAny(
       Any(MakeError("RuntimeError", msg, sizeof(msg) - 1, nullptr)));

@@ -80,14 +80,14 @@ TVM_FFI_EXTRA_CXX_API Array<reflection::AccessPath> VisitErrorContext::FindAcces
 
 namespace details {
 /*! \brief A context recording `node` alone. */
-inline TVM_FFI_COLD_CODE VisitErrorContext MakeVisitErrorContext(const ObjectRef& node) {
+inline TVM_FFI_COLD_UNOPT VisitErrorContext MakeVisitErrorContext(const ObjectRef& node) {
   ObjectPtr<VisitErrorContextObj> ctx = make_object<VisitErrorContextObj>();
   ctx->reverse_visit_pattern = List<ObjectRef>{node};
   return VisitErrorContext(std::move(ctx));
 }
 
 /*! \brief Records that `err` left `node`: appended to its visit context, made if absent. */
-inline TVM_FFI_COLD_CODE void UpdateVisitErrorContext(Error& err, const ObjectRef& node) {
+inline TVM_FFI_COLD_UNOPT void UpdateVisitErrorContext(Error& err, const ObjectRef& node) {
   std::optional<ObjectRef> extra = err.extra_context();
   if (extra.has_value()) {
     if (Optional<VisitErrorContext> ctx = extra->as<VisitErrorContext>()) {
@@ -104,14 +104,14 @@ inline TVM_FFI_COLD_CODE void UpdateVisitErrorContext(Error& err, const ObjectRe
   cell->extra_context = RefHandle(ctx);
 }
 /*! \brief As above for a node held in an AnyView (non-objects are not recorded). */
-inline TVM_FFI_COLD_CODE void UpdateVisitErrorContext(Error& err, AnyView node) noexcept {
+inline TVM_FFI_COLD_UNOPT void UpdateVisitErrorContext(Error& err, AnyView node) noexcept {
   if (node.type_index() >= kTVMFFIStaticObjectBegin) {
     UpdateVisitErrorContext(err, node.cast<ObjectRef>());
   }
 }
 /*! \brief As above for an error held in a raw result slot. */
-inline TVM_FFI_COLD_CODE void UpdateVisitErrorContext(const TVMFFIAny& result,
-                                                      AnyView node) noexcept {
+inline TVM_FFI_COLD_UNOPT void UpdateVisitErrorContext(const TVMFFIAny& result,
+                                                       AnyView node) noexcept {
   if (node.type_index() >= kTVMFFIStaticObjectBegin) {
     Error err = AnyView::CopyFromTVMFFIAny(result).cast<Error>();
     UpdateVisitErrorContext(err, node.cast<ObjectRef>());

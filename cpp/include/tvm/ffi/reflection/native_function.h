@@ -173,7 +173,7 @@ class NativeFunctionView<R(Args...)> {
     }
   }
 
-  TVM_FFI_COLD_CODE Expected<R> CallPacked(Args... args) const noexcept {
+  TVM_FFI_COLD_UNOPT Expected<R> CallPacked(Args... args) const noexcept {
     AnyView packed[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {AnyView(args)...};
     TVMFFIAny result;
     result.type_index = kTVMFFINone;

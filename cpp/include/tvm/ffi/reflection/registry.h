@@ -125,7 +125,7 @@ struct Extras {
     if (!i.enabled) flags_set |= kTVMFFIFieldFlagBitMaskInitOff;
   }
   /* {"type_schema":"..."} plus user metadata. */
-  TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE std::string MetadataJSON(const std::string& schema) const {
+  TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string MetadataJSON(const std::string& schema) const {
     std::string out = "{";
     if (!schema.empty())
       out += "\"type_schema\":" + std::string(EscapeStringJSON(String(schema)).view());
@@ -144,11 +144,9 @@ inline Extras CollectExtras(Extra&&... extra) {
  * instantiates only the typed wrapper and passes its schema as a function. */
 
 /* A global function (type_index < 0) or a method of type_index. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterMethodInfo(int32_t type_index,
-                                                                   const char* name, bool is_static,
-                                                                   const Function& f,
-                                                                   const std::string& schema,
-                                                                   const Extras& e) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void RegisterMethodInfo(
+    int32_t type_index, const char* name, bool is_static, const Function& f,
+    const std::string& schema, const Extras& e) {
   std::string n = name, meta = e.MetadataJSON(schema);
   TVMFFIMethodInfo info{};
   info.name = BA(n);
@@ -167,16 +165,16 @@ inline void RegisterGlobal(const char* name, const Function& f, const std::strin
   RegisterMethodInfo(-1, name, false, f, schema, e);
 }
 /* A typed global without extras; `schema` makes its signature's schema text. */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterGlobalTyped(
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void RegisterGlobalTyped(
     const char* name, const Function& f, std::string (*schema)(const char*)) {
   RegisterMethodInfo(-1, name, false, f, schema("ffi.Function"), Extras());
 }
 /* A field: what depends on its type is in `info` (size, offset, accessors). */
-inline TVM_FFI_NO_INLINE TVM_FFI_COLD_CODE void RegisterFieldInfo(int32_t type_index,
-                                                                  const char* name, bool writable,
-                                                                  const std::string& schema,
-                                                                  const Extras& e,
-                                                                  TVMFFIFieldInfo* info) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT void RegisterFieldInfo(int32_t type_index,
+                                                                   const char* name, bool writable,
+                                                                   const std::string& schema,
+                                                                   const Extras& e,
+                                                                   TVMFFIFieldInfo* info) {
   std::string n = name, meta = e.MetadataJSON(schema);
   info->name = BA(n);
   info->doc = BA(e.doc);
@@ -241,7 +239,7 @@ int FieldSetter(void* field, const TVMFFIAny* value) {
 }
 /* Schema and static type index of a field type (Any has no TypeTraits). */
 template <typename T>
-TVM_FFI_COLD_CODE std::string FieldSchema() {
+TVM_FFI_COLD_UNOPT std::string FieldSchema() {
   if constexpr (std::is_same_v<T, Any>)
     return ::tvm::ffi::details::SchemaOf("Any");
   else
@@ -379,7 +377,7 @@ TVM_FFI_NO_INLINE inline void RegisterSubclassSupport(int32_t type_index, int64_
 class GlobalDef {
  public:
   template <typename F, typename... Extra>
-  TVM_FFI_COLD_CODE GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT GlobalDef& def(const char* name, F&& f, Extra&&... extra) {
     auto g = details::AdaptMethod(std::forward<F>(f));
     using G = decltype(g);
     if constexpr (sizeof...(Extra) == 0) {
@@ -480,25 +478,25 @@ class ObjectDef {
   }
 
   template <typename T, typename Base, typename... Extra>
-  TVM_FFI_COLD_CODE ObjectDef& def_ro(const char* name, T Base::* field, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT ObjectDef& def_ro(const char* name, T Base::* field, Extra&&... extra) {
     RegisterField(name, field, false, std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename T, typename Base, typename... Extra>
-  TVM_FFI_COLD_CODE ObjectDef& def_rw(const char* name, T Base::* field, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT ObjectDef& def_rw(const char* name, T Base::* field, Extra&&... extra) {
     static_assert(Class::_type_mutable, "def_rw requires _type_mutable = true");
     RegisterField(name, field, true, std::forward<Extra>(extra)...);
     return *this;
   }
   /// Instance method: a member pointer receives `const Class*`; a lambda's first parameter is the receiver.
   template <typename F, typename... Extra>
-  TVM_FFI_COLD_CODE ObjectDef& def(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT ObjectDef& def(const char* name, F&& f, Extra&&... extra) {
     RegisterMethod(name, false, details::AdaptMethod(std::forward<F>(f)),
                    std::forward<Extra>(extra)...);
     return *this;
   }
   template <typename F, typename... Extra>
-  TVM_FFI_COLD_CODE ObjectDef& def_static(const char* name, F&& f, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT ObjectDef& def_static(const char* name, F&& f, Extra&&... extra) {
     RegisterMethod(name, true, std::forward<F>(f), std::forward<Extra>(extra)...);
     return *this;
   }
@@ -532,8 +530,8 @@ class ObjectDef {
 
  private:
   template <typename T, typename Base, typename... Extra>
-  TVM_FFI_COLD_CODE void RegisterField(const char* name, T Base::* field, bool writable,
-                                       Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT void RegisterField(const char* name, T Base::* field, bool writable,
+                                        Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "field must belong to the class or a base");
     TVMFFIFieldInfo info{};
     info.size = sizeof(T);
@@ -546,7 +544,7 @@ class ObjectDef {
                                details::CollectExtras(std::forward<Extra>(extra)...), &info);
   }
   template <typename F, typename... Extra>
-  TVM_FFI_COLD_CODE void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
+  TVM_FFI_COLD_UNOPT void RegisterMethod(const char* name, bool is_static, F f, Extra&&... extra) {
     std::string full = std::string(Class::_type_key) + "." + name;
     RegisterMethodAs(name, is_static, Function::FromTyped(std::move(f), full),
                      ::tvm::ffi::details::FuncTraitsOf<F>::Schema(), std::forward<Extra>(extra)...);
