@@ -86,8 +86,9 @@ else
   echo "   Goal: apache/ours >= 2.00 for every TU."
   [ -n "${BENCH_BASE:-}" ] && echo "   base: the headers of $BENCH_BASE; base/ours above 1 is faster now."
   for cc in $cxxs; do
-    printf '%-42s %8s %8s %8s %7s %7s' "$cc: TU" "ours ms" "lean ms" "apache" "ratio" "lean"
-    [ -n "${BENCH_BASE:-}" ] && printf ' %8s %9s' "base ms" "base/ours"
+    u=ms; [ "$ir" = 1 ] && u=Mi
+    printf '%-42s %8s %8s %8s %7s %7s' "$cc: TU" "ours $u" "lean $u" "apache" "ratio" "lean"
+    [ -n "${BENCH_BASE:-}" ] && printf ' %8s %9s' "base $u" "base/ours"
     echo
     for src in $tus; do
       name=$src
