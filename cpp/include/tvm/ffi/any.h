@@ -357,6 +357,79 @@ struct AnyUnsafe {
 
 }  // namespace details
 
+namespace details {
+/*
+ * A type's conversion as a plain function: ElemConvFn converts *src to an owned Any that
+ * holds the type strictly (what TryCastFromAnyView would give), or answers false.
+ * Containers, optionals and variants convert their parts through such functions, and a
+ * typed argument that fails its strict check converts through one too, so the conversion
+ * code of Array, Map, Optional and Variant is one function per binary whatever the
+ * element types (bench/README.md, "C++ layer").  A built-in TypeTraits defines
+ * `static bool ConvertToAny(const TVMFFIAny*, Any*)` for that; any other type (a user's
+ * TypeTraits) goes through ElemConv<T>, its TryCastFromAnyView.  Type Any is nullptr
+ * (taken as it is).
+ */
+using ElemConvFn = bool (*)(const TVMFFIAny* src, Any* out);
+using ElemInfoFn = std::string (*)(const TVMFFIAny* src);
+using StrictFn = bool (*)(const TVMFFIAny* src);
+template <typename Tr, typename = void>
+struct has_convert_to_any : std::false_type {};
+template <typename Tr>
+struct has_convert_to_any<Tr, std::void_t<decltype(Tr::ConvertToAny(nullptr, nullptr))>>
+    : std::bool_constant<Tr::storage_enabled> {};
+template <typename T>
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool ElemConv(const TVMFFIAny* src, Any* out) {
+  std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(src);
+  if (!v.has_value()) return false;
+  *out = Any(*std::move(v));
+  return true;
+}
+template <typename T>
+constexpr ElemConvFn ElemConvOf() {
+  if constexpr (std::is_same_v<T, Any>)
+    return nullptr;
+  else if constexpr (has_convert_to_any<TypeTraits<T>>::value)
+    return &TypeTraits<T>::ConvertToAny;
+  else
+    return &ElemConv<T>;
+}
+template <typename T>
+constexpr ElemInfoFn ElemInfoOf() {
+  if constexpr (std::is_same_v<T, Any>)
+    return nullptr;
+  else
+    return &TypeTraits<T>::GetMismatchTypeInfo;
+}
+/* Optional<T>'s conversion: None, or T's. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool OptionalConvertAny(const TVMFFIAny* s,
+                                                                    ElemConvFn conv, Any* out) {
+  if (s->type_index == kTVMFFINone || conv == nullptr) {
+    *out = *reinterpret_cast<const Any*>(s);
+    return true;
+  }
+  return conv(s, out);
+}
+/* Variant<V...>'s conversion: the value itself when an alternative takes it strictly, else
+ * the first alternative that converts it, in order. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool VariantConvertAny(const TVMFFIAny* s,
+                                                                   StrictFn strict,
+                                                                   const ElemConvFn* alts, size_t n,
+                                                                   Any* out) {
+  if (strict(s)) {
+    *out = *reinterpret_cast<const Any*>(s);
+    return true;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (alts[i] == nullptr) {
+      *out = *reinterpret_cast<const Any*>(s);
+      return true;
+    }
+    if (alts[i](s, out)) return true;
+  }
+  return false;
+}
+}  // namespace details
+
 /*! \brief Hash used by Map/Dict keys: content for strings/bytes, raw bits otherwise (docs/abi.md §5.6). */
 struct AnyHash {
   uint64_t operator()(const Any& a) const {

@@ -147,11 +147,20 @@ TVM_FFI_INLINE U UnpackRaw(const TVMFFIAny* raw, int32_t i, const char* name, St
   if constexpr (has_copy_after_check<Tr>::value) {
     if (TVM_FFI_PREDICT_TRUE(Tr::CheckAnyStrict(raw))) return Tr::CopyFromAnyViewAfterCheck(raw);
   }
-  std::optional<U> v = Tr::TryCastFromAnyView(raw);
-  if (TVM_FFI_PREDICT_FALSE(!v.has_value())) {
-    ThrowArgMismatch(name, sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
+  if constexpr (has_convert_to_any<Tr>::value && has_copy_after_check<Tr>::value) {
+    // a built-in type converts through its plain conversion function (any.h)
+    Any converted;
+    if (TVM_FFI_PREDICT_FALSE(!Tr::ConvertToAny(raw, &converted))) {
+      ThrowArgMismatch(name, sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
+    }
+    return Tr::CopyFromAnyViewAfterCheck(AnyUnsafe::GetRaw(&converted));
+  } else {
+    std::optional<U> v = Tr::TryCastFromAnyView(raw);
+    if (TVM_FFI_PREDICT_FALSE(!v.has_value())) {
+      ThrowArgMismatch(name, sig, i, &Type2Str<U>::v, &Tr::GetMismatchTypeInfo, raw);
+    }
+    return *std::move(v);
   }
-  return *std::move(v);
 }
 /* Converts argument i to the parameter type T (by value), inline: converting each
  * non-scalar argument out of line (one function per parameter type) took 1.3 % off a

@@ -415,6 +415,9 @@ struct TypeTraits<Optional<T>> : public TypeTraitsBase {
     if (std::optional<T> v = Inner::TryCastFromAnyView(s)) return Optional<T>(*std::move(v));
     return std::nullopt;
   }
+  static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
+    return details::OptionalConvertAny(s, details::ElemConvOf<T>(), out);
+  }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
     return Inner::GetMismatchTypeInfo(s);
   }

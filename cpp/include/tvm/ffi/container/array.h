@@ -291,7 +291,8 @@ inline Array<T> Concat(Array<T> lhs, const Array<T>& rhs) {
 namespace details {
 /* Element-wise conversion of a sequence payload into a new array; nullptr when an element
  * does not convert (one function for every element type: seq_base.h). */
-inline TVM_FFI_NO_INLINE ObjectPtr<ArrayObj> ArrayConvert(const TVMFFIAny* s, ElemConvFn conv) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT ObjectPtr<ArrayObj> ArrayConvert(const TVMFFIAny* s,
+                                                                             ElemConvFn conv) {
   const TVMFFISeqCell* c = SeqCellOf(s);
   const TVMFFIAny* items = static_cast<const TVMFFIAny*>(c->data);
   ObjectPtr<ArrayObj> p = ArrayObj::Empty(c->size);
@@ -305,6 +306,21 @@ inline TVM_FFI_NO_INLINE ObjectPtr<ArrayObj> ArrayConvert(const TVMFFIAny* s, El
     }
   }
   return p;
+}
+/* Array<T>'s conversion (ElemConvFn form): the value itself when already strict, else an
+ * element-wise converted copy of an Array or List; one function per binary. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool ArrayConvertAny(const TVMFFIAny* s,
+                                                                 StrictFn strict, ElemConvFn conv,
+                                                                 Any* out) {
+  if (s->type_index != kTVMFFIArray && s->type_index != kTVMFFIList) return false;
+  if (strict(s)) {
+    *out = *reinterpret_cast<const Any*>(s);
+    return true;
+  }
+  ObjectPtr<ArrayObj> p = ArrayConvert(s, conv);
+  if (p == nullptr) return false;
+  *out = Any(ObjectRef(ObjectPtr<Object>(std::move(p))));
+  return true;
 }
 }  // namespace details
 
@@ -328,6 +344,9 @@ struct TypeTraits<Array<T>> : public ObjectRefTypeTraitsBase<Array<T>> {
     ObjectPtr<ArrayObj> p = details::ArrayConvert(s, details::ElemConvOf<T>());
     if (p == nullptr) return std::nullopt;
     return Array<T>(ObjectPtr<Object>(std::move(p)));
+  }
+  static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
+    return details::ArrayConvertAny(s, &CheckAnyStrict, details::ElemConvOf<T>(), out);
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIArray) return details::SeqMismatch<T>(s, "Array");

@@ -142,6 +142,24 @@ template <typename K, typename V, typename KU, typename VU>
 struct type_subsumes<Map<K, V>, Map<KU, VU>>
     : std::bool_constant<type_subsumes_v<K, KU> && type_subsumes_v<V, VU>> {};
 
+namespace details {
+/* Map<K, V>'s conversion (ElemConvFn form): the value itself when already strict, else a
+ * converted copy of a Map or Dict; one function per binary. */
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool MapConvertAny(const TVMFFIAny* s, StrictFn strict,
+                                                               ElemConvFn kconv, ElemConvFn vconv,
+                                                               Any* out) {
+  if (s->type_index != kTVMFFIMap && s->type_index != kTVMFFIDict) return false;
+  if (strict(s)) {
+    *out = *reinterpret_cast<const Any*>(s);
+    return true;
+  }
+  ObjectPtr<MapObj> p = MapConvertOf<MapObj>(s, kconv, vconv);
+  if (p == nullptr) return false;
+  *out = Any(ObjectRef(ObjectPtr<Object>(std::move(p))));
+  return true;
+}
+}  // namespace details
+
 template <typename K, typename V>
 struct TypeTraits<Map<K, V>> : public ObjectRefTypeTraitsBase<Map<K, V>> {
   static constexpr int32_t field_static_type_index = kTVMFFIMap;
@@ -154,6 +172,10 @@ struct TypeTraits<Map<K, V>> : public ObjectRefTypeTraitsBase<Map<K, V>> {
     ObjectPtr<MapObj> p = details::MapConvert<MapObj, K, V>(s);
     if (p == nullptr) return std::nullopt;
     return Map<K, V>(ObjectPtr<Object>(std::move(p)));
+  }
+  static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
+    return details::MapConvertAny(s, &CheckAnyStrict, details::ElemConvOf<K>(),
+                                  details::ElemConvOf<V>(), out);
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* s) {
     if (s->type_index == kTVMFFIMap) return details::MapMismatch<K, V>(s, "Map");

@@ -168,8 +168,9 @@ inline bool MapAllStrict(const TVMFFIAny* s) {
 /* Element-wise conversion of a Map or Dict payload into a new ObjT, or nullptr (one
  * function per object type for every key and value type: seq_base.h). */
 template <typename ObjT>
-inline TVM_FFI_NO_INLINE ObjectPtr<ObjT> MapConvertOf(const TVMFFIAny* s, ElemConvFn kconv,
-                                                      ElemConvFn vconv) {
+inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT ObjectPtr<ObjT> MapConvertOf(const TVMFFIAny* s,
+                                                                         ElemConvFn kconv,
+                                                                         ElemConvFn vconv) {
   const TVMFFIMapCell* c = MapCellOf(s);
   ObjectPtr<ObjT> p = MapNewEmpty<ObjT>(c->size);
   for (uint64_t pos = TVMFFIMapCellIterBegin(c); pos != TVMFFI_MAP_ITER_END;

@@ -133,36 +133,6 @@ inline bool SeqAllStrict(const TVMFFIAny* v) {
   }
 }
 
-/*
- * A container's element type as plain functions: the element-wise conversion and the
- * mismatch text of Array, List, Map and Dict are then one function per binary, not one per
- * element type (bench/README.md, "C++ layer").  ElemConv<T> writes the converted element
- * as an owned Any, or answers false; element type Any is nullptr (taken as it is).
- */
-using ElemConvFn = bool (*)(const TVMFFIAny* src, Any* out);
-using ElemInfoFn = std::string (*)(const TVMFFIAny* src);
-template <typename T>
-inline TVM_FFI_NO_INLINE bool ElemConv(const TVMFFIAny* src, Any* out) {
-  std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(src);
-  if (!v.has_value()) return false;
-  *out = Any(*std::move(v));
-  return true;
-}
-template <typename T>
-constexpr ElemConvFn ElemConvOf() {
-  if constexpr (std::is_same_v<T, Any>)
-    return nullptr;
-  else
-    return &ElemConv<T>;
-}
-template <typename T>
-constexpr ElemInfoFn ElemInfoOf() {
-  if constexpr (std::is_same_v<T, Any>)
-    return nullptr;
-  else
-    return &TypeTraits<T>::GetMismatchTypeInfo;
-}
-
 /* Mismatch text of a sequence: "Array[index i: <inner>]" for the first bad element. */
 inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT std::string SeqMismatchOf(const TVMFFIAny* v,
                                                                       const char* kind,

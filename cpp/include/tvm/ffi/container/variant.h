@@ -96,6 +96,10 @@ struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
     (TryOne<V>(s, &out) || ...);
     return out;
   }
+  static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
+    static constexpr details::ElemConvFn alts[] = {details::ElemConvOf<V>()...};
+    return details::VariantConvertAny(s, &CheckAnyStrict, alts, sizeof...(V), out);
+  }
   static std::string TypeStr() {
     static constexpr details::StrFn parts[] = {&details::Type2Str<V>::v..., nullptr};
     return details::JoinStrs("Variant<", parts, sizeof...(V), ", ", ">");
