@@ -38,6 +38,11 @@ def compiler_identity(command):
         return command
 
 
+def is_gcc(command):
+    """Whether ``command`` is GCC (its ``--version`` names the Free Software Foundation)."""
+    return "Free Software Foundation" in compiler_identity(command)
+
+
 def include_paths(extra_include_paths):
     paths = []
     for p in (libinfo.find_include_path(), libinfo.find_dlpack_include_path()):

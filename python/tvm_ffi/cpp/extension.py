@@ -171,6 +171,12 @@ class _Plan:
         incs = ["-I" + p for p in tc.include_paths(extra_include_paths)]
         self.cxx, self.cc = tc.cxx(), tc.cc()
         self.cxxflags = ["-std=c++17", "-fPIC", "-O2"] + incs + extra_cflags
+        if tc.is_gcc(self.cxx):
+            # g++ makes the function-local statics of inline functions STB_GNU_UNIQUE, and
+            # glibc never unloads a library holding one: a module rebuilt at the same path
+            # would load as the old image (keep_module_alive=False).  Each module keeps its
+            # own copy instead, as clang's output does.
+            self.cxxflags.insert(3, "-fno-gnu-unique")
         self.cflags = ["-fPIC", "-O2"] + incs + extra_cflags
         libdir = os.path.dirname(libinfo.find_libtvm_ffi())
         self.ldflags = ["-shared", "-L" + libdir, "-ltvm_ffi"]
