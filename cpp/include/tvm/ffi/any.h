@@ -400,6 +400,15 @@ constexpr ElemInfoFn ElemInfoOf() {
   else
     return &TypeTraits<T>::GetMismatchTypeInfo;
 }
+/* TryCastFromAnyView of a type with ConvertToAny: the value when strict, else its
+ * conversion; the rule itself is written once, in ConvertToAny. */
+template <typename Tr, typename U>
+inline std::optional<U> TryCastByConvert(const TVMFFIAny* s) {
+  if (Tr::CheckAnyStrict(s)) return Tr::CopyFromAnyViewAfterCheck(s);
+  Any converted;
+  if (!Tr::ConvertToAny(s, &converted)) return std::nullopt;
+  return Tr::CopyFromAnyViewAfterCheck(AnyUnsafe::GetRaw(&converted));
+}
 /* Optional<T>'s conversion: None, or T's. */
 inline TVM_FFI_NO_INLINE TVM_FFI_COLD_UNOPT bool OptionalConvertAny(const TVMFFIAny* s,
                                                                     ElemConvFn conv, Any* out) {

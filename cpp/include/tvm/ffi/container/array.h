@@ -339,11 +339,7 @@ struct TypeTraits<Array<T>> : public ObjectRefTypeTraitsBase<Array<T>> {
     return s->type_index == kTVMFFIArray && details::SeqAllStrict<T>(s);
   }
   static std::optional<Array<T>> TryCastFromAnyView(const TVMFFIAny* s) {
-    if (s->type_index != kTVMFFIArray && s->type_index != kTVMFFIList) return std::nullopt;
-    if (CheckAnyStrict(s)) return ObjectRefTypeTraitsBase<Array<T>>::CopyFromAnyViewAfterCheck(s);
-    ObjectPtr<ArrayObj> p = details::ArrayConvert(s, details::ElemConvOf<T>());
-    if (p == nullptr) return std::nullopt;
-    return Array<T>(ObjectPtr<Object>(std::move(p)));
+    return details::TryCastByConvert<TypeTraits, Array<T>>(s);
   }
   static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
     return details::ArrayConvertAny(s, &CheckAnyStrict, details::ElemConvOf<T>(), out);

@@ -167,11 +167,7 @@ struct TypeTraits<Map<K, V>> : public ObjectRefTypeTraitsBase<Map<K, V>> {
     return s->type_index == kTVMFFIMap && details::MapAllStrict<K, V>(s);
   }
   static std::optional<Map<K, V>> TryCastFromAnyView(const TVMFFIAny* s) {
-    if (s->type_index != kTVMFFIMap && s->type_index != kTVMFFIDict) return std::nullopt;
-    if (CheckAnyStrict(s)) return ObjectRefTypeTraitsBase<Map<K, V>>::CopyFromAnyViewAfterCheck(s);
-    ObjectPtr<MapObj> p = details::MapConvert<MapObj, K, V>(s);
-    if (p == nullptr) return std::nullopt;
-    return Map<K, V>(ObjectPtr<Object>(std::move(p)));
+    return details::TryCastByConvert<TypeTraits, Map<K, V>>(s);
   }
   static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
     return details::MapConvertAny(s, &CheckAnyStrict, details::ElemConvOf<K>(),

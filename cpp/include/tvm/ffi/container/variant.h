@@ -91,10 +91,7 @@ struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
   }
   /* Every alternative's strict check first, then each conversion in order. */
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* s) {
-    if (CheckAnyStrict(s)) return CopyFromAnyViewAfterCheck(s);
-    std::optional<Self> out;
-    (TryOne<V>(s, &out) || ...);
-    return out;
+    return details::TryCastByConvert<TypeTraits, Self>(s);
   }
   static bool ConvertToAny(const TVMFFIAny* s, Any* out) {
     static constexpr details::ElemConvFn alts[] = {details::ElemConvOf<V>()...};
@@ -107,17 +104,6 @@ struct TypeTraits<Variant<V...>> : public TypeTraitsBase {
   static std::string TypeSchema() {
     static constexpr details::StrFn parts[] = {&details::Type2Schema<V>::v..., nullptr};
     return details::SchemaWithArgs("Variant", parts, sizeof...(V));
-  }
-
- private:
-  template <typename T>
-  static bool TryOne(const TVMFFIAny* s, std::optional<Self>* out) {
-    std::optional<T> v = TypeTraits<T>::TryCastFromAnyView(s);
-    if (!v.has_value()) return false;
-    Self r;
-    r.data_ = Any(*std::move(v));
-    *out = std::move(r);
-    return true;
   }
 };
 
